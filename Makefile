@@ -1,0 +1,46 @@
+# Thin wrapper over CMake/ctest for the README's commands.
+#   make demo   build everything, record a demo trace, convert it to Parquet and a trace
+#   make test   install test deps, build and run the whole suite (plain, ASan+UBSan, TSan)
+#   make bench  build optimised and run the benchmarks
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all demo test test-plain test-asan test-tsan bench clean
+
+all:
+	./scripts/install-deps.sh
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build build -j$(JOBS)
+
+demo: all
+	./scripts/demo.sh build
+
+test: 
+	./scripts/install-deps.sh --test
+	$(MAKE) test-plain test-asan test-tsan
+
+test-plain:
+	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON >/dev/null
+	cmake --build build-test -j$(JOBS)
+	cd build-test && ctest --output-on-failure -j$(JOBS)
+
+test-asan:
+	CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBB_WERROR=ON \
+	  -DBB_SANITIZE=address,undefined >/dev/null
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) -LE no-sanitize
+
+test-tsan:
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON \
+	  -DBB_SANITIZE=thread >/dev/null
+	cmake --build build-tsan -j$(JOBS)
+	cd build-tsan && ctest --output-on-failure -j$(JOBS) -L concurrent
+
+bench:
+	./scripts/install-deps.sh --test
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build-bench -j$(JOBS)
+	./scripts/bench.sh build-bench
+
+clean:
+	rm -rf build build-test build-asan build-tsan build-bench

@@ -1,0 +1,71 @@
+/* backbeat/model.h — the ordered, de-duplicated record stream over one or more dumps.
+ *
+ * A bb_model unions the registries of its input dumps (by id, first input wins), unions their
+ * instances (the first input holding an instance supplies its host and intern table), and
+ * yields every recovered record in the global order of FORMAT.md:
+ * (ts_nanos, instance_id, shard_id, physical offset), dropping a record whose key equals the
+ * previous one (successive dumps of one process) unless dedup is off.
+ *
+ * Memory: one 4-byte locator per recovered record (positions into the mapped rings) plus a
+ * k-way merge heap, independent of record sizes. Records are decoded straight from the mapping.
+ */
+#ifndef BACKBEAT_MODEL_H
+#define BACKBEAT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bb_model bb_model;
+
+/* Build a model over `n` open dumps (borrowed: they must outlive the model). */
+bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
+                        bb_error *err);
+void bb_model_close(bb_model *model);
+
+/* Union registry, sorted by qualified name (bytes), then id. */
+size_t bb_model_schema_count(const bb_model *model);
+const bb_rschema *bb_model_schema(const bb_model *model, size_t i);
+const bb_rschema *bb_model_find_schema(const bb_model *model, uint64_t id);
+/* Display name: the qualified name, plus "#<16 hex>" when the union holds more than one id
+ * under that name. NUL-terminated, owned by the model. */
+const char *bb_model_display_name(const bb_model *model, uint64_t event_id);
+
+/* Union of instances, sorted by id. */
+size_t bb_model_instance_count(const bb_model *model);
+const bb_rinstance *bb_model_instance(const bb_model *model, size_t i);
+
+/* View texts of every input, input order then file order. */
+size_t bb_model_view_count(const bb_model *model);
+bb_strview bb_model_view(const bb_model *model, size_t i);
+
+/* Total records the iteration will yield (after de-duplication). */
+uint64_t bb_model_record_count(const bb_model *model);
+
+/* A record in global order. `instance` resolves its interned fields. */
+typedef struct bb_mrecord {
+    bb_record rec;
+    const bb_rinstance *instance;
+    size_t input; /* index of the dump it was taken from */
+} bb_mrecord;
+
+/* Iterator; several may run at once over one model. */
+typedef struct bb_model_iter bb_model_iter;
+bb_status bb_model_iter_new(const bb_model *model, bb_model_iter **out);
+/* Produce the next record into *out; returns true, or false at the end. The record's `fields`
+ * stay valid until the next call. */
+bool bb_model_next(bb_model_iter *it, bb_mrecord *out);
+void bb_model_iter_free(bb_model_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKBEAT_MODEL_H */

@@ -1,0 +1,59 @@
+/* backbeat/registry.h — the process-wide registry of event schemas and view sets.
+ *
+ * Every event defined with BB_EVENT (event.h) and every view set defined with BB_VIEWS
+ * registers itself from a constructor of the object that contains it (executable, static or
+ * shared library, dlopen'ed plugin) and unregisters from its destructor (dlclose). Nothing here
+ * is on the hot path.
+ */
+#ifndef BACKBEAT_REGISTRY_H
+#define BACKBEAT_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compute the content-addressed id of an event (FORMAT.md "Event ids"). Pure; does not
+ * touch the registry. */
+uint64_t bb_event_id_compute(const bb_event_desc *desc);
+
+/* FNV-1a 64 of a byte string (the plain hash, for tests and tools). */
+uint64_t bb_fnv1a64(const void *data, size_t len);
+
+/* Link `desc` into the registry and fill desc->id. Idempotent for one descriptor. Called by
+ * the constructor that BB_EVENT emits; safe to call from several threads. */
+void bb_registry_add(bb_event_desc *desc);
+
+/* Unlink `desc` (called by the destructor BB_EVENT emits, e.g. on dlclose). */
+void bb_registry_remove(bb_event_desc *desc);
+
+/* Copy up to `cap` registered descriptors, de-duplicated by id (first registration wins),
+ * in registration order, into `out`. Returns the total number of distinct events, which may
+ * exceed `cap` (call again with a larger array). */
+size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap);
+
+/* A monotonically increasing counter bumped on every add/remove, so callers can cache a
+ * serialised registry and know when it went stale. */
+uint64_t bb_registry_generation(void);
+
+/* View sets: a block of query DDL (DuckDB SQL) that rides in every dump as a Views section. */
+typedef struct bb_view_desc {
+    const char *name; /* identifier used to define it, for diagnostics */
+    const char *sql;  /* NUL-terminated UTF-8 text, written verbatim */
+    struct bb_view_desc *registry_next;
+} bb_view_desc;
+
+void bb_views_add(bb_view_desc *views);
+void bb_views_remove(bb_view_desc *views);
+/* As bb_registry_snapshot, for view sets (registration order, no de-duplication). */
+size_t bb_views_snapshot(const bb_view_desc **out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKBEAT_REGISTRY_H */
