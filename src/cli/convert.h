@@ -1,0 +1,44 @@
+/* convert.h — the contract between `backbeat convert` and its output writers.
+ *
+ * convert.c parses options, opens the inputs as a bb_model, builds the record filter and
+ * opens the output (a temporary file renamed into place on success, or stdout). A writer then
+ * pulls records from the model in global order, keeps those the filter accepts, and streams
+ * its format into `out_fd`. Writers never create or rename files themselves, except the
+ * Parquet writer's sidecar, which goes through the same temp-and-rename helper.
+ */
+#ifndef BACKBEAT_CLI_CONVERT_H
+#define BACKBEAT_CLI_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/model.h"
+
+/* Record filter: returns true to keep the record. */
+typedef bool (*convert_pred)(const bb_mrecord *rec, void *ctx);
+
+typedef struct convert_opts {
+    const char *out_name;      /* output path as the user gave it ("-" for stdout), for messages */
+    const char *host_override; /* --host, or NULL */
+    int compression_level;     /* --compression-level (zstd), default 3 */
+    convert_pred keep;         /* NULL keeps everything */
+    void *keep_ctx;
+    /* Progress: called every so often with the records written so far (may be NULL). */
+    void (*progress)(uint64_t done, uint64_t total, void *ctx);
+    void *progress_ctx;
+} convert_opts;
+
+/* Each writer returns 0 on success, or non-zero after writing a message naming the problem
+ * into errbuf (no trailing newline). */
+int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+                  size_t errlen);
+int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+                size_t errlen);
+
+/* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
+ * of `events`: per-event views, backbeat_keys, then every view set of the inputs. Returns a
+ * malloc'ed NUL-terminated string (NULL on allocation failure). Owned by the Parquet writer. */
+char *parquet_views_ddl(const bb_model *model);
+
+#endif /* BACKBEAT_CLI_CONVERT_H */
