@@ -1,0 +1,47 @@
+/* le_bytes.h — private helpers to encode and decode little-endian integers in byte buffers.
+ *
+ * The .bb format (FORMAT.md) is little-endian throughout. These inline helpers work byte by
+ * byte, so they are correct on any host byte order, need no alignment, and are
+ * async-signal-safe (no calls, no state). Shared by the dump writer and the reader.
+ */
+#ifndef BB_LE_BYTES_H
+#define BB_LE_BYTES_H
+
+#include <stdint.h>
+
+/* Store v at p[0..1], least significant byte first. */
+static inline void bb_le_put_u16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+/* Store v at p[0..3], least significant byte first. */
+static inline void bb_le_put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Store v at p[0..7], least significant byte first. */
+static inline void bb_le_put_u64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Load the little-endian u16 at p[0..1]. */
+static inline uint16_t bb_le_get_u16(const uint8_t *p) {
+    return (uint16_t)(p[0] | ((uint16_t)p[1] << 8));
+}
+
+/* Load the little-endian u32 at p[0..3]. */
+static inline uint32_t bb_le_get_u32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Load the little-endian u64 at p[0..7]. */
+static inline uint64_t bb_le_get_u64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#endif /* BB_LE_BYTES_H */
