@@ -1,0 +1,3 @@
+# Tests of the .bb dump writer (src/lib/dump_writer.c).
+bb_test(writer_bytes SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_bytes.c)
+bb_test(writer_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_errors.c)
