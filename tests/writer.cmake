@@ -1,3 +1,4 @@
 # Tests of the .bb dump writer (src/lib/dump_writer.c).
 bb_test(writer_bytes SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_bytes.c)
 bb_test(writer_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_errors.c)
+bb_test(writer_golden SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_golden.c)
