@@ -182,6 +182,25 @@ typedef struct bb_value {
 bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                          const bb_rinstance *inst);
 
+/* UTF-8 helpers (utf8.c). Schema strings are validated strictly; intern bytes, hosts and view
+ * texts are carried raw and rendered lossily: each maximal invalid subpart (Unicode recommended
+ * practice) becomes one U+FFFD, so `ff fe 78` renders as U+FFFD U+FFFD "x". */
+
+/* True if `len` bytes at `data` are well-formed UTF-8. */
+bool bb_utf8_valid(const void *data, size_t len);
+
+/* Receives consecutive pieces of lossy-decoded text; returning non-zero stops the decode. */
+typedef int (*bb_text_fn)(void *ctx, const char *text, size_t len);
+
+/* Decode `len` bytes lossily, passing the output to `fn` in pieces (valid runs verbatim, each
+ * replacement as the 3 bytes EF BF BD). Returns 0, or the first non-zero value `fn` returned. */
+int bb_utf8_lossy_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
+
+/* Decode `len` bytes lossily into `out` (at most `cap` bytes written, no NUL added; `out` may
+ * be NULL when cap is 0). Returns the full output length, at most 3*len: if it exceeds `cap`
+ * the output was cut short. */
+size_t bb_utf8_lossy(const void *data, size_t len, char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,84 @@
+/* read_cursor.h — a bounds-checked little-endian cursor over an immutable byte range.
+ *
+ * Private to the reader. A cursor covers [base, base+len) of a larger input whose absolute
+ * start offset is `origin` (so errors can name absolute byte offsets). Every read checks the
+ * bytes left first; a failed read leaves the cursor "failed" (`ok` false, `fail_at` = the
+ * absolute offset where the missing bytes begin) and returns zero, and every later read also
+ * fails, so callers may chain reads and test `ok` once.
+ */
+#ifndef BB_READ_CURSOR_H
+#define BB_READ_CURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct bb_cursor {
+    const uint8_t *base;
+    size_t len;
+    size_t pos;
+    uint64_t origin; /* absolute offset of base[0] in the input */
+    bool ok;
+    uint64_t fail_at; /* absolute offset of the first byte a failed read needed */
+} bb_cursor;
+
+/* A cursor over `len` bytes at `base`, which sit at absolute offset `origin`. */
+static inline bb_cursor bb_cursor_make(const uint8_t *base, size_t len, uint64_t origin) {
+    bb_cursor c = {base, len, 0, origin, true, 0};
+    return c;
+}
+
+/* Bytes left (0 once failed). */
+static inline size_t bb_cursor_left(const bb_cursor *c) {
+    return c->ok ? c->len - c->pos : 0;
+}
+
+/* Absolute offset of the next byte. */
+static inline uint64_t bb_cursor_abs(const bb_cursor *c) {
+    return c->origin + c->pos;
+}
+
+/* Consume `n` bytes and return a pointer to them, or NULL (cursor failed) if fewer are left. */
+static inline const uint8_t *bb_cursor_take(bb_cursor *c, size_t n) {
+    if (!c->ok) return NULL;
+    if (n > c->len - c->pos) {
+        c->ok = false;
+        c->fail_at = c->origin + c->len;
+        return NULL;
+    }
+    const uint8_t *p = c->base + c->pos;
+    c->pos += n;
+    return p;
+}
+
+/* Little-endian loads from raw memory (no bounds: callers checked). */
+static inline uint16_t bb_le16(const uint8_t *p) {
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t bb_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static inline uint64_t bb_le64(const uint8_t *p) {
+    return (uint64_t)bb_le32(p) | ((uint64_t)bb_le32(p + 4) << 32);
+}
+
+static inline uint8_t bb_cursor_u8(bb_cursor *c) {
+    const uint8_t *p = bb_cursor_take(c, 1);
+    return p ? p[0] : 0;
+}
+static inline uint16_t bb_cursor_u16(bb_cursor *c) {
+    const uint8_t *p = bb_cursor_take(c, 2);
+    return p ? bb_le16(p) : 0;
+}
+static inline uint32_t bb_cursor_u32(bb_cursor *c) {
+    const uint8_t *p = bb_cursor_take(c, 4);
+    return p ? bb_le32(p) : 0;
+}
+static inline uint64_t bb_cursor_u64(bb_cursor *c) {
+    const uint8_t *p = bb_cursor_take(c, 8);
+    return p ? bb_le64(p) : 0;
+}
+
+#endif /* BB_READ_CURSOR_H */

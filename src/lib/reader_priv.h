@@ -1,0 +1,31 @@
+/* reader_priv.h — reader internals shared with the model (model.c), not part of the API.
+ *
+ * The model keeps only 4-byte locators (payload start relative to the ring's valid window) and
+ * rebuilds records from the mapping on demand; these helpers do the ring arithmetic.
+ */
+#ifndef BB_READER_PRIV_H
+#define BB_READER_PRIV_H
+
+#include <stdint.h>
+
+#include "backbeat/reader.h"
+
+/* Start of the valid window of a ring: max(0, head - capacity). */
+static inline uint64_t bb_shard_low(const bb_rshard *s) {
+    return s->head > s->capacity ? s->head - s->capacity : 0;
+}
+
+/* Copy `n` bytes of the ring starting at absolute position `pos` into `dst`, wrapping at the
+ * physical end of the region. Requires n <= capacity. */
+void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
+
+/* Timestamp (first 8 payload bytes) of the record whose payload starts at `pos`. */
+uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos);
+
+/* Rebuild the record whose payload starts at absolute position `pos`, previously accepted by
+ * bb_shard_walk. `buf` must hold 65535 bytes; it receives the payload when it wraps. Returns
+ * false if the bytes there no longer form a valid record (cannot happen for a walk result). */
+bool bb_ring_record_at(const bb_dump *dump, const bb_rshard *s, uint64_t pos, uint8_t *buf,
+                       bb_record *out);
+
+#endif /* BB_READER_PRIV_H */
