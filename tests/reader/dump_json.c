@@ -289,7 +289,7 @@ void dump_to_json(sbuf *b, const bb_dump *d) {
             sb_num(b, st.records);
             sb_puts(b, "}");
         }
-        qsort(l.recs, l.n, sizeof *l.recs, cmp_rec);
+        if (l.n) qsort(l.recs, l.n, sizeof *l.recs, cmp_rec);
         sb_puts(b, "],\"record_count\":");
         sb_num(b, l.n);
         sb_puts(b, ",\"records\":[");
