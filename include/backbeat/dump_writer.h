@@ -75,12 +75,17 @@ typedef struct bb_dump_input {
     void *ctx;
 } bb_dump_input;
 
-/* Total size in bytes of the dump `in` describes. */
+/* Total size in bytes of the dump `in` describes (exactly what bb_dump_write writes); 0 when
+ * `in` is invalid (bb_dump_write would return BB_ERR_INVALID). Does not allocate. */
 uint64_t bb_dump_size(const bb_dump_input *in);
 
 /* Stream the dump into `sink`. `scratch` must hold the largest shard capacity (may be NULL
  * when shard_region never uses it). On failure returns the status and, if `err` is non-NULL,
- * a message; the sink may have received a prefix of the dump. */
+ * a message; the sink may have received a prefix of the dump. Input that cannot be encoded
+ * (a string longer than 65535 bytes, record_size > BB_MAX_RECORD_SIZE, an unknown type tag, a
+ * capacity that is not a power of two, ...) is rejected with BB_ERR_INVALID before any byte is
+ * written; a failing sink gives BB_ERR_IO (message and err->offset name the dump offset). Uses
+ * about 5 KiB of stack (a 4 KiB output buffer) and no heap. */
 bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err);
 
 #ifdef __cplusplus

@@ -304,7 +304,7 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
     }
     for (uint32_t i = 0; ok && i < in->shard_count; i++) {
         uint64_t cap = in->shard_capacity(in->ctx, i);
-        if (cap == 0 || (cap & (cap - 1)) != 0) {
+        if (cap == 0 || (cap & (cap - 1)) != 0 || cap > SIZE_MAX) {
             m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
             msg_str(&m, "dump writer: shard ");
             msg_u64(&m, i);
