@@ -24,6 +24,11 @@ uint64_t bb_event_id_compute(const bb_event_desc *desc);
 /* FNV-1a 64 of a byte string (the plain hash, for tests and tools). */
 uint64_t bb_fnv1a64(const void *data, size_t len);
 
+/* The exact byte stream bb_event_id_compute hashes for `desc`: copies up to `cap` bytes into
+ * `out` (which may be NULL when cap is 0) and returns the stream's full length. For tests and
+ * tools; does not allocate. */
+size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap);
+
 /* Link `desc` into the registry and fill desc->id. Idempotent for one descriptor. Called by
  * the constructor that BB_EVENT emits; safe to call from several threads. */
 void bb_registry_add(bb_event_desc *desc);
