@@ -63,3 +63,19 @@ endforeach()
 # C++17: compile and run.
 bb_test(events_cxx SOURCES ${BB_EV}/cxx.cpp)
 target_include_directories(events_cxx PRIVATE ${BB_EV})
+
+# Registration from every kind of object: executable, shared library, static library, plugin.
+add_library(bb_events_shlib SHARED ${BB_EV}/shlib_events.c)
+target_link_libraries(bb_events_shlib PRIVATE backbeat)
+add_library(bb_events_staticlib STATIC ${BB_EV}/static_events.c)
+target_link_libraries(bb_events_staticlib PRIVATE backbeat)
+add_library(bb_events_plugin MODULE ${BB_EV}/plugin.c)
+target_link_libraries(bb_events_plugin PRIVATE backbeat)
+bb_test(events_objects SOURCES ${BB_EV}/objects.c LIBS bb_events_shlib bb_events_staticlib)
+target_compile_definitions(events_objects PRIVATE
+                           BB_PLUGIN_PATH="$<TARGET_FILE:bb_events_plugin>")
+add_dependencies(events_objects bb_events_plugin)
+
+# The registry's contract, and its concurrency (TSan runs the `concurrent` label).
+bb_test(events_registry SOURCES ${BB_EV}/registry.c)
+bb_test(events_registry_threads SOURCES ${BB_EV}/registry_threads.c LABELS concurrent)
