@@ -1,0 +1,90 @@
+/* recorder_internal.h — the full bb_recorder layout and the internal interfaces between the
+ * recorder's files (recorder.c, clock.c, cpu.c, intern.c, span.c, recorder_dump.c). Private to
+ * the library. */
+#ifndef BACKBEAT_RECORDER_INTERNAL_H
+#define BACKBEAT_RECORDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/dump_writer.h"
+#include "backbeat/recorder.h"
+#include "backbeat/registry.h"
+
+/* ---- intern table (intern.c) ---------------------------------------------------------------
+ * Append-only: entries and string bytes are reserved with CAS, filled, then published with a
+ * release store of `ready`; a hash-slot array (open addressing, 2x the entries) maps strings to
+ * entries for de-duplication. Readers on the crash path take the prefix of ready entries. */
+typedef struct bb_intern_entry {
+    uint32_t off;   /* into arena */
+    uint32_t len;
+    uint32_t hash;
+    uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
+} bb_intern_entry;
+
+typedef struct bb_intern_table {
+    uint32_t cap_entries;
+    uint32_t cap_bytes;
+    uint32_t slot_mask;
+    uint32_t used_entries; /* atomic: entries reserved */
+    uint32_t used_bytes;   /* atomic: arena bytes reserved */
+    uint32_t full_used;    /* atomic: BB_INTERN_FULL_ID was handed out */
+    uint64_t full_count;   /* atomic */
+    uint32_t *slots;       /* atomic each: 0 empty, else entry index + 1 */
+    bb_intern_entry *entries;
+    uint8_t *arena;
+} bb_intern_table;
+
+/* The string BB_INTERN_FULL_ID resolves to. */
+#define BB_INTERN_FULL_TEXT "<backbeat: intern table full>"
+
+/* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
+bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t bytes);
+void bb_intern_table_destroy(bb_intern_table *t);
+/* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
+uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len);
+/* Number of entries in the longest prefix of ready ones (stable snapshot for one dump). */
+uint32_t bb_intern_table_ready_prefix(const bb_intern_table *t);
+/* Entry i (< a ready prefix): its id is i + 1. */
+bb_intern_item bb_intern_table_item(const bb_intern_table *t, uint32_t i);
+
+/* ---- the recorder --------------------------------------------------------------------------- */
+#define BB_SIG_MAX_EVENTS 4096
+#define BB_SIG_MAX_VIEWS 256
+
+struct bb_recorder {
+    struct bb__recorder_hot hot; /* must be first: the inline fast path reads it */
+    bb_clock_kind clock_kind;
+    uint64_t instance_id;
+    char host[256];
+    uint64_t too_large;          /* atomic */
+    uint32_t tmp_counter;        /* atomic: temp-file names of dump_path */
+    uint32_t sig_busy;           /* atomic: a signal-safe dump is running */
+    size_t rings_len;            /* mmap length of hot.rings */
+    bb_intern_table intern;
+    const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
+    const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
+    const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
+};
+
+/* ---- clocks (clock.c) ---------------------------------------------------------------------- */
+/* Resolve opts' clock (DEFAULT consults the host and BACKBEAT_CLOCK) and fill the clock fields
+ * of `h` and *kind. BB_OK, or BB_ERR_INVALID with a reason in `why` (static string). */
+bb_status bb_clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
+                         bb_clock_kind *kind, const char **why);
+/* True when the CPU has an invariant TSC (x86-64 CPUID 0x80000007 EDX bit 8). */
+bool bb_clock_tsc_invariant(void);
+/* True when the kernel's current clocksource is "tsc". */
+bool bb_clock_kernel_uses_tsc(void);
+
+/* ---- CPU hint (cpu.c) ---------------------------------------------------------------------- */
+/* Fill h->cpu_mode / h->rseq_offset: rseq when glibc registered it for this thread, else the
+ * thread-pointer hash. */
+void bb_cpu_setup(struct bb__recorder_hot *h);
+
+/* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
+/* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. */
+void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head);
+
+#endif /* BACKBEAT_RECORDER_INTERNAL_H */
