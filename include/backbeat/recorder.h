@@ -94,6 +94,10 @@ bool bb_recorder_enabled(const bb_recorder *rec);
 const char *bb_recorder_clock_name(const bb_recorder *rec);
 bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec);
 
+/* How the fast path finds its shard: "rseq" (the CPU from glibc's rseq area), "thread" (no rseq:
+ * a hash of the thread pointer) or "getcpu" (other architectures: sched_getcpu). */
+const char *bb_recorder_cpu_hint_name(const bb_recorder *rec);
+
 /* Read the recorder's clock (ns since the Unix epoch), as a record would. */
 uint64_t bb_recorder_now(const bb_recorder *rec);
 
@@ -130,10 +134,10 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
  * desc->record_size). Returns BB_OK, BB_ERR_DISABLED when disabled, BB_ERR_INVALID for a NULL
  * recorder/descriptor or a size mismatch, BB_ERR_TOO_LARGE when the record exceeds the ring.
  * Async-signal-safe. */
-bb_status bb_record(bb_recorder *rec, const bb_event_desc *desc, const void *fields, size_t size);
+bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields, size_t size);
 
 /* Record with an explicit timestamp instead of the recorder's clock (replays, imports). */
-bb_status bb_record_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
+bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
                        const void *fields, size_t size);
 
 /* BB_RECORD(rec, ident, .field = value, ...): record event `ident` (defined with BB_EVENT) with
@@ -363,7 +367,7 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
         uint16_t len = (uint16_t)(size + 16);
         memcpy(dst, &ts, 8);
         memcpy(dst + 8, &id, 8);
-        memcpy(dst + 16, fields, size);
+        if (size) memcpy(dst + 16, fields, size); /* folds away: size is a constant */
         memcpy(dst + 16 + size, &len, 2);
     } else {
         bb__record_wrap(rec, shard, pos, ts, id, fields, size);

@@ -146,6 +146,13 @@ const char *bb_recorder_clock_name(const bb_recorder *rec) {
     }
 }
 
+const char *bb_recorder_cpu_hint_name(const bb_recorder *rec) {
+    if (!rec) return "none";
+    return rec->hot.cpu_mode == BB__CPU_RSEQ     ? "rseq"
+           : rec->hot.cpu_mode == BB__CPU_THREAD ? "thread"
+                                                 : "getcpu";
+}
+
 uint64_t bb_recorder_now(const bb_recorder *rec) {
     return rec ? bb__clock_read(&rec->hot) : 0;
 }
@@ -203,7 +210,7 @@ void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts
     memcpy(head, &ts, 8);
     memcpy(head + 8, &id, 8);
     ring_put(ring, h->capacity, pos, head, 16);
-    ring_put(ring, h->capacity, pos + 16, fields, size);
+    if (size) ring_put(ring, h->capacity, pos + 16, fields, size);
     ring_put(ring, h->capacity, pos + 16 + size, &len, 2);
 }
 
@@ -231,7 +238,7 @@ static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *
 }
 
 /* Contract: see recorder.h. */
-bb_status bb_record(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
+bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
                     size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK) bb__record_inline(rec, desc_id(desc), fields, size);
@@ -239,7 +246,7 @@ bb_status bb_record(bb_recorder *rec, const bb_event_desc *desc, const void *fie
 }
 
 /* Contract: see recorder.h. */
-bb_status bb_record_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
+bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
                        const void *fields, size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK) bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size);

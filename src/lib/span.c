@@ -47,7 +47,7 @@ bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t i
         if (f->role == BB_ROLE_SPAN_ID) put_le(buf + f->offset, f->width, id);
         if (f->role == BB_ROLE_PARENT_SPAN_ID && parent) put_le(buf + f->offset, f->width, parent);
     }
-    return bb_record(rec, desc, buf, desc->record_size);
+    return bb_record_event(rec, desc, buf, desc->record_size);
 }
 
 /* Contract: record span->exit for span->id / span->parent once, then forget it. */
