@@ -79,3 +79,7 @@ add_dependencies(events_objects bb_events_plugin)
 # The registry's contract, and its concurrency (TSan runs the `concurrent` label).
 bb_test(events_registry SOURCES ${BB_EV}/registry.c)
 bb_test(events_registry_threads SOURCES ${BB_EV}/registry_threads.c LABELS concurrent)
+
+# Round trips: every field type, role, enum width, sentinel, interned kind, span phase and a
+# zero-field marker, written to a dump and read back.
+bb_test(events_roundtrip_dump SOURCES ${BB_EV}/roundtrip_dump.c ${BB_EV}/roundtrip_check.c)
