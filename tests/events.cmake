@@ -83,3 +83,4 @@ bb_test(events_registry_threads SOURCES ${BB_EV}/registry_threads.c LABELS concu
 # Round trips: every field type, role, enum width, sentinel, interned kind, span phase and a
 # zero-field marker, written to a dump and read back.
 bb_test(events_roundtrip_dump SOURCES ${BB_EV}/roundtrip_dump.c ${BB_EV}/roundtrip_check.c)
+bb_test(events_roundtrip_recorder SOURCES ${BB_EV}/roundtrip_recorder.c ${BB_EV}/roundtrip_check.c)

@@ -39,6 +39,10 @@ typedef struct rt_value {
 void rt_check_schema(const bb_rschema *s, const bb_event_desc *d);
 /* Record `rec` (resolved through `inst`) carries exactly `want`. */
 void rt_check_record(const bb_record *rec, const bb_rinstance *inst, const rt_value *want);
+/* The intern table the records refer to: rt_intern_id[i] stands for rt_intern_text[i]
+ * (defaults 1..4; a test whose ids are assigned elsewhere overwrites them). */
+extern const char *const rt_intern_text[4];
+extern uint32_t rt_intern_id[4];
 /* The descriptors of roundtrip_events.h, in definition order. */
 extern bb_event_desc *const rt_descs[7];
 

@@ -44,12 +44,11 @@ static void append(ring *r, uint64_t ts, uint64_t id, const void *fields, uint16
     put(r, suffix, 2);
 }
 
-static const char *const intern_text[] = {"alpha", "/var/log/x", "h\xc3\xa9llo", ""};
-
 static bb_intern_item intern_get(void *ctx, size_t i)
 {
     (void)ctx;
-    bb_intern_item it = {(uint32_t)(i + 1), (uint32_t)strlen(intern_text[i]), intern_text[i]};
+    bb_intern_item it = {(uint32_t)(i + 1), (uint32_t)strlen(rt_intern_text[i]),
+                         rt_intern_text[i]};
     return it;
 }
 static uint64_t shard_capacity(void *ctx, uint32_t i)
