@@ -1,84 +1,22 @@
 /* parquet_text.c — text rendering helpers of the Parquet writer (see parquet_text.h). */
 #include "parquet_text.h"
 
+#include "backbeat/reader.h"
+
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence starting at p[0] (1..4), or 0 if invalid; *bad is then
- * set to the length of the maximal subpart (>= 1) to replace by one U+FFFD. */
-static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad)
+static int append_piece(void *ctx, const char *text, size_t len)
 {
-    uint8_t c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        *bad = 1;
-        return 0;
-    }
-    size_t i = 1;
-    for (; i <= need; i++) {
-        if (i >= n || p[i] < lo || p[i] > hi) {
-            *bad = i;
-            return 0;
-        }
-        lo = 0x80;
-        hi = 0xBF;
-    }
-    return need + 1;
-}
-
-size_t pq_utf8_valid_prefix(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (i + 8 <= n) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            if ((w & 0x8080808080808080ull) == 0) {
-                i += 8;
-                continue;
-            }
-        }
-        size_t bad;
-        size_t k = utf8_seq(p + i, n - i, &bad);
-        if (k == 0)
-            return i;
-        i += k;
-    }
-    return n;
+    pq_buf_put(ctx, text, len);
+    return 0;
 }
 
 void pq_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n)
 {
-    static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
-    while (n > 0) {
-        size_t ok = pq_utf8_valid_prefix(p, n);
-        pq_buf_put(b, p, ok);
-        p += ok;
-        n -= ok;
-        if (n == 0)
-            break;
-        size_t bad = 1;
-        (void)utf8_seq(p, n, &bad);
-        pq_buf_put(b, fffd, 3);
-        p += bad;
-        n -= bad;
-    }
+    if (bb_utf8_valid(p, n))
+        pq_buf_put(b, p, n);
+    else
+        (void)bb_utf8_lossy_each(p, n, append_piece, b);
 }
 
 void pq_hex(pq_buf *b, const uint8_t *p, size_t n)

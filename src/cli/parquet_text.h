@@ -11,10 +11,9 @@
 
 #include "parquet_buf.h"
 
-/* Length of the longest valid UTF-8 prefix of (p, n); n when all of it is valid. */
-size_t pq_utf8_valid_prefix(const uint8_t *p, size_t n);
 /* Append (p, n) with every maximal invalid subpart replaced by U+FFFD (Unicode's recommended
- * practice, as the reference reader does: ff fe 78 → U+FFFD U+FFFD "x"). */
+ * practice, as the reference reader does: ff fe 78 → U+FFFD U+FFFD "x"); the reader's
+ * bb_utf8_lossy_each does the decoding. */
 void pq_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n);
 
 /* Append lower-case hex of (p, n). */

@@ -59,7 +59,7 @@ char *parquet_views_ddl(const bb_model *model)
         pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     for (size_t i = 0; i < nv; i++) {
         bb_strview v = bb_model_view(model, i);
-        pq_buf_put(&b, v.ptr, v.len);
+        pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');
     }

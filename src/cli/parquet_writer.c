@@ -192,7 +192,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
             put_text(c, r, s);
         } else {
             const uint8_t *p = (const uint8_t *)v->str.ptr;
-            if (pq_utf8_valid_prefix(p, v->str.len) == v->str.len) {
+            if (bb_utf8_valid(p, v->str.len)) {
                 pq_col_str(c, r, p, v->str.len);
             } else {
                 pq_utf8_lossy(s, p, v->str.len);
@@ -289,7 +289,7 @@ static void host_text(writer *w, pq_buf *b)
             continue;
         if (b->len > start)
             pq_buf_byte(b, ',');
-        pq_buf_put(b, in->host.ptr, in->host.len);
+        pq_utf8_lossy(b, (const uint8_t *)in->host.ptr, in->host.len);
     }
 }
 
@@ -302,7 +302,12 @@ static void instances_json(writer *w, pq_buf *b)
         pq_cstr(b, "{\"instance_id\":\"");
         pq_hex16(b, w->inst[i].id);
         pq_cstr(b, "\",\"host\":");
-        pq_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
+        pq_buf h = {0};
+        const bb_rinstance *in = w->inst[i].inst;
+        pq_utf8_lossy(&h, (const uint8_t *)in->host.ptr, in->host.len);
+        pq_json_str(b, (const char *)h.data, h.len);
+        b->failed |= h.failed;
+        pq_buf_free(&h);
         pq_cstr(b, ",\"rows\":");
         pq_dec_u64(b, w->inst[i].rows);
         pq_buf_byte(b, '}');
