@@ -35,8 +35,7 @@ endif()
 function(bb_node_test name script)
   add_test(NAME ${name} COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/js/${script} ${ARGN})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77
-    ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR};NODE_PATH=${BB_NODE_MODULES}"
-    LABELS "no-sanitize-node")
+    ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 endfunction()
 
 bb_node_test(parquet_lowlevel parquet_lowlevel.mjs $<TARGET_FILE:pq_lowlevel>)

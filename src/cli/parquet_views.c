@@ -5,9 +5,12 @@
  *     ... one per event type of the model, in registry order;
  *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
  *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted field per event
- *   then every view set of the inputs, verbatim (a newline added after a text lacking one).
+ *   then every view set of the inputs, verbatim (a newline added after a text lacking one;
+ *   a text identical to an earlier one, as successive dumps of one process carry, once).
  */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "convert.h"
 #include "parquet_layout.h"
@@ -59,6 +62,13 @@ char *parquet_views_ddl(const bb_model *model)
         pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     for (size_t i = 0; i < nv; i++) {
         bb_strview v = bb_model_view(model, i);
+        bool dup = false; /* successive dumps of one process carry the same sets */
+        for (size_t j = 0; j < i && !dup; j++) {
+            bb_strview o = bb_model_view(model, j);
+            dup = o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0);
+        }
+        if (dup)
+            continue;
         pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');

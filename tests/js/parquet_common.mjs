@@ -1,0 +1,179 @@
+// parquet_common.mjs — shared helpers of the Parquet writer's Node tests: locating the golden
+// vectors, converting dumps (through the CLI or the test driver), reading a Parquet file with
+// DuckDB and with hyparquet, an independent model of the table layout (FORMAT.md) computed
+// from the golden expected.json schemas, and value-by-value comparison.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const SKIP = 77;
+
+export function compatDir() {
+  const d = process.env.BACKBEAT_COMPAT_DIR || '/work/shared/compat';
+  if (!fs.existsSync(path.join(d, 'basic.expected.json'))) {
+    console.log(`golden vectors not found in ${d}: skipped`);
+    process.exit(SKIP);
+  }
+  return d;
+}
+
+// Import the readers, or skip when `npm ci --prefix tests/js` was not run.
+export async function readers() {
+  try {
+    const duck = await import('@duckdb/node-api');
+    const hyp = await import('hyparquet');
+    const comp = await import('hyparquet-compressors');
+    return { duck, hyp, compressors: comp.compressors };
+  } catch (e) {
+    console.log(`readers not installed (npm ci --prefix tests/js): skipped (${e.message})`);
+    process.exit(SKIP);
+  }
+}
+
+export function tmpDir(tag) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `bb-${tag}-`));
+}
+
+// Convert `inputs` to `out` with `kind` = "cli" (backbeat convert) or "driver" (pq_convert).
+export function convert(kind, tool, inputs, out, env = {}) {
+  const args = kind === 'cli' ? ['convert', ...inputs, '-o', out] : [out, ...inputs];
+  execFileSync(tool, args, { stdio: ['ignore', 'inherit', 'inherit'],
+                             env: { ...process.env, ...env } });
+}
+
+let failures = 0;
+export function check(cond, msg) {
+  if (!cond) {
+    failures++;
+    console.log(`FAIL: ${msg}`);
+    if (failures > 40) { console.log('too many failures'); process.exit(1); }
+  }
+  return cond;
+}
+export function finish(what) {
+  if (failures) { console.log(`${failures} failure(s)`); process.exit(1); }
+  console.log(`ok: ${what}`);
+}
+
+export function sqlStr(s) { return `'${s.replaceAll("'", "''")}'`; }
+
+export async function duckRows(duck, file, sql = null) {
+  const db = await duck.DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const r = await c.runAndReadAll(sql ?? `SELECT * FROM read_parquet(${sqlStr(file)})`);
+  return r.getRowObjectsJS();
+}
+
+export async function hypRows(hyp, compressors, file) {
+  const buf = await hyp.asyncBufferFromFile(file);
+  return hyp.parquetReadObjects({ file: buf, compressors });
+}
+
+// ---- an independent model of the table layout ----------------------------------------------
+const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id'];
+const colType = (t) => (t.startsWith('u') && t !== 'unknown' ? 'UINT64'
+                       : /^i\d/.test(t) ? 'INT64' : t === 'bool' ? 'BOOLEAN' : 'STRING');
+
+function cmpBytes(a, b) { return Buffer.compare(Buffer.from(a), Buffer.from(b)); }
+
+// schemasPerInput: arrays of expected.json schema objects, input order. Returns the layout.
+export function layoutOf(schemasPerInput) {
+  const byId = new Map();
+  for (const list of schemasPerInput) for (const s of list) if (!byId.has(s.id)) byId.set(s.id, s);
+  const schemas = [...byId.values()].sort((a, b) => cmpBytes(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const nameCount = new Map();
+  for (const s of schemas) nameCount.set(s.name, (nameCount.get(s.name) || 0) + 1);
+  const events = schemas.map((s) => ({ schema: s, display: nameCount.get(s.name) > 1 ? `${s.name}#${s.id}` : s.name }));
+  const reserved = new Set([...DENSE, ...events.map((e) => e.display)]);
+  const promoted = new Map(); // name -> {type, role}
+  for (const e of events) {
+    e.place = [];
+    const mine = new Set();
+    for (const f of e.schema.fields) {
+      if (f.role !== 'none' && !reserved.has(f.name) && !mine.has(f.name)) {
+        mine.add(f.name);
+        if (!promoted.has(f.name)) promoted.set(f.name, { type: colType(f.type), role: f.role });
+        e.place.push({ field: f, column: f.name, group: null, type: promoted.get(f.name).type });
+      } else {
+        e.place.push(null);
+      }
+    }
+    const seen = new Map();
+    e.group = null;
+    e.schema.fields.forEach((f, i) => {
+      if (e.place[i]) return;
+      const k = (seen.get(f.name) || 0) + 1;
+      seen.set(f.name, k);
+      e.group = DENSE.includes(e.display) ? `${e.display}#${e.schema.id}` : e.display;
+      e.place[i] = { field: f, column: k === 1 ? f.name : `${f.name}#${k}`, group: e.group, type: colType(f.type) };
+    });
+  }
+  return { events, promoted, byDisplay: new Map(events.map((e) => [e.display, e])) };
+}
+
+// A golden value (number, decimal string, bool, string, null) as the table holds it.
+function tableValue(v, field, type) {
+  if (v === null || v === undefined) return null;
+  const ft = colType(field.type);
+  if (ft === type) {
+    if (type === 'UINT64' || type === 'INT64') return BigInt(v);
+    return v;
+  }
+  // promoted column whose first declaration had another type (writer's conversion rules)
+  if (type === 'STRING') return ft === 'BOOLEAN' ? String(v) : String(v);
+  if (type === 'BOOLEAN') return ft === 'STRING' ? null : BigInt(v) !== 0n;
+  if (ft === 'BOOLEAN') return v ? 1n : 0n;
+  if (ft === 'STRING') return null;
+  const b = BigInt(v);
+  if (type === 'UINT64') return b >= 0n ? b : null;
+  return b <= 0x7fffffffffffffffn ? b : null;
+}
+
+// Expected rows: [{seq, ts_nanos, event, event_id, instance_id, <promoted>..., <group>...}].
+export function expectedRows(layout, records) {
+  return records.map((r, i) => {
+    const e = layout.byDisplay.get(r.display_event ?? r.event);
+    const row = { seq: BigInt(i), ts_nanos: BigInt(r.ts), event: e.display,
+                  event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id) };
+    for (const name of layout.promoted.keys()) row[name] = null;
+    for (const ev of layout.events) if (ev.group) row[ev.group] = null;
+    if (e.group) row[e.group] = {};
+    e.schema.fields.forEach((f, k) => {
+      const p = e.place[k];
+      const v = tableValue(r.fields[f.name], f, p.type);
+      if (p.group) row[p.group][p.column] = v;
+      else row[p.column] = v;
+    });
+    return row;
+  });
+}
+
+function show(v) {
+  return JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+}
+
+// Compare one value exactly (bigints by value, strings by code units, structs field by field).
+export function sameValue(a, b) {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  if (typeof b === 'bigint') return typeof a === 'bigint' ? a === b : false;
+  if (typeof b === 'object') {
+    if (typeof a !== 'object') return false;
+    const ka = Object.keys(a), kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    return kb.every((k) => Object.hasOwn(a, k) && sameValue(a[k], b[k]));
+  }
+  return a === b;
+}
+
+// Check `got` rows against `want` rows, column by column; `who` names the reader.
+export function compareRows(who, got, want) {
+  if (!check(got.length === want.length, `${who}: ${got.length} rows, want ${want.length}`)) return;
+  const cols = want.length ? Object.keys(want[0]) : [];
+  if (got.length) check(show(Object.keys(got[0])) === show(cols), `${who}: columns ${show(Object.keys(got[0]))}, want ${show(cols)}`);
+  for (let i = 0; i < want.length; i++) {
+    for (const c of cols) {
+      check(sameValue(got[i][c], want[i][c]), `${who}: row ${i} column ${c}: got ${show(got[i][c])}, want ${show(want[i][c])}`);
+    }
+  }
+}
