@@ -1,0 +1,191 @@
+/* config_test.c — BACKBEAT_* parsing: defaults, valid values, size suffixes, and exactly one
+ * warning (naming the variable, the value and the value used) per invalid value. */
+#include <signal.h>
+
+#include "global_internal.h"
+#include "gtest_util.h"
+
+typedef struct env {
+    const char *kv[32][2];
+    int n;
+} env;
+
+static const char *env_get(const char *name, void *ctx) {
+    env *e = ctx;
+    for (int i = 0; i < e->n; i++)
+        if (!strcmp(e->kv[i][0], name)) return e->kv[i][1];
+    return NULL;
+}
+
+typedef struct warns {
+    char msg[16][600];
+    int n;
+} warns;
+
+static void warn_cb(const char *m, void *ctx) {
+    warns *w = ctx;
+    if (w->n < 16) snprintf(w->msg[w->n], sizeof w->msg[0], "%s", m);
+    w->n++;
+}
+
+static void parse(bb__config *c, env *e, warns *w) {
+    memset(w, 0, sizeof *w);
+    bb__config_parse(c, env_get, e, warn_cb, w, 4, 1234);
+}
+
+/* One variable set to `value` must produce exactly one warning mentioning var, value, used. */
+static void expect_warn(const char *var, const char *value, const char *used, bb__config *c) {
+    env e = {.n = 1};
+    e.kv[0][0] = var;
+    e.kv[0][1] = value;
+    warns w;
+    parse(c, &e, &w);
+    CHECK(w.n == 1);
+    if (w.n >= 1) {
+        CHECK(strstr(w.msg[0], var) != NULL);
+        CHECK(strstr(w.msg[0], value) != NULL);
+        CHECK(strstr(w.msg[0], used) != NULL);
+        if (!strstr(w.msg[0], used)) fprintf(stderr, "  message: %s\n", w.msg[0]);
+    }
+}
+
+int main(void) {
+    bb__config c;
+    warns w;
+    env e = {.n = 0};
+
+    /* defaults */
+    parse(&c, &e, &w);
+    CHECK(w.n == 0);
+    CHECK(!c.enable);
+    CHECK(c.shards == 4);
+    CHECK(c.bytes == 16ull << 20);
+    CHECK_STR(c.path, "/tmp/backbeat.1234.bb");
+    CHECK(c.path_is_default);
+    CHECK(c.throttle_ms == 1000);
+    CHECK(c.max_dumps == 8);
+    CHECK(c.limit_policy == BB__KEEP_OLDEST);
+    CHECK(c.host[0] != '\0' || 1); /* system hostname (may legitimately be empty) */
+    CHECK(c.signal == 0);
+    CHECK(!c.dump_on_crash && !c.dump_on_exit);
+
+    /* shard default is capped at 16 */
+    memset(&w, 0, sizeof w);
+    bb__config_parse(&c, env_get, &e, warn_cb, &w, 64, 1);
+    CHECK(c.shards == 16);
+    bb__config_parse(&c, env_get, &e, warn_cb, &w, 0, 1);
+    CHECK(c.shards == 1);
+
+    /* every variable set to a valid value */
+    env v = {.n = 0};
+#define SET(k, val) (v.kv[v.n][0] = (k), v.kv[v.n][1] = (val), v.n++)
+    SET("BACKBEAT_ENABLE", "Yes");
+    SET("BACKBEAT_SHARDS", "3");
+    SET("BACKBEAT_BYTES", "64k");
+    SET("BACKBEAT_PATH", "/var/tmp/app.trace.bb");
+    SET("BACKBEAT_THROTTLE_MS", "0");
+    SET("BACKBEAT_MAX_DUMPS", "0");
+    SET("BACKBEAT_LIMIT_POLICY", "keep-newest");
+    SET("BACKBEAT_HOST", "edge-7");
+    SET("BACKBEAT_SIGNAL", "usr2");
+    SET("BACKBEAT_DUMP_ON_PANIC", "on");
+    SET("BACKBEAT_DUMP_ON_EXIT", "TRUE");
+    parse(&c, &v, &w);
+    CHECK(w.n == 0);
+    CHECK(c.enable);
+    CHECK(c.shards == 3);
+    CHECK(c.bytes == 65536);
+    CHECK_STR(c.path, "/var/tmp/app.trace.bb");
+    CHECK(!c.path_is_default);
+    CHECK(c.throttle_ms == 0);
+    CHECK(c.max_dumps == 0);
+    CHECK(c.limit_policy == BB__KEEP_NEWEST);
+    CHECK_STR(c.host, "edge-7");
+    CHECK(c.signal == SIGUSR2);
+    CHECK(c.dump_on_crash);
+    CHECK(c.dump_on_exit);
+
+    /* BACKBEAT_DUMP_ON_CRASH wins over its alias */
+    v.n = 0;
+    SET("BACKBEAT_DUMP_ON_CRASH", "0");
+    SET("BACKBEAT_DUMP_ON_PANIC", "1");
+    parse(&c, &v, &w);
+    CHECK(!c.dump_on_crash && w.n == 0);
+
+    /* TMPDIR feeds the default path */
+    v.n = 0;
+    SET("TMPDIR", "/scratch/");
+    parse(&c, &v, &w);
+    CHECK_STR(c.path, "/scratch/backbeat.1234.bb");
+#undef SET
+
+    /* size suffixes */
+    uint64_t s;
+    CHECK(bb__parse_size("4096", &s) && s == 4096);
+    CHECK(bb__parse_size("16M", &s) && s == 16ull << 20);
+    CHECK(bb__parse_size("16m", &s) && s == 16ull << 20);
+    CHECK(bb__parse_size("16MiB", &s) && s == 16ull << 20);
+    CHECK(bb__parse_size("16MB", &s) && s == 16ull << 20);
+    CHECK(bb__parse_size("2G", &s) && s == 2ull << 30);
+    CHECK(bb__parse_size("8k", &s) && s == 8192);
+    CHECK(bb__parse_size("100B", &s) && s == 100);
+    CHECK(!bb__parse_size("", &s));
+    CHECK(!bb__parse_size("M", &s));
+    CHECK(!bb__parse_size("16X", &s));
+    CHECK(!bb__parse_size("16Mx", &s));
+    CHECK(!bb__parse_size("-1", &s));
+    CHECK(!bb__parse_size("1.5M", &s));
+    CHECK(!bb__parse_size("99999999999999999999", &s));
+    CHECK(!bb__parse_size("17179869184G", &s)); /* overflows 64 bits */
+
+    /* booleans and signals */
+    bool b;
+    CHECK(bb__parse_bool("on", &b) && b);
+    CHECK(bb__parse_bool("OFF", &b) && !b);
+    CHECK(!bb__parse_bool("2", &b));
+    int sig;
+    CHECK(bb__parse_signal("usr1", &sig) && sig == SIGUSR1);
+    CHECK(bb__parse_signal("SIGUSR2", &sig) && sig == SIGUSR2);
+    CHECK(bb__parse_signal("10", &sig) && sig == 10);
+    CHECK(!bb__parse_signal("9", &sig));  /* SIGKILL */
+    CHECK(!bb__parse_signal("11", &sig)); /* SIGSEGV is a crash signal */
+    CHECK(!bb__parse_signal("0", &sig));
+    CHECK(!bb__parse_signal("hup!", &sig));
+
+    /* each invalid value: one warning naming variable, value and replacement */
+    expect_warn("BACKBEAT_ENABLE", "maybe", "off", &c);
+    CHECK(!c.enable);
+    expect_warn("BACKBEAT_SHARDS", "many", "4", &c);
+    CHECK(c.shards == 4);
+    expect_warn("BACKBEAT_SHARDS", "0", "4", &c);
+    expect_warn("BACKBEAT_SHARDS", "5000", "1024", &c);
+    CHECK(c.shards == 1024);
+    expect_warn("BACKBEAT_BYTES", "lots", "16M", &c);
+    CHECK(c.bytes == 16ull << 20);
+    expect_warn("BACKBEAT_BYTES", "100", "4096", &c);
+    CHECK(c.bytes == 4096);
+    expect_warn("BACKBEAT_PATH", "/tmp/dir/", "default", &c);
+    CHECK(c.path_is_default);
+    expect_warn("BACKBEAT_THROTTLE_MS", "1s", "1000", &c);
+    CHECK(c.throttle_ms == 1000);
+    expect_warn("BACKBEAT_MAX_DUMPS", "-3", "8", &c);
+    CHECK(c.max_dumps == 8);
+    expect_warn("BACKBEAT_LIMIT_POLICY", "newest", "keep-oldest", &c);
+    CHECK(c.limit_policy == BB__KEEP_OLDEST);
+    expect_warn("BACKBEAT_SIGNAL", "segv", "none", &c);
+    CHECK(c.signal == 0);
+    expect_warn("BACKBEAT_DUMP_ON_CRASH", "sometimes", "off", &c);
+    CHECK(!c.dump_on_crash);
+    expect_warn("BACKBEAT_DUMP_ON_PANIC", "sometimes", "off", &c);
+    expect_warn("BACKBEAT_DUMP_ON_EXIT", "2", "off", &c);
+
+    /* several invalid values: one warning each */
+    env m = {.n = 3};
+    m.kv[0][0] = "BACKBEAT_SHARDS"; m.kv[0][1] = "x";
+    m.kv[1][0] = "BACKBEAT_BYTES"; m.kv[1][1] = "y";
+    m.kv[2][0] = "BACKBEAT_ENABLE"; m.kv[2][1] = "1";
+    parse(&c, &m, &w);
+    CHECK(w.n == 2);
+    CHECK(c.enable);
+    return gt_done();
+}
