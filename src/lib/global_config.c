@@ -13,7 +13,7 @@
 
 #include "global_internal.h"
 
-bool bb__parse_bool(const char *s, bool *out) {
+bool bb__g_parse_bool(const char *s, bool *out) {
     static const char *const yes[] = {"1", "true", "yes", "on"};
     static const char *const no[] = {"0", "false", "no", "off"};
     if (!s) return false;
@@ -40,7 +40,7 @@ static const char *parse_digits(const char *s, uint64_t *v) {
     return p;
 }
 
-bool bb__parse_u64(const char *s, uint64_t *out) {
+bool bb__g_parse_u64(const char *s, uint64_t *out) {
     uint64_t v;
     if (!s) return false;
     const char *end = parse_digits(s, &v);
@@ -49,7 +49,7 @@ bool bb__parse_u64(const char *s, uint64_t *out) {
     return true;
 }
 
-bool bb__parse_size(const char *s, uint64_t *out) {
+bool bb__g_parse_size(const char *s, uint64_t *out) {
     uint64_t v;
     if (!s) return false;
     const char *p = parse_digits(s, &v);
@@ -78,14 +78,14 @@ bool bb__parse_size(const char *s, uint64_t *out) {
     return true;
 }
 
-bool bb__parse_signal(const char *s, int *out) {
+bool bb__g_parse_signal(const char *s, int *out) {
     if (!s || !*s) return false;
     const char *n = s;
     if (strncasecmp(n, "sig", 3) == 0) n += 3;
     if (strcasecmp(n, "usr1") == 0) { *out = SIGUSR1; return true; }
     if (strcasecmp(n, "usr2") == 0) { *out = SIGUSR2; return true; }
     uint64_t v;
-    if (!bb__parse_u64(s, &v) || v < 1 || v > (uint64_t)SIGRTMAX) return false;
+    if (!bb__g_parse_u64(s, &v) || v < 1 || v > (uint64_t)SIGRTMAX) return false;
     int sig = (int)v;
     if (sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
         sig == SIGFPE || sig == SIGABRT)
@@ -94,7 +94,7 @@ bool bb__parse_signal(const char *s, int *out) {
     return true;
 }
 
-void bb__default_path(char *out, size_t cap, const char *tmpdir, long pid) {
+void bb__g_default_path(char *out, size_t cap, const char *tmpdir, long pid) {
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     size_t tl = strlen(tmpdir);
     while (tl > 1 && tmpdir[tl - 1] == '/') tl--;
@@ -102,14 +102,14 @@ void bb__default_path(char *out, size_t cap, const char *tmpdir, long pid) {
     if (n < 0 || (size_t)n >= cap) snprintf(out, cap, "/tmp/backbeat.%ld.bb", pid);
 }
 
-static void warnf(bb__warn_fn warn, void *ctx, const char *var, const char *value,
+static void warnf(bb__g_warn_fn warn, void *ctx, const char *var, const char *value,
                   const char *why, const char *used) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s=\"%.200s\" %s; using %s", var, value, why, used);
     warn(msg, ctx);
 }
 
-static const char *get2(bb__getenv_fn get, void *ctx, const char *a, const char *b,
+static const char *get2(bb__g_getenv_fn get, void *ctx, const char *a, const char *b,
                         const char **name) {
     const char *v = get(a, ctx);
     *name = a;
@@ -120,30 +120,30 @@ static const char *get2(bb__getenv_fn get, void *ctx, const char *a, const char 
     return v;
 }
 
-void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__warn_fn warn,
+void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
                       void *warn_ctx, long online_cpus, long pid) {
     char used[64];
     const char *v, *name;
     memset(cfg, 0, sizeof *cfg);
 
     /* BACKBEAT_ENABLE */
-    if ((v = get("BACKBEAT_ENABLE", get_ctx)) && *v && !bb__parse_bool(v, &cfg->enable))
+    if ((v = get("BACKBEAT_ENABLE", get_ctx)) && *v && !bb__g_parse_bool(v, &cfg->enable))
         warnf(warn, warn_ctx, "BACKBEAT_ENABLE", v, "is not a boolean (1/true/yes/on, 0/false/no/off)",
               "off");
 
     /* BACKBEAT_SHARDS */
     uint32_t def_shards = online_cpus < 1 ? 1u
-                          : online_cpus > (long)BB__MAX_SHARDS_DEFAULT ? BB__MAX_SHARDS_DEFAULT
+                          : online_cpus > (long)BB__G_MAX_SHARDS_DEFAULT ? BB__G_MAX_SHARDS_DEFAULT
                                                                        : (uint32_t)online_cpus;
     cfg->shards = def_shards;
     if ((v = get("BACKBEAT_SHARDS", get_ctx)) && *v) {
         uint64_t n;
-        if (!bb__parse_u64(v, &n) || n == 0) {
+        if (!bb__g_parse_u64(v, &n) || n == 0) {
             snprintf(used, sizeof used, "%u", def_shards);
             warnf(warn, warn_ctx, "BACKBEAT_SHARDS", v, "is not a positive integer", used);
-        } else if (n > BB__MAX_SHARDS) {
-            cfg->shards = BB__MAX_SHARDS;
-            snprintf(used, sizeof used, "%u", BB__MAX_SHARDS);
+        } else if (n > BB__G_MAX_SHARDS) {
+            cfg->shards = BB__G_MAX_SHARDS;
+            snprintf(used, sizeof used, "%u", BB__G_MAX_SHARDS);
             warnf(warn, warn_ctx, "BACKBEAT_SHARDS", v, "is above the maximum", used);
         } else {
             cfg->shards = (uint32_t)n;
@@ -151,14 +151,14 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
     }
 
     /* BACKBEAT_BYTES */
-    cfg->bytes = BB__DEFAULT_BYTES;
+    cfg->bytes = BB__G_DEFAULT_BYTES;
     if ((v = get("BACKBEAT_BYTES", get_ctx)) && *v) {
         uint64_t n;
-        if (!bb__parse_size(v, &n)) {
+        if (!bb__g_parse_size(v, &n)) {
             warnf(warn, warn_ctx, "BACKBEAT_BYTES", v, "is not a size (e.g. 65536, 64k, 16M, 1G)",
                   "16M");
-        } else if (n < BB__MIN_BYTES) {
-            cfg->bytes = BB__MIN_BYTES;
+        } else if (n < BB__G_MIN_BYTES) {
+            cfg->bytes = BB__G_MIN_BYTES;
             warnf(warn, warn_ctx, "BACKBEAT_BYTES", v, "is below the floor", "4096");
         } else if (n > (1ull << 40)) {
             cfg->bytes = 1ull << 40;
@@ -183,13 +183,13 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
         }
     }
     if (cfg->path_is_default)
-        bb__default_path(cfg->path, sizeof cfg->path, get("TMPDIR", get_ctx), pid);
+        bb__g_default_path(cfg->path, sizeof cfg->path, get("TMPDIR", get_ctx), pid);
 
     /* BACKBEAT_THROTTLE_MS */
-    cfg->throttle_ms = BB__DEFAULT_THROTTLE_MS;
+    cfg->throttle_ms = BB__G_DEFAULT_THROTTLE_MS;
     if ((v = get("BACKBEAT_THROTTLE_MS", get_ctx)) && *v) {
         uint64_t n;
-        if (!bb__parse_u64(v, &n) || n > 86400000ull * 365)
+        if (!bb__g_parse_u64(v, &n) || n > 86400000ull * 365)
             warnf(warn, warn_ctx, "BACKBEAT_THROTTLE_MS", v,
                   "is not a number of milliseconds", "1000");
         else
@@ -197,10 +197,10 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
     }
 
     /* BACKBEAT_MAX_DUMPS */
-    cfg->max_dumps = BB__DEFAULT_MAX_DUMPS;
+    cfg->max_dumps = BB__G_DEFAULT_MAX_DUMPS;
     if ((v = get("BACKBEAT_MAX_DUMPS", get_ctx)) && *v) {
         uint64_t n;
-        if (!bb__parse_u64(v, &n) || n > 1000000)
+        if (!bb__g_parse_u64(v, &n) || n > 1000000)
             warnf(warn, warn_ctx, "BACKBEAT_MAX_DUMPS", v,
                   "is not a count (0 = unlimited, at most 1000000)", "8");
         else
@@ -208,12 +208,12 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
     }
 
     /* BACKBEAT_LIMIT_POLICY */
-    cfg->limit_policy = BB__KEEP_OLDEST;
+    cfg->limit_policy = BB__G_KEEP_OLDEST;
     if ((v = get("BACKBEAT_LIMIT_POLICY", get_ctx)) && *v) {
         if (strcasecmp(v, "keep-oldest") == 0 || strcasecmp(v, "keep_oldest") == 0)
-            cfg->limit_policy = BB__KEEP_OLDEST;
+            cfg->limit_policy = BB__G_KEEP_OLDEST;
         else if (strcasecmp(v, "keep-newest") == 0 || strcasecmp(v, "keep_newest") == 0)
-            cfg->limit_policy = BB__KEEP_NEWEST;
+            cfg->limit_policy = BB__G_KEEP_NEWEST;
         else
             warnf(warn, warn_ctx, "BACKBEAT_LIMIT_POLICY", v,
                   "is not keep-oldest or keep-newest", "keep-oldest");
@@ -238,7 +238,7 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
 
     /* BACKBEAT_SIGNAL */
     if ((v = get("BACKBEAT_SIGNAL", get_ctx)) && *v && strcasecmp(v, "none") != 0 &&
-        !bb__parse_signal(v, &cfg->signal)) {
+        !bb__g_parse_signal(v, &cfg->signal)) {
         cfg->signal = 0;
         warnf(warn, warn_ctx, "BACKBEAT_SIGNAL", v,
               "is not usr1, usr2 or a catchable non-crash signal number", "none");
@@ -246,11 +246,11 @@ void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__war
 
     /* BACKBEAT_DUMP_ON_CRASH (alias BACKBEAT_DUMP_ON_PANIC) */
     if ((v = get2(get, get_ctx, "BACKBEAT_DUMP_ON_CRASH", "BACKBEAT_DUMP_ON_PANIC", &name)) &&
-        *v && !bb__parse_bool(v, &cfg->dump_on_crash))
+        *v && !bb__g_parse_bool(v, &cfg->dump_on_crash))
         warnf(warn, warn_ctx, name, v, "is not a boolean", "off");
 
     /* BACKBEAT_DUMP_ON_EXIT */
     if ((v = get("BACKBEAT_DUMP_ON_EXIT", get_ctx)) && *v &&
-        !bb__parse_bool(v, &cfg->dump_on_exit))
+        !bb__g_parse_bool(v, &cfg->dump_on_exit))
         warnf(warn, warn_ctx, "BACKBEAT_DUMP_ON_EXIT", v, "is not a boolean", "off");
 }

@@ -29,11 +29,11 @@ static bool installed;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The callback, published with release, read with acquire by the handler. */
-static bb__crash_fn crash_fn;
+static bb__g_crash_fn crash_fn;
 static void *crash_ctx;
 static int crash_state; /* 0 none, 1 dumping, 2 done */
 
-void bb__crash_set(bb__crash_fn fn, void *ctx) {
+void bb__g_crash_set(bb__g_crash_fn fn, void *ctx) {
     __atomic_store_n(&crash_ctx, ctx, __ATOMIC_RELEASE);
     __atomic_store_n(&crash_fn, fn, __ATOMIC_RELEASE);
 }
@@ -51,7 +51,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
     int expected = 0;
     if (__atomic_compare_exchange_n(&crash_state, &expected, 1, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
-        bb__crash_fn fn = __atomic_load_n(&crash_fn, __ATOMIC_ACQUIRE);
+        bb__g_crash_fn fn = __atomic_load_n(&crash_fn, __ATOMIC_ACQUIRE);
         void *ctx = __atomic_load_n(&crash_ctx, __ATOMIC_ACQUIRE);
         if (fn) fn(ctx, sig);
         __atomic_store_n(&crash_state, 2, __ATOMIC_RELEASE);
@@ -69,8 +69,8 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
     errno = saved_errno;
 }
 
-int bb__crash_install(bb__crash_fn fn, void *ctx) {
-    bb__crash_set(fn, ctx);
+int bb__g_crash_install(bb__g_crash_fn fn, void *ctx) {
+    bb__g_crash_set(fn, ctx);
     pthread_mutex_lock(&install_lock);
     int rc = 0;
     if (!installed) {
@@ -120,7 +120,7 @@ static void altstack_key_init(void) {
     altstack_key_ok = pthread_key_create(&altstack_key, altstack_release) == 0;
 }
 
-int bb__altstack_install(void) {
+int bb__g_altstack_install(void) {
     stack_t cur;
     if (sigaltstack(NULL, &cur) != 0) return errno;
     if (!(cur.ss_flags & SS_DISABLE)) return 0; /* the thread already has one: keep it */

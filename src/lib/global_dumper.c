@@ -17,15 +17,15 @@
 
 #include "global_internal.h"
 
-struct bb__dumper {
-    bb__dumper_opts o;
+struct bb__g_dumper {
+    bb__g_dumper_opts o;
     char *base;            /* owned copy of the base path */
     size_t dot;            /* where its extension starts */
     size_t name_cap;       /* room for any name we generate */
 
     pthread_mutex_t lock;  /* serialises dumps; guards everything below up to `crash_*` */
-    bb__throttle throttle;
-    bb__limits limits;
+    bb__g_throttle throttle;
+    bb__g_limits limits;
     uint64_t last_ms;      /* millisecond of the last dump, for the -N suffix */
     unsigned last_seq;
     bool fail_reported;
@@ -48,20 +48,20 @@ struct bb__dumper {
 
 static void default_warn(const char *message, void *ctx) {
     (void)ctx;
-    bb__stderr_line(message);
+    bb__g_stderr_line(message);
 }
 
-bb__dumper *bb__dumper_create(const bb__dumper_opts *opts) {
+bb__g_dumper *bb__g_dumper_create(const bb__g_dumper_opts *opts) {
     if (!opts || !opts->base || !opts->write) return NULL;
     size_t blen = strlen(opts->base);
     if (blen == 0 || blen > PATH_MAX - 64) return NULL;
-    bb__dumper *d = calloc(1, sizeof *d);
+    bb__g_dumper *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->o = *opts;
     if (!d->o.warn) d->o.warn = default_warn;
     d->pipe_rd = d->pipe_wr = -1;
     d->base = strdup(opts->base);
-    d->dot = d->base ? bb__path_ext_dot(d->base) : 0;
+    d->dot = d->base ? bb__g_path_ext_dot(d->base) : 0;
     /* stem + "." + 19-char stamp + "-" + up to 10 digits + ext + "." + pid + ".crash.tmp" */
     d->name_cap = blen + 80;
     d->name = malloc(d->name_cap);
@@ -71,10 +71,10 @@ bb__dumper *bb__dumper_create(const bb__dumper_opts *opts) {
     d->throttle.window_ns = opts->throttle_ms * 1000000ull;
     int fds[2] = {-1, -1};
     if (!d->base || !d->name || !d->tmp || !d->crash_name || !d->crash_tmp ||
-        !bb__limits_init(&d->limits, opts->max_dumps, opts->limit_policy, d->name_cap) ||
+        !bb__g_limits_init(&d->limits, opts->max_dumps, opts->limit_policy, d->name_cap) ||
         pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0 || pthread_mutex_init(&d->lock, NULL) != 0) {
         if (fds[0] >= 0) { close(fds[0]); close(fds[1]); }
-        bb__limits_free(&d->limits);
+        bb__g_limits_free(&d->limits);
         free(d->base); free(d->name); free(d->tmp); free(d->crash_name); free(d->crash_tmp);
         free(d);
         return NULL;
@@ -86,17 +86,17 @@ bb__dumper *bb__dumper_create(const bb__dumper_opts *opts) {
 
 /* Build the temporary name for `name` into tmp: "<name>.<pid>.<tag>tmp". Signal-safe. */
 static bool tmp_name(char *tmp, size_t cap, const char *name, const char *tag) {
-    size_t len = bb__append_str(tmp, cap, 0, name);
-    len = bb__append_str(tmp, cap, len, ".");
-    len = bb__append_u64(tmp, cap, len, (uint64_t)getpid());
-    len = bb__append_str(tmp, cap, len, ".");
-    len = bb__append_str(tmp, cap, len, tag);
-    len = bb__append_str(tmp, cap, len, "tmp");
+    size_t len = bb__g_append_str(tmp, cap, 0, name);
+    len = bb__g_append_str(tmp, cap, len, ".");
+    len = bb__g_append_u64(tmp, cap, len, (uint64_t)getpid());
+    len = bb__g_append_str(tmp, cap, len, ".");
+    len = bb__g_append_str(tmp, cap, len, tag);
+    len = bb__g_append_str(tmp, cap, len, "tmp");
     return len < cap;
 }
 
 /* Report a failure once for the dumper's lifetime (called with the lock held). */
-static void report_failure(bb__dumper *d, const char *what, const char *detail) {
+static void report_failure(bb__g_dumper *d, const char *what, const char *detail) {
     __atomic_add_fetch(&d->failed, 1, __ATOMIC_RELAXED);
     if (d->fail_reported) return;
     d->fail_reported = true;
@@ -107,9 +107,9 @@ static void report_failure(bb__dumper *d, const char *what, const char *detail) 
 }
 
 /* Write one dump (lock held). */
-static bb_status dump_locked(bb__dumper *d, char *out, size_t cap, bb_error *err) {
+static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *err) {
     bool first_refusal;
-    if (!bb__limits_admit(&d->limits, &first_refusal)) {
+    if (!bb__g_limits_admit(&d->limits, &first_refusal)) {
         if (first_refusal) {
             char msg[128];
             snprintf(msg, sizeof msg,
@@ -125,12 +125,12 @@ static bb_status dump_locked(bb__dumper *d, char *out, size_t cap, bb_error *err
         }
         return BB_ERR_FULL;
     }
-    uint64_t now = bb__realtime_ns();
+    uint64_t now = bb__g_realtime_ns();
     uint64_t ms = now / 1000000ull;
     unsigned seq = (d->written || d->failed) && ms == d->last_ms ? d->last_seq + 1 : 0;
     char ts[20];
-    bb__format_utc_ms(now, ts);
-    if (!bb__dump_name(d->name, d->name_cap, d->base, d->dot, ts, seq) ||
+    bb__g_format_utc_ms(now, ts);
+    if (!bb__g_dump_name(d->name, d->name_cap, d->base, d->dot, ts, seq) ||
         !tmp_name(d->tmp, d->name_cap, d->name, "")) {
         if (err) {
             err->status = BB_ERR_INVALID;
@@ -170,7 +170,7 @@ static bb_status dump_locked(bb__dumper *d, char *out, size_t cap, bb_error *err
         }
         return st;
     }
-    int e = bb__publish(d->tmp, d->name, d->name_cap, d->base, d->dot, ts, &seq);
+    int e = bb__g_publish(d->tmp, d->name, d->name_cap, d->base, d->dot, ts, &seq);
     if (e) {
         report_failure(d, "cannot publish dump", strerror(e));
         if (err) {
@@ -182,7 +182,7 @@ static bb_status dump_locked(bb__dumper *d, char *out, size_t cap, bb_error *err
         return BB_ERR_IO;
     }
     d->last_seq = seq;
-    bb__limits_commit(&d->limits, d->name);
+    bb__g_limits_commit(&d->limits, d->name);
     __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
     if (out && cap) {
         size_t n = strlen(d->name);
@@ -193,16 +193,16 @@ static bb_status dump_locked(bb__dumper *d, char *out, size_t cap, bb_error *err
     return BB_OK;
 }
 
-bb_status bb__dumper_dump_now(bb__dumper *d, char *name, size_t cap, bb_error *err) {
+bb_status bb__g_dumper_dump_now(bb__g_dumper *d, char *name, size_t cap, bb_error *err) {
     if (!d) return BB_ERR_INVALID;
     pthread_mutex_lock(&d->lock);
-    bb__throttle_mark(&d->throttle, bb__monotonic_ns());
+    bb__g_throttle_mark(&d->throttle, bb__g_monotonic_ns());
     bb_status st = dump_locked(d, name, cap, err);
     pthread_mutex_unlock(&d->lock);
     return st;
 }
 
-void bb__dumper_trigger(bb__dumper *d) {
+void bb__g_dumper_trigger(bb__g_dumper *d) {
     if (!d) return;
     if (__atomic_exchange_n(&d->pending, 1, __ATOMIC_ACQ_REL)) return;
     int saved = errno;
@@ -229,11 +229,11 @@ static void wait_pipe(int fd, int timeout_ms) {
     drain(fd);
 }
 
-static bool stopping(bb__dumper *d) { return __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) != 0; }
+static bool stopping(bb__g_dumper *d) { return __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) != 0; }
 
 static void *dumper_main(void *arg) {
-    bb__dumper *d = arg;
-    if (d->o.write_signal) bb__altstack_install();
+    bb__g_dumper *d = arg;
+    if (d->o.write_signal) bb__g_altstack_install();
     while (!stopping(d)) {
         wait_pipe(d->pipe_rd, -1);
         if (stopping(d)) break;
@@ -241,7 +241,7 @@ static void *dumper_main(void *arg) {
         /* Throttle: wait out the window; triggers meanwhile coalesce into this one dump. */
         for (;;) {
             pthread_mutex_lock(&d->lock);
-            uint64_t wait = bb__throttle_wait(&d->throttle, bb__monotonic_ns());
+            uint64_t wait = bb__g_throttle_wait(&d->throttle, bb__g_monotonic_ns());
             pthread_mutex_unlock(&d->lock);
             if (!wait || stopping(d)) break;
             uint64_t ms = (wait + 999999ull) / 1000000ull;
@@ -250,14 +250,14 @@ static void *dumper_main(void *arg) {
         if (stopping(d)) break;
         __atomic_store_n(&d->pending, 0, __ATOMIC_RELEASE);
         pthread_mutex_lock(&d->lock);
-        bb__throttle_mark(&d->throttle, bb__monotonic_ns());
+        bb__g_throttle_mark(&d->throttle, bb__g_monotonic_ns());
         dump_locked(d, NULL, 0, NULL);
         pthread_mutex_unlock(&d->lock);
     }
     return NULL;
 }
 
-int bb__dumper_start(bb__dumper *d) {
+int bb__g_dumper_start(bb__g_dumper *d) {
     if (!d) return EINVAL;
     if (d->running) return 0;
     sigset_t all, old;
@@ -277,7 +277,7 @@ int bb__dumper_start(bb__dumper *d) {
     return 0;
 }
 
-void bb__dumper_stop(bb__dumper *d) {
+void bb__g_dumper_stop(bb__g_dumper *d) {
     if (!d || !d->running) return;
     __atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
     ssize_t r;
@@ -288,55 +288,55 @@ void bb__dumper_stop(bb__dumper *d) {
     d->running = false;
 }
 
-int bb__dumper_dump_signal(bb__dumper *d) {
+int bb__g_dumper_dump_signal(bb__g_dumper *d) {
     if (!d || !d->o.write_signal) return EINVAL;
     if (__atomic_exchange_n(&d->crash_busy, 1, __ATOMIC_ACQ_REL)) return EBUSY;
     bool first_refusal;
-    if (!bb__limits_admit(&d->limits, &first_refusal)) {
-        bb__stderr_line("dump limit reached (keep-oldest): no crash dump written");
+    if (!bb__g_limits_admit(&d->limits, &first_refusal)) {
+        bb__g_stderr_line("dump limit reached (keep-oldest): no crash dump written");
         return ENOSPC;
     }
-    uint64_t now = bb__realtime_ns();
+    uint64_t now = bb__g_realtime_ns();
     char ts[20];
-    bb__format_utc_ms(now, ts);
+    bb__g_format_utc_ms(now, ts);
     unsigned seq = 0;
-    if (!bb__dump_name(d->crash_name, d->name_cap, d->base, d->dot, ts, seq) ||
+    if (!bb__g_dump_name(d->crash_name, d->name_cap, d->base, d->dot, ts, seq) ||
         !tmp_name(d->crash_tmp, d->name_cap, d->crash_name, "crash."))
         return ENAMETOOLONG;
     int fd = open(d->crash_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        bb__stderr_line("cannot create the crash dump");
+        bb__g_stderr_line("cannot create the crash dump");
         return e;
     }
     int e = d->o.write_signal(d->o.ctx, fd);
     if (close(fd) != 0 && !e) e = EIO;
     if (e) {
         unlink(d->crash_tmp);
-        bb__stderr_line("cannot write the crash dump");
+        bb__g_stderr_line("cannot write the crash dump");
         return e;
     }
-    e = bb__publish(d->crash_tmp, d->crash_name, d->name_cap, d->base, d->dot, ts, &seq);
+    e = bb__g_publish(d->crash_tmp, d->crash_name, d->name_cap, d->base, d->dot, ts, &seq);
     if (e) {
-        bb__stderr_line("cannot publish the crash dump");
+        bb__g_stderr_line("cannot publish the crash dump");
         return e;
     }
-    bb__limits_commit(&d->limits, d->crash_name);
+    bb__g_limits_commit(&d->limits, d->crash_name);
     __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
     char msg[PATH_MAX + 64];
-    size_t len = bb__append_str(msg, sizeof msg, 0, "crash dump written to ");
-    bb__append_str(msg, sizeof msg, len, d->crash_name);
-    bb__stderr_line(msg);
+    size_t len = bb__g_append_str(msg, sizeof msg, 0, "crash dump written to ");
+    bb__g_append_str(msg, sizeof msg, len, d->crash_name);
+    bb__g_stderr_line(msg);
     return 0;
 }
 
-void bb__dumper_destroy(bb__dumper *d) {
+void bb__g_dumper_destroy(bb__g_dumper *d) {
     if (!d) return;
-    bb__dumper_stop(d);
+    bb__g_dumper_stop(d);
     close(d->pipe_rd);
     close(d->pipe_wr);
     pthread_mutex_destroy(&d->lock);
-    bb__limits_free(&d->limits);
+    bb__g_limits_free(&d->limits);
     free(d->base);
     free(d->name);
     free(d->tmp);
@@ -345,18 +345,25 @@ void bb__dumper_destroy(bb__dumper *d) {
     free(d);
 }
 
-uint64_t bb__dumper_written(const bb__dumper *d) {
+uint64_t bb__g_dumper_written(const bb__g_dumper *d) {
     return d ? __atomic_load_n(&d->written, __ATOMIC_RELAXED) : 0;
 }
 
-uint64_t bb__dumper_failed(const bb__dumper *d) {
+uint64_t bb__g_dumper_failed(const bb__g_dumper *d) {
     return d ? __atomic_load_n(&d->failed, __ATOMIC_RELAXED) : 0;
 }
 
-void bb__dumper_fork_prepare(bb__dumper *d) {
+void bb__g_dumper_fork_prepare(bb__g_dumper *d) {
     if (d) pthread_mutex_lock(&d->lock);
 }
 
-void bb__dumper_fork_parent(bb__dumper *d) {
+void bb__g_dumper_fork_parent(bb__g_dumper *d) {
     if (d) pthread_mutex_unlock(&d->lock);
+}
+
+void bb__g_dumper_abandon(bb__g_dumper *d) {
+    if (!d) return;
+    close(d->pipe_rd);
+    close(d->pipe_wr);
+    d->pipe_rd = d->pipe_wr = -1;
 }

@@ -7,7 +7,7 @@
  *   - the dumper: trigger, background thread, synchronous and crash dumps, all over an
  *     abstract "write a dump to this fd" callback (global_dumper.c),
  *   - crash signal handlers and alternate signal stacks (global_crash.c).
- * Symbols are prefixed bb__ (exported from the shared library only so tests can reach them).
+ * Symbols are prefixed bb__g_ (exported from the shared library only so tests can reach them).
  */
 #ifndef BACKBEAT_GLOBAL_INTERNAL_H
 #define BACKBEAT_GLOBAL_INTERNAL_H
@@ -22,17 +22,17 @@
 
 /* ---- configuration (global_config.c) ---------------------------------------------------- */
 
-enum bb__limit_policy { BB__KEEP_OLDEST = 0, BB__KEEP_NEWEST = 1 };
+enum bb__g_limit_policy { BB__G_KEEP_OLDEST = 0, BB__G_KEEP_NEWEST = 1 };
 
-#define BB__DEFAULT_BYTES (16ull << 20)
-#define BB__MIN_BYTES 4096ull
-#define BB__MAX_SHARDS_DEFAULT 16u
-#define BB__MAX_SHARDS 1024u
-#define BB__DEFAULT_THROTTLE_MS 1000ull
-#define BB__DEFAULT_MAX_DUMPS 8u
-#define BB__HOST_MAX 256
+#define BB__G_DEFAULT_BYTES (16ull << 20)
+#define BB__G_MIN_BYTES 4096ull
+#define BB__G_MAX_SHARDS_DEFAULT 16u
+#define BB__G_MAX_SHARDS 1024u
+#define BB__G_DEFAULT_THROTTLE_MS 1000ull
+#define BB__G_DEFAULT_MAX_DUMPS 8u
+#define BB__G_HOST_MAX 256
 
-typedef struct bb__config {
+typedef struct bb__g_config {
     bool enable;
     uint32_t shards;
     uint64_t bytes;
@@ -40,185 +40,188 @@ typedef struct bb__config {
     bool path_is_default;     /* derived from TMPDIR and the pid (recomputed after fork) */
     uint64_t throttle_ms;
     uint32_t max_dumps;       /* 0 = unlimited */
-    int limit_policy;         /* enum bb__limit_policy */
-    char host[BB__HOST_MAX];
+    int limit_policy;         /* enum bb__g_limit_policy */
+    char host[BB__G_HOST_MAX];
     int signal;               /* 0 = none */
     bool dump_on_crash;
     bool dump_on_exit;
-} bb__config;
+} bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
  * value, with a complete message line without the trailing newline). */
-typedef const char *(*bb__getenv_fn)(const char *name, void *ctx);
-typedef void (*bb__warn_fn)(const char *message, void *ctx);
+typedef const char *(*bb__g_getenv_fn)(const char *name, void *ctx);
+typedef void (*bb__g_warn_fn)(const char *message, void *ctx);
 
 /* Fill `cfg` from the variables `get` returns. Every invalid value is reported once through
  * `warn` (naming the variable, the value and the value used instead) and replaced by its
  * default. `online_cpus` and `pid` feed the defaults (shards, path). Never fails. */
-void bb__config_parse(bb__config *cfg, bb__getenv_fn get, void *get_ctx, bb__warn_fn warn,
+void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
                       void *warn_ctx, long online_cpus, long pid);
 
 /* Parse a boolean the way BACKBEAT_ENABLE does: 1/true/yes/on and 0/false/no/off (any case).
  * Returns false on anything else (and leaves *out alone). */
-bool bb__parse_bool(const char *s, bool *out);
+bool bb__g_parse_bool(const char *s, bool *out);
 
 /* Parse a byte size with an optional binary suffix: "4096", "64k", "16M", "1G", "16MiB",
  * "16MB" (all suffixes are powers of 1024). Returns false on garbage or overflow. */
-bool bb__parse_size(const char *s, uint64_t *out);
+bool bb__g_parse_size(const char *s, uint64_t *out);
 
 /* Parse a non-negative decimal integer (no sign, no suffix, fits uint64). */
-bool bb__parse_u64(const char *s, uint64_t *out);
+bool bb__g_parse_u64(const char *s, uint64_t *out);
 
 /* Parse a trigger signal name: "usr1", "usr2", "SIGUSR1", "sigusr2" (any case) or a number
  * that is a catchable, non-crash signal. Returns false on anything else. */
-bool bb__parse_signal(const char *s, int *out);
+bool bb__g_parse_signal(const char *s, int *out);
 
 /* The default base path for `pid`: ${TMPDIR:-/tmp}/backbeat.<pid>.bb (TMPDIR if non-empty). */
-void bb__default_path(char *out, size_t cap, const char *tmpdir, long pid);
+void bb__g_default_path(char *out, size_t cap, const char *tmpdir, long pid);
 
 /* ---- naming (global_name.c; everything here is async-signal-safe) ----------------------- */
 
 /* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20]. */
-void bb__format_utc_ms(uint64_t unix_ns, char out[20]);
+void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]);
 
 /* Split base path `path` into stem and extension: the extension is what follows the last '.'
  * of the final path component when that dot is neither its first nor its last character.
  * Writes the offset where the extension's dot starts into *dot (strlen(path) when none). */
-size_t bb__path_ext_dot(const char *path);
+size_t bb__g_path_ext_dot(const char *path);
 
 /* Build "<stem>.<ts>[-N].<ext>" (or "<path>.<ts>[-N]" without extension) into out[cap].
  * seq 0 means no suffix. Returns the length, or 0 when it does not fit. */
-size_t bb__dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
+size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
                      unsigned seq);
 
 /* Publish the fully written temporary file `tmp` under a name derived from (base, dot, ts,
  * *seq), never replacing an existing file: on a collision the -N suffix grows. The name used
  * is left in out[cap] and its suffix in *seq. Returns 0, or an errno value (the temporary file
  * is then removed). */
-int bb__publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
+int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
                 const char ts[20], unsigned *seq);
 
 /* Current CLOCK_REALTIME / CLOCK_MONOTONIC in nanoseconds (async-signal-safe). */
-uint64_t bb__realtime_ns(void);
-uint64_t bb__monotonic_ns(void);
+uint64_t bb__g_realtime_ns(void);
+uint64_t bb__g_monotonic_ns(void);
 
 /* Append a decimal number / a string to out (bounded, NUL-terminated); signal-safe helpers. */
-size_t bb__append_str(char *out, size_t cap, size_t len, const char *s);
-size_t bb__append_u64(char *out, size_t cap, size_t len, uint64_t v);
+size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s);
+size_t bb__g_append_u64(char *out, size_t cap, size_t len, uint64_t v);
 
 /* ---- throttle and limits (global_policy.c) ---------------------------------------------- */
 
 /* Throttle: dumps are at least `window_ns` apart; the first is never throttled. */
-typedef struct bb__throttle {
+typedef struct bb__g_throttle {
     uint64_t window_ns;
     uint64_t last_ns; /* monotonic time of the last dump */
     bool have_last;
-} bb__throttle;
+} bb__g_throttle;
 
 /* Returns 0 when a dump may start at `now_ns`, else the nanoseconds to wait before it may. */
-uint64_t bb__throttle_wait(const bb__throttle *t, uint64_t now_ns);
+uint64_t bb__g_throttle_wait(const bb__g_throttle *t, uint64_t now_ns);
 /* Record that a dump started at `now_ns`. */
-void bb__throttle_mark(bb__throttle *t, uint64_t now_ns);
+void bb__g_throttle_mark(bb__g_throttle *t, uint64_t now_ns);
 
 /* Limits: the files this process wrote, oldest first, in fixed-size slots allocated once
  * (so the crash path can read them without allocating). */
-typedef struct bb__limits {
+typedef struct bb__g_limits {
     uint32_t max;        /* 0 = unlimited (no slots) */
-    int policy;          /* enum bb__limit_policy */
+    int policy;          /* enum bb__g_limit_policy */
     size_t slot_size;
     char *slots;         /* max * slot_size bytes */
     uint32_t first;      /* index of the oldest */
     uint32_t count;
     bool cap_reported;   /* keep-oldest said "cap reached" once */
-} bb__limits;
+} bb__g_limits;
 
 /* Allocate slots for names up to slot_size-1 bytes. Returns false on allocation failure. */
-bool bb__limits_init(bb__limits *l, uint32_t max, int policy, size_t slot_size);
-void bb__limits_free(bb__limits *l);
+bool bb__g_limits_init(bb__g_limits *l, uint32_t max, int policy, size_t slot_size);
+void bb__g_limits_free(bb__g_limits *l);
 
 /* Before a dump: may it be written? keep-oldest at the cap says no (sets *first_refusal the
  * first time so the caller can report it once); otherwise yes. Signal-safe. */
-bool bb__limits_admit(bb__limits *l, bool *first_refusal);
+bool bb__g_limits_admit(bb__g_limits *l, bool *first_refusal);
 
 /* After a dump was published as `name`: remember it; with keep-newest over the cap, remove the
  * oldest remembered file (unlink). Signal-safe. */
-void bb__limits_commit(bb__limits *l, const char *name);
+void bb__g_limits_commit(bb__g_limits *l, const char *name);
 
 /* ---- the dumper (global_dumper.c) ------------------------------------------------------- */
 
 /* Writes one complete dump into `fd`. Returns BB_OK or an error (with a message). */
-typedef bb_status (*bb__write_fn)(void *ctx, int fd, bb_error *err);
+typedef bb_status (*bb__g_write_fn)(void *ctx, int fd, bb_error *err);
 /* As above from a signal handler: async-signal-safe; returns 0 or an errno value. */
-typedef int (*bb__write_signal_fn)(void *ctx, int fd);
+typedef int (*bb__g_write_signal_fn)(void *ctx, int fd);
 
-typedef struct bb__dumper_opts {
+typedef struct bb__g_dumper_opts {
     const char *base;        /* base path */
     uint64_t throttle_ms;
     uint32_t max_dumps;
     int limit_policy;
-    bb__write_fn write;
-    bb__write_signal_fn write_signal; /* may be NULL: no crash dumps */
+    bb__g_write_fn write;
+    bb__g_write_signal_fn write_signal; /* may be NULL: no crash dumps */
     void *ctx;
-    bb__warn_fn warn;        /* NULL = stderr */
+    bb__g_warn_fn warn;        /* NULL = stderr */
     void *warn_ctx;
-} bb__dumper_opts;
+} bb__g_dumper_opts;
 
-typedef struct bb__dumper bb__dumper;
+typedef struct bb__g_dumper bb__g_dumper;
 
 /* Create a dumper (no thread yet). Returns NULL on allocation failure or a base path too long. */
-bb__dumper *bb__dumper_create(const bb__dumper_opts *opts);
+bb__g_dumper *bb__g_dumper_create(const bb__g_dumper_opts *opts);
 
 /* Start the background thread. Returns 0 or an errno value. The thread blocks every signal
  * it can and runs on an alternate signal stack when crash dumps are on. */
-int bb__dumper_start(bb__dumper *d);
+int bb__g_dumper_start(bb__g_dumper *d);
 
 /* Ask for a dump: returns at once, async-signal-safe, never blocks. Triggers arriving while a
  * dump is pending, running or throttled coalesce into one later dump. */
-void bb__dumper_trigger(bb__dumper *d);
+void bb__g_dumper_trigger(bb__g_dumper *d);
 
 /* Write a dump now on the calling thread (not throttled; counts against the limits; waits for a
  * dump in progress on the thread). On success copies the file name into name[cap] (if given).
  * Returns BB_OK, BB_ERR_FULL (keep-oldest cap reached) or an I/O error. */
-bb_status bb__dumper_dump_now(bb__dumper *d, char *name, size_t cap, bb_error *err);
+bb_status bb__g_dumper_dump_now(bb__g_dumper *d, char *name, size_t cap, bb_error *err);
 
 /* Crash path (async-signal-safe, no locks, no allocation): write a dump with write_signal.
  * Returns 0 when written. */
-int bb__dumper_dump_signal(bb__dumper *d);
+int bb__g_dumper_dump_signal(bb__g_dumper *d);
 
 /* Stop the thread (after it finishes the dump it is writing; pending throttled triggers are
  * dropped). Idempotent. */
-void bb__dumper_stop(bb__dumper *d);
+void bb__g_dumper_stop(bb__g_dumper *d);
 
 /* Stop and free. */
-void bb__dumper_destroy(bb__dumper *d);
+void bb__g_dumper_destroy(bb__g_dumper *d);
 
 /* Number of dumps written and failed so far (tests and diagnostics). */
-uint64_t bb__dumper_written(const bb__dumper *d);
-uint64_t bb__dumper_failed(const bb__dumper *d);
+uint64_t bb__g_dumper_written(const bb__g_dumper *d);
+uint64_t bb__g_dumper_failed(const bb__g_dumper *d);
 
 /* fork support: fork_prepare takes the dumper's locks (no dump in progress across fork()),
  * fork_parent releases them. The child does not use the parent's dumper again (the global
  * recorder is rebuilt), so there is no fork_child. */
-void bb__dumper_fork_prepare(bb__dumper *d);
-void bb__dumper_fork_parent(bb__dumper *d);
+void bb__g_dumper_fork_prepare(bb__g_dumper *d);
+void bb__g_dumper_fork_parent(bb__g_dumper *d);
+/* In a fork child: release what the child holds of the parent's dumper (its pipe) without
+ * touching its locks or thread; the object itself is leaked. Async-signal-safe. */
+void bb__g_dumper_abandon(bb__g_dumper *d);
 
 /* ---- crash handling (global_crash.c) ----------------------------------------------------- */
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT that call `dump` once (first
  * crash), then restore the previous dispositions and let the signal take its course. Calling
  * it again replaces the callback only. Returns 0 or an errno value. */
-typedef void (*bb__crash_fn)(void *ctx, int sig);
-int bb__crash_install(bb__crash_fn fn, void *ctx);
+typedef void (*bb__g_crash_fn)(void *ctx, int sig);
+int bb__g_crash_install(bb__g_crash_fn fn, void *ctx);
 
 /* Give the calling thread an alternate signal stack if it has none (so a stack overflow can be
  * handled). The stack is never freed while the thread lives; returns 0 or an errno value. */
-int bb__altstack_install(void);
+int bb__g_altstack_install(void);
 
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */
-void bb__crash_set(bb__crash_fn fn, void *ctx);
+void bb__g_crash_set(bb__g_crash_fn fn, void *ctx);
 
 /* Report a message once-per-call-site style: write "backbeat: <msg>\n" to stderr with one
  * write(2). */
-void bb__stderr_line(const char *message);
+void bb__g_stderr_line(const char *message);
 
 #endif /* BACKBEAT_GLOBAL_INTERNAL_H */

@@ -14,13 +14,13 @@
 
 #include "global_internal.h"
 
-uint64_t bb__realtime_ns(void) {
+uint64_t bb__g_realtime_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t bb__monotonic_ns(void) {
+uint64_t bb__g_monotonic_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -33,7 +33,7 @@ static void put_digits(char *out, uint64_t v, int n) {
     }
 }
 
-void bb__format_utc_ms(uint64_t unix_ns, char out[20]) {
+void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) {
     uint64_t ms_total = unix_ns / 1000000ull;
     uint64_t secs = ms_total / 1000, ms = ms_total % 1000;
     uint64_t days = secs / 86400, sod = secs % 86400;
@@ -61,7 +61,7 @@ void bb__format_utc_ms(uint64_t unix_ns, char out[20]) {
     out[19] = '\0';
 }
 
-size_t bb__path_ext_dot(const char *path) {
+size_t bb__g_path_ext_dot(const char *path) {
     size_t len = strlen(path);
     size_t base = 0;
     for (size_t i = 0; i < len; i++)
@@ -76,14 +76,14 @@ size_t bb__path_ext_dot(const char *path) {
     return len;
 }
 
-size_t bb__append_str(char *out, size_t cap, size_t len, const char *s) {
+size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s) {
     if (len >= cap) return len;
     while (*s && len + 1 < cap) out[len++] = *s++;
     out[len] = '\0';
     return *s ? cap : len; /* cap signals truncation */
 }
 
-size_t bb__append_u64(char *out, size_t cap, size_t len, uint64_t v) {
+size_t bb__g_append_u64(char *out, size_t cap, size_t len, uint64_t v) {
     char tmp[21];
     int n = 0;
     do {
@@ -91,32 +91,32 @@ size_t bb__append_u64(char *out, size_t cap, size_t len, uint64_t v) {
         v /= 10;
     } while (v);
     tmp[20] = '\0';
-    return bb__append_str(out, cap, len, tmp + 20 - n);
+    return bb__g_append_str(out, cap, len, tmp + 20 - n);
 }
 
-size_t bb__dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
+size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
                      unsigned seq) {
     size_t blen = strlen(base);
     if (dot > blen) dot = blen;
     if (dot + 1 >= cap) return 0;
     memcpy(out, base, dot);
     out[dot] = '\0';
-    size_t len = bb__append_str(out, cap, dot, ".");
-    len = bb__append_str(out, cap, len, ts);
+    size_t len = bb__g_append_str(out, cap, dot, ".");
+    len = bb__g_append_str(out, cap, len, ts);
     if (seq) {
-        len = bb__append_str(out, cap, len, "-");
-        len = bb__append_u64(out, cap, len, seq);
+        len = bb__g_append_str(out, cap, len, "-");
+        len = bb__g_append_u64(out, cap, len, seq);
     }
-    if (dot < blen) len = bb__append_str(out, cap, len, base + dot);
+    if (dot < blen) len = bb__g_append_str(out, cap, len, base + dot);
     return len >= cap ? 0 : len;
 }
 
-int bb__publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
+int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
                 const char ts[20], unsigned *seqp) {
     unsigned seq = *seqp;
     for (unsigned tries = 0; tries < 10000; tries++, seq++) {
         *seqp = seq;
-        if (!bb__dump_name(out, cap, base, dot, ts, seq)) {
+        if (!bb__g_dump_name(out, cap, base, dot, ts, seq)) {
             unlink(tmp);
             return ENAMETOOLONG;
         }
@@ -140,10 +140,10 @@ int bb__publish(const char *tmp, char *out, size_t cap, const char *base, size_t
     return EEXIST;
 }
 
-void bb__stderr_line(const char *message) {
+void bb__g_stderr_line(const char *message) {
     char line[1024];
-    size_t len = bb__append_str(line, sizeof line - 1, 0, "backbeat: ");
-    len = bb__append_str(line, sizeof line - 1, len, message);
+    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat: ");
+    len = bb__g_append_str(line, sizeof line - 1, len, message);
     if (len >= sizeof line - 1) len = sizeof line - 2;
     line[len++] = '\n';
     ssize_t r;

@@ -11,19 +11,19 @@
 
 #include "global_internal.h"
 
-uint64_t bb__throttle_wait(const bb__throttle *t, uint64_t now_ns) {
+uint64_t bb__g_throttle_wait(const bb__g_throttle *t, uint64_t now_ns) {
     if (!t->have_last || t->window_ns == 0) return 0;
     if (now_ns < t->last_ns) return 0; /* clock went backwards: do not stall */
     uint64_t since = now_ns - t->last_ns;
     return since >= t->window_ns ? 0 : t->window_ns - since;
 }
 
-void bb__throttle_mark(bb__throttle *t, uint64_t now_ns) {
+void bb__g_throttle_mark(bb__g_throttle *t, uint64_t now_ns) {
     t->last_ns = now_ns;
     t->have_last = true;
 }
 
-bool bb__limits_init(bb__limits *l, uint32_t max, int policy, size_t slot_size) {
+bool bb__g_limits_init(bb__g_limits *l, uint32_t max, int policy, size_t slot_size) {
     memset(l, 0, sizeof *l);
     l->max = max;
     l->policy = policy;
@@ -33,15 +33,15 @@ bool bb__limits_init(bb__limits *l, uint32_t max, int policy, size_t slot_size) 
     return l->slots != NULL;
 }
 
-void bb__limits_free(bb__limits *l) {
+void bb__g_limits_free(bb__g_limits *l) {
     free(l->slots);
     l->slots = NULL;
     l->count = 0;
 }
 
-bool bb__limits_admit(bb__limits *l, bool *first_refusal) {
+bool bb__g_limits_admit(bb__g_limits *l, bool *first_refusal) {
     *first_refusal = false;
-    if (l->max == 0 || l->count < l->max || l->policy == BB__KEEP_NEWEST) return true;
+    if (l->max == 0 || l->count < l->max || l->policy == BB__G_KEEP_NEWEST) return true;
     if (!l->cap_reported) {
         l->cap_reported = true;
         *first_refusal = true;
@@ -49,7 +49,7 @@ bool bb__limits_admit(bb__limits *l, bool *first_refusal) {
     return false;
 }
 
-void bb__limits_commit(bb__limits *l, const char *name) {
+void bb__g_limits_commit(bb__g_limits *l, const char *name) {
     if (l->max == 0 || !l->slots) return;
     if (l->count == l->max) {
         /* keep-newest (keep-oldest never admits past the cap): evict the oldest we wrote. */

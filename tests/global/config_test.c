@@ -28,13 +28,13 @@ static void warn_cb(const char *m, void *ctx) {
     w->n++;
 }
 
-static void parse(bb__config *c, env *e, warns *w) {
+static void parse(bb__g_config *c, env *e, warns *w) {
     memset(w, 0, sizeof *w);
-    bb__config_parse(c, env_get, e, warn_cb, w, 4, 1234);
+    bb__g_config_parse(c, env_get, e, warn_cb, w, 4, 1234);
 }
 
 /* One variable set to `value` must produce exactly one warning mentioning var, value, used. */
-static void expect_warn(const char *var, const char *value, const char *used, bb__config *c) {
+static void expect_warn(const char *var, const char *value, const char *used, bb__g_config *c) {
     env e = {.n = 1};
     e.kv[0][0] = var;
     e.kv[0][1] = value;
@@ -50,7 +50,7 @@ static void expect_warn(const char *var, const char *value, const char *used, bb
 }
 
 int main(void) {
-    bb__config c;
+    bb__g_config c;
     warns w;
     env e = {.n = 0};
 
@@ -64,16 +64,16 @@ int main(void) {
     CHECK(c.path_is_default);
     CHECK(c.throttle_ms == 1000);
     CHECK(c.max_dumps == 8);
-    CHECK(c.limit_policy == BB__KEEP_OLDEST);
+    CHECK(c.limit_policy == BB__G_KEEP_OLDEST);
     CHECK(c.host[0] != '\0' || 1); /* system hostname (may legitimately be empty) */
     CHECK(c.signal == 0);
     CHECK(!c.dump_on_crash && !c.dump_on_exit);
 
     /* shard default is capped at 16 */
     memset(&w, 0, sizeof w);
-    bb__config_parse(&c, env_get, &e, warn_cb, &w, 64, 1);
+    bb__g_config_parse(&c, env_get, &e, warn_cb, &w, 64, 1);
     CHECK(c.shards == 16);
-    bb__config_parse(&c, env_get, &e, warn_cb, &w, 0, 1);
+    bb__g_config_parse(&c, env_get, &e, warn_cb, &w, 0, 1);
     CHECK(c.shards == 1);
 
     /* every variable set to a valid value */
@@ -99,7 +99,7 @@ int main(void) {
     CHECK(!c.path_is_default);
     CHECK(c.throttle_ms == 0);
     CHECK(c.max_dumps == 0);
-    CHECK(c.limit_policy == BB__KEEP_NEWEST);
+    CHECK(c.limit_policy == BB__G_KEEP_NEWEST);
     CHECK_STR(c.host, "edge-7");
     CHECK(c.signal == SIGUSR2);
     CHECK(c.dump_on_crash);
@@ -121,36 +121,36 @@ int main(void) {
 
     /* size suffixes */
     uint64_t s;
-    CHECK(bb__parse_size("4096", &s) && s == 4096);
-    CHECK(bb__parse_size("16M", &s) && s == 16ull << 20);
-    CHECK(bb__parse_size("16m", &s) && s == 16ull << 20);
-    CHECK(bb__parse_size("16MiB", &s) && s == 16ull << 20);
-    CHECK(bb__parse_size("16MB", &s) && s == 16ull << 20);
-    CHECK(bb__parse_size("2G", &s) && s == 2ull << 30);
-    CHECK(bb__parse_size("8k", &s) && s == 8192);
-    CHECK(bb__parse_size("100B", &s) && s == 100);
-    CHECK(!bb__parse_size("", &s));
-    CHECK(!bb__parse_size("M", &s));
-    CHECK(!bb__parse_size("16X", &s));
-    CHECK(!bb__parse_size("16Mx", &s));
-    CHECK(!bb__parse_size("-1", &s));
-    CHECK(!bb__parse_size("1.5M", &s));
-    CHECK(!bb__parse_size("99999999999999999999", &s));
-    CHECK(!bb__parse_size("17179869184G", &s)); /* overflows 64 bits */
+    CHECK(bb__g_parse_size("4096", &s) && s == 4096);
+    CHECK(bb__g_parse_size("16M", &s) && s == 16ull << 20);
+    CHECK(bb__g_parse_size("16m", &s) && s == 16ull << 20);
+    CHECK(bb__g_parse_size("16MiB", &s) && s == 16ull << 20);
+    CHECK(bb__g_parse_size("16MB", &s) && s == 16ull << 20);
+    CHECK(bb__g_parse_size("2G", &s) && s == 2ull << 30);
+    CHECK(bb__g_parse_size("8k", &s) && s == 8192);
+    CHECK(bb__g_parse_size("100B", &s) && s == 100);
+    CHECK(!bb__g_parse_size("", &s));
+    CHECK(!bb__g_parse_size("M", &s));
+    CHECK(!bb__g_parse_size("16X", &s));
+    CHECK(!bb__g_parse_size("16Mx", &s));
+    CHECK(!bb__g_parse_size("-1", &s));
+    CHECK(!bb__g_parse_size("1.5M", &s));
+    CHECK(!bb__g_parse_size("99999999999999999999", &s));
+    CHECK(!bb__g_parse_size("17179869184G", &s)); /* overflows 64 bits */
 
     /* booleans and signals */
     bool b;
-    CHECK(bb__parse_bool("on", &b) && b);
-    CHECK(bb__parse_bool("OFF", &b) && !b);
-    CHECK(!bb__parse_bool("2", &b));
+    CHECK(bb__g_parse_bool("on", &b) && b);
+    CHECK(bb__g_parse_bool("OFF", &b) && !b);
+    CHECK(!bb__g_parse_bool("2", &b));
     int sig;
-    CHECK(bb__parse_signal("usr1", &sig) && sig == SIGUSR1);
-    CHECK(bb__parse_signal("SIGUSR2", &sig) && sig == SIGUSR2);
-    CHECK(bb__parse_signal("10", &sig) && sig == 10);
-    CHECK(!bb__parse_signal("9", &sig));  /* SIGKILL */
-    CHECK(!bb__parse_signal("11", &sig)); /* SIGSEGV is a crash signal */
-    CHECK(!bb__parse_signal("0", &sig));
-    CHECK(!bb__parse_signal("hup!", &sig));
+    CHECK(bb__g_parse_signal("usr1", &sig) && sig == SIGUSR1);
+    CHECK(bb__g_parse_signal("SIGUSR2", &sig) && sig == SIGUSR2);
+    CHECK(bb__g_parse_signal("10", &sig) && sig == 10);
+    CHECK(!bb__g_parse_signal("9", &sig));  /* SIGKILL */
+    CHECK(!bb__g_parse_signal("11", &sig)); /* SIGSEGV is a crash signal */
+    CHECK(!bb__g_parse_signal("0", &sig));
+    CHECK(!bb__g_parse_signal("hup!", &sig));
 
     /* each invalid value: one warning naming variable, value and replacement */
     expect_warn("BACKBEAT_ENABLE", "maybe", "off", &c);
@@ -171,7 +171,7 @@ int main(void) {
     expect_warn("BACKBEAT_MAX_DUMPS", "-3", "8", &c);
     CHECK(c.max_dumps == 8);
     expect_warn("BACKBEAT_LIMIT_POLICY", "newest", "keep-oldest", &c);
-    CHECK(c.limit_policy == BB__KEEP_OLDEST);
+    CHECK(c.limit_policy == BB__G_KEEP_OLDEST);
     expect_warn("BACKBEAT_SIGNAL", "segv", "none", &c);
     CHECK(c.signal == 0);
     expect_warn("BACKBEAT_DUMP_ON_CRASH", "sometimes", "off", &c);

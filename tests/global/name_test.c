@@ -25,44 +25,44 @@ static void read_file(const char *path, char *buf, size_t cap) {
 
 int main(void) {
     char ts[20];
-    bb__format_utc_ms(0, ts);
+    bb__g_format_utc_ms(0, ts);
     CHECK_STR(ts, "19700101T000000000Z");
-    bb__format_utc_ms(951868799ull * 1000000000ull + 987654321ull, ts); /* leap day */
+    bb__g_format_utc_ms(951868799ull * 1000000000ull + 987654321ull, ts); /* leap day */
     CHECK_STR(ts, "20000229T235959987Z");
-    bb__format_utc_ms(946684799ull * 1000000000ull + 999999999ull, ts);
+    bb__g_format_utc_ms(946684799ull * 1000000000ull + 999999999ull, ts);
     CHECK_STR(ts, "19991231T235959999Z");
-    bb__format_utc_ms(1796219101ull * 1000000000ull + 5000000ull, ts);
+    bb__g_format_utc_ms(1796219101ull * 1000000000ull + 5000000ull, ts);
     CHECK_STR(ts, "20261202T134501005Z");
-    bb__format_utc_ms(4107542400ull * 1000000000ull, ts); /* 2100 is not a leap year */
+    bb__g_format_utc_ms(4107542400ull * 1000000000ull, ts); /* 2100 is not a leap year */
     CHECK_STR(ts, "21000301T000000000Z");
 
-    CHECK(bb__path_ext_dot("/tmp/backbeat.12.bb") == strlen("/tmp/backbeat.12"));
-    CHECK(bb__path_ext_dot("trace.bb") == 5);
-    CHECK(bb__path_ext_dot("/a.b/trace") == strlen("/a.b/trace"));
-    CHECK(bb__path_ext_dot("/tmp/.hidden") == strlen("/tmp/.hidden"));
-    CHECK(bb__path_ext_dot("name.") == 5);
+    CHECK(bb__g_path_ext_dot("/tmp/backbeat.12.bb") == strlen("/tmp/backbeat.12"));
+    CHECK(bb__g_path_ext_dot("trace.bb") == 5);
+    CHECK(bb__g_path_ext_dot("/a.b/trace") == strlen("/a.b/trace"));
+    CHECK(bb__g_path_ext_dot("/tmp/.hidden") == strlen("/tmp/.hidden"));
+    CHECK(bb__g_path_ext_dot("name.") == 5);
 
     char out[256];
     const char *stamp = "20261202T134501005Z";
     const char *base = "/tmp/backbeat.12.bb";
-    size_t dot = bb__path_ext_dot(base);
-    CHECK(bb__dump_name(out, sizeof out, base, dot, stamp, 0) > 0);
+    size_t dot = bb__g_path_ext_dot(base);
+    CHECK(bb__g_dump_name(out, sizeof out, base, dot, stamp, 0) > 0);
     CHECK_STR(out, "/tmp/backbeat.12.20261202T134501005Z.bb");
-    CHECK(bb__dump_name(out, sizeof out, base, dot, stamp, 2) > 0);
+    CHECK(bb__g_dump_name(out, sizeof out, base, dot, stamp, 2) > 0);
     CHECK_STR(out, "/tmp/backbeat.12.20261202T134501005Z-2.bb");
-    CHECK(bb__dump_name(out, sizeof out, "trace", 5, stamp, 0) > 0);
+    CHECK(bb__g_dump_name(out, sizeof out, "trace", 5, stamp, 0) > 0);
     CHECK_STR(out, "trace.20261202T134501005Z");
-    CHECK(bb__dump_name(out, 20, base, dot, stamp, 0) == 0); /* does not fit */
+    CHECK(bb__g_dump_name(out, 20, base, dot, stamp, 0) == 0); /* does not fit */
 
     /* publish: a free name is taken as is; a taken one gets -1, then -2; nothing replaced */
     char dir[4096], b[4096], tmp[4096], got[4096], buf[64];
     gt_tmpdir(dir, sizeof dir, "name");
     snprintf(b, sizeof b, "%s/app.bb", dir);
-    dot = bb__path_ext_dot(b);
+    dot = bb__g_path_ext_dot(b);
     snprintf(tmp, sizeof tmp, "%s/one.tmp", dir);
     touch(tmp, "one");
     unsigned seq = 0;
-    CHECK(bb__publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
+    CHECK(bb__g_publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
     CHECK(seq == 0);
     snprintf(out, sizeof out, "%s/app.%s.bb", dir, stamp);
     CHECK_STR(got, out);
@@ -71,7 +71,7 @@ int main(void) {
     snprintf(tmp, sizeof tmp, "%s/two.tmp", dir);
     touch(tmp, "two");
     seq = 0;
-    CHECK(bb__publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
+    CHECK(bb__g_publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
     CHECK(seq == 1);
     snprintf(out, sizeof out, "%s/app.%s-1.bb", dir, stamp);
     CHECK_STR(got, out);
@@ -79,7 +79,7 @@ int main(void) {
     snprintf(tmp, sizeof tmp, "%s/three.tmp", dir);
     touch(tmp, "three");
     seq = 0;
-    CHECK(bb__publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
+    CHECK(bb__g_publish(tmp, got, sizeof got, b, dot, stamp, &seq) == 0);
     CHECK(seq == 2);
 
     snprintf(out, sizeof out, "%s/app.%s.bb", dir, stamp);
@@ -97,13 +97,13 @@ int main(void) {
     snprintf(tmp, sizeof tmp, "%s/four.tmp", dir);
     touch(tmp, "four");
     seq = 0;
-    CHECK(bb__publish(tmp, got, sizeof got, "/nonexistent-bb-dir/x.bb", 22, stamp, &seq) != 0);
+    CHECK(bb__g_publish(tmp, got, sizeof got, "/nonexistent-bb-dir/x.bb", 22, stamp, &seq) != 0);
     CHECK(access(tmp, F_OK) != 0);
     gt_rmdir(dir);
 
     /* append helpers */
-    size_t l = bb__append_str(out, sizeof out, 0, "n=");
-    l = bb__append_u64(out, sizeof out, l, 18446744073709551615ull);
+    size_t l = bb__g_append_str(out, sizeof out, 0, "n=");
+    l = bb__g_append_u64(out, sizeof out, l, 18446744073709551615ull);
     CHECK_STR(out, "n=18446744073709551615");
     CHECK(l == strlen(out));
     return gt_done();
