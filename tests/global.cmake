@@ -12,3 +12,37 @@ bb_global_unit(global_name SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/name_test.
 bb_global_unit(global_policy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/policy_test.c)
 bb_global_unit(global_dumper SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/dumper_test.c
                LABELS concurrent)
+
+# End-to-end: child.c is the program under test (configured only through the environment),
+# e2e_test.c drives it, one ctest per scenario. Crash scenarios set ASAN_OPTIONS in the child
+# (handle_segv=0 etc.) so our handlers, not the sanitizer's, run under the ASan pass too.
+add_executable(global_child ${CMAKE_CURRENT_SOURCE_DIR}/global/child.c)
+target_compile_definitions(global_child PRIVATE _GNU_SOURCE)
+target_link_libraries(global_child PRIVATE backbeat Threads::Threads)
+
+add_executable(global_e2e ${CMAKE_CURRENT_SOURCE_DIR}/global/e2e_test.c)
+target_compile_definitions(global_e2e PRIVATE _GNU_SOURCE BB_CHILD="$<TARGET_FILE:global_child>")
+if(TARGET backbeat_cli)
+  target_compile_definitions(global_e2e PRIVATE BB_CLI="$<TARGET_FILE:backbeat_cli>")
+  add_dependencies(global_e2e backbeat_cli)
+else()
+  target_compile_definitions(global_e2e PRIVATE BB_CLI="")
+endif()
+target_include_directories(global_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src/lib)
+target_compile_options(global_e2e PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-format-truncation>)
+target_link_libraries(global_e2e PRIVATE backbeat bb_test_support Threads::Threads)
+add_dependencies(global_e2e global_child)
+
+foreach(sc traced segv abort overflow chain storm keep-oldest keep-newest unwritable badenv
+           naming fork)
+  add_test(NAME global_e2e_${sc} COMMAND global_e2e ${sc})
+  set(labels "")
+  if(sc STREQUAL "storm" OR sc STREQUAL "traced")
+    set(labels concurrent)
+  endif()
+  set_tests_properties(global_e2e_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+    ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}" LABELS "${labels}")
+endforeach()
+
+bb_test(global_lazy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_test.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_count.c LABELS concurrent)

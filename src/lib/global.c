@@ -32,6 +32,7 @@ static bb__g_config g_cfg;       /* parsed once per process tree */
 static bool g_cfg_ready;
 static int g_inherit_enable = -1; /* after fork: the parent's enabled state */
 static bool g_once_done;         /* atexit / atfork registered */
+static gstate *g_abandoned;      /* a fork child keeps the parent's state reachable */
 static struct sigaction g_prev_trigger;
 static int g_trigger_sig;
 
@@ -104,6 +105,7 @@ static void fork_child(void) {
     if (st) {
         g_inherit_enable = bb_recorder_enabled(st->rec) ? 1 : 0;
         bb__g_dumper_abandon(st->dumper); /* its thread does not exist here */
+        g_abandoned = st;
     }
     /* The parent's recorder and dumper are left alone (their memory is the parent's copy). */
     __atomic_store_n(&bb__global_rec, NULL, __ATOMIC_RELEASE);

@@ -1,0 +1,160 @@
+/* child.c — small programs run by the end-to-end tests (e2e_test.c) as real child processes,
+ * configured only through BACKBEAT_* variables. argv[1] picks the behaviour:
+ *
+ *   traced   records ticks through BB_GRECORD only (no other backbeat call), says "ready" on
+ *            stdout, keeps recording until stdin closes, exits 0
+ *   segv     records ticks 0..99, then dereferences NULL
+ *   abort    records ticks 0..99, then calls abort()
+ *   overflow records ticks 0..99, then overflows its stack
+ *   chain    handler A installed before the recorder, B after it (B chains to what it
+ *            replaced); records, then dereferences NULL; A and B say so on stderr
+ *   storm    records, calls bb_global_trigger() argv[2] times, says "ready", waits for stdin EOF
+ *   dumps    records, then writes argv[2] dumps with bb_global_dump (prints each name)
+ *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
+ *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <backbeat/event.h>
+#include <backbeat/global.h>
+
+BB_EVENT(gt_tick, "bbtest", "Tick", "A tick of a test child.",
+         BB_KEY(uint64_t, seq, "Sequence number."),
+         BB_FIELD(uint64_t, pid, "The process that recorded it."),
+         BB_FIELD(uint64_t, phase, "0 before fork/crash, 1 in a fork child, 2 parent after fork."));
+
+static void ticks(uint64_t from, uint64_t to, uint64_t phase) {
+    for (uint64_t i = from; i < to; i++)
+        BB_GRECORD(gt_tick, .seq = i, .pid = (uint64_t)getpid(), .phase = phase);
+}
+
+/* Wait for stdin to close, calling each() per chunk read. Polls with a timeout so the thread
+ * regularly returns from the kernel (ThreadSanitizer delivers signals only then). */
+static void wait_stdin_eof(void (*each)(void)) {
+    char buf[64];
+    for (;;) {
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0) continue;
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR)) return;
+        if (n > 0 && each) each();
+    }
+}
+
+static void say(const char *s) {
+    ssize_t r = write(1, s, strlen(s));
+    (void)r;
+}
+
+static uint64_t traced_seq = 100;
+static void traced_more(void) {
+    ticks(traced_seq, traced_seq + 10, 0);
+    traced_seq += 10;
+}
+
+static volatile int sink;
+__attribute__((noinline)) static int recurse(int depth) {
+    volatile char pad[512];
+    if (sink == 0x7fffffff) return 0; /* never: keeps the recursion from looking infinite */
+    pad[0] = (char)depth;
+    sink += pad[0];
+    return recurse(depth + 1) + pad[0];
+}
+
+static struct sigaction chain_prev_b;
+static void handler_a(int sig) {
+    static const char m[] = "handler A ran\n";
+    ssize_t r = write(2, m, sizeof m - 1);
+    (void)r;
+    signal(sig, SIG_DFL); /* then the fault repeats and kills us */
+}
+static void handler_b(int sig, siginfo_t *info, void *uc) {
+    static const char m[] = "handler B ran\n";
+    ssize_t r = write(2, m, sizeof m - 1);
+    (void)r;
+    if (chain_prev_b.sa_flags & SA_SIGINFO) chain_prev_b.sa_sigaction(sig, info, uc);
+    else if (chain_prev_b.sa_handler != SIG_DFL && chain_prev_b.sa_handler != SIG_IGN)
+        chain_prev_b.sa_handler(sig);
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "traced";
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (!strcmp(mode, "traced")) {
+        ticks(0, 100, 0);
+        say("ready\n");
+        wait_stdin_eof(traced_more);
+        return 0;
+    }
+    if (!strcmp(mode, "segv") || !strcmp(mode, "abort") || !strcmp(mode, "overflow")) {
+        ticks(0, 100, 0);
+        if (!strcmp(mode, "segv")) *(volatile int *)(uintptr_t)sink = 1;
+        if (!strcmp(mode, "abort")) abort();
+        return recurse(0);
+    }
+    if (!strcmp(mode, "chain")) {
+        signal(SIGSEGV, handler_a);
+        ticks(0, 100, 0); /* builds the recorder: our handler goes over A */
+        struct sigaction sb;
+        memset(&sb, 0, sizeof sb);
+        sb.sa_sigaction = handler_b;
+        sb.sa_flags = SA_SIGINFO;
+        sigaction(SIGSEGV, &sb, &chain_prev_b);
+        *(volatile int *)(uintptr_t)sink = 1;
+        return 0;
+    }
+    if (!strcmp(mode, "storm")) {
+        int n = argc > 2 ? atoi(argv[2]) : 5000;
+        ticks(0, 100, 0);
+        for (int i = 0; i < n; i++) bb_global_trigger();
+        say("ready\n");
+        wait_stdin_eof(NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "dumps")) {
+        int n = argc > 2 ? atoi(argv[2]) : 1;
+        ticks(0, 100, 0);
+        for (int i = 0; i < n; i++) {
+            char name[4096];
+            bb_error err;
+            bb_status st = bb_global_dump(name, sizeof name, &err);
+            if (st == BB_OK) printf("dump %s\n", name);
+            else printf("refused %d\n", (int)st);
+        }
+        return 0;
+    }
+    if (!strcmp(mode, "fork")) {
+        bb_global_enable();
+        ticks(0, 50, 0);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) return 3;
+        if (pid == 0) {
+            ticks(1000, 1050, 1);
+            char name[4096];
+            if (bb_global_dump(name, sizeof name, NULL) != BB_OK) _exit(4);
+            printf("child %llu %s\n", (unsigned long long)bb_recorder_instance_id(bb_global()),
+                   name);
+            fflush(stdout);
+            exit(0); /* atexit handlers run in the child: must not hang */
+        }
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return 5;
+        ticks(2000, 2050, 2);
+        char name[4096];
+        if (bb_global_dump(name, sizeof name, NULL) != BB_OK) return 6;
+        printf("parent %llu %s\n", (unsigned long long)bb_recorder_instance_id(bb_global()),
+               name);
+        return 0;
+    }
+    fprintf(stderr, "child: unknown mode %s\n", mode);
+    return 2;
+}
