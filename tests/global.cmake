@@ -44,5 +44,4 @@ foreach(sc traced segv abort overflow chain storm keep-oldest keep-newest unwrit
     ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}" LABELS "${labels}")
 endforeach()
 
-bb_test(global_lazy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_test.c
-        ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_count.c LABELS concurrent)
+bb_test(global_lazy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_test.c LABELS concurrent)
