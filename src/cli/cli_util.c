@@ -1,0 +1,557 @@
+/* cli_util.c — messages, option-value parsers, buffered JSON-aware output, temp-and-rename
+ * output files and TTY-only progress for the `backbeat` tool (see cli_util.h). */
+#include "cli_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- messages */
+
+void cli_error(const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "backbeat: %s\n", msg);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "backbeat: %s\nTry 'backbeat %s%s--help'.\n", msg, cmd ? cmd : "",
+            cmd ? " " : "");
+    return CLI_USAGE;
+}
+
+/* ---------------------------------------------------------------- parsers */
+
+bool cli_parse_u64(const char *s, bool allow_hex, uint64_t *out) {
+    if (!s || !*s) return false;
+    unsigned base = 10;
+    if (allow_hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        if (!*s) return false;
+    }
+    uint64_t v = 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else if (base == 16 && *s >= 'A' && *s <= 'F') d = (unsigned)(*s - 'A' + 10);
+        else return false;
+        if (v > (UINT64_MAX - d) / base) return false;
+        v = v * base + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_hex64(const char *s, uint64_t *out) {
+    if (!s) return false;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    size_t n = strlen(s);
+    if (n == 0 || n > 16) return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else if (*s >= 'A' && *s <= 'F') d = (unsigned)(*s - 'A' + 10);
+        else return false;
+        v = (v << 4) | d;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_int(const char *s, long lo, long hi, int *out) {
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
+bool cli_parse_time(const char *s, uint64_t *ns, bool *relative) {
+    if (!s || !*s) return false;
+    *relative = false;
+    if (*s != '+') return cli_parse_u64(s, false, ns);
+    *relative = true;
+    s++;
+    /* integer part, optional fraction, then a unit */
+    uint64_t ip = 0;
+    int digits = 0;
+    while (*s >= '0' && *s <= '9') {
+        if (ip > (UINT64_MAX - 9) / 10) return false;
+        ip = ip * 10 + (uint64_t)(*s - '0');
+        s++;
+        digits++;
+    }
+    uint64_t frac = 0, frac_scale = 1;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') {
+            if (frac_scale < 1000000000000ull) {
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                frac_scale *= 10;
+            }
+            s++;
+            digits++;
+        }
+    }
+    if (!digits) return false;
+    uint64_t mult;
+    if (!strcmp(s, "s")) mult = 1000000000ull;
+    else if (!strcmp(s, "ms")) mult = 1000000ull;
+    else if (!strcmp(s, "us")) mult = 1000ull;
+    else if (!strcmp(s, "ns") || !*s) mult = 1ull;
+    else return false;
+    if (ip > UINT64_MAX / mult) return false;
+    uint64_t v = ip * mult;
+    /* frac / frac_scale * mult, exactly enough for ns resolution */
+    uint64_t f = (uint64_t)((long double)frac * (long double)mult / (long double)frac_scale + 0.5L);
+    if (v > UINT64_MAX - f) return false;
+    *ns = v + f;
+    return true;
+}
+
+/* ---------------------------------------------------------------- buffered output */
+
+bool cli_buf_init(cli_buf *b, int fd, size_t cap) {
+    memset(b, 0, sizeof *b);
+    b->fd = fd;
+    b->cap = cap;
+    b->data = malloc(cap);
+    return b->data != NULL;
+}
+
+static void buf_drain(cli_buf *b) {
+    size_t off = 0;
+    while (off < b->len && !b->failed) {
+        ssize_t w = write(b->fd, b->data + off, b->len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            b->failed = errno ? errno : EIO;
+            break;
+        }
+        off += (size_t)w;
+    }
+    b->written += off;
+    b->len = 0;
+}
+
+int cli_buf_flush(cli_buf *b) {
+    if (b->len) buf_drain(b);
+    return b->failed;
+}
+
+int cli_buf_finish(cli_buf *b) {
+    int r = cli_buf_flush(b);
+    free(b->data);
+    b->data = NULL;
+    return r;
+}
+
+void cli_buf_write(cli_buf *b, const void *data, size_t len) {
+    const char *p = data;
+    while (len) {
+        if (b->len == b->cap) buf_drain(b);
+        size_t n = b->cap - b->len;
+        if (n > len) n = len;
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        p += n;
+        len -= n;
+    }
+}
+
+void cli_buf_puts(cli_buf *b, const char *s) { cli_buf_write(b, s, strlen(s)); }
+
+void cli_buf_putc(cli_buf *b, char c) {
+    if (b->len == b->cap) buf_drain(b);
+    b->data[b->len++] = c;
+}
+
+void cli_buf_printf(cli_buf *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        cli_buf_write(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = ENOMEM;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    cli_buf_write(b, big, (size_t)n);
+    free(big);
+}
+
+void cli_buf_u64(cli_buf *b, uint64_t v) {
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    cli_buf_write(b, tmp + i, sizeof tmp - i);
+}
+
+void cli_buf_i64(cli_buf *b, int64_t v) {
+    if (v < 0) {
+        cli_buf_putc(b, '-');
+        cli_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else {
+        cli_buf_u64(b, (uint64_t)v);
+    }
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+void cli_buf_hex16(cli_buf *b, uint64_t v) {
+    char tmp[16];
+    for (int i = 15; i >= 0; i--) {
+        tmp[i] = hexdig[v & 15];
+        v >>= 4;
+    }
+    cli_buf_write(b, tmp, 16);
+}
+
+void cli_buf_hexbytes(cli_buf *b, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char two[2] = {hexdig[p[i] >> 4], hexdig[p[i] & 15]};
+        cli_buf_write(b, two, 2);
+    }
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 with *bad set to the length of
+ * the maximal invalid subpart (at least 1). */
+static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad) {
+    uint8_t c = p[0];
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c == 0xE0) { need = 2; lo = 0xA0; }
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) need = 2;
+    else if (c == 0xED) { need = 2; hi = 0x9F; }
+    else if (c == 0xF0) { need = 3; lo = 0x90; }
+    else if (c >= 0xF1 && c <= 0xF3) need = 3;
+    else if (c == 0xF4) { need = 3; hi = 0x8F; }
+    else { *bad = 1; return 0; }
+    size_t i = 1;
+    for (; i <= need; i++) {
+        if (i >= n) { *bad = i; return 0; }
+        uint8_t x = p[i];
+        uint8_t l = (i == 1) ? lo : 0x80, h = (i == 1) ? hi : 0xBF;
+        if (x < l || x > h) { *bad = i; return 0; }
+    }
+    return need + 1;
+}
+
+void cli_buf_json_str(cli_buf *b, const char *s, size_t n) {
+    const uint8_t *p = (const uint8_t *)s;
+    cli_buf_putc(b, '"');
+    size_t run = 0; /* start of a pending run of bytes copied verbatim */
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            size_t bad = 0, len = utf8_seq(p + i, n - i, &bad);
+            if (len) {
+                i += len;
+                continue;
+            }
+            cli_buf_write(b, p + run, i - run);
+            cli_buf_write(b, "\xEF\xBF\xBD", 3);
+            i += bad;
+            run = i;
+            continue;
+        }
+        cli_buf_write(b, p + run, i - run);
+        switch (c) {
+        case '"': cli_buf_write(b, "\\\"", 2); break;
+        case '\\': cli_buf_write(b, "\\\\", 2); break;
+        case '\n': cli_buf_write(b, "\\n", 2); break;
+        case '\r': cli_buf_write(b, "\\r", 2); break;
+        case '\t': cli_buf_write(b, "\\t", 2); break;
+        default: {
+            char esc[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
+            cli_buf_write(b, esc, 6);
+        }
+        }
+        i++;
+        run = i;
+    }
+    cli_buf_write(b, p + run, n - run);
+    cli_buf_putc(b, '"');
+}
+
+#define JSON_SAFE_MAX 9007199254740992ull /* 2^53 */
+
+void cli_buf_json_u64(cli_buf *b, uint64_t v) {
+    if (v > JSON_SAFE_MAX) {
+        cli_buf_putc(b, '"');
+        cli_buf_u64(b, v);
+        cli_buf_putc(b, '"');
+    } else {
+        cli_buf_u64(b, v);
+    }
+}
+
+void cli_buf_json_i64(cli_buf *b, int64_t v) {
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (mag > JSON_SAFE_MAX) {
+        cli_buf_putc(b, '"');
+        cli_buf_i64(b, v);
+        cli_buf_putc(b, '"');
+    } else {
+        cli_buf_i64(b, v);
+    }
+}
+
+void cli_buf_usec(cli_buf *b, uint64_t ns) {
+    cli_buf_u64(b, ns / 1000);
+    unsigned f = (unsigned)(ns % 1000);
+    char tmp[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10)};
+    cli_buf_write(b, tmp, 4);
+}
+
+void cli_buf_json_field(cli_buf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
+                        const bb_rinstance *inst) {
+    bb_value v = bb_decode_field(schema, fi, fields, inst);
+    switch (v.kind) {
+    case BB_VALUE_ABSENT: cli_buf_write(b, "null", 4); break;
+    case BB_VALUE_UINT: cli_buf_json_u64(b, v.u); break;
+    case BB_VALUE_INT: cli_buf_json_i64(b, v.i); break;
+    case BB_VALUE_BOOL: cli_buf_puts(b, v.b ? "true" : "false"); break;
+    case BB_VALUE_BYTES:
+        cli_buf_putc(b, '"');
+        cli_buf_hexbytes(b, v.bytes, v.bytes_len);
+        cli_buf_putc(b, '"');
+        break;
+    case BB_VALUE_ENUM:
+        if (v.has_label) {
+            cli_buf_json_str(b, v.str.ptr, v.str.len);
+        } else {
+            cli_buf_putc(b, '"');
+            cli_buf_u64(b, v.u);
+            cli_buf_putc(b, '"');
+        }
+        break;
+    case BB_VALUE_STRING:
+        if (v.has_label) {
+            cli_buf_json_str(b, v.str.ptr, v.str.len);
+        } else {
+            cli_buf_write(b, "\"#", 2);
+            cli_buf_u64(b, v.u);
+            cli_buf_putc(b, '"');
+        }
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- output files */
+
+/* Temporaries to remove if a signal ends the process mid-write. */
+#define MAX_PENDING 4
+static char *volatile pending_tmp[MAX_PENDING];
+static bool handlers_installed;
+
+static void on_fatal_signal(int sig) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending_tmp[i]) unlink(pending_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void pending_add(char *tmp) {
+    if (!handlers_installed) {
+        handlers_installed = true;
+        int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_fatal_signal;
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!pending_tmp[i]) {
+            pending_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void pending_remove(char *tmp) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+}
+
+bool cli_out_open(cli_out *o, const char *path) {
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    if (!strcmp(path, "-")) {
+        o->fd = STDOUT_FILENO;
+        return true;
+    }
+    o->path = strdup(path);
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(path) + 32;
+    o->tmp = malloc(n);
+    if (!o->path || !o->tmp) {
+        cli_error("cannot write %s: out of memory", path);
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        return false;
+    }
+    snprintf(o->tmp, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        cli_error("cannot write %s: %s", path, strerror(errno));
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        return false;
+    }
+    pending_add(o->tmp);
+    /* mkstemp creates 0600; give the usual 0666 & ~umask. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(o->fd, 0666 & ~um);
+    return true;
+}
+
+bool cli_out_commit(cli_out *o) {
+    if (!o->tmp) {
+        o->fd = -1;
+        return true;
+    }
+    bool ok = true;
+    if (close(o->fd) != 0) {
+        cli_error("cannot write %s: %s", o->path, strerror(errno));
+        ok = false;
+    } else if (rename(o->tmp, o->path) != 0) {
+        cli_error("cannot write %s: %s", o->path, strerror(errno));
+        ok = false;
+    }
+    o->fd = -1;
+    if (!ok) unlink(o->tmp);
+    pending_remove(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
+    return ok;
+}
+
+void cli_out_abort(cli_out *o) {
+    if (!o->tmp) {
+        o->fd = -1;
+        return;
+    }
+    if (o->fd >= 0) close(o->fd);
+    unlink(o->tmp);
+    pending_remove(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
+    o->fd = -1;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+uint64_t cli_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void cli_progress_init(cli_progress *p, const char *label) {
+    p->enabled = isatty(STDERR_FILENO) == 1;
+    p->label = label;
+    p->start_ns = p->last_ns = cli_now_ns();
+}
+
+void cli_progress_update(uint64_t done, uint64_t total, void *ctx) {
+    cli_progress *p = ctx;
+    if (!p || !p->enabled) return;
+    uint64_t now = cli_now_ns();
+    if (now - p->last_ns < 200000000ull) return;
+    p->last_ns = now;
+    double secs = (double)(now - p->start_ns) / 1e9;
+    double rate = secs > 0 ? (double)done / secs : 0;
+    if (total)
+        fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 " records (%.0f%%, %.0f records/s)   ",
+                p->label, done, total, 100.0 * (double)done / (double)total, rate);
+    else
+        fprintf(stderr, "\r%s: %" PRIu64 " records (%.0f records/s)   ", p->label, done, rate);
+}
+
+void cli_progress_done(cli_progress *p) {
+    if (p->enabled && cli_now_ns() - p->start_ns >= 200000000ull) fprintf(stderr, "\r\033[K");
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps) {
+    bb_dump **d = calloc(n ? n : 1, sizeof *d);
+    if (!d) {
+        cli_error("out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bb_error err;
+        memset(&err, 0, sizeof err);
+        if (bb_dump_open(paths[i], &d[i], &err) != BB_OK) {
+            if (strstr(err.message, paths[i]))
+                cli_error("%s", err.message);
+            else
+                cli_error("%s: %s", paths[i], err.message[0] ? err.message
+                                                             : bb_strerror(err.status));
+            cli_close_dumps(d, i);
+            return false;
+        }
+    }
+    *dumps = d;
+    return true;
+}
+
+void cli_close_dumps(bb_dump **dumps, size_t n) {
+    if (!dumps) return;
+    for (size_t i = 0; i < n; i++)
+        if (dumps[i]) bb_dump_close(dumps[i]);
+    free(dumps);
+}

@@ -1,0 +1,358 @@
+/* inspect.c — `backbeat inspect DUMP...`: what a dump holds, as text or (--json) as JSON.
+ *
+ * Shows the envelope (size, flags, section table), the schema registry (every event and
+ * field with type, unit, sentinel and role), the instances (id, host, intern entries, and per
+ * shard: capacity, head, records recovered and bytes skipped by the walk as torn or unknown) and
+ * the view sets (count, sizes). JSON follows the golden vectors' conventions: ids as 16-digit
+ * hex strings, integers above 2^53 as decimal strings.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+static const char inspect_help[] =
+    "usage: backbeat inspect [--json] DUMP...\n"
+    "\n"
+    "Show what a dump holds: the envelope (size, flags, sections), the schema registry (every\n"
+    "event and field: type, unit, sentinel, role), the instances (id, host, intern entries), the\n"
+    "view sets, and per shard the capacity, head, records recovered and bytes skipped as torn or\n"
+    "unknown.\n"
+    "\n"
+    "options:\n"
+    "  --json         print JSON (one object per dump; an array when several dumps are given)\n"
+    "  --intern-limit N  text mode: list at most N intern entries per instance (default 20)\n"
+    "  -h, --help     show this help\n";
+
+static const char *type_name(uint8_t t) {
+    static const char *names[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
+                                  "i32", "i64", "bool", "bytes", "enum", "interned"};
+    return t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+static const char *role_name(uint8_t r) {
+    switch (r) {
+    case BB_ROLE_KEY: return "key";
+    case BB_ROLE_SPAN_ID: return "span_id";
+    case BB_ROLE_PARENT_SPAN_ID: return "parent_span_id";
+    default: return "none";
+    }
+}
+static const char *phase_name(uint8_t p) {
+    switch (p) {
+    case BB_PHASE_ENTER: return "enter";
+    case BB_PHASE_EXIT: return "exit";
+    default: return "none";
+    }
+}
+static const char *kind_name(uint16_t k) {
+    switch (k) {
+    case 0: return "schema";
+    case 1: return "intern";
+    case 2: return "shard";
+    case 3: return "meta";
+    case 4: return "views";
+    default: return "unknown";
+    }
+}
+
+static int count_record(const bb_record *rec, void *ctx) {
+    (void)rec;
+    (void)ctx;
+    return 0;
+}
+
+/* Indent every line of a (possibly multi-line) description. */
+static void text_desc(cli_buf *b, const char *indent, bb_strview s) {
+    size_t start = 0;
+    for (size_t i = 0; i <= s.len; i++) {
+        if (i == s.len || s.ptr[i] == '\n') {
+            cli_buf_puts(b, indent);
+            cli_buf_write(b, s.ptr + start, i - start);
+            cli_buf_putc(b, '\n');
+            start = i + 1;
+        }
+    }
+}
+
+static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
+    uint16_t flags = bb_dump_flags(d);
+    cli_buf_printf(b, "dump %s\n", bb_dump_name(d));
+    cli_buf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
+                   (unsigned long long)bb_dump_file_size(d), bb_dump_format_version(d), flags,
+                   (flags & 1) ? " (little-endian)" : "", bb_dump_section_count(d));
+    for (size_t i = 0; i < bb_dump_section_count(d); i++) {
+        uint16_t kind;
+        uint64_t off, len;
+        bb_dump_section(d, i, &kind, &off, &len);
+        cli_buf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
+                       kind_name(kind), kind, (unsigned long long)off, (unsigned long long)len);
+    }
+
+    size_t ns = bb_dump_schema_count(d);
+    cli_buf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
+    for (size_t i = 0; i < ns; i++) {
+        const bb_rschema *s = bb_dump_schema(d, i);
+        cli_buf_puts(b, "  ");
+        cli_buf_hex16(b, s->id);
+        cli_buf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
+                       s->record_size, s->phase ? ", span " : "",
+                       s->phase ? phase_name(s->phase) : "");
+        if (s->has_description) text_desc(b, "      ", s->description);
+        for (size_t f = 0; f < s->field_count; f++) {
+            const bb_rfield *fd = &s->fields[f];
+            char type[32];
+            if (fd->type == BB_TYPE_ENUM)
+                snprintf(type, sizeof type, "enum/%u", fd->type_arg);
+            else if (fd->type == BB_TYPE_INTERNED)
+                snprintf(type, sizeof type, "interned%s", fd->type_arg ? "/dynamic" : "");
+            else if (fd->type == BB_TYPE_BYTES)
+                snprintf(type, sizeof type, "bytes[%u]", fd->width);
+            else
+                snprintf(type, sizeof type, "%s", type_name(fd->type));
+            cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
+                           fd->offset);
+            if (fd->role) cli_buf_printf(b, "  [%s]", role_name(fd->role));
+            if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
+            if (fd->has_sentinel)
+                cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
+            if (fd->label_count) cli_buf_printf(b, "  %zu labels", fd->label_count);
+            cli_buf_putc(b, '\n');
+            if (fd->has_description) text_desc(b, "        ", fd->description);
+            for (size_t l = 0; l < fd->label_count; l++) {
+                cli_buf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
+                cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+                cli_buf_putc(b, '\n');
+            }
+        }
+    }
+
+    size_t ni = bb_dump_instance_count(d);
+    cli_buf_printf(b, "\ninstances: %zu\n", ni);
+    for (size_t i = 0; i < ni; i++) {
+        const bb_rinstance *in = bb_dump_instance(d, i);
+        cli_buf_puts(b, "  instance ");
+        cli_buf_hex16(b, in->instance_id);
+        cli_buf_puts(b, "  host ");
+        cli_buf_json_str(b, in->host.ptr, in->host.len);
+        cli_buf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
+        cli_buf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
+                       in->intern_count == 1 ? "y" : "ies");
+        for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
+            cli_buf_printf(b, "      %u ", in->intern[k].id);
+            cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+            cli_buf_putc(b, '\n');
+        }
+        if (in->intern_count > intern_limit)
+            cli_buf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
+        cli_buf_printf(b, "    shards: %zu\n", in->shard_count);
+        for (size_t k = 0; k < in->shard_count; k++) {
+            const bb_rshard *sh = &in->shards[k];
+            bb_walk_stats st = {0, 0};
+            bb_shard_walk(d, sh, count_record, NULL, &st);
+            cli_buf_printf(b,
+                           "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
+                           "skipped\n",
+                           sh->shard_id, (unsigned long long)sh->capacity,
+                           (unsigned long long)sh->head, (unsigned long long)st.records,
+                           (unsigned long long)st.skipped_bytes);
+        }
+    }
+
+    size_t nv = bb_dump_view_count(d);
+    cli_buf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
+    for (size_t i = 0; i < nv; i++)
+        cli_buf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
+}
+
+static void json_key(cli_buf *b, const char *k) {
+    cli_buf_putc(b, '"');
+    cli_buf_puts(b, k);
+    cli_buf_puts(b, "\":");
+}
+static void json_hex(cli_buf *b, uint64_t v) {
+    cli_buf_putc(b, '"');
+    cli_buf_hex16(b, v);
+    cli_buf_putc(b, '"');
+}
+static void json_optstr(cli_buf *b, bool has, bb_strview s) {
+    if (has)
+        cli_buf_json_str(b, s.ptr, s.len);
+    else
+        cli_buf_puts(b, "null");
+}
+
+static void inspect_json(cli_buf *b, const bb_dump *d) {
+    const char *name = bb_dump_name(d);
+    cli_buf_putc(b, '{');
+    json_key(b, "file");
+    cli_buf_json_str(b, name, strlen(name));
+    cli_buf_putc(b, ',');
+    json_key(b, "size");
+    cli_buf_json_u64(b, bb_dump_file_size(d));
+    cli_buf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
+                      "\"section_count\":%u,\"sections\":[",
+                   bb_dump_format_version(d), bb_dump_flags(d),
+                   (bb_dump_flags(d) & 1) ? "true" : "false", bb_dump_section_count(d));
+    for (size_t i = 0; i < bb_dump_section_count(d); i++) {
+        uint16_t kind;
+        uint64_t off, len;
+        bb_dump_section(d, i, &kind, &off, &len);
+        cli_buf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
+                       kind_name(kind));
+        cli_buf_json_u64(b, off);
+        cli_buf_puts(b, ",\"len\":");
+        cli_buf_json_u64(b, len);
+        cli_buf_putc(b, '}');
+    }
+    cli_buf_puts(b, "],\"registry\":[");
+    for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
+        const bb_rschema *s = bb_dump_schema(d, i);
+        if (i) cli_buf_putc(b, ',');
+        cli_buf_puts(b, "{\"id\":");
+        json_hex(b, s->id);
+        cli_buf_puts(b, ",\"name\":");
+        cli_buf_json_str(b, s->name.ptr, s->name.len);
+        cli_buf_puts(b, ",\"description\":");
+        json_optstr(b, s->has_description, s->description);
+        cli_buf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
+                       phase_name(s->phase));
+        for (size_t f = 0; f < s->field_count; f++) {
+            const bb_rfield *fd = &s->fields[f];
+            if (f) cli_buf_putc(b, ',');
+            cli_buf_puts(b, "{\"name\":");
+            cli_buf_json_str(b, fd->name.ptr, fd->name.len);
+            cli_buf_puts(b, ",\"description\":");
+            json_optstr(b, fd->has_description, fd->description);
+            cli_buf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
+            if (fd->type == BB_TYPE_ENUM) cli_buf_printf(b, ",\"repr\":%u", fd->type_arg);
+            if (fd->type == BB_TYPE_INTERNED)
+                cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
+            cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
+                           fd->width, role_name(fd->role));
+            json_optstr(b, fd->has_unit, fd->unit);
+            cli_buf_puts(b, ",\"sentinel\":");
+            if (fd->has_sentinel)
+                cli_buf_json_u64(b, fd->sentinel);
+            else
+                cli_buf_puts(b, "null");
+            cli_buf_puts(b, ",\"labels\":[");
+            for (size_t l = 0; l < fd->label_count; l++) {
+                if (l) cli_buf_putc(b, ',');
+                cli_buf_puts(b, "{\"value\":");
+                cli_buf_json_u64(b, fd->labels[l].value);
+                cli_buf_puts(b, ",\"label\":");
+                cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+                cli_buf_putc(b, '}');
+            }
+            cli_buf_puts(b, "]}");
+        }
+        cli_buf_puts(b, "]}");
+    }
+    cli_buf_puts(b, "],\"instances\":[");
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        const bb_rinstance *in = bb_dump_instance(d, i);
+        if (i) cli_buf_putc(b, ',');
+        cli_buf_puts(b, "{\"instance_id\":");
+        json_hex(b, in->instance_id);
+        cli_buf_puts(b, ",\"host\":");
+        cli_buf_json_str(b, in->host.ptr, in->host.len);
+        cli_buf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
+        for (size_t k = 0; k < in->intern_count; k++) {
+            cli_buf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
+            cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+            cli_buf_putc(b, '}');
+        }
+        cli_buf_puts(b, "],\"shards\":[");
+        uint64_t total = 0;
+        for (size_t k = 0; k < in->shard_count; k++) {
+            const bb_rshard *sh = &in->shards[k];
+            bb_walk_stats st = {0, 0};
+            bb_shard_walk(d, sh, count_record, NULL, &st);
+            total += st.records;
+            cli_buf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
+            cli_buf_json_u64(b, sh->capacity);
+            cli_buf_puts(b, ",\"head\":");
+            cli_buf_json_u64(b, sh->head);
+            cli_buf_puts(b, ",\"records\":");
+            cli_buf_json_u64(b, st.records);
+            cli_buf_puts(b, ",\"skipped_bytes\":");
+            cli_buf_json_u64(b, st.skipped_bytes);
+            cli_buf_putc(b, '}');
+        }
+        cli_buf_puts(b, "],\"record_count\":");
+        cli_buf_json_u64(b, total);
+        cli_buf_putc(b, '}');
+    }
+    cli_buf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
+    for (size_t i = 0; i < bb_dump_view_count(d); i++)
+        cli_buf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
+    cli_buf_puts(b, "]}");
+}
+
+/* `backbeat inspect`: see inspect_help. */
+int cmd_inspect(int argc, char **argv) {
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"intern-limit", required_argument, NULL, 'l'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    bool json = false;
+    int intern_limit = 20;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'l':
+            if (!cli_parse_int(optarg, 0, 1000000000L, &intern_limit))
+                return cli_usage_error("inspect", "--intern-limit needs a count, got '%s'",
+                                       optarg);
+            break;
+        case 'h': fputs(inspect_help, stdout); return CLI_OK;
+        case ':':
+            return cli_usage_error("inspect", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int n = argc - optind;
+    if (n < 1) return cli_usage_error("inspect", "no dump given");
+
+    cli_buf b;
+    if (!cli_buf_init(&b, STDOUT_FILENO, 1 << 16)) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int status = CLI_OK;
+    if (json && n > 1) cli_buf_putc(&b, '[');
+    for (int i = 0; i < n; i++) {
+        const char *path = argv[optind + i];
+        bb_dump **dumps = NULL;
+        cli_buf_flush(&b); /* keep output ordered with error messages */
+        if (!cli_open_dumps((char *const *)&argv[optind + i], 1, &dumps)) {
+            status = CLI_FAIL;
+            if (json && n > 1) cli_buf_puts(&b, i ? ",null" : "null");
+            continue;
+        }
+        (void)path;
+        if (json) {
+            if (n > 1 && i) cli_buf_putc(&b, ',');
+            inspect_json(&b, dumps[0]);
+        } else {
+            if (i) cli_buf_putc(&b, '\n');
+            inspect_text(&b, dumps[0], (size_t)intern_limit);
+        }
+        cli_close_dumps(dumps, 1);
+    }
+    if (json && n > 1) cli_buf_putc(&b, ']');
+    if (json) cli_buf_putc(&b, '\n');
+    int werr = cli_buf_finish(&b);
+    if (werr) {
+        cli_error("cannot write standard output: %s", strerror(werr));
+        return CLI_FAIL;
+    }
+    return status;
+}

@@ -1,0 +1,58 @@
+/* main.c — entry point of the `backbeat` tool: dispatches to a subcommand, prints the top-level
+ * help and the version. Exit status: 0 success, 1 failure, 2 usage error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+#ifndef BB_VERSION_STRING
+#define BB_VERSION_STRING "0.0.0"
+#endif
+
+static const char top_help[] =
+    "usage: backbeat <command> [options]\n"
+    "\n"
+    "Read backbeat flight-recorder dumps (.bb).\n"
+    "\n"
+    "commands:\n"
+    "  inspect DUMP...            show a dump's envelope, registry, instances, views and shards\n"
+    "  convert DUMP... -o OUT     convert to Parquet (.parquet) or a Perfetto/Chrome trace (.json)\n"
+    "  merge DUMP... -o OUT.bb    combine dumps into one multi-instance dump\n"
+    "  skill                      print a Markdown guide to the tool and its output\n"
+    "\n"
+    "options:\n"
+    "  -h, --help                 show this help (or 'backbeat <command> --help')\n"
+    "  -V, --version              show the version\n"
+    "\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+/* Run the subcommand named by argv[1]. */
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(top_help, stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        if (!strcmp(cmd, "help") && argc > 2) {
+            char *sub[] = {argv[2], "--help", NULL};
+            if (!strcmp(argv[2], "inspect")) return cmd_inspect(2, sub);
+            if (!strcmp(argv[2], "convert")) return cmd_convert(2, sub);
+            if (!strcmp(argv[2], "merge")) return cmd_merge(2, sub);
+            if (!strcmp(argv[2], "skill")) return cmd_skill(2, sub);
+            return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+        }
+        fputs(top_help, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("backbeat %s (dump format 1)\n", BB_VERSION_STRING);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 1, argv + 1);
+    if (!strcmp(cmd, "convert")) return cmd_convert(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "skill")) return cmd_skill(argc - 1, argv + 1);
+    return cli_usage_error(NULL, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,134 @@
+/* skill.c — `backbeat skill`: a Markdown guide for a newcomer (or an agent) to the tool, the
+ * Parquet table's shape, loading the views in DuckDB, and common queries. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+static const char skill_help[] =
+    "usage: backbeat skill\n"
+    "\n"
+    "Print a Markdown guide: the subcommands, the Parquet table's shape, how to load the views\n"
+    "in DuckDB, and common queries.\n"
+    "\n"
+    "  -h, --help   show this help\n";
+
+static const char guide[] =
+    "# backbeat: reading flight-recorder dumps\n"
+    "\n"
+    "A program linked with libbackbeat records fixed-layout events into per-CPU rings and dumps\n"
+    "them to a `.bb` file (on demand or when it crashes). The `backbeat` tool reads those dumps.\n"
+    "Exit status: 0 success, 1 failure (the message names the file and the problem), 2 usage\n"
+    "error. Every subcommand has `--help`.\n"
+    "\n"
+    "## Subcommands\n"
+    "\n"
+    "- `backbeat inspect DUMP` — what a dump holds: size, flags, sections; every event type\n"
+    "  (id, qualified name, record size, span phase, description) and field (type, unit,\n"
+    "  sentinel, role); the instances (id, host, intern strings); the view sets; per shard the\n"
+    "  capacity, head, records recovered and bytes skipped as torn. `--json` for scripts.\n"
+    "- `backbeat convert DUMP... -o OUT.parquet` — one Parquet table of every record, in time\n"
+    "  order, duplicates of overlapping dumps removed; also writes `OUT.parquet.views.sql`.\n"
+    "- `backbeat convert DUMP... -o OUT.json` — a Chrome/Perfetto trace: open it in\n"
+    "  <https://ui.perfetto.dev> or chrome://tracing. One process per instance, one thread per\n"
+    "  shard (CPU); spans are slices, other events instants with their fields as args.\n"
+    "  Timestamps are microseconds since the first record (`otherData.backbeat.base_ts_nanos`).\n"
+    "- `backbeat merge DUMP... -o ALL.bb` — one multi-instance dump (duplicates dropped, rings\n"
+    "  re-packed); `--no-dedup` splices the sections as they are.\n"
+    "- `backbeat skill` — this guide.\n"
+    "\n"
+    "Useful `convert` options: `--format parquet|trace` (required with `-o -`), `--host NAME`,\n"
+    "`--compression-level N`, and filters that keep a trace small enough to open:\n"
+    "`--since`/`--until` (absolute ns, or relative to the first record: `+1.5s`, `+200ms`,\n"
+    "`+10us`, `+5ns`), `--event 'ns::Name*'` (repeatable globs) and `--instance HEX`.\n"
+    "\n"
+    "## The Parquet table\n"
+    "\n"
+    "One row per record, sparse-wide:\n"
+    "\n"
+    "| column | type | meaning |\n"
+    "| --- | --- | --- |\n"
+    "| `seq` | UINT64 | 0-based row number in global order |\n"
+    "| `ts_nanos` | UINT64 | the record's timestamp (ns) |\n"
+    "| `event` | STRING | qualified name `ns::Name` (`#<id>` appended only when two builds share "
+    "a name) |\n"
+    "| `event_id` | UINT64 | content hash of the event's schema |\n"
+    "| `instance_id` | UINT64 | the process (recorder instance) that wrote it |\n"
+    "| key / span columns | nullable | every field with role key, span_id or parent_span_id, "
+    "promoted to the top level (unioned by name) |\n"
+    "| `\"ns::Name\"` | nullable STRUCT | one per event type: its other fields (NULL on other "
+    "rows) |\n"
+    "\n"
+    "Unsigned integers are UINT64, signed INT64, bools BOOLEAN; enums are their label (or the\n"
+    "number as text), byte arrays lower-case hex, interned strings their text (`#<id>` when\n"
+    "missing). A field equal to its sentinel (\"no value\") is NULL. The footer carries\n"
+    "`backbeat.format`, `backbeat.host` and `backbeat.views`.\n"
+    "\n"
+    "## Loading it in DuckDB\n"
+    "\n"
+    "```sh\n"
+    "backbeat convert trace.bb -o trace.parquet\n"
+    "duckdb -c \".read trace.parquet.views.sql\" -c \"SELECT * FROM backbeat_keys\"\n"
+    "```\n"
+    "\n"
+    "The sidecar defines `events` (bound to the file by absolute path), one view per event type\n"
+    "(`\"ns::Name\"`, its fields flattened), `backbeat_keys(event, field, role)` and every view\n"
+    "set the program registered. Without the sidecar:\n"
+    "`SELECT * FROM read_parquet('trace.parquet')`.\n"
+    "\n"
+    "## Common queries\n"
+    "\n"
+    "```sql\n"
+    "-- what happened, by type\n"
+    "SELECT event, count(*) AS n FROM events GROUP BY event ORDER BY n DESC;\n"
+    "\n"
+    "-- the last 50 records before the dump\n"
+    "SELECT seq, ts_nanos, event FROM events ORDER BY seq DESC LIMIT 50;\n"
+    "\n"
+    "-- a time window, relative to the first record (ns)\n"
+    "SELECT * FROM events\n"
+    "WHERE ts_nanos BETWEEN (SELECT min(ts_nanos) FROM events) + 1000000\n"
+    "                   AND (SELECT min(ts_nanos) FROM events) + 2000000;\n"
+    "\n"
+    "-- everything about one key (key columns are top-level)\n"
+    "SELECT ts_nanos, event FROM events WHERE conn_id = 7 ORDER BY ts_nanos;\n"
+    "\n"
+    "-- one event type's fields as columns (per-event view)\n"
+    "SELECT * FROM \"my_app::net::PacketSent\" LIMIT 10;\n"
+    "\n"
+    "-- span durations: pair enters and exits by (instance_id, span id column)\n"
+    "SELECT e.instance_id, e.span_id, x.ts_nanos - e.ts_nanos AS dur_ns\n"
+    "FROM events e JOIN events x\n"
+    "  ON x.instance_id = e.instance_id AND x.span_id = e.span_id AND x.seq > e.seq\n"
+    "WHERE e.event = 'my_app::WorkStart' AND x.event = 'my_app::WorkEnd'\n"
+    "ORDER BY dur_ns DESC LIMIT 20;\n"
+    "```\n"
+    "\n"
+    "(Replace the span column name with the one `backbeat_keys` lists for role `span_id`.)\n"
+    "\n"
+    "## Tips\n"
+    "\n"
+    "- Several dumps of one process overlap; convert them together and duplicates go away.\n"
+    "- Traces over ~1 GB are slow in the browser: filter with `--since/--until/--event`.\n"
+    "- In the trace, a span whose exit was lost is closed at the end with\n"
+    "  `backbeat.unclosed: true`; an exit without its enter is an instant with\n"
+    "  `backbeat.orphan_exit: true`. Overlapping spans of one shard that do not nest go on\n"
+    "  extra threads named `shard N (overlap K)`.\n"
+    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n";
+
+/* `backbeat skill`: print the guide. */
+int cmd_skill(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(skill_help, stdout);
+            return CLI_OK;
+        }
+        return cli_usage_error("skill", "unexpected argument '%s'", argv[i]);
+    }
+    if (fputs(guide, stdout) < 0 || fflush(stdout) != 0) {
+        cli_error("cannot write standard output");
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
