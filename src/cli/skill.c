@@ -14,7 +14,7 @@ static const char skill_help[] =
     "\n"
     "  -h, --help   show this help\n";
 
-static const char guide[] =
+static const char *const guide[] = {
     "# backbeat: reading flight-recorder dumps\n"
     "\n"
     "A program linked with libbackbeat records fixed-layout events into per-CPU rings and dumps\n"
@@ -43,6 +43,7 @@ static const char guide[] =
     "`--since`/`--until` (absolute ns, or relative to the first record: `+1.5s`, `+200ms`,\n"
     "`+10us`, `+5ns`), `--event 'ns::Name*'` (repeatable globs) and `--instance HEX`.\n"
     "\n"
+    ,
     "## The Parquet table\n"
     "\n"
     "One row per record, sparse-wide:\n"
@@ -65,6 +66,7 @@ static const char guide[] =
     "missing). A field equal to its sentinel (\"no value\") is NULL. The footer carries\n"
     "`backbeat.format`, `backbeat.host` and `backbeat.views`.\n"
     "\n"
+    ,
     "## Loading it in DuckDB\n"
     "\n"
     "```sh\n"
@@ -77,6 +79,7 @@ static const char guide[] =
     "set the program registered. Without the sidecar:\n"
     "`SELECT * FROM read_parquet('trace.parquet')`.\n"
     "\n"
+    ,
     "## Common queries\n"
     "\n"
     "```sql\n"
@@ -107,6 +110,7 @@ static const char guide[] =
     "\n"
     "(Replace the span column name with the one `backbeat_keys` lists for role `span_id`.)\n"
     "\n"
+    ,
     "## Tips\n"
     "\n"
     "- Several dumps of one process overlap; convert them together and duplicates go away.\n"
@@ -115,7 +119,7 @@ static const char guide[] =
     "  `backbeat.unclosed: true`; an exit without its enter is an instant with\n"
     "  `backbeat.orphan_exit: true`. Overlapping spans of one shard that do not nest go on\n"
     "  extra threads named `shard N (overlap K)`.\n"
-    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n";
+    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"};
 
 /* `backbeat skill`: print the guide. */
 int cmd_skill(int argc, char **argv) {
@@ -126,7 +130,9 @@ int cmd_skill(int argc, char **argv) {
         }
         return cli_usage_error("skill", "unexpected argument '%s'", argv[i]);
     }
-    if (fputs(guide, stdout) < 0 || fflush(stdout) != 0) {
+    bool ok = true;
+    for (size_t i = 0; i < sizeof guide / sizeof guide[0]; i++) ok = ok && fputs(guide[i], stdout) >= 0;
+    if (!ok || fflush(stdout) != 0) {
         cli_error("cannot write standard output");
         return CLI_FAIL;
     }

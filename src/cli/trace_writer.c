@@ -399,7 +399,7 @@ static void list_unlink(tw *w, open_span *o) {
     else w->newest = o->prev;
 }
 
-static void on_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
+static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     const bb_rschema *s = r->rec.schema;
     open_span *o = malloc(sizeof *o + s->record_size);
     if (!o) {
@@ -428,7 +428,7 @@ static void on_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     w->newest = o;
 }
 
-static void on_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
+static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     uint64_t sid = span_value(r->rec.schema, ev->span_fi, r->rec.fields);
     uint64_t key = span_key(r->rec.instance_id, sid);
     open_span *head = u64map_get(&w->open, key), *prev = NULL, *o = head;
@@ -551,9 +551,9 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
         thr *t = find_thr(&w, p, r.rec.shard_id);
         if (!t) break;
         if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0)
-            on_enter(&w, &r, ev, t);
+            span_enter(&w, &r, ev, t);
         else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0)
-            on_exit(&w, &r, ev, t);
+            span_exit(&w, &r, ev, t);
         else
             write_instant(&w, &r, ev, t, NULL);
     }

@@ -1,0 +1,33 @@
+# Tests of the `backbeat` CLI (src/cli): error paths, inspect --json, trace output (checked by
+# the DevTools trace engine and by our own parse), merge. The Node tests need
+# `npm ci --prefix tests/js`; without node_modules they exit 77 (skipped).
+add_executable(cli_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_gen.c)
+target_compile_definitions(cli_gen PRIVATE _GNU_SOURCE)
+target_link_libraries(cli_gen PRIVATE backbeat)
+
+set(BB_CLI_WORK ${CMAKE_CURRENT_BINARY_DIR}/cli_work)
+find_program(BB_NODE node)
+find_program(BB_BASH bash)
+
+function(bb_cli_test name)
+  cmake_parse_arguments(T "" "" "COMMAND;LABELS" ${ARGN})
+  add_test(NAME ${name} COMMAND ${T_COMMAND})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "cli;${T_LABELS}"
+    ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR};BB_NODE_MODULES=${BB_NODE_MODULES}")
+endfunction()
+
+bb_cli_test(cli_errors COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_errors.sh
+            $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/errors)
+if(BB_NODE)
+  bb_cli_test(cli_inspect_json COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/inspect_check.mjs
+              $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/inspect)
+  bb_cli_test(cli_trace_golden COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_golden.mjs
+              $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/trace_golden)
+  bb_cli_test(cli_trace_spans COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_spans.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/trace_spans)
+  bb_cli_test(cli_convert_filters COMMAND ${BB_NODE}
+              ${CMAKE_CURRENT_SOURCE_DIR}/cli/filters_check.mjs
+              $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/filters)
+  bb_cli_test(cli_merge COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/merge_check.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/merge)
+endif()
