@@ -19,7 +19,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect() {
   local want="$1" pat="$2"
   shift 2
-  "$@" >out.txt 2>err.txt
+  "$@" >stdout.txt 2>err.txt
   local got=$?
   [ "$got" = "$want" ] || fail "'$*' exited $got, want $want (stderr: $(cat err.txt))"
   if [ -n "$pat" ] && ! grep -Eq -- "$pat" err.txt; then
@@ -96,8 +96,8 @@ expect 2 "unexpected argument" "$B" skill extra
 # --help everywhere, --version
 for sub in "" inspect convert merge skill; do
   # shellcheck disable=SC2086
-  "$B" $sub --help >out.txt 2>err.txt || fail "backbeat $sub --help exited $?"
-  grep -q "usage: backbeat" out.txt || fail "backbeat $sub --help prints no usage"
+  "$B" $sub --help >stdout.txt 2>err.txt || fail "backbeat $sub --help exited $?"
+  grep -q "usage: backbeat" stdout.txt || fail "backbeat $sub --help prints no usage"
 done
 "$B" help convert | grep -q -- "--since" || fail "backbeat help convert"
 "$B" --version | grep -Eq '^backbeat [0-9]+\.[0-9]+' || fail "--version"
