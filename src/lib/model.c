@@ -170,14 +170,50 @@ static void introsort_locs(const mshard *s, uint32_t *v, size_t n, int depth) {
     insertion_locs(s, v, n);
 }
 
-static void sort_locs(const mshard *s) {
-    bool sorted = true;
-    for (size_t i = 1; i < s->n && sorted; i++)
-        if (loc_less(s, s->locs[i], s->locs[i - 1])) sorted = false;
-    if (sorted) return;
+static void introsort_all(const mshard *s, uint32_t *v, size_t n) {
     int depth = 0;
-    for (size_t n = s->n; n; n >>= 1) depth += 2;
-    introsort_locs(s, s->locs, s->n, depth);
+    for (size_t k = n; k; k >>= 1) depth += 2;
+    introsort_locs(s, v, n, depth);
+}
+
+/* Sort a ring's locators by (ts, offset). Rings are usually sorted already (checked in one
+ * pass), or nearly: then the records below the running maximum are set aside (at most n/8 of
+ * them, in a small side buffer), sorted, and merged back from the end in place. Anything more
+ * disordered gets a full in-place introsort. */
+static void sort_locs(const mshard *s) {
+    uint32_t *v = s->locs;
+    size_t n = s->n, i = 1;
+    while (i < n && !loc_less(s, v[i], v[i - 1])) i++;
+    if (i >= n) return;
+    size_t limit = n / 8, nr = 0, nk = i;
+    uint32_t *rest = malloc((limit ? limit : 1) * sizeof *rest);
+    bool nearly = rest != NULL;
+    for (; i < n && nearly; i++) {
+        if (!loc_less(s, v[i], v[nk - 1])) {
+            v[nk++] = v[i];
+        } else if (nr < limit) {
+            rest[nr++] = v[i];
+        } else {
+            nearly = false;
+            /* put the side buffer back behind the kept prefix; the array stays a permutation */
+            memmove(v + nk + nr, v + i, (n - i) * sizeof *v);
+            memcpy(v + nk, rest, nr * sizeof *v);
+        }
+    }
+    if (!nearly) {
+        free(rest);
+        introsort_all(s, v, n);
+        return;
+    }
+    introsort_all(s, rest, nr);
+    /* Merge kept v[0, nk) with rest[0, nr) into v[0, n) from the back; on ties the kept
+     * element (earlier in the ring order) stays first. */
+    size_t a = nk, b = nr, k = n;
+    while (b > 0) {
+        if (a > 0 && loc_less(s, rest[b - 1], v[a - 1])) v[--k] = v[--a];
+        else v[--k] = rest[--b];
+    }
+    free(rest);
 }
 
 /* ---- collecting locators ------------------------------------------------------------------- */

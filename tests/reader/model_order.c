@@ -1,0 +1,325 @@
+/* model_order.c — the model's global order and de-duplication on large hand-built rings.
+ *
+ * Builds dumps byte by byte (independently of the library's writer): several rings per dump,
+ * thousands of records each, with timestamps sorted, reversed, random with many ties, and nearly
+ * sorted (few records out of place, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
+ * records, plus a second process. The model's output must equal a brute-force reference: every
+ * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
+ * equal keys collapsed to the first input's copy (or all kept without dedup).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backbeat/model.h"
+#include "backbeat/reader.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                         \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
+            fprintf(stderr, __VA_ARGS__);                                                        \
+            fprintf(stderr, "\n");                                                               \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+static uint64_t rng = 0x1234567887654321ull;
+static uint64_t rnd(void) {
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1Dull;
+}
+
+/* ---- byte building ------------------------------------------------------------------------- */
+
+typedef struct buf {
+    uint8_t *p;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const void *s, size_t n) {
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void p8(buf *b, uint8_t v) { put(b, &v, 1); }
+static void p16(buf *b, uint16_t v) {
+    uint8_t t[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    put(b, t, 2);
+}
+static void p32(buf *b, uint32_t v) {
+    for (int i = 0; i < 4; i++) p8(b, (uint8_t)(v >> (8 * i)));
+}
+static void p64(buf *b, uint64_t v) {
+    for (int i = 0; i < 8; i++) p8(b, (uint8_t)(v >> (8 * i)));
+}
+static void pstr(buf *b, const char *s) {
+    p16(b, (uint16_t)strlen(s));
+    put(b, s, strlen(s));
+}
+
+#define ID_A 0xA000000000000001ull /* 8 field bytes: payload 24 */
+#define ID_B 0xB000000000000002ull /* 1 field byte: payload 17 (odd) */
+
+static void schema(buf *b) {
+    p32(b, 2);
+    const struct {
+        uint64_t id;
+        const char *name;
+        uint16_t rs;
+        uint8_t type;
+    } ev[2] = {{ID_A, "t::A", 8, 3}, {ID_B, "t::B", 1, 0}};
+    for (int i = 0; i < 2; i++) {
+        p64(b, ev[i].id);
+        pstr(b, ev[i].name);
+        p8(b, 0);
+        p16(b, ev[i].rs);
+        p8(b, 0);
+        p16(b, 1);
+        pstr(b, "v");
+        p8(b, 0);
+        p8(b, ev[i].type);
+        p16(b, 0);
+        p16(b, ev[i].rs);
+        p8(b, 0);
+        p8(b, 0);
+        p8(b, 0);
+        p16(b, 0);
+    }
+}
+
+/* A ring being written like a recorder's: records appended at head, wrapping. */
+typedef struct ring {
+    uint8_t *mem;
+    uint64_t cap, head;
+} ring;
+
+static void ring_put(ring *r, const void *src, size_t n) {
+    const uint8_t *s = src;
+    for (size_t i = 0; i < n; i++) r->mem[(r->head + i) & (r->cap - 1)] = s[i];
+    r->head += n;
+}
+
+static void ring_record(ring *r, uint64_t ts, bool big, uint64_t value) {
+    uint8_t rec[26];
+    uint64_t id = big ? ID_A : ID_B;
+    size_t fl = big ? 8 : 1;
+    for (int i = 0; i < 8; i++) rec[i] = (uint8_t)(ts >> (8 * i));
+    for (int i = 0; i < 8; i++) rec[8 + i] = (uint8_t)(id >> (8 * i));
+    for (size_t i = 0; i < fl; i++) rec[16 + i] = (uint8_t)(value >> (8 * i));
+    uint16_t len = (uint16_t)(16 + fl);
+    rec[16 + fl] = (uint8_t)len;
+    rec[17 + fl] = (uint8_t)(len >> 8);
+    ring_put(r, rec, 18 + fl);
+}
+
+/* Timestamp of write i of a ring following `pattern`. */
+static uint64_t pattern_ts(int pattern, uint64_t i, uint64_t n) {
+    switch (pattern) {
+    case 0: return 1000 + i * 10;                          /* sorted */
+    case 1: return 1000 + (n - i) * 10;                    /* reversed */
+    case 2: return 1000 + rnd() % 50;                      /* random, many ties */
+    case 3: return 1000 + i * 10 - (rnd() % 16 == 0 ? rnd() % 400 : 0); /* nearly sorted */
+    case 4: return 1000 + rnd() % (n * 10);                /* random */
+    default: return 1000 + i * 10 + (i == n - 300 ? n * 100 : 0); /* sorted but for one outlier */
+    }
+}
+
+typedef struct shard_plan {
+    uint64_t cap;
+    int pattern;
+    uint64_t *ts;  /* per write */
+    bool *big;
+    uint64_t nwrites;
+} shard_plan;
+
+/* A dump of instance `inst` holding the first writes[i] writes of each planned ring. */
+static buf make_dump(uint64_t inst, const shard_plan *plans, size_t nplans,
+                     const uint64_t *writes) {
+    buf bodies[16] = {{0}};
+    uint16_t kinds[16];
+    size_t n = 0;
+    schema(&bodies[n]);
+    kinds[n++] = 0;
+    p64(&bodies[n], inst); /* empty intern table */
+    p32(&bodies[n], 0);
+    kinds[n++] = 1;
+    for (size_t s = 0; s < nplans; s++) {
+        ring r = {calloc(1, plans[s].cap), plans[s].cap, 0};
+        for (uint64_t i = 0; i < writes[s]; i++) ring_record(&r, plans[s].ts[i], plans[s].big[i], i);
+        p64(&bodies[n], inst);
+        p32(&bodies[n], (uint32_t)s);
+        p64(&bodies[n], r.head);
+        p64(&bodies[n], r.cap);
+        put(&bodies[n], r.mem, r.cap);
+        kinds[n++] = 2;
+        free(r.mem);
+    }
+    p64(&bodies[n], inst);
+    pstr(&bodies[n], "host");
+    kinds[n++] = 3;
+    buf out = {0};
+    put(&out, "BACKBEAT", 8);
+    p16(&out, 1);
+    p16(&out, 1);
+    p16(&out, (uint16_t)n);
+    p16(&out, 0);
+    uint64_t at = 16 + 20 * n;
+    for (size_t i = 0; i < n; i++) {
+        p16(&out, kinds[i]);
+        p16(&out, 0);
+        p64(&out, at);
+        p64(&out, bodies[i].n);
+        at += bodies[i].n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        put(&out, bodies[i].p, bodies[i].n);
+        free(bodies[i].p);
+    }
+    return out;
+}
+
+/* ---- reference --------------------------------------------------------------------------- */
+
+typedef struct key {
+    uint64_t ts, inst;
+    uint32_t shard, offset;
+    size_t input;
+    uint64_t value; /* first field byte(s), to check the right copy is yielded */
+} key;
+
+typedef struct collect_ctx {
+    key *keys;
+    size_t n, cap, input;
+} collect_ctx;
+
+static uint64_t first_value(const bb_record *r) {
+    bb_value v = bb_decode_field(r->schema, 0, r->fields, NULL);
+    return v.u;
+}
+
+static int collect(const bb_record *r, void *p) {
+    collect_ctx *c = p;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->keys = realloc(c->keys, c->cap * sizeof *c->keys);
+        if (!c->keys) abort();
+    }
+    key k = {r->ts, r->instance_id, r->shard_id, r->offset, c->input, first_value(r)};
+    c->keys[c->n++] = k;
+    return 0;
+}
+
+static int cmp_key(const void *a, const void *b) {
+    const key *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->inst != y->inst) return x->inst < y->inst ? -1 : 1;
+    if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+static bool same(const key *x, const key *y) {
+    return x->ts == y->ts && x->inst == y->inst && x->shard == y->shard &&
+           x->offset == y->offset;
+}
+
+static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what) {
+    collect_ctx c = {0};
+    for (size_t d = 0; d < n; d++) {
+        c.input = d;
+        for (size_t i = 0; i < bb_dump_instance_count(dumps[d]); i++) {
+            const bb_rinstance *in = bb_dump_instance(dumps[d], i);
+            for (size_t s = 0; s < in->shard_count; s++)
+                bb_shard_walk(dumps[d], &in->shards[s], collect, &c, NULL);
+        }
+    }
+    qsort(c.keys, c.n, sizeof *c.keys, cmp_key);
+    size_t u = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (!dedup || u == 0 || !same(&c.keys[u - 1], &c.keys[i])) c.keys[u++] = c.keys[i];
+    bb_model *m = NULL;
+    bb_error err;
+    CHECK(bb_model_open(dumps, n, dedup, &m, &err) == BB_OK, "%s: %s", what, err.message);
+    if (!m) return;
+    CHECK(bb_model_record_count(m) == u, "%s: record_count %llu, want %zu", what,
+          (unsigned long long)bb_model_record_count(m), u);
+    bb_model_iter *it = NULL;
+    CHECK(bb_model_iter_new(m, &it) == BB_OK, "iter");
+    bb_mrecord r;
+    size_t i = 0, bad = 0;
+    while (it && bb_model_next(it, &r)) {
+        key k = {r.rec.ts, r.rec.instance_id, r.rec.shard_id, r.rec.offset, r.input,
+                 first_value(&r.rec)};
+        if (i >= u || cmp_key(&k, &c.keys[i]) != 0 || k.value != c.keys[i].value) {
+            if (bad++ < 5)
+                fprintf(stderr, "%s: record %zu: ts %llu shard %u off %u input %zu\n", what, i,
+                        (unsigned long long)k.ts, k.shard, k.offset, k.input);
+        }
+        i++;
+    }
+    CHECK(bad == 0 && i == u, "%s: %zu mismatches, %zu of %zu records", what, bad, i, u);
+    printf("ok %s: %zu records (%zu before dedup)\n", what, u, c.n);
+    bb_model_iter_free(it);
+    bb_model_close(m);
+    free(c.keys);
+}
+
+int main(void) {
+    enum { NPLANS = 6 };
+    shard_plan plans[NPLANS];
+    const uint64_t caps[NPLANS] = {1 << 16, 1 << 15, 1 << 16, 1 << 14, 1 << 16, 4096};
+    const uint64_t counts[NPLANS] = {3000, 9000, 2500, 7000, 2600, 900};
+    for (int s = 0; s < NPLANS; s++) {
+        plans[s].cap = caps[s];
+        plans[s].pattern = s % 6;
+        plans[s].nwrites = counts[s];
+        plans[s].ts = malloc(counts[s] * sizeof *plans[s].ts);
+        plans[s].big = malloc(counts[s] * sizeof *plans[s].big);
+        for (uint64_t i = 0; i < counts[s]; i++) {
+            plans[s].ts[i] = pattern_ts(plans[s].pattern, i, counts[s]);
+            plans[s].big[i] = rnd() % 3 != 0;
+        }
+    }
+    uint64_t w_first[NPLANS], w_all[NPLANS];
+    for (int s = 0; s < NPLANS; s++) {
+        w_all[s] = counts[s];
+        w_first[s] = counts[s] * 3 / 4;
+    }
+    buf a = make_dump(0x5555, plans, NPLANS, w_first);
+    buf b = make_dump(0x5555, plans, NPLANS, w_all);
+    buf o = make_dump(0x1111, plans + 2, 3, w_all + 2);
+    bb_dump *d[3] = {0};
+    bb_error err;
+    CHECK(bb_dump_open_memory(a.p, a.n, "a.bb", &d[0], &err) == BB_OK, "%s", err.message);
+    CHECK(bb_dump_open_memory(b.p, b.n, "b.bb", &d[1], &err) == BB_OK, "%s", err.message);
+    CHECK(bb_dump_open_memory(o.p, o.n, "o.bb", &d[2], &err) == BB_OK, "%s", err.message);
+    if (d[0] && d[1] && d[2]) {
+        check_model(d, 1, true, "one dump");
+        check_model(d + 1, 1, true, "later dump");
+        check_model(d, 2, true, "two snapshots, dedup");
+        check_model(d, 2, false, "two snapshots, no dedup");
+        check_model(d, 3, true, "two snapshots + other process");
+        bb_dump *rev[3] = {d[2], d[1], d[0]};
+        check_model(rev, 3, true, "reversed inputs");
+        bb_dump *twice[2] = {d[1], d[1]};
+        check_model(twice, 2, true, "one dump given twice");
+    }
+    for (int i = 0; i < 3; i++) bb_dump_close(d[i]);
+    free(a.p);
+    free(b.p);
+    free(o.p);
+    for (int s = 0; s < NPLANS; s++) {
+        free(plans[s].ts);
+        free(plans[s].big);
+    }
+    return failures ? 1 : 0;
+}
