@@ -49,7 +49,10 @@ bb_strview bb_model_view(const bb_model *model, size_t i);
 /* Total records the iteration will yield (after de-duplication). */
 uint64_t bb_model_record_count(const bb_model *model);
 
-/* A record in global order. `instance` resolves its interned fields. */
+/* A record in global order. `instance` resolves its interned fields: it is the instance as held
+ * by the dump the record was taken from (for a duplicate, the first input holding it), so a
+ * record only a later dump holds decodes with that dump's intern table (multi_ab.expected.json:
+ * multi_b's "tag-two"), while bb_model_instance gives the first input's host and table. */
 typedef struct bb_mrecord {
     bb_record rec;
     const bb_rinstance *instance;

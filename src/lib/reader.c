@@ -739,8 +739,6 @@ static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
     return bb_le64(b);
 }
 
-uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) { return ring_u64(s, pos); }
-
 /* Fill `rec` for an accepted payload of `len` bytes at absolute `start`; copies a payload that
  * straddles the physical end into `buf` (>= len bytes). */
 static void make_record(const bb_rshard *s, const bb_rschema *ev, uint64_t start, size_t len,
@@ -822,15 +820,21 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
 
 bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                          const bb_rinstance *inst) {
-    bb_value v;
-    memset(&v, 0, sizeof v);
-    v.str.ptr = "";
+    bb_value v = {.kind = BB_VALUE_ABSENT, .str = {"", 0}};
     if (!schema || fi >= schema->field_count || !fields) return v; /* ABSENT */
     const bb_rfield *f = &schema->fields[fi];
     const uint8_t *p = fields + f->offset;
     size_t w = f->width < 8 ? f->width : 8;
-    uint64_t raw = 0;
-    for (size_t k = 0; k < w; k++) raw |= (uint64_t)p[k] << (8 * k);
+    uint64_t raw;
+    switch (w) { /* little-endian image of the field, zero-extended */
+    case 1: raw = p[0]; break;
+    case 2: raw = bb_le16(p); break;
+    case 4: raw = bb_le32(p); break;
+    case 8: raw = bb_le64(p); break;
+    default:
+        raw = 0;
+        for (size_t k = 0; k < w; k++) raw |= (uint64_t)p[k] << (8 * k);
+    }
     if (f->has_sentinel && f->width <= 8 && raw == f->sentinel) return v; /* ABSENT */
     switch (f->type) {
     case BB_TYPE_U8:
@@ -871,7 +875,18 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
     case BB_TYPE_INTERNED:
         v.kind = BB_VALUE_STRING;
         v.u = (uint32_t)raw;
-        v.has_label = bb_rinstance_intern(inst, (uint32_t)raw, &v.str);
+        if (inst) { /* binary search, inline: keeps v out of memory */
+            size_t lo = 0, hi = inst->intern_count;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (inst->intern[mid].id < (uint32_t)raw) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < inst->intern_count && inst->intern[lo].id == (uint32_t)raw) {
+                v.has_label = true;
+                v.str = inst->intern[lo].bytes;
+            }
+        }
         break;
     default: break;
     }

@@ -7,6 +7,7 @@
 #define BB_READER_PRIV_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "backbeat/reader.h"
 
@@ -20,7 +21,15 @@ static inline uint64_t bb_shard_low(const bb_rshard *s) {
 void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
 
 /* Timestamp (first 8 payload bytes) of the record whose payload starts at `pos`. */
-uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos);
+static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
+    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
+    uint8_t b[8];
+    if (at + 8 <= s->capacity) memcpy(b, s->region + at, 8);
+    else bb_ring_copy(s, pos, b, 8);
+    return (uint64_t)b[0] | ((uint64_t)b[1] << 8) | ((uint64_t)b[2] << 16) |
+           ((uint64_t)b[3] << 24) | ((uint64_t)b[4] << 32) | ((uint64_t)b[5] << 40) |
+           ((uint64_t)b[6] << 48) | ((uint64_t)b[7] << 56);
+}
 
 /* Rebuild the record whose payload starts at absolute position `pos`, previously accepted by
  * bb_shard_walk. `buf` must hold 65535 bytes; it receives the payload when it wraps. Returns
