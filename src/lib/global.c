@@ -147,6 +147,18 @@ static bb_recorder *build_locked(void) {
     o.host = g_cfg.host;
     bb_recorder *rec = NULL;
     bb_status st = bb_recorder_create(&o, &rec);
+    if (st != BB_OK && g_cfg.bytes > (1u << 20)) {
+        /* Too big for this process: fall back to 1 MiB rings rather than tracing nothing. */
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "cannot create the global recorder with %u shards of %llu bytes (%s); "
+                 "using 1M per shard",
+                 g_cfg.shards, (unsigned long long)g_cfg.bytes, bb_strerror(st));
+        bb__g_stderr_line(msg);
+        g_cfg.bytes = 1u << 20;
+        o.bytes_per_shard = g_cfg.bytes;
+        st = bb_recorder_create(&o, &rec);
+    }
     gstate *gs = st == BB_OK ? calloc(1, sizeof *gs) : NULL;
     if (!gs) {
         if (st == BB_OK) st = BB_ERR_NOMEM;

@@ -1,0 +1,3 @@
+# Global recorder benchmark: BB_GRECORD against BB_RECORD into a local recorder (issue 5).
+add_executable(global_hotpath ${CMAKE_CURRENT_SOURCE_DIR}/global_hotpath.c)
+target_link_libraries(global_hotpath PRIVATE backbeat Threads::Threads)
