@@ -289,12 +289,19 @@ static void sc_traced(void) {
             const json_value *evs = json_get(j, "traceEvents");
             if (!evs) evs = j;
             size_t ticks_seen = 0;
+            uint64_t seq_sum = 0;
             for (size_t i = 0; i < json_len(evs); i++) {
-                const json_value *name = json_get(json_at(evs, i), "name");
+                const json_value *ev = json_at(evs, i);
+                const json_value *name = json_get(ev, "name");
                 const char *s = name ? json_str(name) : NULL;
-                if (s && strstr(s, "Tick")) ticks_seen++;
+                if (!s || strcmp(s, "bbtest::Tick") != 0) continue;
+                ticks_seen++;
+                uint64_t seq = 0;
+                CHECK(json_u64(json_get(json_get(ev, "args"), "seq"), &seq));
+                seq_sum += seq;
             }
             CHECK(ticks_seen == 100);
+            CHECK(seq_sum == 99 * 100 / 2); /* seq 0..99, each once */
             json_free(j);
         }
     }
