@@ -425,6 +425,21 @@ bool cli_out_open(cli_out *o, const char *path) {
         o->fd = STDOUT_FILENO;
         return true;
     }
+    /* An existing non-regular file (a FIFO, /dev/null, a terminal) is written in place:
+     * renaming over it would replace the device. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_error("cannot write %s: Is a directory", path);
+            return false;
+        }
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) {
+            cli_error("cannot write %s: %s", path, strerror(errno));
+            return false;
+        }
+        return true;
+    }
     o->path = strdup(path);
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
@@ -457,8 +472,13 @@ bool cli_out_open(cli_out *o, const char *path) {
 
 bool cli_out_commit(cli_out *o) {
     if (!o->tmp) {
+        bool ok = true;
+        if (o->fd > STDERR_FILENO && close(o->fd) != 0) {
+            cli_error("cannot write output: %s", strerror(errno));
+            ok = false;
+        }
         o->fd = -1;
-        return true;
+        return ok;
     }
     bool ok = true;
     if (close(o->fd) != 0) {
@@ -479,6 +499,7 @@ bool cli_out_commit(cli_out *o) {
 
 void cli_out_abort(cli_out *o) {
     if (!o->tmp) {
+        if (o->fd > STDERR_FILENO) close(o->fd);
         o->fd = -1;
         return;
     }

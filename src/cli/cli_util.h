@@ -75,7 +75,8 @@ void cli_buf_json_field(cli_buf *b, const bb_rschema *schema, size_t fi, const u
 
 /* Output file handling: write to a hidden temporary in the destination's directory, rename into
  * place on commit, unlink on abort (or when the process is interrupted by SIGINT/SIGTERM/
- * SIGHUP/SIGPIPE). "-" means stdout (nothing to rename). */
+ * SIGHUP/SIGPIPE). "-" means stdout, and an existing non-regular file (FIFO, device) is written
+ * in place (nothing to rename). */
 typedef struct cli_out {
     char *path; /* final name (NULL for stdout) */
     char *tmp;  /* temporary name (NULL for stdout) */

@@ -4,7 +4,7 @@
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line
  * binding the base view `events` to the Parquet file by absolute path, then the query DDL of
- * parquet_views_ddl().
+ * parquet_views_ddl(). (No sidecar for stdout or a device such as /dev/null.)
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -326,7 +326,7 @@ int cmd_convert(int argc, char **argv) {
             cli_error("%s: %s", out, errbuf[0] ? errbuf : "conversion failed");
         goto done;
     }
-    if (fmt == FMT_PARQUET && strcmp(out, "-")) {
+    if (fmt == FMT_PARQUET && o.tmp) { /* a regular file: write its sidecar */
         size_t n = strlen(out) + sizeof ".views.sql";
         sidecar = malloc(n);
         ddl = parquet_views_ddl(model);

@@ -49,12 +49,22 @@
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
 #define LANE_ROOTS_MAX 65536          /* bound on remembered top-level slices per lane */
 
+typedef struct frag {
+    char *p;
+    size_t n;
+} frag;
+
 typedef struct ev_info {
     const char *display; /* model display name (NUL-terminated, owned by the model) */
     char *span_name;     /* for enter events */
     char *cat;
     int span_fi; /* index of the span_id field, or -1 */
     uint8_t phase;
+    /* pre-rendered JSON: ',"name":<display>,"cat":<cat>', the same with the span name, and
+     * '"<field>":' per field */
+    frag inst_name, span_name_json;
+    frag *keys;
+    size_t nkeys;
 } ev_info;
 
 typedef struct iv {
@@ -78,6 +88,8 @@ typedef struct proc {
 typedef struct thr {
     proc *p;
     uint32_t shard;
+    char ipfx[96]; /* '{"ph":"I","s":"t","pid":P,"tid":T,"ts":' */
+    size_t ipfx_len;
     lane *lanes;
     size_t nlanes;
 } thr;
@@ -124,6 +136,40 @@ static bool ends_with(const char *s, size_t n, const char *suf) {
     return n > k && !memcmp(s + n - k, suf, k);
 }
 
+/* Render JSON text into a fresh heap fragment: `fn` writes into a cli_buf big enough that it
+ * never flushes (`room` bytes). */
+static bool frag_make(frag *f, size_t room, void (*fn)(cli_buf *, const void *, const void *),
+                      const void *a, const void *b) {
+    cli_buf cb;
+    if (!cli_buf_init(&cb, -1, room)) return false;
+    fn(&cb, a, b);
+    f->p = cb.data;
+    f->n = cb.len;
+    return true;
+}
+static void render_name_cat(cli_buf *b, const void *name, const void *cat) {
+    cli_buf_puts(b, ",\"name\":");
+    cli_buf_json_str(b, name, strlen(name));
+    cli_buf_puts(b, ",\"cat\":");
+    cli_buf_json_str(b, cat, strlen(cat));
+}
+static void render_key(cli_buf *b, const void *sv, const void *unused) {
+    (void)unused;
+    const bb_strview *v = sv;
+    cli_buf_json_str(b, v->ptr, v->len);
+    cli_buf_putc(b, ':');
+}
+
+static void ev_free(ev_info *e) {
+    free(e->cat);
+    free(e->span_name);
+    free(e->inst_name.p);
+    free(e->span_name_json.p);
+    for (size_t i = 0; i < e->nkeys; i++) free(e->keys[i].p);
+    free(e->keys);
+    free(e);
+}
+
 static ev_info *event_info(tw *w, const bb_rschema *s) {
     ev_info *e = u64map_get(&w->events, s->id);
     if (e) return e;
@@ -156,10 +202,21 @@ static ev_info *event_info(tw *w, const bb_rschema *s) {
             break;
         }
     e->span_name = strndup(nm, sl);
-    if (!e->cat || !e->span_name || !u64map_put(&w->events, s->id, e)) {
-        free(e->cat);
-        free(e->span_name);
-        free(e);
+    bool ok = e->cat && e->span_name && e->display;
+    if (ok) {
+        size_t room = 6 * (strlen(e->display) + strlen(e->cat) + strlen(e->span_name)) + 64;
+        ok = frag_make(&e->inst_name, room, render_name_cat, e->display, e->cat) &&
+             frag_make(&e->span_name_json, room, render_name_cat, e->span_name, e->cat);
+    }
+    if (ok && s->field_count) {
+        e->keys = calloc(s->field_count, sizeof *e->keys);
+        ok = e->keys != NULL;
+        for (size_t i = 0; ok && i < s->field_count; i++, e->nkeys++)
+            ok = frag_make(&e->keys[i], 6 * s->fields[i].name.len + 8, render_key,
+                           &s->fields[i].name, NULL);
+    }
+    if (!ok || !u64map_put(&w->events, s->id, e)) {
+        ev_free(e);
         return NULL;
     }
     return e;
@@ -251,6 +308,9 @@ static thr *find_thr(tw *w, proc *p, uint32_t shard) {
     t->p = p;
     t->shard = shard;
     if (!add_lane(w, t)) return NULL;
+    int n = snprintf(t->ipfx, sizeof t->ipfx, "{\"ph\":\"I\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":",
+                     p->pid, t->lanes[0].tid);
+    t->ipfx_len = (size_t)n;
     return t;
 }
 
@@ -294,45 +354,40 @@ static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon)
     return true;
 }
 
-/* "{name:value,..." of a record's decoded fields, without the closing brace. */
-static void write_fields_open(cli_buf *b, const bb_rschema *s, const uint8_t *fields,
-                              const bb_rinstance *inst) {
+/* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
+ * closing brace. */
+static void write_fields_open(cli_buf *b, const ev_info *ev, const bb_rschema *s,
+                              const uint8_t *fields, const bb_rinstance *inst) {
     cli_buf_putc(b, '{');
     for (size_t i = 0; i < s->field_count; i++) {
         if (i) cli_buf_putc(b, ',');
-        cli_buf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
-        cli_buf_putc(b, ':');
+        cli_buf_write(b, ev->keys[i].p, ev->keys[i].n);
         cli_buf_json_field(b, s, i, fields, inst);
     }
 }
 
-static void write_fields(cli_buf *b, const bb_rschema *s, const uint8_t *fields,
-                         const bb_rinstance *inst) {
-    write_fields_open(b, s, fields, inst);
+static void write_fields(cli_buf *b, const ev_info *ev, const bb_rschema *s,
+                         const uint8_t *fields, const bb_rinstance *inst) {
+    write_fields_open(b, ev, s, fields, inst);
     cli_buf_putc(b, '}');
-}
-
-static void write_name(cli_buf *b, const char *name, const char *cat) {
-    cli_buf_puts(b, ",\"name\":");
-    cli_buf_json_str(b, name, strlen(name));
-    cli_buf_puts(b, ",\"cat\":");
-    cli_buf_json_str(b, cat, strlen(cat));
 }
 
 /* An "I" instant for a record; `mark` adds a "backbeat.<mark>": true arg. */
 static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const char *mark) {
     cli_buf *b = &w->out;
     sep(w);
-    cli_buf_printf(b, "{\"ph\":\"I\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", t->p->pid,
-                   t->lanes[0].tid);
+    cli_buf_write(b, t->ipfx, t->ipfx_len);
     cli_buf_usec(b, r->rec.ts - w->base);
-    write_name(b, ev->display, ev->cat);
-    cli_buf_puts(b, ",\"args\":");
+    cli_buf_write(b, ev->inst_name.p, ev->inst_name.n);
+    cli_buf_write(b, ",\"args\":", 8);
     if (mark) {
-        write_fields_open(b, r->rec.schema, r->rec.fields, r->instance);
-        cli_buf_printf(b, "%s\"backbeat.%s\":true}", r->rec.schema->field_count ? "," : "", mark);
+        write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance);
+        if (r->rec.schema->field_count) cli_buf_putc(b, ',');
+        cli_buf_puts(b, "\"backbeat.");
+        cli_buf_puts(b, mark);
+        cli_buf_puts(b, "\":true}");
     } else {
-        write_fields(b, r->rec.schema, r->rec.fields, r->instance);
+        write_fields(b, ev, r->rec.schema, r->rec.fields, r->instance);
     }
     cli_buf_putc(b, '}');
 }
@@ -366,17 +421,23 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     }
     cli_buf *b = &w->out;
     sep(w);
-    cli_buf_printf(b, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", t->p->pid, l->tid);
+    cli_buf_puts(b, "{\"ph\":\"X\",\"pid\":");
+    cli_buf_u64(b, t->p->pid);
+    cli_buf_puts(b, ",\"tid\":");
+    cli_buf_u64(b, l->tid);
+    cli_buf_puts(b, ",\"ts\":");
     cli_buf_usec(b, o->ts - w->base);
     cli_buf_puts(b, ",\"dur\":");
     cli_buf_usec(b, end - o->ts);
-    write_name(b, o->ev->span_name, o->ev->cat);
+    cli_buf_write(b, o->ev->span_name_json.p, o->ev->span_name_json.n);
     cli_buf_puts(b, ",\"args\":{\"span_id\":");
     cli_buf_json_u64(b, o->span_id);
     cli_buf_puts(b, ",\"enter_event\":");
     cli_buf_json_str(b, o->ev->display, strlen(o->ev->display));
-    cli_buf_printf(b, ",\"enter_shard\":%u,\"enter\":", t->shard);
-    write_fields(b, o->schema, o->fields, o->inst);
+    cli_buf_puts(b, ",\"enter_shard\":");
+    cli_buf_u64(b, t->shard);
+    cli_buf_puts(b, ",\"enter\":");
+    write_fields(b, o->ev, o->schema, o->fields, o->inst);
     if (x) {
         ev_info *xe = event_info(w, x->rec.schema);
         cli_buf_puts(b, ",\"exit_event\":");
@@ -384,8 +445,13 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
             cli_buf_json_str(b, xe->display, strlen(xe->display));
         else
             cli_buf_puts(b, "null");
-        cli_buf_printf(b, ",\"exit_shard\":%u,\"exit\":", x->rec.shard_id);
-        write_fields(b, x->rec.schema, x->rec.fields, x->instance);
+        cli_buf_puts(b, ",\"exit_shard\":");
+        cli_buf_u64(b, x->rec.shard_id);
+        cli_buf_puts(b, ",\"exit\":");
+        if (xe)
+            write_fields(b, xe, x->rec.schema, x->rec.fields, x->instance);
+        else
+            cli_buf_puts(b, "{}");
     } else {
         cli_buf_puts(b, ",\"backbeat.unclosed\":true");
     }
@@ -468,12 +534,7 @@ static void write_header(tw *w) {
 
 static void free_all(tw *w) {
     for (size_t i = 0; i < w->events.cap; i++)
-        if (w->events.used[i]) {
-            ev_info *e = w->events.vals[i];
-            free(e->span_name);
-            free(e->cat);
-            free(e);
-        }
+        if (w->events.used[i]) ev_free(w->events.vals[i]);
     for (size_t i = 0; i < w->threads.cap; i++)
         if (w->threads.used[i]) {
             thr *t = w->threads.vals[i];

@@ -73,6 +73,14 @@ if [ -w /dev/full ]; then
   grep -q "cannot write" err.txt || fail "write to /dev/full: no message: $(cat err.txt)"
 fi
 
+# writing to a device writes in place (never renames over it), and makes no sidecar
+if [ -c /dev/null ]; then
+  "$B" convert "$C/basic.bb" -f trace -o /dev/null || fail "convert -o /dev/null"
+  "$B" convert "$C/basic.bb" -f parquet -o /dev/null || fail "convert -f parquet -o /dev/null"
+  [ -c /dev/null ] || fail "/dev/null is no longer a device"
+  [ -e /dev/null.views.sql ] && { rm -f /dev/null.views.sql; fail "sidecar written next to /dev/null"; }
+fi
+
 # usage errors
 expect 2 "" "$B"
 expect 2 "unknown command" "$B" frobnicate

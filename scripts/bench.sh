@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench.sh [BUILD_DIR] [SECTION...] — run the benchmarks one after another (never in parallel:
+# the machine is shared) and print their figures. With no SECTION every section runs; each
+# section is a block below guarded by `want NAME`. Sizes: BB_BENCH_RECORDS (default 10 million).
+# Scratch files go to BB_BENCH_DIR (default BUILD_DIR/bench_work) and are removed afterwards.
+set -euo pipefail
+B="$(cd "${1:-build}" && pwd)"
+[ $# -gt 0 ] && shift
+SECTIONS="${*:-all}"
+want() { [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+WORK="${BB_BENCH_DIR:-$B/bench_work}"
+mkdir -p "$WORK"
+N="${BB_BENCH_RECORDS:-10000000}"
+
+# measure LABEL RECORDS CMD... — run CMD under /usr/bin/time; print wall and CPU (user+sys)
+# seconds, records/s by CPU time (the machine is shared, so wall time depends on the neighbours)
+# and by wall time, and the peak RSS.
+measure() {
+  local label="$1" recs="$2"
+  shift 2
+  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" "$@" >/dev/null
+  read -r wall user sys rss <"$WORK/time.txt"
+  awk -v l="$label" -v n="$recs" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+    cpu = u + s; if (cpu <= 0) cpu = 0.01; if (w <= 0) w = 0.01;
+    printf "  %-34s %8.2f s wall %8.2f s cpu  %6.2f M rec/s (cpu) %6.2f M rec/s (wall)  max RSS %6.1f MiB\n",
+           l, w, cpu, n / cpu / 1e6, n / w / 1e6, r / 1024 }'
+}
+
+# ---------------------------------------------------------------- cli: trace conversion
+if want cli; then
+  echo "== cli: backbeat convert to trace JSON, merge, inspect ($N records, 4 shards)"
+  dump="$WORK/cli_bench.bb"
+  "$B/tests/cli_gen" bench "$dump" "$N"
+  echo "  input dump: $(( $(stat -c %s "$dump") / 1048576 )) MiB (mapped; counted in RSS as it is read)"
+  measure "convert -> trace (.json)" "$N" "$B/backbeat" convert "$dump" -o "$WORK/cli_bench.json"
+  echo "  trace output: $(( $(stat -c %s "$WORK/cli_bench.json") / 1048576 )) MiB"
+  rm -f "$WORK/cli_bench.json"
+  measure "convert -> trace, to /dev/null" "$N" "$B/backbeat" convert "$dump" -f trace -o /dev/null
+  measure "convert -> trace, --event filter" "$N" "$B/backbeat" convert "$dump" -f trace \
+    -o /dev/null --event 'gen::Task*'
+  measure "merge (re-pack)" "$N" "$B/backbeat" merge "$dump" -o "$WORK/cli_bench_m.bb"
+  rm -f "$WORK/cli_bench_m.bb"
+  measure "inspect (walk every ring)" "$N" "$B/backbeat" inspect "$dump"
+  rm -f "$dump"
+fi
