@@ -38,6 +38,16 @@
  * one placeholder byte (ISO C has no empty structs) that is never recorded: copy
  * BB_RECORD_SIZE(ident) bytes of an event struct, not sizeof.
  *
+ * Descriptors are per translation unit: an event defined in a header that several .c files
+ * include has one descriptor in each (equal content, equal id); each registers, and registry
+ * snapshots list the id once. Compare events by id (bb_event_id), not by BB_DESC pointer, across
+ * files. In C++ an event may be defined inside a namespace; BB_DESC and BB_RECORD_SIZE paste the
+ * identifier, so use them unqualified from inside that namespace.
+ *
+ * Static libraries: a linker pulls an archive member only when something references it, so an
+ * object file of a static library that defines events but nothing the program uses is not
+ * linked and its events are not registered (link it with --whole-archive if that matters).
+ *
  * BB_VIEWS(ident, "sql") registers a block of query DDL (registry.h) the same way.
  *
  * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles as C11 (GNU
@@ -80,7 +90,7 @@ static inline uint64_t bb_event_id(bb_event_desc *d)
 /* The static descriptor (bb_event_desc *) of an event defined in this translation unit. */
 #define BB_DESC(ident) (&bb__desc_##ident)
 /* The number of field bytes of a record of `ident` (integer constant expression). */
-#define BB_RECORD_SIZE(ident) ((uint16_t)bb__rsize_##ident)
+#define BB_RECORD_SIZE(ident) BB__CAST(uint16_t, bb__rsize_##ident)
 
 #define BB_EVENT(...) BB__EVENT(BB_PHASE_NONE, __VA_ARGS__)
 #define BB_SPAN_ENTER_EVENT(...) BB__EVENT(BB_PHASE_ENTER, __VA_ARGS__)
@@ -119,21 +129,25 @@ template <> struct bb__cxx_tag<int16_t> { static constexpr uint8_t value = BB_TY
 template <> struct bb__cxx_tag<int32_t> { static constexpr uint8_t value = BB_TYPE_I32; };
 template <> struct bb__cxx_tag<int64_t> { static constexpr uint8_t value = BB_TYPE_I64; };
 template <> struct bb__cxx_tag<bool> { static constexpr uint8_t value = BB_TYPE_BOOL; };
-template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t value = BB_TYPE_BYTES; };
+template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
+    static constexpr uint8_t value = BB_TYPE_BYTES;
+};
 #define BB__DECL(t) bb__cxx_id<t>::type
+#define BB__CAST(T, v) static_cast<T>(v)
 #define BB__TAG(type) (bb__cxx_tag<type>::value)
 #define BB__ENUM_DECL(e, repr) enum : repr
 #else
 #define BB__SASSERT(cond, msg) _Static_assert(cond, msg)
 #define BB__DECL(type) __typeof__(type)
+#define BB__CAST(T, v) ((T)(v))
 /* Wire type tag of a C type name; 255 = unsupported. An array decays to a pointer to its
  * element in the controlling expression, so uint8_t[N] selects `uint8_t *`; a real pointer
  * type is excluded first. */
-#define BB__TAG(type)                                                                          \
-    _Generic((__typeof__(type) *)0, uint8_t **: 255, default: _Generic(                        \
-        *(__typeof__(type) *)0, uint8_t: BB_TYPE_U8, uint16_t: BB_TYPE_U16,                    \
-        uint32_t: BB_TYPE_U32, uint64_t: BB_TYPE_U64, int8_t: BB_TYPE_I8,                      \
-        int16_t: BB_TYPE_I16, int32_t: BB_TYPE_I32, int64_t: BB_TYPE_I64,                      \
+#define BB__TAG(type)                                                                              \
+    _Generic((__typeof__(type) *)0, uint8_t **: 255, default: _Generic(                            \
+        *(__typeof__(type) *)0, uint8_t: BB_TYPE_U8, uint16_t: BB_TYPE_U16,                        \
+        uint32_t: BB_TYPE_U32, uint64_t: BB_TYPE_U64, int8_t: BB_TYPE_I8,                          \
+        int16_t: BB_TYPE_I16, int32_t: BB_TYPE_I32, int64_t: BB_TYPE_I64,                          \
         bool: BB_TYPE_BOOL, uint8_t *: BB_TYPE_BYTES, default: 255))
 #define BB__ENUM_DECL(e, repr) __extension__ enum
 #endif
@@ -147,8 +161,9 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t va
 #define BB__HEAD_(a, ...) a
 
 /* The zero-extended image of value `v` in the width of `type`. */
-#define BB__ZEXT(type, v)                                                                      \
-    ((uint64_t)(v) & (~(uint64_t)0 >> (sizeof(type) >= 8 ? 0 : 64 - 8 * sizeof(type))))
+#define BB__ZEXT(type, v)                                                                          \
+    (BB__CAST(uint64_t, v) &                                                                       \
+     (~BB__CAST(uint64_t, 0) >> (sizeof(type) >= 8 ? 0 : 64 - 8 * sizeof(type))))
 
 /* Maps: BB__xMAP(n, step, ctx, head, items...) expands step(ctx, item) for each of the n
  * items (the head argument only keeps `...` non-empty). */
@@ -225,15 +240,15 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t va
 /* Kind-specific checks. */
 #define BB__KCHECK_bb__k_plain(ident, t, name)
 #define BB__KCHECK_bb__k_key(ident, t, name)
-#define BB__KCHECK_bb__k_span(ident, t, name)                                                  \
-    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident "': span_id field '"     \
+#define BB__KCHECK_bb__k_span(ident, t, name)                                                      \
+    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident "': span_id field '"         \
                                            #name "' must be uint64_t");
-#define BB__KCHECK_bb__k_parent(ident, t, name)                                                \
-    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident                          \
-                                           "': parent_span_id field '" #name                   \
+#define BB__KCHECK_bb__k_parent(ident, t, name)                                                    \
+    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident                              \
+                                           "': parent_span_id field '" #name                       \
                                            "' must be uint64_t");
-#define BB__KCHECK_bb__k_enum(ident, t, name)                                                  \
-    BB__SASSERT(BB__TAG(t) <= BB_TYPE_I64, "backbeat: event '" #ident "': enum field '" #name  \
+#define BB__KCHECK_bb__k_enum(ident, t, name)                                                      \
+    BB__SASSERT(BB__TAG(t) <= BB_TYPE_I64, "backbeat: event '" #ident "': enum field '" #name      \
                                            "' must have an integer repr type");
 #define BB__KCHECK_bb__k_istatic(ident, t, name)
 #define BB__KCHECK_bb__k_idyn(ident, t, name)
@@ -250,7 +265,8 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t va
  * its (enum) type in C++ too. */
 #define BB__S_TYPEDEF(ident, f) BB__S_TYPEDEF_X(ident, BB__UNPACK f)
 #define BB__S_TYPEDEF_X(ident, ...) BB__S_TYPEDEF_Y(ident, __VA_ARGS__)
-#define BB__S_TYPEDEF_Y(ident, kind, type, name, ...) typedef BB__DECL(type) bb__ft_##ident##_##name;
+#define BB__S_TYPEDEF_Y(ident, kind, type, name, ...)                                              \
+    typedef BB__DECL(type) bb__ft_##ident##_##name;
 
 #define BB__S_SIZE(ident, f) BB__S_SIZE_X(ident, BB__UNPACK f)
 #define BB__S_SIZE_X(ident, ...) BB__S_SIZE_Y(ident, __VA_ARGS__)
@@ -264,92 +280,92 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t va
 
 #define BB__S_DESC(ident, f) BB__S_DESC_X(ident, BB__UNPACK f)
 #define BB__S_DESC_X(ident, ...) BB__S_DESC_Y(ident, __VA_ARGS__)
-#define BB__S_DESC_Y(ident, kind, type, name, ...)                                             \
-    {#name,                                                                                    \
-     BB__HEAD(__VA_ARGS__, ~),                                                                 \
-     BB__UNIT_OF(__VA_ARGS__),                                                                 \
-     BB__KLABELS_##kind(type),                                                                 \
-     (uint64_t)(BB__SENT_OF(type, __VA_ARGS__)),                                               \
-     (uint16_t)offsetof(struct ident, name),                                                   \
-     (uint16_t)sizeof(type),                                                                   \
-     (uint16_t)BB__KLCOUNT_##kind(type),                                                       \
-     (uint8_t)BB__KTAG_##kind(type),                                                           \
-     (uint8_t)BB__KARG_##kind(type),                                                           \
-     (uint8_t)BB__KROLE_##kind,                                                                \
-     (uint8_t)(BB__HAS_SENT(__VA_ARGS__))},
+#define BB__S_DESC_Y(ident, kind, type, name, ...)                                                 \
+    {#name,                                                                                        \
+     BB__HEAD(__VA_ARGS__, ~),                                                                     \
+     BB__UNIT_OF(__VA_ARGS__),                                                                     \
+     BB__KLABELS_##kind(type),                                                                     \
+     BB__CAST(uint64_t, BB__SENT_OF(type, __VA_ARGS__)),                                           \
+     BB__CAST(uint16_t, offsetof(struct ident, name)),                                             \
+     BB__CAST(uint16_t, sizeof(type)),                                                             \
+     BB__CAST(uint16_t, BB__KLCOUNT_##kind(type)),                                                 \
+     BB__CAST(uint8_t, BB__KTAG_##kind(type)),                                                     \
+     BB__CAST(uint8_t, BB__KARG_##kind(type)),                                                     \
+     BB__CAST(uint8_t, BB__KROLE_##kind),                                                          \
+     BB__CAST(uint8_t, BB__HAS_SENT(__VA_ARGS__))},
 
 #define BB__S_CHECK(ident, f) BB__S_CHECK_X(ident, BB__UNPACK f)
 #define BB__S_CHECK_X(ident, ...) BB__S_CHECK_Y(ident, __VA_ARGS__)
-#define BB__S_CHECK_Y(ident, kind, type, name, ...)                                            \
-    BB__SASSERT(BB__TAG(type) != 255, "backbeat: event '" #ident "': field '" #name            \
-                "' has an unsupported type (use uint8_t..uint64_t, int8_t..int64_t, bool or "  \
-                "uint8_t[N])");                                                                \
-    BB__SASSERT(offsetof(struct ident, name) == offsetof(struct bb__packed_##ident, name),     \
-                "backbeat: event '" #ident "': implicit padding before field '" #name          \
-                "' (reorder the fields or add an explicit padding field)");                    \
-    BB__SASSERT(!(BB__HAS_SENT(__VA_ARGS__)) ||                                                \
-                    (BB__TAG(type) != BB_TYPE_BOOL && BB__TAG(type) != BB_TYPE_BYTES),         \
-                "backbeat: event '" #ident "': sentinel on non-integer field '" #name "'");    \
+#define BB__S_CHECK_Y(ident, kind, type, name, ...)                                                \
+    BB__SASSERT(BB__TAG(type) != 255, "backbeat: event '" #ident "': field '" #name                \
+                "' has an unsupported type (use uint8_t..uint64_t, int8_t..int64_t, bool or "      \
+                "uint8_t[N])");                                                                    \
+    BB__SASSERT(offsetof(struct ident, name) == offsetof(struct bb__packed_##ident, name),         \
+                "backbeat: event '" #ident "': implicit padding before field '" #name              \
+                "' (reorder the fields or add an explicit padding field)");                        \
+    BB__SASSERT(!(BB__HAS_SENT(__VA_ARGS__)) ||                                                    \
+                    (BB__TAG(type) != BB_TYPE_BOOL && BB__TAG(type) != BB_TYPE_BYTES),             \
+                "backbeat: event '" #ident "': sentinel on non-integer field '" #name "'");        \
     BB__KCHECK_##kind(ident, type, name)
 
 /* A zero-field event's struct gets one placeholder byte; it is not part of the record. */
 #define BB__PLACEHOLDER_0 uint8_t bb_no_fields_;
 #define BB__PLACEHOLDER_1
 
-#define BB__EVENT(phase, ...)                                                                  \
+#define BB__EVENT(phase, ...)                                                                      \
     BB__EVENT_X(phase, BB__NFIELDS(__VA_ARGS__), BB__HASFIELDS(__VA_ARGS__), __VA_ARGS__)
 #define BB__EVENT_X(phase, n, has, ...) BB__EVENT_Y(phase, n, has, __VA_ARGS__)
-#define BB__EVENT_Y(phase, n, has, ident, ns, nm, ...)                                         \
-    BB__FMAP(n, BB__S_TYPEDEF, ident, __VA_ARGS__)                                             \
-    typedef struct ident {                                                                     \
-        BB__FMAP(n, BB__S_MEMBER, ident, __VA_ARGS__)                                          \
-        BB__CAT(BB__PLACEHOLDER_, has)                                                         \
-    } ident;                                                                                   \
-    struct bb__packed_##ident {                                                                \
-        BB__FMAP(n, BB__S_MEMBER, ident, __VA_ARGS__)                                          \
-        BB__CAT(BB__PLACEHOLDER_, has)                                                         \
-    } BB__PACKED;                                                                              \
-    enum { bb__rsize_##ident = 0 BB__FMAP(n, BB__S_SIZE, ident, __VA_ARGS__) };                 \
-    static const bb_field_desc bb__fields_##ident[] = {                                        \
-        BB__FMAP(n, BB__S_DESC, ident, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,  \
-                                                    0, 0}};                                    \
-    static bb_event_desc bb__desc_##ident = {ns "::" nm,                                       \
-                                             BB__HEAD(__VA_ARGS__, ~),                         \
-                                             (has) ? bb__fields_##ident : NULL,                \
-                                             (uint16_t)(0 BB__FMAP(n, BB__S_COUNT, ident,      \
-                                                                   __VA_ARGS__)),              \
-                                             (uint16_t)bb__rsize_##ident,                      \
-                                             (uint8_t)(phase),                                 \
-                                             0,                                                \
-                                             NULL};                                            \
-    __attribute__((constructor)) static void bb__register_##ident(void)                        \
-    {                                                                                          \
-        bb_registry_add(&bb__desc_##ident);                                                    \
-    }                                                                                          \
-    __attribute__((destructor)) static void bb__unregister_##ident(void)                       \
-    {                                                                                          \
-        bb_registry_remove(&bb__desc_##ident);                                                 \
-    }                                                                                          \
-    BB__FMAP(n, BB__S_CHECK, ident, __VA_ARGS__)                                               \
-    BB__SASSERT(!(has) || sizeof(struct ident) == (size_t)bb__rsize_##ident,                   \
-                "backbeat: event '" #ident "': implicit padding at the end of the struct "     \
-                "(add an explicit trailing padding field)");                                   \
-    BB__SASSERT((size_t)bb__rsize_##ident <= BB_MAX_RECORD_SIZE,                               \
-                "backbeat: event '" #ident "': record larger than BB_MAX_RECORD_SIZE");        \
-    BB__SASSERT((phase) == BB_PHASE_NONE ||                                                    \
-                    (0 BB__FMAP(n, BB__S_SPANS, ident, __VA_ARGS__)) == 1,                     \
-                "backbeat: event '" #ident "': a span enter/exit event needs exactly one "     \
+#define BB__EVENT_Y(phase, n, has, ident, ns, nm, ...)                                             \
+    BB__FMAP(n, BB__S_TYPEDEF, ident, __VA_ARGS__)                                                 \
+    typedef struct ident {                                                                         \
+        BB__FMAP(n, BB__S_MEMBER, ident, __VA_ARGS__)                                              \
+        BB__CAT(BB__PLACEHOLDER_, has)                                                             \
+    } ident;                                                                                       \
+    struct bb__packed_##ident {                                                                    \
+        BB__FMAP(n, BB__S_MEMBER, ident, __VA_ARGS__)                                              \
+        BB__CAT(BB__PLACEHOLDER_, has)                                                             \
+    } BB__PACKED;                                                                                  \
+    enum { bb__rsize_##ident = 0 BB__FMAP(n, BB__S_SIZE, ident, __VA_ARGS__) };                    \
+    static const bb_field_desc bb__fields_##ident[] = {                                            \
+        BB__FMAP(n, BB__S_DESC, ident, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,      \
+                                                    0, 0}};                                        \
+    static bb_event_desc bb__desc_##ident = {ns "::" nm,                                           \
+                                             BB__HEAD(__VA_ARGS__, ~),                             \
+                                             (has) ? bb__fields_##ident : NULL,                    \
+                                             BB__CAST(uint16_t, 0 BB__FMAP(n, BB__S_COUNT, ident,  \
+                                                                   __VA_ARGS__)),                  \
+                                             BB__CAST(uint16_t, bb__rsize_##ident),                \
+                                             BB__CAST(uint8_t, phase),                             \
+                                             0,                                                    \
+                                             NULL};                                                \
+    __attribute__((constructor)) static void bb__register_##ident(void)                            \
+    {                                                                                              \
+        bb_registry_add(&bb__desc_##ident);                                                        \
+    }                                                                                              \
+    __attribute__((destructor)) static void bb__unregister_##ident(void)                           \
+    {                                                                                              \
+        bb_registry_remove(&bb__desc_##ident);                                                     \
+    }                                                                                              \
+    BB__FMAP(n, BB__S_CHECK, ident, __VA_ARGS__)                                                   \
+    BB__SASSERT(!(has) || sizeof(struct ident) == BB__CAST(size_t, bb__rsize_##ident),             \
+                "backbeat: event '" #ident "': implicit padding at the end of the struct "         \
+                "(add an explicit trailing padding field)");                                       \
+    BB__SASSERT(BB__CAST(size_t, bb__rsize_##ident) <= BB_MAX_RECORD_SIZE,                         \
+                "backbeat: event '" #ident "': record larger than BB_MAX_RECORD_SIZE");            \
+    BB__SASSERT((phase) == BB_PHASE_NONE ||                                                        \
+                    (0 BB__FMAP(n, BB__S_SPANS, ident, __VA_ARGS__)) == 1,                         \
+                "backbeat: event '" #ident "': a span enter/exit event needs exactly one "         \
                 "BB_SPAN_ID field")
 
 /* Enums: typedef, named constants, label table (last, so the user's ';' ends it). */
 #define BB__ENUM_X(n, ...) BB__ENUM_Y(n, __VA_ARGS__)
-#define BB__ENUM_Y(n, e, ...)                                                                  \
-    typedef BB__HEAD(__VA_ARGS__, ~) e;                                                        \
-    BB__SASSERT(BB__TAG(e) <= BB_TYPE_I64,                                                     \
-                "backbeat: enum '" #e "': the repr type must be a fixed-width integer");       \
-    BB__ENUM_DECL(e, BB__HEAD(__VA_ARGS__, ~)){                                                \
-        bb__enum_first_##e, BB__LMAP(n, BB__L_CONST, e, __VA_ARGS__)};                         \
-    static const bb_enum_label bb__labels_##e[] __attribute__((unused)) = {                    \
+#define BB__ENUM_Y(n, e, ...)                                                                      \
+    typedef BB__HEAD(__VA_ARGS__, ~) e;                                                            \
+    BB__SASSERT(BB__TAG(e) <= BB_TYPE_I64,                                                         \
+                "backbeat: enum '" #e "': the repr type must be a fixed-width integer");           \
+    BB__ENUM_DECL(e, BB__HEAD(__VA_ARGS__, ~)){                                                    \
+        bb__enum_first_##e, BB__LMAP(n, BB__L_CONST, e, __VA_ARGS__)};                             \
+    static const bb_enum_label bb__labels_##e[] __attribute__((unused)) = {                        \
         BB__LMAP(n, BB__L_LABEL, e, __VA_ARGS__){0, NULL}}
 #define BB__L_CONST(e, t) BB__L_CONST_ t
 #define BB__L_CONST_(name, value, label) name = (value),
@@ -357,16 +373,16 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> { static constexpr uint8_t va
 #define BB__L_LABEL_X(e, ...) BB__L_LABEL_Y(e, __VA_ARGS__)
 #define BB__L_LABEL_Y(e, name, value, label) {BB__ZEXT(e, value), label},
 
-#define BB__VIEWS(ident, sql)                                                                  \
-    static bb_view_desc bb__views_##ident = {#ident, sql, NULL};                               \
-    __attribute__((constructor)) static void bb__register_views_##ident(void)                  \
-    {                                                                                          \
-        bb_views_add(&bb__views_##ident);                                                      \
-    }                                                                                          \
-    __attribute__((destructor)) static void bb__unregister_views_##ident(void)                 \
-    {                                                                                          \
-        bb_views_remove(&bb__views_##ident);                                                   \
-    }                                                                                          \
+#define BB__VIEWS(ident, sql)                                                                      \
+    static bb_view_desc bb__views_##ident = {#ident, sql, NULL};                                   \
+    __attribute__((constructor)) static void bb__register_views_##ident(void)                      \
+    {                                                                                              \
+        bb_views_add(&bb__views_##ident);                                                          \
+    }                                                                                              \
+    __attribute__((destructor)) static void bb__unregister_views_##ident(void)                     \
+    {                                                                                              \
+        bb_views_remove(&bb__views_##ident);                                                       \
+    }                                                                                              \
     BB__SASSERT(sizeof(bb__views_##ident) > 0, "backbeat: views")
 
 /* Counted maps and argument counters (generated; do not edit by hand). */

@@ -14,6 +14,18 @@ BB_EVENT(cxx_packet, "cxx::net", "Packet", "A packet.",
          BB_ENUM_F(cxx_role, cxx_role, "Member named after its enum type."),
          BB_FIELD(uint8_t[3], pad, NULL));
 
+// An event defined inside a C++ namespace.
+namespace app {
+BB_ENUM(level, int8_t, (LEVEL_LOW, -1, "low"), (LEVEL_HIGH, 1, "high"));
+BB_EVENT(ns_event, "cxx::app", "InNamespace", NULL,
+         BB_FIELD(uint16_t, a, NULL),
+         BB_ENUM_F(level, level, NULL),
+         BB_FIELD(bool, b, NULL));
+// BB_DESC / BB_RECORD_SIZE paste the identifier: use them unqualified, inside the namespace.
+const bb_event_desc *ns_event_desc() { return BB_DESC(ns_event); }
+constexpr size_t ns_event_size = BB_RECORD_SIZE(ns_event);
+} // namespace app
+
 static int failures;
 #define CHECK(cond)                                                                            \
     do {                                                                                       \
@@ -71,9 +83,16 @@ int main()
     (void)t;
     CHECK(BB_RECORD_SIZE(fixture_tick) == 0 && BB_DESC(fixture_tick)->fields == nullptr);
 
+    app::ns_event ne{};
+    ne.level = app::LEVEL_LOW;
+    CHECK(sizeof ne == 4 && app::ns_event_size == 4);
+    const bb_event_desc *nd = app::ns_event_desc();
+    CHECK(std::strcmp(nd->name, "cxx::app::InNamespace") == 0 && nd->field_count == 3);
+    CHECK(nd->fields[1].labels[0].value == 0xFF && nd->fields[2].offset == 3);
+
     const bb_event_desc *snap[32];
     size_t n = bb_registry_snapshot(snap, 32);
-    CHECK(n == 14);
+    CHECK(n == 15);
     std::printf("cxx: %d failures\n", failures);
     return failures ? 1 : 0;
 }
