@@ -83,23 +83,26 @@ static int seen_before(const bb_event_desc *d, uint64_t id)
 }
 
 /* Distinct descriptors (first registration of each id wins), registration order. Lock-free,
- * allocation-free, O(n^2): async-signal-safe. Racing adds/removes may make one snapshot miss a
- * descriptor being added or removed, or (beyond `cap`) count one twice; the entries written to
- * `out` are always distinct by id. */
+ * allocation-free, O(n^2): async-signal-safe. While every distinct id so far fits in `out`,
+ * duplicates are found there (an array scan); past `cap`, by walking the list before the
+ * descriptor. Racing adds/removes may make one snapshot miss a descriptor being added or
+ * removed, or (beyond `cap`) count one twice; the entries written to `out` are always distinct
+ * by id (a descriptor removed and re-added at the tail during the walk can be met twice). */
 size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap)
 {
     size_t n = 0;
+    if (!out)
+        cap = 0;
     for (const bb_event_desc *d = LOAD(g_events); d; d = LOAD(d->registry_next)) {
         uint64_t id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-        if (seen_before(d, id))
-            continue;
-        /* A descriptor removed and re-added at the tail while we walk can be met twice. */
         int dup = 0;
-        for (size_t i = 0; out && i < n && i < cap && !dup; i++)
+        for (size_t i = 0; i < n && i < cap && !dup; i++)
             dup = __atomic_load_n(&out[i]->id, __ATOMIC_RELAXED) == id;
+        if (!dup && n >= cap)
+            dup = seen_before(d, id);
         if (dup)
             continue;
-        if (out && n < cap)
+        if (n < cap)
             out[n] = d;
         n++;
     }

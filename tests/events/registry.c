@@ -98,6 +98,9 @@ int main(void)
     const bb_event_desc *two[2] = {NULL, NULL};
     CHECK(snap(two, 2) == 4 && two[0] == &a && two[1] == &b, "cap 2 of 4");
     CHECK(snap(NULL, 0) == 4, "count only");
+    /* De-duplication also counts right past the capacity (a2 duplicates a). */
+    const bb_event_desc *one[1] = {NULL};
+    CHECK(snap(one, 1) == 4 && one[0] == &a, "cap 1 of 4, a2 not counted");
 
     /* Removing the first registration of a duplicated id lets the second show, in its
      * registration position. */

@@ -1,0 +1,3 @@
+# Benchmark of the event-definition layer (ids, registry).
+add_executable(bench_events ${CMAKE_CURRENT_SOURCE_DIR}/events/bench_events.c)
+target_link_libraries(bench_events PRIVATE backbeat)
