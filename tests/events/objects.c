@@ -1,13 +1,17 @@
 /* objects.c — registration from every kind of object: this executable, a shared library it
  * links, a static library it links, and a plugin it dlopens and dlcloses. No list of events
  * exists anywhere; each object's constructors register its events and its destructors
- * unregister them. An event with no records (everything here: nothing is recorded) is still
- * in the registry. */
+ * unregister them. An event with no records is still in the registry. The plugin's events,
+ * recorded through this executable's recorder, are in a dump taken while it is loaded, with
+ * their values; after dlclose its schemas leave the registry, so a later dump cannot decode
+ * (and so does not recover) the plugin's records still in the rings. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "backbeat/event.h"
+#include "backbeat/backbeat.h"
+#include "backbeat/reader.h"
 
 BB_EVENT(exe_event, "exe", "Event", NULL, BB_FIELD(uint8_t, b, NULL));
 BB_EVENT(fixture_tick, "fixture", "Tick", "A heartbeat marker.");
@@ -48,6 +52,63 @@ static int count_views(const char *sql)
     return c;
 }
 
+struct plugin_api {
+    const bb_event_desc *a;
+    void (*record)(bb_recorder *rec, uint64_t ts);
+};
+
+/* Records of the event called `name` in a dump; k = the single field of the last one seen. */
+typedef struct found {
+    const char *name;
+    int n;
+    uint64_t k;
+} found;
+
+static int on_record(const bb_record *r, void *ctx)
+{
+    found *f = ctx;
+    if (r->schema->name.len == strlen(f->name) &&
+        memcmp(r->schema->name.ptr, f->name, r->schema->name.len) == 0) {
+        f->n++;
+        if (r->schema->field_count == 1) {
+            bb_value v = bb_decode_field(r->schema, 0, r->fields, NULL);
+            f->k = v.u;
+        }
+    }
+    return 0;
+}
+
+/* Dump `rec`, read it back, count the records named `name`; *schema_present says whether
+ * the dump's registry holds a schema of that name. */
+static found dump_count(bb_recorder *rec, const char *name, int *schema_present)
+{
+    found f = {name, 0, 0};
+    void *buf = NULL;
+    size_t len = 0;
+    bb_error err;
+    bb_dump *d = NULL;
+    *schema_present = 0;
+    if (bb_recorder_dump_buffer(rec, &buf, &len, &err) != BB_OK ||
+        bb_dump_open_memory(buf, len, "objects", &d, &err) != BB_OK) {
+        CHECK(0, "dump: %s", err.message);
+        free(buf);
+        return f;
+    }
+    for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
+        const bb_rschema *s = bb_dump_schema(d, i);
+        *schema_present |=
+            s->name.len == strlen(name) && memcmp(s->name.ptr, name, s->name.len) == 0;
+    }
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        const bb_rinstance *inst = bb_dump_instance(d, i);
+        for (size_t s = 0; s < inst->shard_count; s++)
+            bb_shard_walk(d, &inst->shards[s], on_record, &f, NULL);
+    }
+    bb_dump_close(d);
+    free(buf);
+    return f;
+}
+
 int main(void)
 {
     CHECK(count_named("exe::Event") == 1, "executable event");
@@ -77,10 +138,33 @@ int main(void)
         CHECK(count_views("CREATE VIEW plugin AS SELECT 2;") == 1, "plugin views");
         CHECK(bb_views_snapshot(NULL, 0) == views_before + 1, "one more view set");
         CHECK(bb_registry_generation() >= gen0 + 4, "generation bumped by the load");
-        const bb_event_desc *const *pa = (const bb_event_desc *const *)dlsym(h, "plugin_a_desc");
-        CHECK(pa && (*pa)->id == bb_event_id_compute(*pa), "plugin id stored");
+        const struct plugin_api *api = (const struct plugin_api *)dlsym(h, "plugin_api");
+        CHECK(api && api->a->id == bb_event_id_compute(api->a), "plugin id stored");
+
+        /* Record from the plugin through our recorder; a dump holds its schemas and records. */
+        bb_recorder_options o;
+        bb_recorder_options_init(&o);
+        o.shards = 1;
+        o.bytes_per_shard = 4096;
+        o.clock = BB_CLOCK_MANUAL;
+        bb_recorder *rec = NULL;
+        CHECK(bb_recorder_create(&o, &rec) == BB_OK, "recorder");
+        bb_recorder_enable(rec, true);
+        if (api)
+            api->record(rec, 100);
+        int present = 0;
+        found f = dump_count(rec, "plugin::A", &present);
+        CHECK(present && f.n == 1 && f.k == 0xABCDEF, "plugin::A in the dump (%d records)", f.n);
+        f = dump_count(rec, "plugin::Marker", &present);
+        CHECK(present && f.n == 1, "plugin::Marker in the dump");
+        f = dump_count(rec, "plugin::Span", &present);
+        CHECK(present && f.n == 1, "plugin::Span in the dump");
+
         uint64_t gen1 = bb_registry_generation();
         CHECK(dlclose(h) == 0, "dlclose");
+        f = dump_count(rec, "plugin::A", &present);
+        CHECK(!present && f.n == 0, "plugin::A gone from a dump after dlclose");
+        bb_recorder_free(rec);
         CHECK(count_named("plugin::A") == 0 && count_named("plugin::Span") == 0 &&
                   count_named("plugin::Marker") == 0,
               "plugin events gone after dlclose (round %d)", round);
