@@ -31,3 +31,5 @@ if(BB_NODE)
   bb_cli_test(cli_merge COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/merge_check.mjs
               $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/merge)
 endif()
+bb_cli_test(cli_quiet COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_quiet.sh
+            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/quiet)

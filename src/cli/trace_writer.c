@@ -1,7 +1,7 @@
 /* trace_writer.c — `convert --format trace`: Chrome Trace Event Format JSON, streamed.
  *
  * Layout of the output (opens in Perfetto and in chrome://tracing / DevTools):
- *   {"displayTimeUnit":"ns","otherData":{"backbeat.base_ts_nanos":"<first record ts>",...},
+ *   {"otherData":{"backbeat.base_ts_nanos":"<first record ts>",...},
  *    "traceEvents":[ ...one event per line... ]}
  *
  * - Processes: one per instance, pid = 1..N in the model's instance order (Perfetto reads a pid
@@ -519,7 +519,8 @@ static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
 
 static void write_header(tw *w) {
     cli_buf *b = &w->out;
-    cli_buf_puts(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"backbeat.format\":\"1\","
+    /* No "displayTimeUnit": some Perfetto versions took "ns" there as the unit of ts. */
+    cli_buf_puts(b, "{\"otherData\":{\"backbeat.format\":\"1\","
                     "\"backbeat.base_ts_nanos\":\"");
     cli_buf_u64(b, w->base);
     cli_buf_puts(b, "\",\"backbeat.ts_unit\":\"ts and dur are microseconds (3 decimals = ns) "

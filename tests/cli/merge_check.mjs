@@ -2,9 +2,11 @@
 // and --no-dedup (splice): converting the merged dump gives the same trace events (every record,
 // field, instance, shard and span) as converting its inputs together; the merged dump is
 // well-formed (inspect: instances, hosts, unioned intern tables, views once, compact rings with
-// nothing skipped, power-of-two capacities).
+// nothing skipped, power-of-two capacities). When DuckDB is installed (tests/js), the same holds
+// for Parquet rows: every column of every row equal.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -38,8 +40,27 @@ const sets = [
   ['spans', [path.join(W, 'spans1.bb'), path.join(W, 'spans2.bb')], null],
   ['empty', [g('empty.bb')], 0],
 ];
+// DuckDB from tests/js/node_modules, if installed.
+const modules = process.env.BB_NODE_MODULES || path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'js', 'node_modules');
+let duck = null;
+try {
+  const req = createRequire(path.join(modules, '..', 'package.json'));
+  duck = await import(req.resolve('@duckdb/node-api'));
+} catch (e) {
+  console.log(`no DuckDB (${e.message}): Parquet rows not compared`);
+}
+const parquetRows = async (inputs, name) => {
+  const out = path.join(W, name);
+  run(['convert', ...inputs, '-o', out]);
+  const db = await duck.DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const r = await c.runAndReadAll(`SELECT * FROM read_parquet('${out.replaceAll("'", "''")}') ORDER BY seq`);
+  return JSON.stringify(r.getRowObjectsJS(), (k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+};
+
 let n = 0;
 for (const [label, inputs, records] of sets) {
+  const pTogether = duck ? await parquetRows(inputs, `${label}.together.parquet`) : null;
   const together = trace(inputs, `${label}.together.json`);
   for (const mode of [[], ['--no-dedup']]) {
     const m = path.join(W, `${label}${mode.length ? '.splice' : ''}.bb`);
@@ -49,6 +70,11 @@ for (const [label, inputs, records] of sets) {
     check(isDeepStrictEqual(merged.traceEvents, together.traceEvents) &&
           isDeepStrictEqual(merged.otherData, together.otherData),
           `${tag}: converting the merged dump differs from converting the inputs together`);
+    if (duck) {
+      const pm = await parquetRows([m], `${label}.${n}.parquet`);
+      check(pm === pTogether, `${tag}: Parquet rows of the merged dump differ from the inputs' together`);
+      check(records === null || JSON.parse(pm).length === records, `${tag}: Parquet has ${JSON.parse(pm).length} rows`);
+    }
     const j = inspect(m);
     const total = j.instances.reduce((s, i) => s + i.record_count, 0);
     const ins = inputs.map(inspect);
