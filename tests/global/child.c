@@ -6,9 +6,13 @@
  *   segv     records ticks 0..99, then dereferences NULL
  *   abort    records ticks 0..99, then calls abort()
  *   overflow records ticks 0..99, then overflows its stack
+ *   fpe / ill / bus  records ticks 0..99, then divides by zero (x86-64: a real #DE, elsewhere
+ *            raise) / executes a trap instruction / touches a page past the end of a file
+ *   thread   a second thread records ticks 0..99, then dereferences NULL
  *   chain    handler A installed before the recorder, B after it (B chains to what it
  *            replaced); records, then dereferences NULL; A and B say so on stderr
- *   storm    records, calls bb_global_trigger() argv[2] times, says "ready", waits for stdin EOF
+ *   storm    records, calls bb_global_trigger() argv[2] times (2 ms pause every 100), says
+ *            "ready", waits for stdin EOF
  *   dumps    records, then writes argv[2] dumps with bb_global_dump (prints each name)
  *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
  *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
@@ -19,7 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <backbeat/event.h>
@@ -68,6 +76,32 @@ __attribute__((noinline)) static int recurse(int depth) {
     return recurse(depth + 1) + pad[0];
 }
 
+__attribute__((noinline)) static void divide_by_zero(void) {
+#if defined(__x86_64__)
+    unsigned lo = 1, hi = 0, zero = (unsigned)sink;
+    __asm__ volatile("divl %2" : "+a"(lo), "+d"(hi) : "r"(zero)); /* not C division: no UB */
+#else
+    raise(SIGFPE);
+#endif
+}
+
+__attribute__((noinline)) static void bus_error(void) {
+    char path[] = "/tmp/bbg-bus-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || ftruncate(fd, 4096) != 0) raise(SIGBUS);
+    volatile char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    unlink(path);
+    if (p == MAP_FAILED || ftruncate(fd, 0) != 0) raise(SIGBUS);
+    p[0] = 1; /* the page is past the end of the file now */
+}
+
+static void *crashing_thread(void *arg) {
+    (void)arg;
+    ticks(0, 100, 0);
+    *(volatile int *)(uintptr_t)sink = 1;
+    return NULL;
+}
+
 static struct sigaction chain_prev_b;
 static void handler_a(int sig) {
     static const char m[] = "handler A ran\n";
@@ -99,6 +133,20 @@ int main(int argc, char **argv) {
         if (!strcmp(mode, "abort")) abort();
         return recurse(0);
     }
+    if (!strcmp(mode, "fpe") || !strcmp(mode, "ill") || !strcmp(mode, "bus")) {
+        ticks(0, 100, 0);
+        if (!strcmp(mode, "fpe")) divide_by_zero();
+        if (!strcmp(mode, "ill")) __builtin_trap();
+        bus_error();
+        return 0;
+    }
+    if (!strcmp(mode, "thread")) {
+        bb_global_init();
+        pthread_t t;
+        pthread_create(&t, NULL, crashing_thread, NULL);
+        pthread_join(t, NULL);
+        return 0;
+    }
     if (!strcmp(mode, "chain")) {
         signal(SIGSEGV, handler_a);
         ticks(0, 100, 0); /* builds the recorder: our handler goes over A */
@@ -113,7 +161,13 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "storm")) {
         int n = argc > 2 ? atoi(argv[2]) : 5000;
         ticks(0, 100, 0);
-        for (int i = 0; i < n; i++) bb_global_trigger();
+        for (int i = 0; i < n; i++) {
+            bb_global_trigger();
+            if (i % 100 == 99) { /* spread the storm so an unthrottled dumper would keep up */
+                struct timespec ms2 = {0, 2000000};
+                nanosleep(&ms2, NULL);
+            }
+        }
         say("ready\n");
         wait_stdin_eof(NULL);
         return 0;

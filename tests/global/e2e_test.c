@@ -540,6 +540,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "abort")) sc_crash("abort", SIGABRT);
     else if (!strcmp(s, "overflow")) sc_crash("overflow", SIGSEGV);
     else if (!strcmp(s, "chain")) sc_crash("chain", SIGSEGV);
+    else if (!strcmp(s, "fpe")) sc_crash("fpe", SIGFPE);
+    else if (!strcmp(s, "ill")) sc_crash("ill", SIGILL);
+    else if (!strcmp(s, "bus")) sc_crash("bus", SIGBUS);
+    else if (!strcmp(s, "thread")) sc_crash("thread", SIGSEGV);
     else if (!strcmp(s, "storm")) sc_storm();
     else if (!strcmp(s, "keep-oldest") || !strcmp(s, "keep-newest")) sc_limit(s);
     else if (!strcmp(s, "unwritable")) sc_unwritable();
