@@ -206,8 +206,10 @@ static void flush_page(pq_column *c)
     if (dict_page) {
         c->enc_dict = true;
         /* Most values distinct: the dictionary does not pay, go PLAIN for this chunk. */
-        if (c->dict_mode && c->chunk_values >= 4096 && c->dict.count > c->chunk_values / 2)
+        if (c->dict_mode && c->chunk_values >= 4096 && c->dict.count > c->chunk_values / 2) {
             c->dict_mode = false;
+            c->sticky_plain = true;
+        }
     }
     c->lev.len = 0;
     pq_rle_init(&c->rle, &c->lev, level_width(c));
@@ -294,6 +296,21 @@ static void stats_str(pq_column *c, const void *p, size_t n)
         set_buf(&c->smax_s, p, n);
 }
 
+/* After a value went into the dictionary: true when the chunk should go PLAIN from here on,
+ * because the dictionary grew too big or the first PQ_DICT_PROBE values were mostly distinct
+ * (then the next row groups start PLAIN too: a high-cardinality column stays one). */
+#define PQ_DICT_PROBE 4096
+static bool dict_gives_up(pq_column *c)
+{
+    if (c->dict.plain.len > c->ctx->dict_max)
+        return true;
+    if (c->chunk_values == PQ_DICT_PROBE && c->dict.count > PQ_DICT_PROBE / 2) {
+        c->sticky_plain = true;
+        return true;
+    }
+    return false;
+}
+
 static void put_index(pq_column *c, uint32_t idx)
 {
     if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
@@ -307,11 +324,8 @@ static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
 {
     begin_value(c, row);
     if (c->page_dict) {
-        uint8_t le[8];
-        for (int i = 0; i < 8; i++)
-            le[i] = (uint8_t)(v >> (8 * i));
         bool added;
-        int64_t idx = pq_dict_intern(&c->dict, le, 8, &added);
+        int64_t idx = pq_dict_intern_u64(&c->dict, v, &added);
         if (idx < 0) {
             c->failed = true;
             return -1;
@@ -319,7 +333,7 @@ static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
         if (added)
             stats_u64(c, v);
         put_index(c, (uint32_t)idx);
-        if (c->dict.plain.len > c->ctx->dict_max) {
+        if (dict_gives_up(c)) {
             flush_page(c);
             c->dict_mode = false;
             c->page_dict = false;
@@ -376,7 +390,7 @@ static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
         if (added)
             stats_str(c, p, n);
         put_index(c, (uint32_t)idx);
-        if (c->dict.plain.len > c->ctx->dict_max) {
+        if (dict_gives_up(c)) {
             flush_page(c);
             c->dict_mode = false;
             c->page_dict = false;
@@ -508,7 +522,7 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     c->enc_dict = false;
     c->have_minmax = false;
     c->stats_off = false;
-    c->dict_mode = c->dict_wanted;
+    c->dict_mode = c->dict_wanted && !c->sticky_plain;
     c->page_dict = c->dict_mode;
     pq_dict_reset(&c->dict);
     return ok;

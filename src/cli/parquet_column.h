@@ -96,6 +96,7 @@ typedef struct pq_column {
     /* current chunk */
     uint64_t rows;    /* levels written in this row group */
     bool dict_mode;
+    bool sticky_plain; /* the dictionary did not pay: later chunks start PLAIN */
     pq_dict dict;
     pq_buf chunk;     /* page headers + compressed data pages */
     uint64_t chunk_uncompressed;

@@ -17,6 +17,7 @@ void pq_dict_free(pq_dict *d)
     free(d->length);
     free(d->slots);
     free(d->hashes);
+    free(d->vals);
     bool f = d->fixed8;
     memset(d, 0, sizeof *d);
     d->fixed8 = f;
@@ -87,6 +88,12 @@ static bool grow_entries(pq_dict *d)
     if (!h)
         return false;
     d->hashes = h;
+    if (d->fixed8) {
+        uint64_t *v = realloc(d->vals, cap * sizeof *v);
+        if (!v)
+            return false;
+        d->vals = v;
+    }
     d->entry_cap = cap;
     return true;
 }
@@ -128,6 +135,50 @@ int64_t pq_dict_intern(pq_dict *d, const void *p, size_t n, bool *added)
     if ((uint64_t)d->count * 2 > (uint64_t)d->mask + 1 && !grow_table(d)) {
         /* the entry is in; a full-ish table still works, only slower */
     }
+    *added = true;
+    return i;
+}
+
+static uint32_t hash_u64(uint64_t v)
+{
+    v ^= v >> 31;
+    v *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(v >> 32) ^ (uint32_t)v;
+}
+
+int64_t pq_dict_intern_u64(pq_dict *d, uint64_t v, bool *added)
+{
+    *added = false;
+    if (!d->slots && !grow_table(d))
+        return -1;
+    if (d->count >= d->mask)
+        return -1;
+    uint32_t h = hash_u64(v);
+    uint32_t j = h & d->mask;
+    for (;;) {
+        uint32_t s = d->slots[j];
+        if (!s)
+            break;
+        if (d->vals[s - 1] == v)
+            return s - 1;
+        j = (j + 1) & d->mask;
+    }
+    if (d->count >= 0x7fffffffu || d->plain.len + 8 > 0xffffffffu)
+        return -1;
+    if (d->count == d->entry_cap && !grow_entries(d))
+        return -1;
+    size_t off = d->plain.len;
+    pq_buf_u64le(&d->plain, v);
+    if (d->plain.failed)
+        return -1;
+    uint32_t i = d->count++;
+    d->offset[i] = (uint32_t)off;
+    d->length[i] = 8;
+    d->hashes[i] = h;
+    d->vals[i] = v;
+    d->slots[j] = i + 1;
+    if ((uint64_t)d->count * 2 > (uint64_t)d->mask + 1)
+        (void)grow_table(d);
     *added = true;
     return i;
 }

@@ -22,6 +22,7 @@ typedef struct pq_dict {
     uint32_t *length;  /* per entry: byte length */
     uint32_t *slots;   /* hash table: entry index + 1, 0 = empty */
     uint32_t *hashes;  /* per entry: hash (for rehashing) */
+    uint64_t *vals;    /* fixed8: per entry, the value (compared instead of the bytes) */
     uint32_t mask;     /* slots - 1 */
     uint64_t generation; /* bumped by pq_dict_reset, so callers can cache indices */
 } pq_dict;
@@ -34,6 +35,9 @@ void pq_dict_reset(pq_dict *d);
 /* Index of the entry equal to (p, n), adding it if new (*added set). -1 if memory ran out or
  * the dictionary cannot grow further (2^31 entries or 4 GiB). For fixed8, n must be 8. */
 int64_t pq_dict_intern(pq_dict *d, const void *p, size_t n, bool *added);
+
+/* As pq_dict_intern for a fixed8 dictionary: the entry of integer `v` (stored little-endian). */
+int64_t pq_dict_intern_u64(pq_dict *d, uint64_t v, bool *added);
 
 /* Bytes of entry i. */
 static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, size_t *n)

@@ -305,6 +305,27 @@ static void groups(builder *b)
     }
 }
 
+/* Pass 3: which fields the writer may decode inline. */
+static void fast_paths(pq_layout *l)
+{
+    for (size_t p = 0; p < l->nplans; p++) {
+        pq_plan *pl = &l->plans[p];
+        for (size_t f = 0; f < pl->schema->field_count; f++) {
+            const bb_rfield *fd = &pl->schema->fields[f];
+            pq_fmap *m = &pl->map[f];
+            m->fast = PQ_FAST_NONE;
+            if (fd->width < 1 || fd->width > 8 || l->leaves[m->leaf].type != pq_type_of_field(fd->type))
+                continue;
+            if (fd->type <= BB_TYPE_U64)
+                m->fast = PQ_FAST_UNSIGNED;
+            else if (fd->type <= BB_TYPE_I64)
+                m->fast = PQ_FAST_SIGNED;
+            else if (fd->type == BB_TYPE_BOOL)
+                m->fast = PQ_FAST_BOOL;
+        }
+    }
+}
+
 bool pq_layout_build(const bb_model *model, pq_layout *l)
 {
     memset(l, 0, sizeof *l);
@@ -339,6 +360,8 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
         promote(&b);
     if (!b.failed)
         groups(&b);
+    if (!b.failed)
+        fast_paths(l);
     if (b.failed || !build_lookup(l)) {
         pq_layout_free(l);
         return false;

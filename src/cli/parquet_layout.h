@@ -34,8 +34,11 @@ typedef struct pq_fmap {
     int32_t leaf;     /* leaf (column) index */
     int32_t node;     /* schema node of that leaf */
     uint8_t null_def; /* definition level of a NULL value: 1 in a group, 0 when promoted */
+    uint8_t fast;     /* PQ_FAST_*: decode inline (integer / bool into its natural column) */
     bool promoted;
 } pq_fmap;
+
+enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3 };
 
 /* One event type of the model. */
 typedef struct pq_plan {

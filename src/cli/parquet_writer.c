@@ -222,8 +222,30 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
     size_t nf = s->field_count < pl->schema->field_count ? s->field_count
                                                          : pl->schema->field_count;
     for (size_t f = 0; f < nf; f++) {
+        const pq_fmap *m = &pl->map[f];
+        if (m->fast != PQ_FAST_NONE) {
+            /* integers and bools: the decoding of bb_decode_field, inline */
+            const bb_rfield *fd = &s->fields[f];
+            const uint8_t *p = rec->fields + fd->offset;
+            unsigned wd = fd->width;
+            uint64_t raw = 0;
+            for (unsigned k = 0; k < wd; k++)
+                raw |= (uint64_t)p[k] << (8 * k);
+            if (fd->has_sentinel && raw == fd->sentinel) {
+                put_null(w, m, r);
+            } else if (m->fast == PQ_FAST_UNSIGNED) {
+                pq_col_u64(&w->cols[m->leaf], r, raw);
+            } else if (m->fast == PQ_FAST_SIGNED) {
+                if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
+                    raw |= ~(uint64_t)0 << (8 * wd);
+                pq_col_u64(&w->cols[m->leaf], r, raw);
+            } else {
+                pq_col_bool(&w->cols[m->leaf], r, raw != 0);
+            }
+            continue;
+        }
         bb_value v = bb_decode_field(s, f, rec->fields, mr->instance);
-        put_value(w, &pl->map[f], r, &v);
+        put_value(w, m, r, &v);
     }
     w->rg_rows++;
     w->rows++;

@@ -1,0 +1,27 @@
+// convert_duckdb.mjs — the peer of the convert benchmark: DuckDB (one thread) writing the same
+// table to zstd Parquet. The table is loaded into memory from the Parquet file backbeat wrote
+// (same rows, same columns), then only the COPY is timed.
+//
+// Usage: node bench/convert_duckdb.mjs IN.parquet OUT.parquet [LEVEL]
+//   prints: duckdb_rows=N duckdb_seconds=S duckdb_bytes=B
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '..', 'tests', 'js', 'package.json'));
+const duck = await import(pathToFileURL(require.resolve('@duckdb/node-api')).href);
+
+const [input, output, level = '3'] = process.argv.slice(2);
+const q = (s) => `'${s.replaceAll("'", "''")}'`;
+const db = await duck.DuckDBInstance.create(':memory:');
+const con = await db.connect();
+await con.run('SET threads = 1');
+await con.run('SET preserve_insertion_order = true');
+await con.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${q(input)})`);
+const n = (await con.runAndReadAll('SELECT count(*) AS n FROM t')).getRowObjectsJS()[0].n;
+const t0 = process.hrtime.bigint();
+await con.run(`COPY t TO ${q(output)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${Number(level)})`);
+const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+console.log(`duckdb_rows=${n} duckdb_seconds=${secs.toFixed(3)} duckdb_bytes=${fs.statSync(output).size}`);
