@@ -3,7 +3,7 @@
 // (same rows, same columns), then only the COPY is timed.
 //
 // Usage: node bench/convert_duckdb.mjs IN.parquet OUT.parquet [LEVEL]
-//   prints: duckdb_rows=N duckdb_seconds=S duckdb_bytes=B
+//   prints: duckdb_rows=N duckdb_seconds=S (wall) duckdb_cpu=C (user+system) duckdb_bytes=B
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -21,7 +21,10 @@ await con.run('SET threads = 1');
 await con.run('SET preserve_insertion_order = true');
 await con.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${q(input)})`);
 const n = (await con.runAndReadAll('SELECT count(*) AS n FROM t')).getRowObjectsJS()[0].n;
+const c0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 await con.run(`COPY t TO ${q(output)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${Number(level)})`);
 const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-console.log(`duckdb_rows=${n} duckdb_seconds=${secs.toFixed(3)} duckdb_bytes=${fs.statSync(output).size}`);
+const cpu = process.cpuUsage(c0);
+console.log(`duckdb_rows=${n} duckdb_seconds=${secs.toFixed(3)} duckdb_cpu=${((cpu.user + cpu.system) / 1e6).toFixed(3)} ` +
+            `duckdb_bytes=${fs.statSync(output).size}`);

@@ -43,3 +43,11 @@ if want cli; then
   measure "inspect (walk every ring)" "$N" "$B/backbeat" inspect "$dump"
   rm -f "$dump"
 fi
+
+# ---------------------------------------------------------------- parquet: convert vs DuckDB
+# `backbeat convert` to Parquet of a generated dump (tests/parquet/pq_gendump) against DuckDB
+# writing the same table to zstd Parquet with one thread (COPY of the table loaded beforehand).
+if want parquet; then
+  BENCH_RECORDS="$N" BENCH_DIR="$WORK" bash "$(dirname "$0")/../bench/convert_parquet.sh" "$B"
+  rm -f "$WORK/convert_$N.bb" "$WORK/convert_$N.parquet" "$WORK/convert_$N.parquet.views.sql"
+fi
