@@ -41,6 +41,8 @@ const char *bb_model_display_name(const bb_model *model, uint64_t event_id);
 /* Union of instances, sorted by id. */
 size_t bb_model_instance_count(const bb_model *model);
 const bb_rinstance *bb_model_instance(const bb_model *model, size_t i);
+/* The union's instance with this id (first input holding it), or NULL. */
+const bb_rinstance *bb_model_find_instance(const bb_model *model, uint64_t instance_id);
 
 /* View texts of every input, input order then file order. */
 size_t bb_model_view_count(const bb_model *model);

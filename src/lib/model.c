@@ -625,6 +625,16 @@ const bb_rinstance *bb_model_instance(const bb_model *m, size_t i) {
     return i < m->ninst ? m->inst[i] : NULL;
 }
 
+const bb_rinstance *bb_model_find_instance(const bb_model *m, uint64_t id) {
+    size_t lo = 0, hi = m->ninst;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->inst[mid]->instance_id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < m->ninst && m->inst[lo]->instance_id == id ? m->inst[lo] : NULL;
+}
+
 size_t bb_model_view_count(const bb_model *m) { return m->nviews; }
 bb_strview bb_model_view(const bb_model *m, size_t i) {
     bb_strview v = {"", 0};

@@ -604,9 +604,10 @@ bb_status bb_dump_open(const char *path, bb_dump **out, bb_error *err) {
         return BB_ERR_IO;
     }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    int stat_rc = fstat(fd, &sb);
+    if (stat_rc != 0 || !S_ISREG(sb.st_mode)) {
         snprintf(msg, sizeof msg, "cannot read: %s",
-                 S_ISREG(sb.st_mode) ? strerror(errno) : "not a regular file");
+                 stat_rc != 0 ? strerror(errno) : "not a regular file");
         close(fd);
         set_error(err, BB_ERR_IO, path, msg);
         return BB_ERR_IO;

@@ -601,6 +601,39 @@ static void test_utf8(void) {
     }
 }
 
+/* bb_dump_open on real paths: missing file, directory, empty file, a truncated copy. */
+static void test_files(const uint8_t *file, size_t len) {
+    bb_dump *d = NULL;
+    bb_error err;
+    CHECK(bb_dump_open("/nonexistent/x.bb", &d, &err) == BB_ERR_IO && d == NULL &&
+              strstr(err.message, "/nonexistent/x.bb"),
+          "missing file: %s", err.message);
+    CHECK(bb_dump_open("/tmp", &d, &err) == BB_ERR_IO, "directory: %s", err.message);
+    char path[] = "/tmp/bb_reader_hostile_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    CHECK(bb_dump_open(path, &d, &err) == BB_ERR_NOT_DUMP && strstr(err.message, path),
+          "empty file: %s", err.message);
+    size_t cut = len / 2;
+    CHECK(write(fd, file, cut) == (ssize_t)cut, "write");
+    char want[64];
+    snprintf(want, sizeof want, "truncated at byte %zu", cut);
+    CHECK(bb_dump_open(path, &d, &err) == BB_ERR_TRUNCATED && strstr(err.message, path) &&
+              strstr(err.message, want),
+          "truncated file: %s", err.message);
+    CHECK(write(fd, file + cut, len - cut) == (ssize_t)(len - cut), "write");
+    CHECK(bb_dump_open(path, &d, &err) == BB_OK && err.status == BB_OK, "whole file: %s",
+          err.message);
+    if (d) {
+        CHECK(bb_dump_file_size(d) == len && strcmp(bb_dump_name(d), path) == 0, "envelope");
+        CHECK(exercise(d) == 24, "24 records from the mapped file");
+        bb_dump_close(d);
+    }
+    close(fd);
+    unlink(path);
+}
+
 int main(void) {
     const char *dir = getenv("BACKBEAT_COMPAT_DIR");
     char path[4096];
@@ -614,6 +647,7 @@ int main(void) {
         fprintf(stderr, "golden vectors absent (%s): file-based cases skipped\n", path);
         return failures ? 1 : 77;
     }
+    test_files(file, len);
     test_envelope(file, len);
     test_prefixes(file, len);
     test_flips(file, len);

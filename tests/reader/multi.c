@@ -191,6 +191,12 @@ static void check_nodedup_and_iterators(void) {
               "display name of Tick");
         CHECK(bb_model_find_schema(m, 0x202398eea575fc30ull) != NULL, "find schema");
         CHECK(bb_model_find_schema(m, 1) == NULL, "find missing schema");
+        /* The union instance comes from the first input: multi_a's table, without tag-two. */
+        const bb_rinstance *in = bb_model_find_instance(m, 0xa1a2a3a4a5a6a7a8ull);
+        CHECK(in && bb_model_instance_count(m) == 1 && in == bb_dump_instance(d[0], 0) &&
+                  in->intern_count == 1 && !bb_rinstance_intern(in, 2, NULL),
+              "union instance");
+        CHECK(bb_model_find_instance(m, 42) == NULL, "missing instance");
         bb_model_close(m);
     }
     /* Zero inputs: an empty model. */
