@@ -38,6 +38,8 @@ bb_compile_fail(fail_sentinel_bytes
 bb_compile_fail(fail_too_large
   "event ${Q}bad_too_large${Q}: record larger than BB_MAX_RECORD_SIZE")
 bb_compile_fail(fail_type "event ${Q}bad_type${Q}: field ${Q}ratio${Q} has an unsupported type")
+bb_compile_fail(fail_two_units
+  "event ${Q}bad_two_units${Q}: field ${Q}len${Q} has more than one BB_UNIT or BB_SENTINEL")
 # The control: the same flags accept a correct file (so the failures above are the checks).
 add_test(NAME events_compile_ok_c
          COMMAND ${CMAKE_C_COMPILER} ${BB_EV_FLAGS} -I${CMAKE_SOURCE_DIR}/include ${BB_EV}/fail_ok.c)

@@ -31,8 +31,8 @@
  * Layout is checked at compile time; a failure is a static assertion whose message names the
  * event and the problem: implicit padding (before a named field or at the end), an unsupported
  * field type, a span enter/exit event without exactly one span_id field, a span_id or
- * parent_span_id that is not uint64_t, a sentinel on a bool or bytes field, a record larger
- * than BB_MAX_RECORD_SIZE. At most 64 fields per event, 128 labels per enum.
+ * parent_span_id that is not uint64_t, a sentinel on a bool or bytes field, a repeated option,
+ * a record larger than BB_MAX_RECORD_SIZE. At most 64 fields per event, 128 labels per enum.
  *
  * A zero-field event (BB_EVENT(tick, "ns", "Tick", NULL)) has record_size 0; its C struct holds
  * one placeholder byte (ISO C has no empty structs) that is never recorded: copy
@@ -188,6 +188,14 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__O_HAS_(k, v) BB__O_HAS_##k(v)
 #define BB__O_HAS_bb__o_unit(v)
 #define BB__O_HAS_bb__o_sentinel(v) 1,
+#define BB__NOPT_OF(k, ...) (0 BB__OMAP(BB__O_COUNT, k, __VA_ARGS__))
+#define BB__O_COUNT(k, o) BB__O_COUNT_X(k, BB__UNPACK o)
+#define BB__O_COUNT_X(k, ...) BB__O_COUNT_Y(k, __VA_ARGS__)
+#define BB__O_COUNT_Y(k, ok, v) BB__O_COUNT_##k##_##ok
+#define BB__O_COUNT_bb__o_unit_bb__o_unit +1
+#define BB__O_COUNT_bb__o_unit_bb__o_sentinel
+#define BB__O_COUNT_bb__o_sentinel_bb__o_unit
+#define BB__O_COUNT_bb__o_sentinel_bb__o_sentinel +1
 #define BB__O_SENT(c, o) BB__O_SENT_X(c, BB__UNPACK o)
 #define BB__O_SENT_X(c, ...) BB__O_SENT_Y(c, __VA_ARGS__)
 #define BB__O_SENT_Y(c, k, v) BB__O_SENT_##k(c, v)
@@ -306,6 +314,10 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
     BB__SASSERT(!(BB__HAS_SENT(__VA_ARGS__)) ||                                                    \
                     (BB__TAG(type) != BB_TYPE_BOOL && BB__TAG(type) != BB_TYPE_BYTES),             \
                 "backbeat: event '" #ident "': sentinel on non-integer field '" #name "'");        \
+    BB__SASSERT(BB__NOPT_OF(bb__o_unit, __VA_ARGS__) <= 1 &&                                     \
+                    BB__NOPT_OF(bb__o_sentinel, __VA_ARGS__) <= 1,                                 \
+                "backbeat: event '" #ident "': field '" #name                                      \
+                "' has more than one BB_UNIT or BB_SENTINEL");                                     \
     BB__KCHECK_##kind(ident, type, name)
 
 /* A zero-field event's struct gets one placeholder byte; it is not part of the record. */
