@@ -38,6 +38,8 @@ bb_compile_fail(fail_sentinel_bytes
 bb_compile_fail(fail_too_large
   "event ${Q}bad_too_large${Q}: record larger than BB_MAX_RECORD_SIZE")
 bb_compile_fail(fail_type "event ${Q}bad_type${Q}: field ${Q}ratio${Q} has an unsupported type")
+bb_compile_fail(fail_enum_range
+  "enum ${Q}bad_range${Q}: the value of BAD_BIG does not fit the repr type")
 bb_compile_fail(fail_two_units
   "event ${Q}bad_two_units${Q}: field ${Q}len${Q} has more than one BB_UNIT or BB_SENTINEL")
 # The control: the same flags accept a correct file (so the failures above are the checks).

@@ -32,7 +32,7 @@
  * event and the problem: implicit padding (before a named field or at the end), an unsupported
  * field type, a span enter/exit event without exactly one span_id field, a span_id or
  * parent_span_id that is not uint64_t, a sentinel on a bool or bytes field, a repeated option,
- * a record larger than BB_MAX_RECORD_SIZE. At most 64 fields per event, 128 labels per enum.
+ * a record larger than BB_MAX_RECORD_SIZE, an enum value that does not fit its repr type. At most 64 fields per event, 128 labels per enum.
  *
  * A zero-field event (BB_EVENT(tick, "ns", "Tick", NULL)) has record_size 0; its C struct holds
  * one placeholder byte (ISO C has no empty structs) that is never recorded: copy
@@ -375,12 +375,18 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
     typedef BB__HEAD(__VA_ARGS__, ~) e;                                                            \
     BB__SASSERT(BB__TAG(e) <= BB_TYPE_I64,                                                         \
                 "backbeat: enum '" #e "': the repr type must be a fixed-width integer");           \
+    BB__LMAP(n, BB__L_CHECK, e, __VA_ARGS__)                                                       \
     BB__ENUM_DECL(e, BB__HEAD(__VA_ARGS__, ~)){                                                    \
         bb__enum_first_##e, BB__LMAP(n, BB__L_CONST, e, __VA_ARGS__)};                             \
     static const bb_enum_label bb__labels_##e[] __attribute__((unused)) = {                        \
         BB__LMAP(n, BB__L_LABEL, e, __VA_ARGS__){0, NULL}}
 #define BB__L_CONST(e, t) BB__L_CONST_ t
 #define BB__L_CONST_(name, value, label) name = (value),
+#define BB__L_CHECK(e, t) BB__L_CHECK_X(e, BB__UNPACK t)
+#define BB__L_CHECK_X(e, ...) BB__L_CHECK_Y(e, __VA_ARGS__)
+#define BB__L_CHECK_Y(e, name, value, label)                                                       \
+    BB__SASSERT(BB__CAST(e, value) == (value),                                                     \
+                "backbeat: enum '" #e "': the value of " #name " does not fit the repr type");
 #define BB__L_LABEL(e, t) BB__L_LABEL_X(e, BB__UNPACK t)
 #define BB__L_LABEL_X(e, ...) BB__L_LABEL_Y(e, __VA_ARGS__)
 #define BB__L_LABEL_Y(e, name, value, label) {BB__ZEXT(e, value), label},
