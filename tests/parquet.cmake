@@ -42,3 +42,6 @@ bb_node_test(parquet_lowlevel parquet_lowlevel.mjs $<TARGET_FILE:pq_lowlevel>)
 bb_node_test(parquet_golden parquet_golden.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT})
 bb_node_test(parquet_stats parquet_stats.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
+
+# The RLE / bit-packing hybrid encoder against a reference decoder.
+bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet_writer)
