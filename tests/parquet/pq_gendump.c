@@ -2,6 +2,7 @@
  * and the convert benchmark) through the library's dump writer.
  *
  * Usage: pq_gendump OUT.bb N
+ *        pq_gendump OUT.bb clash   (the small name/type-clash dump of parquet_clash.mjs)
  *
  * Events: gen::Packet (u64 key conn_id, u64 pkt, u32 len, i32 code with sentinel -1,
  * interned tag, enum dir, bool flag, 2 bytes _pad), gen::SpanBegin / gen::SpanEnd (span
@@ -159,12 +160,144 @@ static int write_all(void *ctx, const void *data, size_t len)
     return fwrite(data, 1, len, f) == len ? 0 : 1;
 }
 
+/* ---- the clash dump: schemas whose names and types collide in the table's layout ---- */
+
+static const bb_enum_label ONE_LABEL[] = {{1, "one"}};
+static const bb_field_desc CA[] = {
+    {.name = "seq", .offset = 0, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+    {.name = "k", .offset = 8, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+    {.name = "x", .offset = 16, .width = 4, .type = BB_TYPE_U32},
+    {.name = "clash::A", .offset = 20, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+};
+static const bb_field_desc CB[] = {
+    {.name = "k", .offset = 0, .width = 4, .type = BB_TYPE_I32, .role = BB_ROLE_KEY},
+    {.name = "x", .offset = 4, .width = 2, .type = BB_TYPE_I16},
+    {.name = "x", .offset = 6, .width = 1, .type = BB_TYPE_U8},
+    {.name = "_p", .offset = 7, .width = 1, .type = BB_TYPE_BYTES},
+};
+static const bb_field_desc CC[] = {
+    {.name = "k", .offset = 0, .width = 1, .type = BB_TYPE_ENUM, .type_arg = 1,
+     .role = BB_ROLE_KEY, .labels = ONE_LABEL, .label_count = 1},
+    {.name = "flag", .offset = 1, .width = 1, .type = BB_TYPE_BOOL, .role = BB_ROLE_KEY},
+};
+static const bb_field_desc CD[] = {
+    {.name = "flag", .offset = 0, .width = 4, .type = BB_TYPE_U32, .role = BB_ROLE_KEY},
+};
+static const bb_field_desc CE[] = {
+    {.name = "k", .offset = 0, .width = 4, .type = BB_TYPE_INTERNED, .role = BB_ROLE_KEY},
+    {.name = "s", .offset = 4, .width = 4, .type = BB_TYPE_INTERNED, .type_arg = 1},
+};
+static const bb_field_desc CF[] = {
+    {.name = "r", .offset = 0, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+    {.name = "r", .offset = 8, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+};
+static const bb_field_desc CT[] = {
+    {.name = "v", .offset = 0, .width = 1, .type = BB_TYPE_U8},
+};
+static bb_event_desc CLASH[7] = {
+    {.name = "clash::A", .fields = CA, .field_count = 4, .record_size = 28},
+    {.name = "clash::B", .fields = CB, .field_count = 4, .record_size = 8},
+    {.name = "clash::C", .fields = CC, .field_count = 2, .record_size = 2},
+    {.name = "clash::D", .fields = CD, .field_count = 1, .record_size = 4},
+    {.name = "clash::E", .fields = CE, .field_count = 2, .record_size = 8},
+    {.name = "clash::F", .fields = CF, .field_count = 2, .record_size = 16},
+    {.name = "ts_nanos", .fields = CT, .field_count = 1, .record_size = 1},
+};
+
+/* Records: event index and field bytes (hex), one shard, ts 1000, 2000, ... */
+static const struct {
+    int ev;
+    const char *hex;
+} CLASH_RECS[] = {
+    {0, "0500000000000000ffffffffffffffff070000000300000000000000"},
+    {1, "fbfffffffeffc8ab"},
+    {1, "0900000003000100"},
+    {2, "0101"},
+    {2, "0700"},
+    {3, "00000000"},
+    {3, "05000000"},
+    {4, "0100000001000000"},
+    {4, "0200000002000000"},
+    {4, "0300000063000000"},
+    {5, "0b000000000000000c00000000000000"},
+    {6, "04"},
+};
+
+static uint8_t clash_ring[4096];
+
+static uint64_t clash_capacity(void *ctx, uint32_t s)
+{
+    (void)ctx;
+    (void)s;
+    return sizeof clash_ring;
+}
+
+static const uint8_t *clash_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
+{
+    (void)ctx;
+    (void)s;
+    (void)scratch;
+    uint64_t pos = 0;
+    for (size_t r = 0; r < sizeof CLASH_RECS / sizeof CLASH_RECS[0]; r++) {
+        const bb_event_desc *e = &CLASH[CLASH_RECS[r].ev];
+        put64(clash_ring + pos, 1000 * (r + 1));
+        put64(clash_ring + pos + 8, e->id);
+        const char *h = CLASH_RECS[r].hex;
+        for (size_t i = 0; i < e->record_size; i++) {
+            unsigned v;
+            sscanf(h + 2 * i, "%2x", &v);
+            clash_ring[pos + 16 + i] = (uint8_t)v;
+        }
+        uint16_t len = (uint16_t)(16 + e->record_size);
+        clash_ring[pos + 16 + e->record_size] = (uint8_t)len;
+        clash_ring[pos + 17 + e->record_size] = (uint8_t)(len >> 8);
+        pos += 18u + e->record_size;
+    }
+    *head = pos;
+    return clash_ring;
+}
+
+static bb_intern_item clash_intern(void *ctx, size_t i)
+{
+    (void)ctx;
+    static const uint8_t bad[3] = {0xff, 0xfe, 0x78};
+    return i == 0 ? (bb_intern_item){.id = 1, .len = 2, .bytes = "ok"}
+                  : (bb_intern_item){.id = 2, .len = 3, .bytes = bad};
+}
+
+static int write_clash(const char *path)
+{
+    const bb_event_desc *evs[7];
+    for (int k = 0; k < 7; k++) {
+        CLASH[k].id = bb_event_id_compute(&CLASH[k]);
+        evs[k] = &CLASH[k];
+    }
+    bb_dump_input in = {.instance_id = 42, .host = "clash-host", .events = evs,
+                        .event_count = 7, .intern_count = 2, .intern_get = clash_intern,
+                        .shard_count = 1, .shard_capacity = clash_capacity,
+                        .shard_region = clash_region};
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    bb_error err;
+    bb_sink sink = {.write = write_all, .ctx = f};
+    if (bb_dump_write(&in, sink, NULL, &err) != BB_OK) {
+        fprintf(stderr, "pq_gendump: %s\n", err.message);
+        return 1;
+    }
+    return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: pq_gendump OUT.bb N\n");
+        fprintf(stderr, "usage: pq_gendump OUT.bb N|clash\n");
         return 2;
     }
+    if (strcmp(argv[2], "clash") == 0)
+        return write_clash(argv[1]);
     gen g = {.n = strtoull(argv[2], NULL, 10)};
     for (int k = 0; k < 4; k++)
         EVENTS[k].id = bb_event_id_compute(&EVENTS[k]);

@@ -1,0 +1,82 @@
+// parquet_clash.mjs — the layout's clash rules on a dump built to provoke them
+// (pq_gendump OUT clash): a key named like a dense column (`seq`) or like an event's column
+// stays in its group; keys unioned by name across events take the first declaration's type
+// (u64 `k` also receives i32, enum and interned keys: negative and string values become NULL,
+// enums their number; BOOLEAN `flag` receives a u32: non-zero is true); a repeated field name
+// inside a group becomes `x#2`; a second same-named key stays in the group; an event named
+// `ts_nanos` gets the group `ts_nanos#<id>`; invalid UTF-8 interned text is repaired; a missing
+// intern id renders `#99`. Read back by DuckDB and hyparquet, with the footer's semantics and
+// backbeat_keys; through the CLI, also `-o -` (stdout) gives the same file content.
+//
+// Usage: node parquet_clash.mjs cli|driver TOOL PQ_GENDUMP
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { check, compareRows, convert, duckRows, finish, hypRows, readers, sqlStr, tmpDir } from './parquet_common.mjs';
+
+const [kind, tool, gendump] = process.argv.slice(2);
+const { duck, hyp, compressors } = await readers();
+const work = tmpDir('pqclash');
+const dump = path.join(work, 'clash.bb');
+const out = path.join(work, 'clash.parquet');
+execFileSync(gendump, [dump, 'clash'], { stdio: 'inherit' });
+convert(kind, tool, [dump], out);
+
+const NONE = { k: null, flag: null, r: null, 'clash::A': null, 'clash::B': null, 'clash::E': null, 'clash::F': null };
+const TS = Object.keys(await duckRows(duck, out, `SELECT * FROM read_parquet(${sqlStr(out)}) LIMIT 1`).then((r) => r[0]))
+  .find((c) => c.startsWith('ts_nanos#'));
+check(TS && /^ts_nanos#[0-9a-f]{16}$/.test(TS), `group of event ts_nanos is named ${TS}`);
+NONE[TS] = null;
+const row = (i, event, o) => ({ seq: BigInt(i), ts_nanos: BigInt(1000 * (i + 1)), event, ...o });
+const rows = [
+  row(0, 'clash::A', { ...NONE, k: 18446744073709551615n, 'clash::A': { seq: 5n, x: 7n, 'clash::A': 3n } }),
+  row(1, 'clash::B', { ...NONE, 'clash::B': { x: -2n, 'x#2': 200n, _p: 'ab' } }),
+  row(2, 'clash::B', { ...NONE, k: 9n, 'clash::B': { x: 3n, 'x#2': 1n, _p: '00' } }),
+  row(3, 'clash::C', { ...NONE, k: 1n, flag: true }),
+  row(4, 'clash::C', { ...NONE, k: 7n, flag: false }),
+  row(5, 'clash::D', { ...NONE, flag: false }),
+  row(6, 'clash::D', { ...NONE, flag: true }),
+  row(7, 'clash::E', { ...NONE, 'clash::E': { s: 'ok' } }),
+  row(8, 'clash::E', { ...NONE, 'clash::E': { s: '\uFFFD\uFFFDx' } }),
+  row(9, 'clash::E', { ...NONE, 'clash::E': { s: '#99' } }),
+  row(10, 'clash::F', { ...NONE, r: 11n, 'clash::F': { r: 12n } }),
+  row(11, 'ts_nanos', { ...NONE, [TS]: { v: 4n } }),
+];
+const strip = (rs) => rs.map(({ event_id, instance_id, ...rest }) => {
+  check(instance_id === 42n, 'instance_id 42');
+  return rest;
+});
+const order = ['seq', 'ts_nanos', 'event', 'k', 'flag', 'r', 'clash::A', 'clash::B', 'clash::E', 'clash::F', TS];
+const want = rows.map((r) => Object.fromEntries(order.map((c) => [c, r[c]])));
+compareRows('duckdb', strip(await duckRows(duck, out)), want);
+compareRows('hyparquet', strip(await hypRows(hyp, compressors, out)), want);
+
+const db = await duck.DuckDBInstance.create(':memory:');
+const con = await db.connect();
+const kv = new Map((await con.runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlStr(out)})`))
+  .getRowObjectsJS().map((r) => [r.k, r.v]));
+check(kv.get('backbeat.host') === 'clash-host', 'backbeat.host');
+const doc = JSON.parse(kv.get('backbeat.columns'));
+const f = (ev, i) => doc.events.find((e) => e.event === ev).fields[i];
+check(JSON.stringify(f('clash::A', 0).path) === '["clash::A","seq"]' && f('clash::A', 0).promoted === false, 'A.seq stays in its group');
+check(JSON.stringify(f('clash::A', 3).path) === '["clash::A","clash::A"]', 'A.clash::A stays in its group');
+check(JSON.stringify(f('clash::B', 0).path) === '["k"]' && f('clash::B', 0).column_type === 'UINT64', 'B.k in the u64 column k');
+check(JSON.stringify(f('clash::B', 2).path) === '["clash::B","x#2"]', 'B second x is x#2');
+check(JSON.stringify(f('clash::F', 1).path) === '["clash::F","r"]', 'F second r stays in the group');
+check(doc.events.find((e) => e.event === 'ts_nanos').column === TS, 'ts_nanos event column');
+const ex = await con.extractStatements(`CREATE VIEW events AS SELECT * FROM read_parquet(${sqlStr(out)});\n${kv.get('backbeat.views')}`);
+for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
+const keys = (await con.runAndReadAll('SELECT event || \'|\' || field || \'|\' || role AS k FROM backbeat_keys ORDER BY ALL')).getRowObjectsJS().map((r) => r.k);
+check(JSON.stringify(keys) === JSON.stringify(['clash::A|k|key', 'clash::B|k|key', 'clash::C|flag|key', 'clash::C|k|key',
+  'clash::D|flag|key', 'clash::E|k|key', 'clash::F|r|key']), `backbeat_keys ${JSON.stringify(keys)}`);
+const tsv = (await con.runAndReadAll('SELECT count(*) AS n FROM "ts_nanos"')).getRowObjectsJS()[0].n;
+check(tsv === 1n, 'view "ts_nanos"');
+
+if (kind === 'cli') {
+  const piped = path.join(work, 'piped.parquet');
+  const bytes = execFileSync(tool, ['convert', dump, '-f', 'parquet', '-o', '-'], { maxBuffer: 1 << 26 });
+  fs.writeFileSync(piped, bytes);
+  check(Buffer.compare(bytes, fs.readFileSync(out)) === 0, '-o - writes the same bytes as a file output');
+}
+fs.rmSync(work, { recursive: true, force: true });
+finish('clash rules');
