@@ -272,6 +272,7 @@ struct bb_model_iter {
     size_t nheap;
     size_t *cur;  /* per ring: index of its next locator */
     mkey *keys;   /* per ring: key of its next locator */
+    const bb_rschema **hint; /* per ring: schema of its last record (lookup cache) */
     bool have_prev;
     mkey prev;
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
@@ -310,8 +311,9 @@ static bb_status iter_new(const bb_model *m, const size_t *rings, size_t nrings,
         it->heap = malloc(n * sizeof *it->heap);
         it->cur = calloc(n, sizeof *it->cur);
         it->keys = calloc(n, sizeof *it->keys);
+        it->hint = calloc(n, sizeof *it->hint);
     }
-    if (!it || !it->heap || !it->cur || !it->keys) {
+    if (!it || !it->heap || !it->cur || !it->keys || !it->hint) {
         bb_model_iter_free(it);
         return BB_ERR_NOMEM;
     }
@@ -361,7 +363,8 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
     uint32_t loc;
     while (iter_step(it, &r, &loc)) {
         const mshard *s = &it->m->shards[r];
-        if (!bb_ring_record_at(s->dump, s->shard, s->low + loc, it->buf, &out->rec)) continue;
+        if (!bb_ring_record_at(s->dump, s->shard, s->low + loc, it->buf, &it->hint[r], &out->rec))
+            continue;
         out->instance = s->inst;
         out->input = s->input;
         return true;
@@ -374,6 +377,7 @@ void bb_model_iter_free(bb_model_iter *it) {
     free(it->heap);
     free(it->cur);
     free(it->keys);
+    free(it->hint);
     free(it);
 }
 

@@ -762,9 +762,11 @@ static void make_record(const bb_rshard *s, const bb_rschema *ev, uint64_t start
 }
 
 bool bb_ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
-                       bb_record *out) {
-    const bb_rschema *ev = bb_dump_find_schema(d, ring_u64(s, pos + 8));
+                       const bb_rschema **hint, bb_record *out) {
+    uint64_t id = ring_u64(s, pos + 8);
+    const bb_rschema *ev = hint && *hint && (*hint)->id == id ? *hint : bb_dump_find_schema(d, id);
     if (!ev) return false;
+    if (hint) *hint = ev;
     make_record(s, ev, pos, 16 + (size_t)ev->record_size, buf, out);
     return true;
 }
@@ -779,6 +781,7 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
     const uint64_t low = bb_shard_low(s);
     uint64_t pos = s->head, accepted = 0;
     uint8_t *buf = NULL; /* holds the one wrapping payload */
+    const bb_rschema *last = NULL; /* schema of the last accepted record: a lookup cache */
     bool stopped = false;
     /* pos only decreases and never drops below low, so this runs at most capacity times. */
     while (pos - low >= 2) {
@@ -788,7 +791,8 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
             continue;
         }
         uint64_t start = pos - 2 - len;
-        const bb_rschema *ev = bb_dump_find_schema(d, ring_u64(s, start + 8));
+        uint64_t id = ring_u64(s, start + 8);
+        const bb_rschema *ev = last && last->id == id ? last : bb_dump_find_schema(d, id);
         if (!ev || len != 16u + ev->record_size) {
             pos--;
             continue;
@@ -801,6 +805,7 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
                 continue;
             }
         }
+        last = ev;
         bb_record rec;
         make_record(s, ev, start, (size_t)len, buf, &rec);
         st.records++;

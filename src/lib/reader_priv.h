@@ -32,9 +32,10 @@ static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
 }
 
 /* Rebuild the record whose payload starts at absolute position `pos`, previously accepted by
- * bb_shard_walk. `buf` must hold 65535 bytes; it receives the payload when it wraps. Returns
- * false if the bytes there no longer form a valid record (cannot happen for a walk result). */
+ * bb_shard_walk. `buf` must hold 65535 bytes; it receives the payload when it wraps. `hint`
+ * (may be NULL) caches the last schema found: used when the id matches, updated otherwise.
+ * Returns false if the id there is not registered (cannot happen for a walk result). */
 bool bb_ring_record_at(const bb_dump *dump, const bb_rshard *s, uint64_t pos, uint8_t *buf,
-                       bb_record *out);
+                       const bb_rschema **hint, bb_record *out);
 
 #endif /* BB_READER_PRIV_H */
