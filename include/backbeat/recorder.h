@@ -250,6 +250,23 @@ struct bb__cursor {
     uint8_t pad[120];
 };
 
+/* A thread's announcement of the record it is writing (recorder_inflight.c): a dump blanks the
+ * bytes of records still in flight in its snapshot, so a writer preempted between reservation
+ * and copy never exposes stale bytes of an older lap as a record. One per thread, in a global
+ * table; `tag` = (recorder serial << 16 | shard) + 1, 0 when idle; `pos` = the reservation's
+ * position, BB__POS_UNKNOWN between announcing and reserving. Written only by its thread. */
+struct bb__tslot {
+    uint32_t tag;
+    uint32_t len;
+    uint64_t pos;
+    uint32_t claimed; /* owned by recorder_inflight.c */
+    uint32_t shared;  /* the overflow slot several threads use: ignored by dumps */
+    uint8_t pad[104];
+};
+#define BB__POS_UNKNOWN UINT64_MAX
+extern __thread struct bb__tslot *bb__tls_slot __attribute__((tls_model("initial-exec")));
+struct bb__tslot *bb__tslot_attach(void);
+
 /* The first bytes of every bb_recorder (read-mostly; 128-byte aligned). */
 struct bb__recorder_hot {
     uint32_t enabled;      /* atomic, relaxed */
@@ -358,9 +375,20 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
         return;
     }
     uint32_t shard = bb__shard_of(h, bb__cpu_hint(h));
+    struct bb__tslot *t = bb__tls_slot;
+    if (BB__UNLIKELY(!t)) t = bb__tslot_attach();
+    /* Announce, reserve, publish the position, copy, retire (plain stores on x86, to a line only
+     * this thread writes; the acq_rel fetch_add orders the announcement before the reservation,
+     * and a dump seeing `pos` change knows the previous record is complete). A signal
+     * handler recording in between retires the announcement early: only the blanking of that
+     * one record is lost. */
+    __atomic_store_n(&t->len, (uint32_t)total, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->tag, (((h->serial & 0xFFFFu) << 16) | shard) + 1, __ATOMIC_RELEASE);
     /* acq_rel: the record's bytes are not written before the reservation is visible, which the
      * dump's overwrite check relies on (a lock xadd on x86 either way). */
     uint64_t pos = __atomic_fetch_add(&h->cursors[shard].head, (uint64_t)total, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&t->pos, pos, __ATOMIC_RELEASE);
     uint64_t off = pos & (h->capacity - 1);
     if (BB__LIKELY(off + total <= h->capacity)) {
         uint8_t *dst = h->rings + ((uint64_t)shard << h->cap_log2) + off;
@@ -372,6 +400,7 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
     } else {
         bb__record_wrap(rec, shard, pos, ts, id, fields, size);
     }
+    __atomic_store_n(&t->tag, 0, __ATOMIC_RELEASE);
 }
 
 BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields,

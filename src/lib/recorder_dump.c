@@ -32,38 +32,72 @@ __attribute__((no_sanitize("thread"), noinline)) static void racy_copy(uint8_t *
     uint64_t *d = (uint64_t *)(void *)dst;
     for (size_t i = 0; i < n / 8; i++) d[i] = s[i]; /* n is a multiple of 4096 */
 }
+__attribute__((no_sanitize("thread"), noinline)) static void racy_copy_bytes(uint8_t *dst,
+                                                                             const uint8_t *src,
+                                                                             size_t n) {
+    const volatile uint8_t *s = src;
+    for (size_t i = 0; i < n; i++) dst[i] = s[i];
+}
 #else
 static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
     memcpy(dst, src, n);
 }
+static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
+    memcpy(dst, src, n);
+}
 #endif
 
+/* Zero the bytes of absolute positions [from, to) in a snapshot of a ring of `cap` bytes. */
+static void blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    uint64_t n = to - from;
+    if (n >= cap) {
+        memset(buf, 0, (size_t)cap);
+        return;
+    }
+    uint64_t off = from & (cap - 1);
+    uint64_t first = cap - off < n ? cap - off : n;
+    memset(buf + off, 0, (size_t)first);
+    if (first < n) memset(buf, 0, (size_t)(n - first));
+}
+
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
- * Bytes of the window [head - cap, head) that writers may have overwritten during the copy
- * (positions at or past head, cursor re-read after it) are zeroed, so no record of a newer lap
- * is mistaken for an older one. */
+ * So that no stale bytes pass for a record:
+ *  - records that were in flight when the head was read (announced by their threads, see
+ *    recorder_inflight.c) are copied again once complete, or zeroed if their writer does not
+ *    finish within a few milliseconds (it is descheduled: its slot holds bytes of an older lap);
+ *  - zeroed: bytes of the window [head - cap, head) that writers may have overwritten during the copy
+ *    (positions from head to the cursor re-read after the copy, one lap later). */
 void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head) {
     struct bb__recorder_hot *h = &rec->hot;
     uint64_t cap = h->capacity;
     uint64_t *cursor = &h->cursors[i].head;
     const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
     uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
+    bb_inflight fl[256];
+    size_t nfl = bb_inflight_collect(h->serial, i, h0, fl, 256);
     racy_copy(buf, ring, (size_t)cap);
-    /* An RMW, not a load: it cannot be ordered before the copy's reads. */
+    uint64_t low = h0 > cap ? h0 - cap : 0;
+    int budget = 250;
+    for (size_t k = 0; k < nfl; k++) {
+        uint64_t from = fl[k].pos > low ? fl[k].pos : low;
+        uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;
+        if (to <= from) continue;
+        if (bb_inflight_wait(&fl[k], &budget)) {
+            /* complete now: take its final bytes (a lap overwriting them is caught below) */
+            uint64_t off = from & (cap - 1), n = to - from;
+            uint64_t first = cap - off < n ? cap - off : n;
+            racy_copy_bytes(buf + off, ring + off, (size_t)first);
+            if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
+        } else {
+            blank(buf, cap, from, to);
+        }
+    }
+    /* An RMW, not a load: it cannot be ordered before the copies' reads. */
     uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
     *head = h0;
     uint64_t from = h0 > cap ? h0 : cap; /* overwrites of positions < cap hit nothing old */
-    if (h1 > from) {
-        uint64_t n = h1 - from;
-        if (n >= cap) {
-            memset(buf, 0, (size_t)cap);
-        } else {
-            uint64_t off = from & (cap - 1);
-            uint64_t first = cap - off < n ? cap - off : n;
-            memset(buf + off, 0, (size_t)first);
-            if (first < n) memset(buf, 0, (size_t)(n - first));
-        }
-    }
+    if (h1 > from) blank(buf, cap, from - cap, h1 - cap);
 }
 
 /* Contract: see recorder.h. */

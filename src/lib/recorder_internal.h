@@ -83,6 +83,19 @@ bool bb_clock_kernel_uses_tsc(void);
  * thread-pointer hash. */
 void bb_cpu_setup(struct bb__recorder_hot *h);
 
+/* ---- records in flight (recorder_inflight.c) ------------------------------------------------ */
+typedef struct bb_inflight {
+    uint64_t pos;
+    uint32_t len;
+    uint32_t slot;
+    uint32_t tag;
+} bb_inflight;
+size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_inflight *out,
+                           size_t cap);
+/* Wait (briefly, at most ~5 ms in all) for the announced record `e` to be complete; true when
+ * it is (its bytes in the ring are then final until the ring laps them). */
+bool bb_inflight_wait(const bb_inflight *e, int *budget);
+
 /* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
 /* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. */
 void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head);
