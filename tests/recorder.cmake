@@ -7,3 +7,15 @@ set_tests_properties(recorder_basic_no_rseq PROPERTIES
   ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 bb_test(recorder_wrap SOURCES ${BB_REC}/wrap.c ${BB_REC}/rec_util.c)
 bb_test(recorder_concurrent SOURCES ${BB_REC}/concurrent.c ${BB_REC}/rec_util.c LABELS concurrent)
+bb_test(recorder_signal SOURCES ${BB_REC}/signal.c ${BB_REC}/rec_util.c)
+# BACKBEAT_COMPILED_OUT: the recording macros vanish (object code compared with a twin).
+foreach(v out in twin)
+  add_library(bb_compiled_${v} OBJECT ${BB_REC}/compiled_out.c)
+  target_include_directories(bb_compiled_${v} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_compile_options(bb_compiled_${v} PRIVATE -O2 -ffunction-sections)
+endforeach()
+target_compile_definitions(bb_compiled_out PRIVATE BACKBEAT_COMPILED_OUT)
+target_compile_definitions(bb_compiled_twin PRIVATE CO_TWIN)
+add_test(NAME recorder_compiled_out
+  COMMAND sh ${BB_REC}/check_compiled_out.sh $<TARGET_OBJECTS:bb_compiled_out>
+             $<TARGET_OBJECTS:bb_compiled_twin> $<TARGET_OBJECTS:bb_compiled_in>)

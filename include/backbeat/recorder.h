@@ -506,7 +506,8 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
         (void)sizeof(id_);                                                                     \
     } while (0)
 #define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
-    const bb_span var = {NULL, NULL, (uint64_t)0 * sizeof(rec_), (uint64_t)0 * sizeof(parent_)}
+    __attribute__((unused)) const bb_span var = {NULL, NULL, (uint64_t)0 * sizeof(rec_),           \
+                                                 (uint64_t)0 * sizeof(parent_)}
 #define BB__INTERN_(rec_, lit) ((void)sizeof(rec_), (void)sizeof(lit), (uint32_t)0)
 
 #endif /* BACKBEAT_COMPILED_OUT */
