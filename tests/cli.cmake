@@ -33,3 +33,7 @@ if(BB_NODE)
 endif()
 bb_cli_test(cli_quiet COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_quiet.sh
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/quiet)
+if(BB_NODE)
+  bb_cli_test(cli_skill COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/skill_check.mjs
+              $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/skill)
+endif()

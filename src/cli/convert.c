@@ -43,7 +43,8 @@ static const char convert_help[] =
     "      --instance HEX         keep records of this instance id (repeatable)\n"
     "\n"
     "Parquet output to a file also writes OUT.views.sql: load it in DuckDB with\n"
-    "  duckdb -c \".read OUT.views.sql\" ... to get the `events` view and one view per event.\n"
+    "  duckdb -cmd \".read OUT.views.sql\"   (the `events` view, one view per event type,\n"
+    "  backbeat_keys, and the dumps' own view sets).\n"
     "A trace (.json) opens in https://ui.perfetto.dev and chrome://tracing.\n"
     "\n"
     "  -h, --help                 show this help\n";
@@ -101,7 +102,7 @@ static bool write_sidecar(cli_out *o, const char *sidecar, const char *parquet_a
         cli_error("cannot write %s: out of memory", sidecar);
         return false;
     }
-    cli_buf_puts(&b, "-- backbeat query views; load with: duckdb -c \".read <this file>\"\n");
+    cli_buf_puts(&b, "-- backbeat query views; load with: duckdb -cmd \".read <this file>\"\n");
     cli_buf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
     for (const char *p = parquet_abs; *p; p++) {
         if (*p == '\'') cli_buf_putc(&b, '\'');
