@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -75,7 +76,7 @@ static bool filt_keep(const bb_mrecord *r, void *ctx) {
 
 static bool ends_with(const char *s, const char *suf) {
     size_t n = strlen(s), k = strlen(suf);
-    return n >= k && !strcmp(s + n - k, suf);
+    return n >= k && !strcasecmp(s + n - k, suf);
 }
 
 /* The absolute path `path` will have: realpath of its directory + its base name. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_quiet.sh BACKBEAT CLI_GEN WORKDIR — progress goes to stderr only on a terminal: a
-# conversion of 300k records with stderr redirected to a file prints nothing there; converting
+# conversion of 100k records with stderr redirected to a file prints nothing there; converting
 # to a trace and to Parquet, merging, and converting the merge all succeed on that dump, and
 # the trace represents every record.
 set -u
@@ -8,7 +8,7 @@ B="$1" GEN="$2" W="$3"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-"$GEN" bench d.bb 300000 || exit 1
+"$GEN" bench d.bb 100000 || exit 1
 for out in t.json p.parquet; do
   "$B" convert d.bb -o "$out" 2>err.txt </dev/null || fail "convert -o $out"
   [ -s err.txt ] && fail "stderr not empty converting to $out: $(head -c 300 err.txt)"
@@ -21,6 +21,6 @@ cmp -s t.json m.json || fail "trace of the merged dump differs"
 n=$(grep -c '"ph":"I"' t.json)
 x=$(grep -c '"ph":"X"' t.json)
 u=$(grep -c 'backbeat.unclosed' t.json)
-[ $((n + 2 * x - u)) = 300000 ] || fail "trace represents $((n + 2 * x - u)) records, want 300000"
+[ $((n + 2 * x - u)) = 100000 ] || fail "trace represents $((n + 2 * x - u)) records, want 100000"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo ok
