@@ -88,3 +88,6 @@ bb_test(events_registry_threads SOURCES ${BB_EV}/registry_threads.c LABELS concu
 # zero-field marker, written to a dump and read back.
 bb_test(events_roundtrip_dump SOURCES ${BB_EV}/roundtrip_dump.c ${BB_EV}/roundtrip_check.c)
 bb_test(events_roundtrip_recorder SOURCES ${BB_EV}/roundtrip_recorder.c ${BB_EV}/roundtrip_check.c)
+# fork() while other threads modify the registry (not under TSan: fork in a multithreaded
+# program is outside what its runtime supports well).
+bb_test(events_registry_fork SOURCES ${BB_EV}/registry_fork.c)

@@ -23,6 +23,18 @@ static bb_event_desc *g_events; /* head; atomic accesses only */
 static bb_view_desc *g_views;   /* head; atomic accesses only */
 static uint64_t g_generation;   /* atomic accesses only */
 
+/* fork() while another thread is inside add/remove would leave the child's copy of the lock
+ * held forever (and its exit-time destructors, which unregister, would hang). Hold the lock
+ * across fork and release it on both sides. */
+static void fork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&g_lock); }
+static void fork_child(void) { pthread_mutex_unlock(&g_lock); }
+
+__attribute__((constructor)) static void registry_init(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 #define LOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
