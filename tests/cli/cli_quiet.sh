@@ -22,5 +22,9 @@ n=$(grep -c '"ph":"I"' t.json)
 x=$(grep -c '"ph":"X"' t.json)
 u=$(grep -c 'backbeat.unclosed' t.json)
 [ $((n + 2 * x - u)) = 100000 ] || fail "trace represents $((n + 2 * x - u)) records, want 100000"
+# the generated dump closes every span it opens (one per 10 records): all paired
+[ "$x" = 10000 ] || fail "$x slices, want 10000"
+[ "$u" = 0 ] || fail "$u unclosed slices, want 0"
+grep -q orphan_exit t.json && fail "orphan exits in a dump where every exit has its enter"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo ok
