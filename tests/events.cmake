@@ -91,3 +91,6 @@ bb_test(events_roundtrip_recorder SOURCES ${BB_EV}/roundtrip_recorder.c ${BB_EV}
 # fork() while other threads modify the registry (not under TSan: fork in a multithreaded
 # program is outside what its runtime supports well).
 bb_test(events_registry_fork SOURCES ${BB_EV}/registry_fork.c)
+add_test(NAME events_compile_cxx_extern_c
+         COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -I${CMAKE_SOURCE_DIR}/include
+                 ${BB_EV}/cxx_extern_c.cpp)

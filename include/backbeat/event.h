@@ -116,6 +116,7 @@ static inline uint64_t bb_event_id(bb_event_desc *d)
 
 #ifdef __cplusplus
 #define BB__SASSERT(cond, msg) static_assert(cond, msg)
+extern "C++" { /* in case the header is included inside an extern "C" block */
 /* Type of a field from its type name (also for array types such as uint8_t[16]). */
 template <class T> struct bb__cxx_id { typedef T type; };
 /* Wire type tag of a C++ type; 255 = unsupported. */
@@ -132,6 +133,7 @@ template <> struct bb__cxx_tag<bool> { static constexpr uint8_t value = BB_TYPE_
 template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
     static constexpr uint8_t value = BB_TYPE_BYTES;
 };
+}
 #define BB__DECL(t) bb__cxx_id<t>::type
 #define BB__CAST(T, v) static_cast<T>(v)
 #define BB__TAG(type) (bb__cxx_tag<type>::value)
