@@ -15,10 +15,11 @@
  *   scope, `args` = the decoded fields.
  * - Spans: an enter and its exit (matched by (instance_id, span_id), stack-wise when an id is
  *   re-entered) become ONE complete "X" event named after the enter event with a trailing
- *   Start/Enter/Begin stripped, `cat` = the first `::` segment, args {span_id, enter:{fields},
- *   exit:{fields}, enter_shard, exit_shard}. An enter never exited is closed at the trace's last
- *   timestamp with "backbeat.unclosed": true; an exit whose enter is not in the trace is an "I"
- *   instant with "backbeat.orphan_exit": true.
+ *   Start/Enter/Begin stripped, `cat` = the first `::` segment, args {span_id, enter_event,
+ *   enter_shard, enter:{fields}, exit_event, exit_shard, exit:{fields}}, drawn on the enter's
+ *   shard (a span that migrated says so in exit_shard). An enter never exited is closed at the
+ *   trace's last timestamp with "backbeat.unclosed": true; an exit whose enter is not in the
+ *   trace is an "I" instant with "backbeat.orphan_exit": true.
  *
  * Why "X" and not async "b"/"e" or "B"/"E": the DevTools trace engine ignores async events of
  * arbitrary categories (it only builds user-timing/console tracks from them) and pairs "B"/"E"
