@@ -59,6 +59,7 @@ typedef struct mkey {
     size_t ring; /* index into model->shards: input order, then file order */
 } mkey;
 
+/* Fill `err` (may be NULL). */
 static void set_err(bb_error *err, bb_status st, const char *msg) {
     if (!err) return;
     err->status = st;
@@ -68,11 +69,13 @@ static void set_err(bb_error *err, bb_status st, const char *msg) {
 
 /* ---- keys ---------------------------------------------------------------------------------- */
 
+/* Physical payload offset of a locator (0xFFFFFFFF for the ring's wrapping record). */
 static inline uint32_t loc_offset(const mshard *s, uint32_t loc) {
     if (s->has_wrap && loc == s->wrap_loc) return WRAP_OFFSET;
     return (uint32_t)((s->low + loc) & (s->shard->capacity - 1));
 }
 
+/* Timestamp of a locator's record, read from the mapping. */
 static inline uint64_t loc_ts(const mshard *s, uint32_t loc) {
     return bb_ring_ts(s->shard, s->low + loc);
 }
@@ -84,6 +87,7 @@ static inline bool loc_less(const mshard *s, uint32_t a, uint32_t b) {
     return loc_offset(s, a) < loc_offset(s, b);
 }
 
+/* Global order; ties between copies of one record go to the earlier ring (first input). */
 static inline bool key_less(const mkey *a, const mkey *b) {
     if (a->ts != b->ts) return a->ts < b->ts;
     if (a->instance_id != b->instance_id) return a->instance_id < b->instance_id;
@@ -92,6 +96,7 @@ static inline bool key_less(const mkey *a, const mkey *b) {
     return a->ring < b->ring;
 }
 
+/* Equal FORMAT.md keys: the same record seen in two inputs. */
 static inline bool key_same_record(const mkey *a, const mkey *b) {
     return a->ts == b->ts && a->instance_id == b->instance_id && a->shard_id == b->shard_id &&
            a->offset == b->offset;
@@ -99,6 +104,7 @@ static inline bool key_same_record(const mkey *a, const mkey *b) {
 
 /* ---- per-ring sort (in place, introsort: no extra memory) ---------------------------------- */
 
+/* Max-heap sift for heapsort_locs. */
 static void sift_down_locs(const mshard *s, uint32_t *v, size_t i, size_t n) {
     for (;;) {
         size_t c = 2 * i + 1;
@@ -112,6 +118,7 @@ static void sift_down_locs(const mshard *s, uint32_t *v, size_t i, size_t n) {
     }
 }
 
+/* In-place heapsort: introsort's fallback when quicksort recursion gets too deep. */
 static void heapsort_locs(const mshard *s, uint32_t *v, size_t n) {
     for (size_t i = n / 2; i-- > 0;) sift_down_locs(s, v, i, n);
     for (size_t end = n; end-- > 1;) {
@@ -122,6 +129,7 @@ static void heapsort_locs(const mshard *s, uint32_t *v, size_t n) {
     }
 }
 
+/* Insertion sort, for short ranges. */
 static void insertion_locs(const mshard *s, uint32_t *v, size_t n) {
     for (size_t i = 1; i < n; i++) {
         uint32_t x = v[i];
@@ -134,6 +142,7 @@ static void insertion_locs(const mshard *s, uint32_t *v, size_t n) {
     }
 }
 
+/* In-place introsort of n locators by (ts, offset); `depth` bounds the quicksort recursion. */
 static void introsort_locs(const mshard *s, uint32_t *v, size_t n, int depth) {
     while (n > 16) {
         if (depth-- == 0) {
@@ -170,6 +179,7 @@ static void introsort_locs(const mshard *s, uint32_t *v, size_t n, int depth) {
     insertion_locs(s, v, n);
 }
 
+/* Introsort with the usual 2*log2(n) depth limit. */
 static void introsort_all(const mshard *s, uint32_t *v, size_t n) {
     int depth = 0;
     for (size_t k = n; k; k >>= 1) depth += 2;
@@ -224,6 +234,7 @@ typedef struct collect_ctx {
     bool nomem;
 } collect_ctx;
 
+/* Walk callback: append the record's locator (growing the array); stops the walk on OOM. */
 static int collect(const bb_record *rec, void *p) {
     collect_ctx *c = p;
     mshard *s = c->s;
@@ -246,6 +257,7 @@ static int collect(const bb_record *rec, void *p) {
     return 0;
 }
 
+/* Walk ring `s` and leave its locators oldest-first, sorted. False on allocation failure. */
 static bool load_shard(mshard *s) {
     collect_ctx c = {s, 0, false};
     s->low = bb_shard_low(s->shard);
@@ -278,6 +290,7 @@ struct bb_model_iter {
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
 };
 
+/* The global key of locator `idx` of ring `ring`. */
 static void load_key(const bb_model *m, size_t ring, size_t idx, mkey *k) {
     const mshard *s = &m->shards[ring];
     uint32_t loc = s->locs[idx];
@@ -288,6 +301,7 @@ static void load_key(const bb_model *m, size_t ring, size_t idx, mkey *k) {
     k->ring = ring;
 }
 
+/* Restore the merge heap below slot i. */
 static void heap_down(bb_model_iter *it, size_t i) {
     size_t n = it->nheap;
     for (;;) {
@@ -383,6 +397,7 @@ void bb_model_iter_free(bb_model_iter *it) {
 
 /* ---- registry, instances, views ------------------------------------------------------------ */
 
+/* Home slot of an event id in the model's id table. */
 static size_t hash_slot(uint64_t id, size_t mask) {
     id ^= id >> 33;
     id *= 0xff51afd7ed558ccdull;
@@ -390,6 +405,7 @@ static size_t hash_slot(uint64_t id, size_t mask) {
     return (size_t)id & mask;
 }
 
+/* Byte order of qualified names (shorter prefix first). */
 static int cmp_name(const bb_rschema *x, const bb_rschema *y) {
     size_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
     int c = n ? memcmp(x->name.ptr, y->name.ptr, n) : 0;
@@ -397,6 +413,7 @@ static int cmp_name(const bb_rschema *x, const bb_rschema *y) {
     return x->name.len < y->name.len ? -1 : x->name.len > y->name.len;
 }
 
+/* qsort order of schema pointers: name, then id. */
 static int cmp_schema(const void *a, const void *b) {
     const bb_rschema *x = *(const bb_rschema *const *)a, *y = *(const bb_rschema *const *)b;
     int c = cmp_name(x, y);
@@ -404,6 +421,7 @@ static int cmp_schema(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* qsort order of instance pointers by id. */
 static int cmp_inst(const void *a, const void *b) {
     const bb_rinstance *x = *(const bb_rinstance *const *)a,
                        *y = *(const bb_rinstance *const *)b;
@@ -418,6 +436,7 @@ const bb_rschema *bb_model_find_schema(const bb_model *m, uint64_t id) {
     }
 }
 
+/* Index in the sorted union of the schema with this id, or SIZE_MAX. */
 static size_t find_index(const bb_model *m, uint64_t id) {
     for (size_t s = hash_slot(id, m->hmask);; s = (s + 1) & m->hmask) {
         uint32_t v = m->htab[s];
@@ -438,6 +457,8 @@ static bool htab_insert(bb_model *m, size_t i) {
     }
 }
 
+/* Union the inputs' registries by id (first input wins), sort by (name, id), index by id, and
+ * make display names. False on allocation failure. */
 static bool build_registry(bb_model *m) {
     size_t total = 0;
     for (size_t d = 0; d < m->ndumps; d++) total += bb_dump_schema_count(m->dumps[d]);
@@ -474,6 +495,8 @@ static bool build_registry(bb_model *m) {
     return true;
 }
 
+/* Union the instances (first input holding an id supplies it; sorted by id) and list every
+ * input's views in input order. False on allocation failure. */
 static bool build_instances_views(bb_model *m) {
     size_t total = 0, nviews = 0;
     for (size_t d = 0; d < m->ndumps; d++) {
@@ -500,6 +523,7 @@ static bool build_instances_views(bb_model *m) {
 
 /* ---- rings and the record count ------------------------------------------------------------ */
 
+/* qsort_r order of ring indices by (instance_id, shard_id), then ring order. */
 static int cmp_ring_group(const void *a, const void *b, void *ctx) {
     const bb_model *m = ctx;
     const bb_rshard *x = m->shards[*(const size_t *)a].shard;
@@ -509,6 +533,8 @@ static int cmp_ring_group(const void *a, const void *b, void *ctx) {
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* Load every ring of every input and compute the record count after de-duplication. False on
+ * allocation failure. */
 static bool build_rings(bb_model *m) {
     size_t total = 0;
     for (size_t d = 0; d < m->ndumps; d++)

@@ -111,6 +111,7 @@ static bb_status fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ..
     return st;
 }
 
+/* A section kind's name, for messages. */
 static const char *kind_name(uint16_t kind) {
     switch (kind) {
     case KIND_SCHEMA: return "schema";
@@ -160,6 +161,7 @@ static bb_status read_opt_str(ctx *c, size_t si, bb_cursor *cur, const char *wha
 
 /* ---- schema registry ----------------------------------------------------------------------- */
 
+/* Home slot of an event id in a table of mask+1 slots (ids are hashes already; mix anyway). */
 static size_t hash_slot(uint64_t id, size_t mask) {
     id ^= id >> 33;
     id *= 0xff51afd7ed558ccdull;
@@ -176,6 +178,8 @@ const bb_rschema *bb_dump_find_schema(const bb_dump *d, uint64_t id) {
     }
 }
 
+/* Build the id -> schema table (open addressing, at most half full); first of a duplicate id
+ * wins. Also run for an absent Schema section, giving an empty table. */
 static bb_status build_schema_index(ctx *c) {
     bb_dump *d = c->d;
     size_t cap = 8;
@@ -197,6 +201,8 @@ static bb_status build_schema_index(ctx *c) {
     return BB_OK;
 }
 
+/* Decode one field of event `ev` from the Schema section `si`; rejects unknown type tags, label
+ * counts larger than the bytes left, and a field lying outside the event's record. */
 static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema *ev,
                             bb_rfield *f) {
     bb_status st;
@@ -247,6 +253,7 @@ static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema 
     return BB_OK;
 }
 
+/* Decode Schema section `si` (the first one) into d->schemas and index it. */
 static bb_status read_schema_section(ctx *c, size_t si) {
     bb_dump *d = c->d;
     const section *s = &d->secs[si];
@@ -300,6 +307,7 @@ typedef struct tagged {
     bb_rshard shard; /* shard */
 } tagged;
 
+/* Validate Intern section `si` (every entry in bounds) and note where its entries start. */
 static bb_status scan_intern(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
     bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
@@ -320,6 +328,7 @@ static bb_status scan_intern(ctx *c, size_t si, tagged *t) {
     return BB_OK;
 }
 
+/* Decode Meta section `si`: instance id and host. */
 static bb_status scan_meta(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
     bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
@@ -329,6 +338,9 @@ static bb_status scan_meta(ctx *c, size_t si, tagged *t) {
     return read_str(c, si, &cur, false, "the host", &t->host);
 }
 
+/* Decode Shard section `si`'s header; the capacity must be a power of two, at most 4 GiB (the
+ * model's 4-byte locators), and fit in the section. The head is not constrained: the walk
+ * copes with any value. */
 static bb_status scan_shard(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
     bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
@@ -354,6 +366,7 @@ static bb_status scan_shard(ctx *c, size_t si, tagged *t) {
     return BB_OK;
 }
 
+/* qsort order of u64 values. */
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -367,6 +380,9 @@ static int cmp_intern(const void *a, const void *b) {
     return x->bytes.ptr < y->bytes.ptr ? -1 : x->bytes.ptr > y->bytes.ptr;
 }
 
+/* Build the instance list from the scanned sections: every id of a Meta or Shard section,
+ * sorted; per instance its first Meta host, its shards in file order, and the union of the
+ * Intern sections tagged with its id (sorted by id, first entry of an id wins). */
 static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
     bb_dump *d = c->d;
     uint64_t *ids = malloc((ntags ? ntags : 1) * sizeof *ids);
@@ -441,6 +457,7 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
 
 static const char MAGIC[8] = {'B', 'A', 'C', 'K', 'B', 'E', 'A', 'T'};
 
+/* Check magic, version and the section table; every section must lie inside the file. */
 static bb_status read_envelope(ctx *c) {
     bb_dump *d = c->d;
     size_t n = d->size;
@@ -492,6 +509,7 @@ static bb_status read_envelope(ctx *c) {
     return BB_OK;
 }
 
+/* Validate and decode the whole dump (envelope, then sections in table order). */
 static bb_status decode(ctx *c) {
     bb_dump *d = c->d;
     bb_status st = read_envelope(c);
@@ -539,6 +557,7 @@ static bb_status decode(ctx *c) {
 
 /* ---- open / close -------------------------------------------------------------------------- */
 
+/* An empty dump named `name` (copied), or NULL on allocation failure. */
 static bb_dump *dump_new(const char *name) {
     bb_dump *d = calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -550,6 +569,7 @@ static bb_dump *dump_new(const char *name) {
     return d;
 }
 
+/* Fill `err` (may be NULL) with "NAME: what" when no dump exists yet to format through. */
 static void set_error(bb_error *err, bb_status st, const char *name, const char *what) {
     if (!err) return;
     err->status = st;
@@ -557,6 +577,7 @@ static void set_error(bb_error *err, bb_status st, const char *name, const char 
     snprintf(err->message, sizeof err->message, "%s: %s", name ? name : "<memory>", what);
 }
 
+/* Decode `d`; on success hand it out (and clear `err`), else close it. */
 static bb_status finish_open(bb_dump *d, bb_dump **out, bb_error *err) {
     ctx c = {d, err};
     bb_status st = decode(&c);

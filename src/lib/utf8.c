@@ -89,6 +89,7 @@ typedef struct lossy_buf {
     size_t len;
 } lossy_buf;
 
+/* bb_text_fn appending into a lossy_buf, counting what does not fit. */
 static int lossy_append(void *ctx, const char *text, size_t len) {
     lossy_buf *b = ctx;
     if (b->len < b->cap) {
