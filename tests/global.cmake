@@ -45,3 +45,8 @@ foreach(sc traced segv abort overflow chain fpe ill bus thread storm keep-oldest
 endforeach()
 
 bb_test(global_lazy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/lazy_test.c LABELS concurrent)
+
+bb_test(global_compiled_out SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/co_main.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c PROPERTIES
+                            COMPILE_DEFINITIONS BACKBEAT_COMPILED_OUT)

@@ -32,6 +32,7 @@ static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb__g_crash_fn crash_fn;
 static void *crash_ctx;
 static int crash_state; /* 0 none, 1 dumping, 2 done */
+static pid_t crash_tid;  /* the thread writing the crash dump */
 
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx) {
     __atomic_store_n(&crash_ctx, ctx, __ATOMIC_RELEASE);
@@ -51,12 +52,14 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
     int expected = 0;
     if (__atomic_compare_exchange_n(&crash_state, &expected, 1, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&crash_tid, gettid(), __ATOMIC_RELAXED);
         bb__g_crash_fn fn = __atomic_load_n(&crash_fn, __ATOMIC_ACQUIRE);
         void *ctx = __atomic_load_n(&crash_ctx, __ATOMIC_ACQUIRE);
         if (fn) fn(ctx, sig);
         __atomic_store_n(&crash_state, 2, __ATOMIC_RELEASE);
-    } else if (expected == 1) {
-        /* Another thread is writing the crash dump: give it up to ~10 s before dying. */
+    } else if (expected == 1 && __atomic_load_n(&crash_tid, __ATOMIC_RELAXED) != gettid()) {
+        /* Another thread is writing the crash dump: give it up to ~10 s before dying. (The
+         * same thread faulting inside the dump goes straight on to die.) */
         struct timespec ten_ms = {0, 10 * 1000 * 1000};
         for (int i = 0; i < 1000 && __atomic_load_n(&crash_state, __ATOMIC_ACQUIRE) == 1; i++)
             nanosleep(&ten_ms, NULL);

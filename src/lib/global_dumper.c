@@ -37,6 +37,8 @@ struct bb__g_dumper {
     int stop;              /* atomic: the thread must exit */
     bool running;
     pthread_t thread;
+    pthread_cond_t ready_cond; /* the thread signals `ready` (under lock) once in its loop */
+    bool ready;
 
     uint64_t written;      /* atomic */
     uint64_t failed;       /* atomic */
@@ -72,7 +74,8 @@ bb__g_dumper *bb__g_dumper_create(const bb__g_dumper_opts *opts) {
     int fds[2] = {-1, -1};
     if (!d->base || !d->name || !d->tmp || !d->crash_name || !d->crash_tmp ||
         !bb__g_limits_init(&d->limits, opts->max_dumps, opts->limit_policy, d->name_cap) ||
-        pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0 || pthread_mutex_init(&d->lock, NULL) != 0) {
+        pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0 || pthread_mutex_init(&d->lock, NULL) != 0 ||
+        pthread_cond_init(&d->ready_cond, NULL) != 0) {
         if (fds[0] >= 0) { close(fds[0]); close(fds[1]); }
         bb__g_limits_free(&d->limits);
         free(d->base); free(d->name); free(d->tmp); free(d->crash_name); free(d->crash_tmp);
@@ -234,6 +237,12 @@ static bool stopping(bb__g_dumper *d) { return __atomic_load_n(&d->stop, __ATOMI
 static void *dumper_main(void *arg) {
     bb__g_dumper *d = arg;
     if (d->o.write_signal) bb__g_altstack_install();
+    /* Tell dumper_start we are up: everything a new thread allocates (in libc, in a sanitizer
+     * runtime) is done by now, so a fork() after start never copies such a lock held. */
+    pthread_mutex_lock(&d->lock);
+    d->ready = true;
+    pthread_cond_signal(&d->ready_cond);
+    pthread_mutex_unlock(&d->lock);
     while (!stopping(d)) {
         wait_pipe(d->pipe_rd, -1);
         if (stopping(d)) break;
@@ -274,6 +283,9 @@ int bb__g_dumper_start(bb__g_dumper *d) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (e) return e;
     d->running = true;
+    pthread_mutex_lock(&d->lock);
+    while (!d->ready) pthread_cond_wait(&d->ready_cond, &d->lock);
+    pthread_mutex_unlock(&d->lock);
     return 0;
 }
 
@@ -286,6 +298,7 @@ void bb__g_dumper_stop(bb__g_dumper *d) {
     } while (r < 0 && errno == EINTR);
     pthread_join(d->thread, NULL);
     d->running = false;
+    d->ready = false;
 }
 
 int bb__g_dumper_dump_signal(bb__g_dumper *d) {
@@ -336,6 +349,7 @@ void bb__g_dumper_destroy(bb__g_dumper *d) {
     close(d->pipe_rd);
     close(d->pipe_wr);
     pthread_mutex_destroy(&d->lock);
+    pthread_cond_destroy(&d->ready_cond);
     bb__g_limits_free(&d->limits);
     free(d->base);
     free(d->name);

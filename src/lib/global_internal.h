@@ -168,8 +168,8 @@ typedef struct bb__g_dumper bb__g_dumper;
 /* Create a dumper (no thread yet). Returns NULL on allocation failure or a base path too long. */
 bb__g_dumper *bb__g_dumper_create(const bb__g_dumper_opts *opts);
 
-/* Start the background thread. Returns 0 or an errno value. The thread blocks every signal
- * it can and runs on an alternate signal stack when crash dumps are on. */
+/* Start the background thread and wait until it runs. Returns 0 or an errno value. The thread
+ * blocks every signal it can and runs on an alternate signal stack when crash dumps are on. */
 int bb__g_dumper_start(bb__g_dumper *d);
 
 /* Ask for a dump: returns at once, async-signal-safe, never blocks. Triggers arriving while a

@@ -71,6 +71,10 @@ static child spawn(const char *const *args, const char *const *env) {
                "allow_user_segv_handler=1",
                1);
         setenv("UBSAN_OPTIONS", "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0", 1);
+        setenv("TSAN_OPTIONS",
+               "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:"
+               "die_after_fork=0",
+               1);
         for (; env && *env; env++) putenv((char *)*env);
         const char *argv[16] = {BB_CHILD};
         int n = 1;
