@@ -85,6 +85,8 @@ void pq_col_free(pq_column *c)
     pq_buf_free(&c->smin_s);
     pq_buf_free(&c->smax_s);
     pq_dict_free(&c->dict);
+    free(c->ptr_cache);
+    c->ptr_cache = NULL;
 }
 
 void pq_col_gap_slow(pq_column *c, uint64_t row)
@@ -428,6 +430,30 @@ void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_d
         cache->generation = c->dict.generation + 1;
         cache->index = (uint32_t)idx;
     }
+}
+
+void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
+{
+    if (!c->page_dict) {
+        pq_col_str(c, row, p, n);
+        return;
+    }
+    if (!c->ptr_cache) {
+        c->ptr_cache = calloc(PQ_PTR_CACHE, sizeof *c->ptr_cache);
+        if (!c->ptr_cache) {
+            pq_col_str(c, row, p, n);
+            return;
+        }
+    }
+    uintptr_t h = (uintptr_t)p;
+    h = (h ^ (h >> 7) ^ (h >> 13)) % PQ_PTR_CACHE;
+    pq_ptr_slot *s = &c->ptr_cache[h];
+    if (s->p != p || s->n != n) {
+        s->p = p;
+        s->n = n;
+        s->cache.generation = 0;
+    }
+    pq_col_str_cached(c, row, p, n, &s->cache);
 }
 
 static uint8_t *dup_bytes(const void *p, size_t n)

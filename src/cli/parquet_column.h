@@ -76,6 +76,12 @@ typedef struct pq_chunk_meta {
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
 
+/* A caller-held cache of one value's dictionary index (see pq_col_u64_cached). */
+typedef struct pq_dict_cache {
+    uint64_t generation; /* dictionary generation + 1 the index belongs to; 0 = none */
+    uint32_t index;
+} pq_dict_cache;
+
 /* Longest string kept for min/max statistics; a longer value disables them for the chunk. */
 #define PQ_STAT_MAX_STRING 512
 
@@ -111,8 +117,17 @@ typedef struct pq_column {
     int64_t smin, smax;
     pq_buf smin_s, smax_s;
 
+    struct pq_ptr_slot *ptr_cache; /* PQ_PTR_CACHE slots for pq_col_str_stable, or NULL */
+
     bool failed;      /* allocation or compression failed */
 } pq_column;
+
+#define PQ_PTR_CACHE 64
+typedef struct pq_ptr_slot {
+    const void *p;
+    size_t n;
+    pq_dict_cache cache;
+} pq_ptr_slot;
 
 void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict);
 void pq_col_free(pq_column *c);
@@ -134,11 +149,10 @@ void pq_col_bool(pq_column *c, uint64_t row, bool v);
 void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n);
 /* As pq_col_u64 / pq_col_str, with a caller-held cache of the value's dictionary index: the
  * value must be the same every time the same cache is passed. */
-typedef struct pq_dict_cache {
-    uint64_t generation; /* dictionary generation + 1 the index belongs to; 0 = none */
-    uint32_t index;
-} pq_dict_cache;
 void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
+/* As pq_col_str for bytes that stay at `p`, unchanged, for the whole write (enum labels and
+ * intern-table text in the mapped dump): dictionary indices are cached by address. */
+void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n);
 void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache);
 
 /* Complete the row group at `nrows` rows: write the chunk to the output, fill *meta, and reset

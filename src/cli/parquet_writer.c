@@ -171,7 +171,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
     case BB_VALUE_ENUM:
         if (t == PQ_STRING) {
             if (v->has_label)
-                pq_col_str(c, r, v->str.ptr, v->str.len);
+                pq_col_str_stable(c, r, v->str.ptr, v->str.len);
             else {
                 pq_dec_u64(s, v->u);
                 put_text(c, r, s);
@@ -193,7 +193,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
         } else {
             const uint8_t *p = (const uint8_t *)v->str.ptr;
             if (bb_utf8_valid(p, v->str.len)) {
-                pq_col_str(c, r, p, v->str.len);
+                pq_col_str_stable(c, r, p, v->str.len);
             } else {
                 pq_utf8_lossy(s, p, v->str.len);
                 put_text(c, r, s);
