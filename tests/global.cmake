@@ -50,3 +50,5 @@ bb_test(global_compiled_out SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/co_main.c
         ${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c PROPERTIES
                             COMPILE_DEFINITIONS BACKBEAT_COMPILED_OUT)
+
+bb_test(global_cxx SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/cxx_test.cpp)

@@ -4,6 +4,9 @@
  *   BB_GRECORD(packet_sent, .conn_id = 7, .len = 1200);   // record through the global recorder
  *   bb_global_trigger();                                   // ask for a dump (signal-safe)
  *
+ * Everything else the recorder offers takes bb_global() as its recorder, e.g.
+ *   BB_SPAN_SCOPED(span, bb_global(), req_enter, req_exit, 0, .path = BB_INTERN(bb_global(), "/"));
+ *
  * The global recorder is built on first use (BB_GRECORD, bb_global(), any bb_global_* call),
  * thread-safely, from the BACKBEAT_* environment variables (docs/ENVIRONMENT.md), read once.
  * Building it also starts the dumper thread, installs the BACKBEAT_SIGNAL handler and, with
