@@ -539,9 +539,12 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
         }
     }
 
-    /* reset for the next row group */
+    /* reset for the next row group; a big chunk buffer is released, so that columns busy in
+     * different row groups do not each keep their peak (memory follows one row group) */
     c->rows = 0;
     c->chunk.len = 0;
+    if (c->chunk.cap > (256u << 10))
+        pq_buf_free(&c->chunk);
     c->chunk_uncompressed = 0;
     c->chunk_values = 0;
     c->nulls = 0;
