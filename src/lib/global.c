@@ -83,8 +83,12 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
 static void at_exit(void) {
     gstate *st = state();
     if (!st || !st->dumper) return;
-    bb__g_dumper_stop(st->dumper); /* pending throttled triggers are dropped */
-    if (g_cfg.dump_on_exit) bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
+    if (g_cfg.dump_on_exit) {
+        bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
+        bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
+    } else {
+        bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
+    }
 }
 
 static void fork_prepare(void) {

@@ -301,6 +301,19 @@ void bb__g_dumper_stop(bb__g_dumper *d) {
     d->ready = false;
 }
 
+void bb__g_dumper_finish(bb__g_dumper *d) {
+    if (!d) return;
+    bb__g_dumper_stop(d);
+    if (!__atomic_exchange_n(&d->pending, 0, __ATOMIC_ACQ_REL)) return;
+    pthread_mutex_lock(&d->lock);
+    uint64_t now = bb__g_monotonic_ns();
+    if (bb__g_throttle_wait(&d->throttle, now) == 0) {
+        bb__g_throttle_mark(&d->throttle, now);
+        dump_locked(d, NULL, 0, NULL);
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 int bb__g_dumper_dump_signal(bb__g_dumper *d) {
     if (!d || !d->o.write_signal) return EINVAL;
     if (__atomic_exchange_n(&d->crash_busy, 1, __ATOMIC_ACQ_REL)) return EBUSY;

@@ -189,6 +189,10 @@ int bb__g_dumper_dump_signal(bb__g_dumper *d);
  * dropped). Idempotent. */
 void bb__g_dumper_stop(bb__g_dumper *d);
 
+/* At exit: stop the thread, then write a trigger still pending if its throttle window allows
+ * it now (so "trigger, then exit" still dumps); a throttled one is dropped. */
+void bb__g_dumper_finish(bb__g_dumper *d);
+
 /* Stop and free. */
 void bb__g_dumper_destroy(bb__g_dumper *d);
 

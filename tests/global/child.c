@@ -13,6 +13,7 @@
  *            replaced); records, then dereferences NULL; A and B say so on stderr
  *   storm    records, calls bb_global_trigger() argv[2] times (2 ms pause every 100), says
  *            "ready", waits for stdin EOF
+ *   trigexit records, calls bb_global_trigger() once and returns from main at once
  *   dumps    records, then writes argv[2] dumps with bb_global_dump (prints each name)
  *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
  *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
@@ -170,6 +171,11 @@ int main(int argc, char **argv) {
         }
         say("ready\n");
         wait_stdin_eof(NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "trigexit")) {
+        ticks(0, 100, 0);
+        bb_global_trigger();
         return 0;
     }
     if (!strcmp(mode, "dumps")) {

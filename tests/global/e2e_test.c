@@ -369,6 +369,23 @@ static void sc_storm(void) {
     CHECK(n >= 1 && (uint64_t)n <= 1 + elapsed_ms / 600000);
 }
 
+/* A trigger right before exit still dumps (once), even if the dumper thread had no time. */
+static void sc_trigexit(void) {
+    set_path("x");
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k",
+                         g_path_env, NULL};
+    const char *args[] = {"trigexit", NULL};
+    child c = spawn(args, env);
+    int status = finish(&c, NULL, NULL);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char dump[2048];
+    if (only_dump("x.", dump, sizeof dump)) {
+        ticks t;
+        CHECK(read_ticks(dump, (uint64_t)c.pid, &t));
+        CHECK(t.count[0] == 100);
+    }
+}
+
 /* Limits: keep-oldest keeps the first N (refusing the rest, one warning); keep-newest the last. */
 static void sc_limit(const char *policy) {
     set_path("l");
@@ -549,6 +566,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "bus")) sc_crash("bus", SIGBUS);
     else if (!strcmp(s, "thread")) sc_crash("thread", SIGSEGV);
     else if (!strcmp(s, "storm")) sc_storm();
+    else if (!strcmp(s, "trigexit")) sc_trigexit();
     else if (!strcmp(s, "keep-oldest") || !strcmp(s, "keep-newest")) sc_limit(s);
     else if (!strcmp(s, "unwritable")) sc_unwritable();
     else if (!strcmp(s, "badenv")) sc_badenv();
