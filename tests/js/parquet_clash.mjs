@@ -6,7 +6,8 @@
 // inside a group becomes `x#2`; a second same-named key stays in the group; an event named
 // `ts_nanos` gets the group `ts_nanos#<id>`; invalid UTF-8 interned text is repaired; a missing
 // intern id renders `#99`. Read back by DuckDB and hyparquet, with the footer's semantics and
-// backbeat_keys; through the CLI, also `-o -` (stdout) gives the same file content.
+// backbeat_keys; through the CLI, also `-o -` (stdout) gives the same file content, `--host`
+// sets backbeat.host, and an `--event` filter renumbers `seq` over the rows kept.
 //
 // Usage: node parquet_clash.mjs cli|driver TOOL PQ_GENDUMP
 import { execFileSync } from 'node:child_process';
@@ -77,6 +78,19 @@ if (kind === 'cli') {
   const bytes = execFileSync(tool, ['convert', dump, '-f', 'parquet', '-o', '-'], { maxBuffer: 1 << 26 });
   fs.writeFileSync(piped, bytes);
   check(Buffer.compare(bytes, fs.readFileSync(out)) === 0, '-o - writes the same bytes as a file output');
+  // --host overrides backbeat.host; a filter renumbers seq over the rows kept.
+  const filtered = path.join(work, 'filtered.parquet');
+  execFileSync(tool, ['convert', dump, '-o', filtered, '--host', 'other-host', '--event', 'clash::E'], { stdio: 'inherit' });
+  const fk = await duckRows(duck, filtered, `SELECT decode(value) AS v FROM parquet_kv_metadata(${sqlStr(filtered)}) WHERE decode(key) = 'backbeat.host'`);
+  check(fk.length === 1 && fk[0].v === 'other-host', '--host sets backbeat.host');
+  const fr = await duckRows(duck, filtered, `SELECT seq, event, "clash::E".s AS s FROM read_parquet(${sqlStr(filtered)})`);
+  check(JSON.stringify(fr.map((r) => `${r.seq}|${r.event}|${r.s}`)) === JSON.stringify(['0|clash::E|ok', '1|clash::E|\uFFFD\uFFFDx', '2|clash::E|#99']),
+        `--event filter rows ${JSON.stringify(fr.map((r) => `${r.seq}|${r.event}|${r.s}`))}`);
+  // Nothing kept: a valid file with the whole schema and no rows.
+  const none = path.join(work, 'none.parquet');
+  execFileSync(tool, ['convert', dump, '-o', none, '--event', 'nothing::*'], { stdio: 'inherit' });
+  const nr = await duckRows(duck, none, `SELECT count(*) AS n, count("clash::E") AS e FROM read_parquet(${sqlStr(none)})`);
+  check(nr[0].n === 0n && nr[0].e === 0n, 'an empty selection gives an empty table');
 }
 fs.rmSync(work, { recursive: true, force: true });
 finish('clash rules');
