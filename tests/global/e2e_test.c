@@ -168,6 +168,9 @@ typedef struct ticks {
     bool any;
     bool pid_ok; /* every tick carries `pid` */
     uint64_t pid;
+    size_t shards;
+    uint64_t capacity; /* of the first shard */
+    char host[256];
 } ticks;
 
 typedef struct walk_ctx {
@@ -214,6 +217,9 @@ static bool read_ticks(const char *path, uint64_t pid, ticks *t) {
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *inst = bb_dump_instance(d, i);
         t->instance_id = inst->instance_id;
+        t->shards = inst->shard_count;
+        t->capacity = inst->shard_count ? inst->shards[0].capacity : 0;
+        snprintf(t->host, sizeof t->host, "%.*s", (int)inst->host.len, inst->host.ptr);
         walk_ctx w = {t, inst};
         for (size_t s = 0; s < inst->shard_count; s++)
             bb_shard_walk(d, &inst->shards[s], on_record, &w, NULL);
@@ -263,7 +269,8 @@ static bool only_dump(const char *prefix, char *out, size_t cap) {
 static void sc_traced(void) {
     set_path("t");
     const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SIGNAL=usr1", "BACKBEAT_DUMP_ON_EXIT=1",
-                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k", g_path_env, NULL};
+                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k", "BACKBEAT_HOST=e2e-host",
+                         g_path_env, NULL};
     const char *args[] = {"traced", NULL};
     child c = spawn(args, env);
     char line[256];
@@ -276,6 +283,8 @@ static void sc_traced(void) {
         CHECK(read_ticks(dump, (uint64_t)c.pid, &t));
         CHECK(t.instances == 1);
         CHECK(t.count[0] == 100 && t.max_seq == 99 && t.pid_ok);
+        CHECK(t.shards == 2 && t.capacity == 65536);
+        CHECK(!strcmp(t.host, "e2e-host"));
         /* the CLI converts it (when this build has one) */
         char out[2048], cmd[8192];
         if (!BB_CLI[0]) {
@@ -514,9 +523,10 @@ static void sc_naming(void) {
 /* fork(): the child gets its own recorder (new instance id, only its own events, its own
  * dumps); the parent goes on; nobody hangs. */
 static void sc_fork(void) {
-    set_path("f");
+    /* default path (TMPDIR): each process names its dumps after its own pid */
+    char *tmpdir = env_kv("TMPDIR", g_dir);
     const char *env[] = {"BACKBEAT_THROTTLE_MS=0", "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k",
-                         "BACKBEAT_DUMP_ON_EXIT=0", g_path_env, NULL};
+                         "BACKBEAT_DUMP_ON_EXIT=0", tmpdir, NULL};
     const char *args[] = {"fork", NULL};
     child c = spawn(args, env);
     char *out;
@@ -532,6 +542,14 @@ static void sc_fork(void) {
         p = eol ? eol + 1 : p + strlen(p);
     }
     CHECK(pinst && cinst && pinst != cinst);
+    char want[1200];
+    snprintf(want, sizeof want, "%s/backbeat.%d.", g_dir, (int)c.pid);
+    CHECK(!strncmp(pname, want, strlen(want)));
+    snprintf(want, sizeof want, "%s/backbeat.", g_dir);
+    CHECK(!strncmp(cname, want, strlen(want)));
+    long cpid = strtol(cname + strlen(want), NULL, 10);
+    CHECK(cpid > 0 && cpid != (long)c.pid); /* the fork child's own pid */
+    free(tmpdir);
     ticks t;
     if (*cname && read_ticks(cname, 0, &t)) {
         CHECK(t.instances == 1 && t.instance_id == cinst);
