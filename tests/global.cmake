@@ -33,7 +33,7 @@ target_compile_options(global_e2e PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-format-tru
 target_link_libraries(global_e2e PRIVATE backbeat bb_test_support Threads::Threads)
 add_dependencies(global_e2e global_child)
 
-foreach(sc traced segv abort overflow chain fpe ill bus thread storm trigexit keep-oldest keep-newest unwritable badenv
+foreach(sc traced segv abort overflow chain fpe ill bus thread storm trigexit sigchain keep-oldest keep-newest unwritable badenv
            naming fork)
   add_test(NAME global_e2e_${sc} COMMAND global_e2e ${sc})
   set(labels "")

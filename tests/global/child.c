@@ -13,6 +13,8 @@
  *            replaced); records, then dereferences NULL; A and B say so on stderr
  *   storm    records, calls bb_global_trigger() argv[2] times (2 ms pause every 100), says
  *            "ready", waits for stdin EOF
+ *   sigchain installs its own SIGUSR1 handler, then records (BACKBEAT_SIGNAL=usr1 goes over
+ *            it and chains to it), says "ready", waits for stdin EOF
  *   trigexit records, calls bb_global_trigger() once and returns from main at once
  *   dumps    records, then writes argv[2] dumps with bb_global_dump (prints each name)
  *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
@@ -103,6 +105,13 @@ static void *crashing_thread(void *arg) {
     return NULL;
 }
 
+static void user_usr1(int sig) {
+    (void)sig;
+    static const char m[] = "user handler ran\n";
+    ssize_t r = write(2, m, sizeof m - 1);
+    (void)r;
+}
+
 static struct sigaction chain_prev_b;
 static void handler_a(int sig) {
     static const char m[] = "handler A ran\n";
@@ -169,6 +178,13 @@ int main(int argc, char **argv) {
                 nanosleep(&ms2, NULL);
             }
         }
+        say("ready\n");
+        wait_stdin_eof(NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "sigchain")) {
+        signal(SIGUSR1, user_usr1);
+        ticks(0, 100, 0);
         say("ready\n");
         wait_stdin_eof(NULL);
         return 0;

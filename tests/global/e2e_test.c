@@ -378,6 +378,26 @@ static void sc_storm(void) {
     CHECK(n >= 1 && (uint64_t)n <= 1 + elapsed_ms / 600000);
 }
 
+/* BACKBEAT_SIGNAL over a handler the program installed first: both the dump and the program's
+ * handler happen. */
+static void sc_sigchain(void) {
+    set_path("u");
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SIGNAL=SIGUSR1", "BACKBEAT_SHARDS=1",
+                         "BACKBEAT_BYTES=64k", g_path_env, NULL};
+    const char *args[] = {"sigchain", NULL};
+    child c = spawn(args, env);
+    char line[256];
+    CHECK(read_line(&c, line, sizeof line) && !strcmp(line, "ready"));
+    CHECK(kill(c.pid, SIGUSR1) == 0);
+    CHECK(wait_dumps(g_dir, "u.", 1) == 1);
+    char *err;
+    int status = finish(&c, NULL, &err);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(count_lines_with(err, "user handler ran") == 1);
+    free(err);
+    CHECK(gt_list(g_dir, "u.", ".bb", NULL, 0) == 1);
+}
+
 /* A trigger right before exit still dumps (once), even if the dumper thread had no time. */
 static void sc_trigexit(void) {
     set_path("x");
@@ -585,6 +605,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "thread")) sc_crash("thread", SIGSEGV);
     else if (!strcmp(s, "storm")) sc_storm();
     else if (!strcmp(s, "trigexit")) sc_trigexit();
+    else if (!strcmp(s, "sigchain")) sc_sigchain();
     else if (!strcmp(s, "keep-oldest") || !strcmp(s, "keep-newest")) sc_limit(s);
     else if (!strcmp(s, "unwritable")) sc_unwritable();
     else if (!strcmp(s, "badenv")) sc_badenv();
