@@ -51,3 +51,9 @@ if want parquet; then
   BENCH_RECORDS="$N" BENCH_DIR="$WORK" bash "$(dirname "$0")/../bench/convert_parquet.sh" "$B"
   rm -f "$WORK/convert_$N.bb" "$WORK/convert_$N.parquet" "$WORK/convert_$N.parquet.views.sql"
 fi
+
+# ---------------------------------------------------------------- hotpath: recorder fast path
+# BB_RECORD per clock against a floor of bare primitives, disabled cost, 1 vs 2 threads.
+if want hotpath; then
+  "$B/bench/hotpath"
+fi

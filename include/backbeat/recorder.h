@@ -280,6 +280,8 @@ struct bb__recorder_hot {
     uint8_t *rings;        /* shard i at rings + (i << cap_log2) */
     struct bb__cursor *cursors;
     uint64_t fastmod_m;    /* Lemire's fastmod constant for shard_count */
+    uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
+    uint32_t reserved0;
     uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
     uint64_t tsc_mult;
     uint64_t ns_base;
@@ -384,7 +386,7 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
      * one record is lost. */
     __atomic_store_n(&t->len, (uint32_t)total, __ATOMIC_RELAXED);
     __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->tag, (((h->serial & 0xFFFFu) << 16) | shard) + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->tag, h->tag_base + shard, __ATOMIC_RELEASE);
     /* acq_rel: the record's bytes are not written before the reservation is visible, which the
      * dump's overwrite check relies on (a lock xadd on x86 either way). */
     uint64_t pos = __atomic_fetch_add(&h->cursors[shard].head, (uint64_t)total, __ATOMIC_ACQ_REL);

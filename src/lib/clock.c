@@ -59,6 +59,8 @@ static uint64_t rdtsc(void) {
  * monotonic brackets around one rdtsc, the monotonic value taken at the bracket's middle. */
 static void tsc_mono_pair(uint64_t *tsc, uint64_t *mono) {
     uint64_t best = UINT64_MAX;
+    *tsc = 0;
+    *mono = 0;
     for (int i = 0; i < 9; i++) {
         uint64_t m0 = mono_now();
         uint64_t t = rdtsc();
@@ -76,7 +78,7 @@ static uint64_t calib_mult; /* ns per tick << 32; 0 = calibration failed */
 
 /* Measure ticks against CLOCK_MONOTONIC over ~25 ms (about 1 ppm with ~20 ns brackets). */
 static void calibrate(void) {
-    uint64_t t0, m0, t1, m1;
+    uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0;
     tsc_mono_pair(&t0, &m0);
     struct timespec nap = {0, 25 * 1000 * 1000};
     while (nanosleep(&nap, &nap) != 0) {
@@ -137,7 +139,7 @@ bb_status bb_clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *
             *why = "TSC calibration failed";
             return BB_ERR_INVALID;
         }
-        uint64_t t, m;
+        uint64_t t = 0, m = 0;
         tsc_mono_pair(&t, &m);
         /* Start the TSC origin ~1M ticks in the past, so a core whose TSC lags this one a
          * little never produces a negative delta. */

@@ -1,0 +1,140 @@
+/* demo.c — the README's demo: a toy key-value server records real traffic through a recorder
+ * (spans with parents, enums, static and dynamic interned strings, a views block), then dumps
+ * it. Usage: demo OUT.bb */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <backbeat/backbeat.h>
+
+/* What a request asks for. */
+BB_ENUM(kv_method, uint8_t, (KV_GET, 0, "GET"), (KV_PUT, 1, "PUT"), (KV_DELETE, 2, "DELETE"));
+/* How a request ended. */
+BB_ENUM(kv_status, uint8_t, (KV_OK, 0, "ok"), (KV_NOT_FOUND, 1, "not_found"),
+        (KV_ERROR, 2, "error"));
+
+BB_SPAN_ENTER_EVENT(req_begin, "demo::kv", "RequestBegin", "A request arrived.",
+                    BB_SPAN_ID(uint64_t, span, "The request's span."),
+                    BB_PARENT_SPAN_ID(uint64_t, parent, "The enclosing span (0: none)."),
+                    BB_KEY(uint64_t, key, "The key asked for."),
+                    BB_INTERN_F(route, "The handler serving it."),
+                    BB_INTERN_DYN_F(client, "The client's name."),
+                    BB_ENUM_F(kv_method, method, "What it asks for."),
+                    BB_FIELD(uint8_t[7], pad, NULL));
+BB_SPAN_EXIT_EVENT(req_end, "demo::kv", "RequestEnd", "A request was answered.",
+                   BB_SPAN_ID(uint64_t, span, "The request's span."),
+                   BB_PARENT_SPAN_ID(uint64_t, parent, "The enclosing span (0: none)."),
+                   BB_FIELD(uint32_t, bytes, "Size of the answer.", BB_UNIT("bytes")),
+                   BB_ENUM_F(kv_status, status, "How it ended."),
+                   BB_FIELD(uint8_t[3], pad, NULL));
+BB_SPAN_ENTER_EVENT(lookup_begin, "demo::cache", "LookupBegin", "A cache lookup started.",
+                    BB_SPAN_ID(uint64_t, span, "The lookup's span."),
+                    BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
+BB_SPAN_EXIT_EVENT(lookup_end, "demo::cache", "LookupEnd", "A cache lookup finished.",
+                   BB_SPAN_ID(uint64_t, span, "The lookup's span."),
+                   BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
+BB_EVENT(cache_miss, "demo::cache", "Miss", "The key was not cached.",
+         BB_KEY(uint64_t, key, "The key."),
+         BB_FIELD(uint32_t, worker, "The worker thread."),
+         BB_FIELD(uint32_t, latency_us, "Simulated backend latency.", BB_UNIT("us"),
+                  BB_SENTINEL(0xFFFFFFFFu)));
+
+BB_VIEWS(demo_views,
+         "CREATE OR REPLACE VIEW demo_requests AS\n"
+         "  SELECT b.span, b.ts_nanos AS start_ns, e.ts_nanos - b.ts_nanos AS duration_ns,\n"
+         "         b.\"demo::kv::RequestBegin\".method AS method,\n"
+         "         b.\"demo::kv::RequestBegin\".route AS route,\n"
+         "         b.\"demo::kv::RequestBegin\".client AS client,\n"
+         "         e.\"demo::kv::RequestEnd\".status AS status\n"
+         "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e USING (span);\n"
+         "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
+         "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
+         "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");
+
+#define WORKERS 4
+#define REQUESTS 2500
+
+static bb_recorder *rec;
+
+typedef struct worker {
+    uint32_t id;
+    uint64_t rng;
+} worker;
+
+static uint64_t next(worker *w) {
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
+/* A cache lookup: a child span of the request, closed by the scope. */
+static bool lookup(worker *w, uint64_t request, uint64_t key) {
+    BB_SPAN_SCOPED(span, rec, lookup_begin, lookup_end, request);
+    bool hit = next(w) % 4 != 0;
+    if (!hit)
+        BB_RECORD(rec, cache_miss, .key = key, .worker = w->id,
+                  .latency_us = next(w) % 8 == 0 ? 0xFFFFFFFFu : (uint32_t)(next(w) % 900));
+    return hit;
+}
+
+static void *serve(void *arg) {
+    worker *w = arg;
+    static const char *const clients[] = {"curl/8.5", "kv-cli/1.2", "python-requests/2.31",
+                                          "Go-http-client/1.1", "backup-agent"};
+    char client[64];
+    for (int i = 0; i < REQUESTS; i++) {
+        uint64_t key = next(w) % 1000;
+        kv_method m = (kv_method)(next(w) % 3);
+        snprintf(client, sizeof client, "%s #%u", clients[next(w) % 5], (unsigned)(next(w) % 7));
+        uint32_t route = m == KV_GET   ? BB_INTERN(rec, "/kv/get")
+                         : m == KV_PUT ? BB_INTERN(rec, "/kv/put")
+                                       : BB_INTERN(rec, "/kv/delete");
+        uint64_t span = BB_SPAN_ENTER(rec, req_begin, 0, .key = key, .route = route,
+                                      .client = bb_intern_str(rec, client), .method = m);
+        bool hit = lookup(w, span, key);
+        kv_status st = hit ? KV_OK : (next(w) % 5 == 0 ? KV_ERROR : KV_NOT_FOUND);
+        BB_SPAN_EXIT(rec, req_end, span, .bytes = hit ? (uint32_t)(64 + next(w) % 4096) : 0,
+                     .status = st);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s OUT.bb\n", argv[0]);
+        return 2;
+    }
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.bytes_per_shard = 4u << 20; /* room for the whole run */
+    if (bb_recorder_create(&o, &rec) != BB_OK) {
+        fprintf(stderr, "demo: cannot create the recorder\n");
+        return 1;
+    }
+    bb_recorder_enable(rec, true);
+    pthread_t th[WORKERS];
+    worker ws[WORKERS];
+    for (uint32_t i = 0; i < WORKERS; i++) {
+        ws[i] = (worker){i, 0x9E3779B97F4A7C15ull * (i + 1)};
+        pthread_create(&th[i], NULL, serve, &ws[i]);
+    }
+    for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+    bb_error err;
+    if (bb_recorder_dump_path(rec, argv[1], NULL, &err) != BB_OK) {
+        fprintf(stderr, "demo: %s\n", err.message);
+        bb_recorder_free(rec);
+        return 1;
+    }
+    bb_recorder_stats st;
+    bb_recorder_stats_get(rec, &st);
+    printf("demo: %d workers served %d requests; %u shards x %llu KiB, clock %s, "
+           "%llu interned strings, instance %016llx -> %s\n",
+           WORKERS, WORKERS * REQUESTS, bb_recorder_shard_count(rec),
+           (unsigned long long)(bb_recorder_shard_capacity(rec) / 1024),
+           bb_recorder_clock_name(rec), (unsigned long long)st.intern_count,
+           (unsigned long long)bb_recorder_instance_id(rec), argv[1]);
+    bb_recorder_free(rec);
+    return 0;
+}
