@@ -19,3 +19,4 @@ target_compile_definitions(bb_compiled_twin PRIVATE CO_TWIN)
 add_test(NAME recorder_compiled_out
   COMMAND sh ${BB_REC}/check_compiled_out.sh $<TARGET_OBJECTS:bb_compiled_out>
              $<TARGET_OBJECTS:bb_compiled_twin> $<TARGET_OBJECTS:bb_compiled_in>)
+bb_test(recorder_cxx SOURCES ${BB_REC}/cxx.cc)

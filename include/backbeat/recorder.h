@@ -420,10 +420,26 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
     return bb__intern_static_slow(rec, cache, s, len);
 }
 
-/* Empty initializer braces (an event without fields) are a GNU/C23 extension. */
+/* Empty initializer braces (an event without fields) are a GNU/C23 extension, designated
+ * initializers a C++20 one (accepted by g++ and clang++ in earlier modes); fields left out are
+ * zero by design. */
 #define BB__PRAGMA_(x) _Pragma(#x)
+#if defined(__cplusplus) && defined(__clang__)
+#define BB__EXT_CXX                                                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wunknown-warning-option")                             \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")                                   \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-designator")
+#elif defined(__cplusplus)
+#define BB__EXT_CXX                                                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpragmas")                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")
+#else
+#define BB__EXT_CXX
+#endif
 #define BB__EXT_BEGIN                                                                          \
-    BB__PRAGMA_(GCC diagnostic push) BB__PRAGMA_(GCC diagnostic ignored "-Wpedantic")
+    BB__PRAGMA_(GCC diagnostic push)                                                           \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpedantic")                                           \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wmissing-field-initializers") BB__EXT_CXX
 #define BB__EXT_END BB__PRAGMA_(GCC diagnostic pop)
 
 #ifndef BACKBEAT_COMPILED_OUT
