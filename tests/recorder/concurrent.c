@@ -24,7 +24,12 @@ BB_EVENT(conc_small, "test::conc", "Small", NULL,
          BB_FIELD(uint32_t, check32, NULL));
 
 #define NW 4
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BB_TEST_INSTRUMENTED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(BB_TEST_INSTRUMENTED)
 #define DUMPS 8 /* instrumented walks are slow: fewer, smaller dumps */
 #define RING (1u << 20)
 #else
