@@ -114,7 +114,7 @@ static void fork_child(void) {
     /* The parent's recorder and dumper are left alone (their memory is the parent's copy). */
     __atomic_store_n(&bb__global_rec, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&g_state, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&g_dead, 0, __ATOMIC_RELEASE);
+    /* (a parent that could not build it stays without one: g_dead is inherited) */
     if (g_cfg_ready && g_cfg.path_is_default)
         bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
 }
@@ -128,7 +128,8 @@ static void install_trigger_signal(int sig) {
     sigemptyset(&sa.sa_mask);
     if (sigaction(sig, &sa, &g_prev_trigger) == 0) {
         g_trigger_sig = sig;
-        if (g_prev_trigger.sa_sigaction == on_trigger_signal) memset(&g_prev_trigger, 0, sizeof g_prev_trigger);
+        if (g_prev_trigger.sa_sigaction == on_trigger_signal)
+            memset(&g_prev_trigger, 0, sizeof g_prev_trigger);
     } else {
         char msg[128];
         snprintf(msg, sizeof msg, "cannot install the BACKBEAT_SIGNAL handler for signal %d: %s",

@@ -60,6 +60,7 @@ bool bb__g_parse_size(const char *s, uint64_t *out) {
     case 'k': case 'K': shift = 10; p++; break;
     case 'm': case 'M': shift = 20; p++; break;
     case 'g': case 'G': shift = 30; p++; break;
+    case 't': case 'T': shift = 40; p++; break;
     case 'b': case 'B': p++; if (*p) return false; break;
     default: return false;
     }

@@ -62,7 +62,7 @@ void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, b
  * Returns false on anything else (and leaves *out alone). */
 bool bb__g_parse_bool(const char *s, bool *out);
 
-/* Parse a byte size with an optional binary suffix: "4096", "64k", "16M", "1G", "16MiB",
+/* Parse a byte size with an optional binary suffix: "4096", "64k", "16M", "1G", "1T", "16MiB",
  * "16MB" (all suffixes are powers of 1024). Returns false on garbage or overflow. */
 bool bb__g_parse_size(const char *s, uint64_t *out);
 

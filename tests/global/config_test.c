@@ -128,6 +128,7 @@ int main(void) {
     CHECK(bb__g_parse_size("16MB", &s) && s == 16ull << 20);
     CHECK(bb__g_parse_size("2G", &s) && s == 2ull << 30);
     CHECK(bb__g_parse_size("8k", &s) && s == 8192);
+    CHECK(bb__g_parse_size("1T", &s) && s == 1ull << 40);
     CHECK(bb__g_parse_size("100B", &s) && s == 100);
     CHECK(!bb__g_parse_size("", &s));
     CHECK(!bb__g_parse_size("M", &s));
@@ -164,6 +165,8 @@ int main(void) {
     CHECK(c.bytes == 16ull << 20);
     expect_warn("BACKBEAT_BYTES", "100", "4096", &c);
     CHECK(c.bytes == 4096);
+    expect_warn("BACKBEAT_BYTES", "2T", "1T", &c);
+    CHECK(c.bytes == 1ull << 40);
     expect_warn("BACKBEAT_PATH", "/tmp/dir/", "default", &c);
     CHECK(c.path_is_default);
     expect_warn("BACKBEAT_THROTTLE_MS", "1s", "1000", &c);
