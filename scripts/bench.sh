@@ -57,3 +57,10 @@ fi
 if want hotpath; then
   "$B/bench/hotpath"
 fi
+
+# ---------------------------------------------------------------- global: BB_GRECORD vs BB_RECORD
+# What recording through the global recorder costs over a local recorder (issue 5;
+# bench/global_hotpath.c): same event, clock and ring; enabled and disabled.
+if want global; then
+  "$B/bench/global_hotpath"
+fi
