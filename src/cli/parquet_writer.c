@@ -4,7 +4,8 @@
  * One pass over the model. Each record becomes one row: the dense columns, then each field
  * decoded and rendered into its leaf (promoted column or the event's group). Row groups of
  * BACKBEAT_PARQUET_ROW_GROUP rows (default 1 Mi) are written as they fill, or earlier when the
- * buffered column chunks pass a memory budget, so memory does not grow with the input. The
+ * buffered column chunks pass a memory budget (BACKBEAT_PARQUET_BUDGET bytes, default 64 MiB,
+ * checked every 8192 rows), so memory does not grow with the input. The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
  * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
  * (parquet_semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
@@ -49,6 +50,7 @@ typedef struct writer {
     uint64_t rg_rows;  /* rows in the open row group */
     uint64_t rows;     /* rows written */
     uint64_t rg_max;
+    uint64_t budget;   /* buffered bytes that close a row group early */
     instance_slot *inst;
     size_t ninst;
     size_t last_inst;
@@ -72,16 +74,17 @@ static int fail_io(writer *w)
     return 1;
 }
 
-static uint64_t row_group_size(void)
+/* A positive integer from the environment, or `def`. */
+static uint64_t env_size(const char *name, uint64_t def)
 {
-    const char *e = getenv("BACKBEAT_PARQUET_ROW_GROUP");
+    const char *e = getenv(name);
     if (e && *e) {
         char *end;
         unsigned long long v = strtoull(e, &end, 10);
         if (*end == 0 && v > 0)
             return v;
     }
-    return DEFAULT_ROW_GROUP;
+    return def;
 }
 
 static instance_slot *find_instance(writer *w, uint64_t id)
@@ -412,7 +415,8 @@ static int run(writer *w)
         w->inst[i].inst = bb_model_instance(w->model, i);
         w->inst[i].id = w->inst[i].inst->instance_id;
     }
-    w->rg_max = row_group_size();
+    w->rg_max = env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
+    w->budget = env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
 
     if (!pq_out_write(&w->out, "PAR1", 4))
         return fail_io(w);
@@ -434,7 +438,7 @@ static int run(writer *w)
         write_row(w, &mr, pl, find_instance(w, mr.rec.instance_id));
         bool full = w->rg_rows >= w->rg_max;
         if (!full && (w->rg_rows & 0x1FFF) == 0)
-            full = buffered_bytes(w) > MEMORY_BUDGET;
+            full = buffered_bytes(w) > w->budget;
         if (full && !flush_row_group(w)) {
             rc = w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
             break;

@@ -3,6 +3,7 @@
  *
  * Usage: pq_gendump OUT.bb N
  *        pq_gendump OUT.bb clash   (the small name/type-clash dump of parquet_clash.mjs)
+ *        pq_gendump OUT.bb wide N  (N records over 400 event types: a table of ~1200 leaves)
  *
  * Events: gen::Packet (u64 key conn_id, u64 pkt, u32 len, i32 code with sentinel -1,
  * interned tag, enum dir, bool flag, 2 bytes _pad), gen::SpanBegin / gen::SpanEnd (span
@@ -290,8 +291,103 @@ static int write_clash(const char *path)
     return fclose(f) == 0 ? 0 : 1;
 }
 
+/* ---- the wide dump: WIDE_EVENTS event types "wide::E000".. with fields a u32, b i16, tag
+ * interned, k u64 key; record i is event mix64(i) % WIDE_EVENTS with a = i, b = -(i % 1000),
+ * tag = 1 + i % 3, k = 3 * i. ---- */
+#define WIDE_EVENTS 400
+static const bb_field_desc WIDE_FIELDS[] = {
+    {.name = "a", .offset = 0, .width = 4, .type = BB_TYPE_U32},
+    {.name = "b", .offset = 4, .width = 2, .type = BB_TYPE_I16},
+    {.name = "_p", .offset = 6, .width = 2, .type = BB_TYPE_BYTES},
+    {.name = "tag", .offset = 8, .width = 4, .type = BB_TYPE_INTERNED},
+    {.name = "k", .offset = 12, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+};
+static bb_event_desc WIDE[WIDE_EVENTS];
+static char WIDE_NAMES[WIDE_EVENTS][16];
+static uint64_t wide_n;
+static uint8_t *wide_ring;
+static uint64_t wide_cap;
+
+static uint64_t wide_capacity(void *ctx, uint32_t s)
+{
+    (void)ctx;
+    (void)s;
+    return wide_cap;
+}
+
+static const uint8_t *wide_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
+{
+    (void)ctx;
+    (void)s;
+    (void)scratch;
+    uint64_t pos = 0;
+    for (uint64_t i = 0; i < wide_n; i++) {
+        const bb_event_desc *e = &WIDE[mix64(i) % WIDE_EVENTS];
+        uint8_t *p = wide_ring + pos;
+        put64(p, 1000 + 10 * i);
+        put64(p + 8, e->id);
+        put32(p + 16, (uint32_t)i);
+        int16_t b = (int16_t)-(int)(i % 1000);
+        p[20] = (uint8_t)b;
+        p[21] = (uint8_t)((uint16_t)b >> 8);
+        p[22] = p[23] = 0;
+        put32(p + 24, (uint32_t)(1 + i % 3));
+        put64(p + 28, 3 * i);
+        p[36] = 36;
+        p[37] = 0;
+        pos += 38;
+    }
+    *head = pos;
+    return wide_ring;
+}
+
+static bb_intern_item wide_intern(void *ctx, size_t i)
+{
+    (void)ctx;
+    static const char *const t[] = {"red", "green", "blue"};
+    return (bb_intern_item){.id = (uint32_t)(i + 1), .len = (uint32_t)strlen(t[i]), .bytes = t[i]};
+}
+
+static int write_wide(const char *path, uint64_t n)
+{
+    static const bb_event_desc *evs[WIDE_EVENTS];
+    for (int k = 0; k < WIDE_EVENTS; k++) {
+        snprintf(WIDE_NAMES[k], sizeof WIDE_NAMES[k], "wide::E%03d", k);
+        WIDE[k] = (bb_event_desc){.name = WIDE_NAMES[k], .fields = WIDE_FIELDS,
+                                  .field_count = 5, .record_size = 20};
+        WIDE[k].id = bb_event_id_compute(&WIDE[k]);
+        evs[k] = &WIDE[k];
+    }
+    wide_n = n;
+    wide_cap = 4096;
+    while (wide_cap < 38 * n)
+        wide_cap *= 2;
+    wide_ring = calloc(1, wide_cap);
+    if (!wide_ring)
+        return 1;
+    bb_dump_input in = {.instance_id = 7, .host = "wide-host", .events = evs,
+                        .event_count = WIDE_EVENTS, .intern_count = 3,
+                        .intern_get = wide_intern, .shard_count = 1,
+                        .shard_capacity = wide_capacity, .shard_region = wide_region};
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    bb_error err;
+    bb_sink sink = {.write = write_all, .ctx = f};
+    if (bb_dump_write(&in, sink, NULL, &err) != BB_OK) {
+        fprintf(stderr, "pq_gendump: %s\n", err.message);
+        return 1;
+    }
+    free(wide_ring);
+    return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[2], "wide") == 0)
+        return write_wide(argv[1], strtoull(argv[3], NULL, 10));
     if (argc != 3) {
         fprintf(stderr, "usage: pq_gendump OUT.bb N|clash\n");
         return 2;
