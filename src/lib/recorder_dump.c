@@ -75,10 +75,10 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
     const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
     uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
     bb_inflight fl[256];
-    size_t nfl = bb_inflight_collect(h->serial, i, h0, fl, 256);
+    int budget = 250; /* at most ~5 ms of waiting per shard */
+    size_t nfl = bb_inflight_collect(h->serial, i, h0, fl, 256, &budget);
     racy_copy(buf, ring, (size_t)cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
-    int budget = 250;
     for (size_t k = 0; k < nfl; k++) {
         uint64_t from = fl[k].pos > low ? fl[k].pos : low;
         uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;

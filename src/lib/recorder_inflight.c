@@ -73,17 +73,17 @@ struct bb__tslot *bb__tslot_attach(void) {
 
 /* Contract: collect into out[0..cap) the (position, length) of every record of recorder
  * `serial`'s shard `shard` that is in flight and reserved below `head` (the head just read with
- * acquire). An announcement whose position is not yet published is waited for (briefly: at
- * most ~20 ms, then skipped). Returns the number found (at most cap). */
+ * acquire). An announcement whose position is not yet published is waited for, spending the
+ * dump's `*budget` of waits (then skipped). Returns the number found (at most cap). */
 size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_inflight *out,
-                           size_t cap) {
+                           size_t cap, int *budget) {
     uint32_t want = (((serial & 0xFFFFu) << 16) | shard) + 1;
     uint32_t n = __atomic_load_n(&high_water, __ATOMIC_ACQUIRE);
     size_t found = 0;
     for (uint32_t i = 0; i < n && found < cap; i++) {
         struct bb__tslot *t = &slots[i];
         if (!__atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE)) continue;
-        for (int tries = 0; tries < 1000; tries++) {
+        for (int tries = 0;; tries++) {
             if (__atomic_load_n(&t->tag, __ATOMIC_ACQUIRE) != want) break;
             uint64_t pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
             uint32_t len = __atomic_load_n(&t->len, __ATOMIC_RELAXED);
@@ -98,6 +98,8 @@ size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_in
                 break;
             }
             /* between announcing and reserving: let it run */
+            if (*budget <= 0) break;
+            (*budget)--;
             if (tries < 10) {
                 sched_yield();
             } else {

@@ -90,10 +90,12 @@ typedef struct bb_inflight {
     uint32_t slot;
     uint32_t tag;
 } bb_inflight;
+/* The records of recorder `serial`'s shard in flight below `head` (see recorder_inflight.c);
+ * `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us sleep). */
 size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_inflight *out,
-                           size_t cap);
-/* Wait (briefly, at most ~5 ms in all) for the announced record `e` to be complete; true when
- * it is (its bytes in the ring are then final until the ring laps them). */
+                           size_t cap, int *budget);
+/* Wait (spending `*budget`) for the announced record `e` to be complete; true when it is (its
+ * bytes in the ring are then final until the ring laps them). */
 bool bb_inflight_wait(const bb_inflight *e, int *budget);
 
 /* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
