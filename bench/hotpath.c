@@ -116,56 +116,74 @@ __attribute__((noinline)) static void floor_user(struct floor_ring *f, uint64_t 
 static uint64_t N = 2000000;
 static int REPS = 15;
 
-static double time_record(bb_recorder *rec) {
-    double v[64];
-    run_record(rec, N / 4); /* warm: fault the ring in */
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t0 = now_ns();
-        run_record(rec, N);
-        v[r] = (double)(now_ns() - t0) / (double)N;
-    }
-    return median(v, REPS);
+/* Per-event cost of one run, in thread CPU time (time the shared machine gives to other
+ * processes while we are descheduled is not counted). */
+static double thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static double time_floor(floor_kind k) {
-    struct floor_ring *f = aligned_alloc(128, sizeof *f);
-    memset(f, 0, sizeof *f);
-    f->ring = calloc(1, RING + 64);
-    uint64_t id = bb_event_id(BB_DESC(bench_ev));
-    double v[64];
-    for (int r = -1; r < REPS; r++) {
-        uint64_t t0 = now_ns();
-        switch (k) {
-        case F_TSC: floor_tsc(f, N, id); break;
-        case F_MONO: floor_mono(f, N, id); break;
-        case F_MANUAL: floor_manual(f, N, id); break;
-        case F_USER: floor_user(f, N, id); break;
-        }
-        if (r >= 0) v[r] = (double)(now_ns() - t0) / (double)N;
+typedef struct floor_state {
+    struct floor_ring *f;
+    uint64_t id;
+} floor_state;
+
+static double one_floor(floor_state *s, floor_kind k) {
+    double t0 = thread_cpu_ns();
+    switch (k) {
+    case F_TSC: floor_tsc(s->f, N, s->id); break;
+    case F_MONO: floor_mono(s->f, N, s->id); break;
+    case F_MANUAL: floor_manual(s->f, N, s->id); break;
+    case F_USER: floor_user(s->f, N, s->id); break;
     }
-    free(f->ring);
-    free(f);
-    return median(v, REPS);
+    return (thread_cpu_ns() - t0) / (double)N;
 }
 
-static double time_bare(void) {
-    double v[64];
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t0 = now_ns();
-        run_bare(N * 4);
-        v[r] = (double)(now_ns() - t0) / (double)(N * 4);
-    }
-    return median(v, REPS);
+static double one_record(bb_recorder *rec) {
+    double t0 = thread_cpu_ns();
+    run_record(rec, N);
+    return (thread_cpu_ns() - t0) / (double)N;
 }
 
-static double time_disabled(bb_recorder *rec) {
-    double v[64];
+/* Record and floor runs alternate, so both see the same neighbours; medians of each and of
+ * the per-pair ratio. */
+static void time_pair(bb_recorder *rec, floor_kind k, double *rec_ns, double *floor_ns,
+                      double *ratio) {
+    floor_state s;
+    s.f = aligned_alloc(128, sizeof *s.f);
+    memset(s.f, 0, sizeof *s.f);
+    s.f->ring = calloc(1, RING + 64);
+    s.id = bb_event_id(BB_DESC(bench_ev));
+    double a[64], b[64], q[64];
+    run_record(rec, N / 4); /* warm up: fault the rings in */
+    (void)one_floor(&s, k);
     for (int r = 0; r < REPS; r++) {
-        uint64_t t0 = now_ns();
+        a[r] = one_record(rec);
+        b[r] = one_floor(&s, k);
+        q[r] = a[r] / b[r];
+    }
+    *rec_ns = median(a, REPS);
+    *floor_ns = median(b, REPS);
+    *ratio = median(q, REPS);
+    free(s.f->ring);
+    free(s.f);
+}
+
+/* Disabled recording and the bare loop, alternating. */
+static void time_disabled(bb_recorder *rec, double *dis, double *bare) {
+    double a[64], b[64];
+    for (int r = 0; r < REPS; r++) {
+        double t0 = thread_cpu_ns();
         run_record(rec, N * 4);
-        v[r] = (double)(now_ns() - t0) / (double)(N * 4);
+        double t1 = thread_cpu_ns();
+        run_bare(N * 4);
+        double t2 = thread_cpu_ns();
+        a[r] = (t1 - t0) / (double)(N * 4);
+        b[r] = (t2 - t1) / (double)(N * 4);
     }
-    return median(v, REPS);
+    *dis = median(a, REPS);
+    *bare = median(b, REPS);
 }
 
 static int cpus[64], ncpu;
@@ -182,34 +200,49 @@ typedef struct tp_arg {
     bb_recorder *rec;
     int cpu;
     pthread_barrier_t *bar;
+    double cpu_s; /* thread CPU time of the measured run */
 } tp_arg;
+
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void *tp_thread(void *p) {
     tp_arg *a = p;
     pin(a->cpu);
     run_record(a->rec, N / 4);
     pthread_barrier_wait(a->bar);
+    double c0 = thread_cpu_s();
     run_record(a->rec, N);
+    a->cpu_s = thread_cpu_s() - c0;
     return NULL;
 }
 
-static double throughput(bb_recorder *rec, int threads) {
-    double v[64];
+/* Median over REPS runs of: wall-clock throughput (M events/s, all threads), and *cpu_rate the
+ * throughput per CPU-second summed over threads (what the threads would do with their cores to
+ * themselves: the machine is shared, so wall time includes the neighbours' share). */
+static double throughput(bb_recorder *rec, int threads, double *cpu_rate) {
+    double v[64], c[64];
     for (int r = 0; r < REPS; r++) {
         pthread_t th[2];
         tp_arg a[2];
         pthread_barrier_t bar;
         pthread_barrier_init(&bar, NULL, (unsigned)threads + 1);
         for (int t = 0; t < threads; t++) {
-            a[t] = (tp_arg){rec, cpus[t % ncpu], &bar};
+            a[t] = (tp_arg){rec, cpus[t % ncpu], &bar, 0};
             pthread_create(&th[t], NULL, tp_thread, &a[t]);
         }
         pthread_barrier_wait(&bar);
         uint64_t t0 = now_ns();
         for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
         v[r] = (double)N * threads / ((double)(now_ns() - t0) / 1e9) / 1e6; /* M events/s */
+        c[r] = 0;
+        for (int t = 0; t < threads; t++) c[r] += (double)N / a[t].cpu_s / 1e6;
         pthread_barrier_destroy(&bar);
     }
+    *cpu_rate = median(c, REPS);
     return median(v, REPS);
 }
 
@@ -239,6 +272,8 @@ int main(int argc, char **argv) {
                   {BB_CLOCK_MONOTONIC, F_MONO},
                   {BB_CLOCK_MANUAL, F_MANUAL},
                   {BB_CLOCK_USER, F_USER}};
+    printf("   per-event cost in thread CPU time; record and floor runs alternate; ratio = median of "
+           "per-pair ratios\n");
     printf("   %-10s %12s %12s %8s\n", "clock", "record ns", "floor ns", "ratio");
     bb_recorder *def = NULL;
     for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
@@ -255,24 +290,27 @@ int main(int argc, char **argv) {
             continue;
         }
         bb_recorder_enable(rec, true);
-        double r = time_record(rec);
-        double f = time_floor(clocks[c].floor);
-        printf("   %-10s %12.2f %12.2f %8.2fx\n", bb_recorder_clock_name(rec), r, f, r / f);
+        double r, f, q;
+        time_pair(rec, clocks[c].floor, &r, &f, &q);
+        printf("   %-10s %12.2f %12.2f %8.2fx\n", bb_recorder_clock_name(rec), r, f, q);
         bb_recorder_free(rec);
     }
     def = bb_recorder_new((uint32_t)ncpu, RING);
     printf("   default clock on this host: %s (cpu hint: %s)\n", bb_recorder_clock_name(def),
            bb_recorder_cpu_hint_name(def));
-    double dis = time_disabled(def);
-    double bare = time_bare();
+    double dis, bare;
+    time_disabled(def, &dis, &bare);
     printf("   disabled   %12.2f ns/event (bare loop %.2f ns/iteration)\n", dis, bare);
 
     bb_recorder_enable(def, true);
     if (ncpu >= 2) {
-        double t1 = throughput(def, 1), t2 = throughput(def, 2);
-        printf("   throughput (%s): 1 thread %.1f M events/s, 2 threads (CPUs %d,%d) %.1f M "
-               "events/s: %.2fx\n",
+        double c1, c2;
+        double t1 = throughput(def, 1, &c1), t2 = throughput(def, 2, &c2);
+        printf("   throughput (%s), wall clock: 1 thread %.1f M events/s, 2 threads (CPUs %d,%d) "
+               "%.1f M events/s: %.2fx\n",
                bb_recorder_clock_name(def), t1, cpus[0], cpus[1], t2, t2 / t1);
+        printf("   throughput per CPU-second (excludes time the shared machine gave to others): "
+               "1 thread %.1f, 2 threads %.1f M events/s: %.2fx\n", c1, c2, c2 / c1);
     } else {
         printf("   throughput: only one CPU available, 2-thread run skipped\n");
     }
