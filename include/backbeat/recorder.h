@@ -22,6 +22,17 @@
  * the environment variable BACKBEAT_CLOCK=tsc|monotonic overrides the default. The choice is made
  * once per recorder and reported by bb_recorder_clock_name.
  *
+ * Besides the fetch_add, a record makes a few plain stores to a line private to its thread: it
+ * announces the record in flight, so that a dump never mistakes the stale bytes of a slot whose
+ * writer was descheduled between reservation and copy for a record (the dump copies such a
+ * record again once complete, or blanks it if its writer does not resume within a few ms).
+ *
+ * Limits (inherent to fetch_add rings): a writer descheduled between its reservation and its
+ * copy for longer than its ring takes to wrap writes over newer records, which the reader then
+ * drops as torn; size rings so that a lap takes far longer than a scheduling delay. The fast
+ * path uses two initial-exec TLS words of libbackbeat (fine for programs and for plugins loaded
+ * while libbackbeat is already loaded, or with glibc's spare static TLS).
+ *
  * Everything named bb__* or BB__* below is an implementation detail of the inline fast path.
  */
 #ifndef BACKBEAT_RECORDER_H
