@@ -91,9 +91,9 @@ __attribute__((noinline)) static void divide_by_zero(void) {
 __attribute__((noinline)) static void bus_error(void) {
     char path[] = "/tmp/bbg-bus-XXXXXX";
     int fd = mkstemp(path);
+    if (fd >= 0) unlink(path); /* the open descriptor keeps it alive */
     if (fd < 0 || ftruncate(fd, 4096) != 0) raise(SIGBUS);
     volatile char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    unlink(path);
     if (p == MAP_FAILED || ftruncate(fd, 0) != 0) raise(SIGBUS);
     p[0] = 1; /* the page is past the end of the file now */
 }
