@@ -59,6 +59,7 @@ void pq_chunk_meta_free(pq_chunk_meta *m)
     m->min = m->max = NULL;
 }
 
+/* Bit width of this column's definition levels. */
 static int level_width(const pq_column *c)
 {
     return pq_bit_width((uint64_t)c->max_def);
@@ -221,6 +222,7 @@ static void flush_page(pq_column *c)
     c->page_dict = c->dict_mode;
 }
 
+/* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
 static inline void begin_value(pq_column *c, uint64_t row)
 {
     pq_col_gap(c, row);
@@ -232,12 +234,14 @@ static inline void begin_value(pq_column *c, uint64_t row)
     c->rows++;
 }
 
+/* Flush the page once its buffers reach the page size. */
 static inline void end_value(pq_column *c)
 {
     if (c->vals.len + c->lev.len >= c->ctx->page_bytes)
         flush_page(c);
 }
 
+/* Fold an integer (or bool as 0/1) into the chunk's min/max, in the column's order. */
 static void stats_u64(pq_column *c, uint64_t v)
 {
     if (c->type == PQ_INT64) {
@@ -263,6 +267,7 @@ static void stats_u64(pq_column *c, uint64_t v)
     c->have_minmax = true;
 }
 
+/* Unsigned byte-wise comparison, a shorter prefix first (<0, 0, >0). */
 static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
 {
     size_t n = an < bn ? an : bn;
@@ -272,12 +277,14 @@ static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
+/* Replace the contents of `b` with (p, n). */
 static void set_buf(pq_buf *b, const void *p, size_t n)
 {
     b->len = 0;
     pq_buf_put(b, p, n);
 }
 
+/* Fold a string into the chunk's min/max (byte order); too long disables them. */
 static void stats_str(pq_column *c, const void *p, size_t n)
 {
     if (c->stats_off)
@@ -313,6 +320,7 @@ static bool dict_gives_up(pq_column *c)
     return false;
 }
 
+/* Append a dictionary index to the page. */
 static void put_index(pq_column *c, uint32_t idx)
 {
     if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
@@ -456,6 +464,7 @@ void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
     pq_col_str_cached(c, row, p, n, &s->cache);
 }
 
+/* malloc'ed copy of (p, n) (at least 1 byte), NULL if out of memory. */
 static uint8_t *dup_bytes(const void *p, size_t n)
 {
     uint8_t *d = malloc(n ? n : 1);
@@ -464,6 +473,7 @@ static uint8_t *dup_bytes(const void *p, size_t n)
     return d;
 }
 
+/* `v` as 8 little-endian bytes. */
 static void u64_le(uint8_t out[8], uint64_t v)
 {
     for (int i = 0; i < 8; i++)

@@ -54,6 +54,7 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
     return (uint32_t)(h >> 32);
 }
 
+/* Double the hash table (or create it) and rehash; false if out of memory. */
 static bool grow_table(pq_dict *d)
 {
     size_t nslots = d->slots ? ((size_t)d->mask + 1) * 2 : 1024;
@@ -73,6 +74,7 @@ static bool grow_table(pq_dict *d)
     return true;
 }
 
+/* Double the per-entry arrays; false if out of memory. */
 static bool grow_entries(pq_dict *d)
 {
     uint32_t cap = d->entry_cap ? d->entry_cap * 2 : 256;
@@ -139,6 +141,7 @@ int64_t pq_dict_intern(pq_dict *d, const void *p, size_t n, bool *added)
     return i;
 }
 
+/* Hash of an 8-byte dictionary value. */
 static uint32_t hash_u64(uint64_t v)
 {
     v ^= v >> 31;

@@ -13,6 +13,7 @@ enum { CT_UTF8 = 0, CT_UINT_64 = 14 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
 enum { CODEC_ZSTD = 6 };
 
+/* Parquet physical type of a table type. */
 static int physical(pq_type t)
 {
     switch (t) {
@@ -27,6 +28,7 @@ static int physical(pq_type t)
     return T_BYTE_ARRAY;
 }
 
+/* One SchemaElement (list element) for node `n`, with legacy and logical annotations. */
 static void schema_element(tc_writer *w, const pq_node *n)
 {
     tc_elem_struct(w);
@@ -69,6 +71,7 @@ static size_t leaf_path(const pq_node *nodes, size_t i, const char **path, size_
     return n;
 }
 
+/* One ColumnChunk (list element) with its ColumnMetaData and Statistics. */
 static void column_chunk(tc_writer *w, const pq_node *nodes, size_t node, const pq_chunk_meta *m)
 {
     const pq_node *n = &nodes[node];

@@ -88,6 +88,7 @@ typedef struct builder {
     bool failed;
 } builder;
 
+/* NUL-terminated malloc'ed copy of (p, n), NULL if out of memory. */
 static char *dup_n(const char *p, size_t n)
 {
     char *s = malloc(n + 1);
@@ -124,6 +125,7 @@ static int add_node(builder *b, char *name, bool optional, int nchildren, pq_typ
     return (int)l->nnodes++;
 }
 
+/* Append a leaf node and its column (taking ownership of `name`); its leaf index or -1. */
 static int add_leaf(builder *b, char *name, bool optional, pq_type type, int parent,
                     int max_def, bool dict)
 {
@@ -147,11 +149,13 @@ static int add_leaf(builder *b, char *name, bool optional, pq_type type, int par
     return (int)l->nleaves++;
 }
 
+/* True if NUL-terminated `s` equals (p, n). */
 static bool name_eq(const char *s, const char *p, size_t n)
 {
     return strlen(s) == n && (n == 0 || memcmp(s, p, n) == 0);
 }
 
+/* True if (p, n) names a dense column. */
 static bool is_dense_name(const char *p, size_t n)
 {
     for (int i = 0; i < PQ_DENSE; i++)
@@ -160,6 +164,7 @@ static bool is_dense_name(const char *p, size_t n)
     return false;
 }
 
+/* True if (p, n) is some event's display name. */
 static bool is_display_name(const pq_layout *l, const char *p, size_t n)
 {
     for (size_t i = 0; i < l->nplans; i++)
@@ -168,6 +173,7 @@ static bool is_display_name(const pq_layout *l, const char *p, size_t n)
     return false;
 }
 
+/* Build the id -> plan hash table; false if out of memory. */
 static bool build_lookup(pq_layout *l)
 {
     size_t slots = 16;
@@ -314,7 +320,8 @@ static void fast_paths(pq_layout *l)
             const bb_rfield *fd = &pl->schema->fields[f];
             pq_fmap *m = &pl->map[f];
             m->fast = PQ_FAST_NONE;
-            if (fd->width < 1 || fd->width > 8 || l->leaves[m->leaf].type != pq_type_of_field(fd->type))
+            if (fd->width < 1 || fd->width > 8 ||
+                l->leaves[m->leaf].type != pq_type_of_field(fd->type))
                 continue;
             if (fd->type <= BB_TYPE_U64)
                 m->fast = PQ_FAST_UNSIGNED;

@@ -46,6 +46,7 @@ static void emit_literals(pq_rle *e, uint32_t n)
     e->nlit -= n;
 }
 
+/* Emit `n` copies of `v` as RLE runs. */
 static void emit_rle(pq_rle *e, uint32_t v, uint64_t n)
 {
     int vbytes = (e->bit_width + 7) / 8;

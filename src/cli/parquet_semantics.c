@@ -6,6 +6,7 @@
 #include "backbeat/schema.h"
 #include "parquet_text.h"
 
+/* A JSON string, or null when absent. */
 static void opt_str(pq_buf *b, bool has, bb_strview s)
 {
     if (has)
@@ -14,6 +15,7 @@ static void opt_str(pq_buf *b, bool has, bb_strview s)
         pq_cstr(b, "null");
 }
 
+/* The JSON path array of schema node `node`. */
 static void path_of(pq_buf *b, const pq_layout *l, int node)
 {
     const pq_node *n = &l->nodes[node];
@@ -26,6 +28,7 @@ static void path_of(pq_buf *b, const pq_layout *l, int node)
     pq_buf_byte(b, ']');
 }
 
+/* An id as a JSON string of 16 hex digits. */
 static void hexid(pq_buf *b, uint64_t id)
 {
     pq_buf_byte(b, '"');
@@ -96,6 +99,7 @@ static void columns(pq_buf *b, const pq_layout *l)
     pq_buf_byte(b, ']');
 }
 
+/* The JSON object describing field `f` of event `p`. */
 static void field(pq_buf *b, const pq_layout *l, const pq_plan *p, size_t f)
 {
     const bb_rfield *fd = &p->schema->fields[f];
@@ -142,6 +146,7 @@ static void field(pq_buf *b, const pq_layout *l, const pq_plan *p, size_t f)
     pq_cstr(b, "]}");
 }
 
+/* The `events` array. */
 static void events(pq_buf *b, const pq_layout *l)
 {
     pq_cstr(b, "\"events\":[");

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+/* bb_text_fn appending to the pq_buf `ctx`. */
 static int append_piece(void *ctx, const char *text, size_t len)
 {
     pq_buf_put(ctx, text, len);
@@ -102,6 +103,7 @@ void pq_json_u64(pq_buf *b, uint64_t v)
     }
 }
 
+/* Append (p, n) between `q` quotes, each `q` inside doubled. */
 static void quoted(pq_buf *b, const char *p, size_t n, char q)
 {
     pq_buf_byte(b, (uint8_t)q);

@@ -59,6 +59,7 @@ typedef struct writer {
     size_t errlen;
 } writer;
 
+/* Set the error message; returns 1. */
 static int fail(writer *w, const char *fmt, const char *arg)
 {
     if (w->err && w->errlen)
@@ -66,6 +67,7 @@ static int fail(writer *w, const char *fmt, const char *arg)
     return 1;
 }
 
+/* Set "cannot write OUT: <errno text>"; returns 1. */
 static int fail_io(writer *w)
 {
     const char *name = w->opts && w->opts->out_name ? w->opts->out_name : "output";
@@ -87,6 +89,7 @@ static uint64_t env_size(const char *name, uint64_t def)
     return def;
 }
 
+/* The slot of instance `id` (last hit first, then binary search), or NULL. */
 static instance_slot *find_instance(writer *w, uint64_t id)
 {
     if (w->last_inst < w->ninst && w->inst[w->last_inst].id == id)
@@ -114,6 +117,7 @@ static inline void put_null(writer *w, const pq_fmap *m, uint64_t r)
         pq_col_null(&w->cols[m->leaf], r, m->null_def);
 }
 
+/* Write the rendered text in `t` as row r's value. */
 static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
 {
     pq_col_str(c, r, t->data, t->len);
@@ -207,6 +211,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
     put_null(w, m, r);
 }
 
+/* Append record `mr` (event plan `pl`, instance slot `is` or NULL) as the next row. */
 static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
 {
     uint64_t r = w->rg_rows;
@@ -254,6 +259,7 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
     w->rows++;
 }
 
+/* Bytes held by all columns for the open row group (chunks, pages, dictionaries). */
 static size_t buffered_bytes(const writer *w)
 {
     size_t n = 0;
@@ -263,6 +269,7 @@ static size_t buffered_bytes(const writer *w)
     return n;
 }
 
+/* Write the open row group (if any rows) and keep its metadata; false on failure. */
 static bool flush_row_group(writer *w)
 {
     if (w->rg_rows == 0)
@@ -318,6 +325,7 @@ static void host_text(writer *w, pq_buf *b)
     }
 }
 
+/* `backbeat.instances`: each instance's id, host and rows written. */
 static void instances_json(writer *w, pq_buf *b)
 {
     pq_buf_byte(b, '[');
@@ -340,6 +348,7 @@ static void instances_json(writer *w, pq_buf *b)
     pq_buf_byte(b, ']');
 }
 
+/* Write FileMetaData, its length and the closing magic; 0 or 1 (message set). */
 static int write_footer(writer *w)
 {
     pq_buf host = {0}, insts = {0}, foot = {0};
@@ -387,6 +396,7 @@ out:
     return rc;
 }
 
+/* The whole conversion; 0, or 1 with the message set. */
 static int run(writer *w)
 {
     const convert_opts *o = w->opts;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+/* Zigzag encoding of a signed integer. */
 static uint64_t zigzag64(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -14,6 +15,7 @@ void tc_init(tc_writer *w, pq_buf *out)
     w->out = out;
 }
 
+/* Open a struct context (field ids restart from 0). */
 static void push(tc_writer *w)
 {
     if (w->depth >= TC_MAX_DEPTH) {

@@ -10,8 +10,9 @@
  * enter/exit with span_id / parent_span_id), gen::Tick (no fields); mix 60/15/15/10. Record i
  * has ts 1e12 + 100*i and goes to shard i % S; conn_id = 2^63 - 7*(N/2) + 7*i, so it crosses
  * 2^63 half-way (and grows with time, so row groups have tight statistics); pkt is a hash of
- * i over the whole u64 range; code = i%7 - 3, and -1 (the sentinel: NULL) on every 13th Packet. Everything is a pure
- * function of i: tests/js/parquet_stats.mjs recomputes what it needs.
+ * i over the whole u64 range; code = i%7 - 3, or -1 on every 13th record, and -1 is the
+ * sentinel (NULL). Everything is a pure function of i: tests/js/parquet_stats.mjs recomputes
+ * what it needs.
  */
 #include <fcntl.h>
 #include <stdio.h>
