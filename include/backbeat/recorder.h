@@ -184,7 +184,7 @@ bb_status bb_span_end(bb_span *span);
 /* Record `desc` with its span_id field (found by role) set to `id`, its parent_span_id field
  * set to `parent` when `parent` is non-zero, and its other fields copied from `fields` (may be
  * NULL: zeros; else `size` must be desc->record_size). At most 4096 field bytes
- * (BB_ERR_TOO_LARGE above). Async-signal-safe. */
+ * (BB_ERR_TOO_LARGE above; the macros below have no such limit). Async-signal-safe. */
 bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
                          uint64_t parent, const void *fields, size_t size);
 
@@ -431,6 +431,18 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
     return bb__intern_static_slow(rec, cache, s, len);
 }
 
+/* Set the span_id field (role BB_ROLE_SPAN_ID) of the field bytes `ev` of event `d` to `id`, and
+ * its parent_span_id field to `parent` when non-zero (both u64, checked by event.h). */
+BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, uint64_t parent) {
+    for (uint16_t i = 0; i < d->field_count; i++) {
+        const bb_field_desc *f = &d->fields[i];
+        if (f->role == BB_ROLE_SPAN_ID && f->width == 8)
+            memcpy((uint8_t *)ev + f->offset, &id, 8);
+        else if (f->role == BB_ROLE_PARENT_SPAN_ID && f->width == 8 && parent)
+            memcpy((uint8_t *)ev + f->offset, &parent, 8);
+    }
+}
+
 /* Empty initializer braces (an event without fields) are a GNU/C23 extension, designated
  * initializers a C++20 one (accepted by g++ and clang++ in earlier modes); fields left out are
  * zero by design. */
@@ -482,10 +494,11 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
         uint64_t bb__sid = 0;                                                                  \
         if (bb__recorder_on(bb__rec)) {                                                        \
             bb__sid = bb_span_id_new();                                                        \
-            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                                  \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
             BB__EXT_END                                                                        \
-            (void)bb_span_record(bb__rec, BB_DESC(ident), bb__sid, (parent_), &bb__ev,         \
-                                 BB_RECORD_SIZE(ident));                                       \
+            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));                       \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
+                              BB_RECORD_SIZE(ident));                                          \
         }                                                                                      \
         bb__sid;                                                                               \
     })
@@ -494,10 +507,11 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
     do {                                                                                       \
         bb_recorder *const bb__rec = (rec_);                                                   \
         if (bb__recorder_on(bb__rec)) {                                                        \
-            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                                  \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
             BB__EXT_END                                                                        \
-            (void)bb_span_record(bb__rec, BB_DESC(ident), (id_), 0, &bb__ev,                   \
-                                 BB_RECORD_SIZE(ident));                                       \
+            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);                                 \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
+                              BB_RECORD_SIZE(ident));                                          \
         }                                                                                      \
     } while (0)
 

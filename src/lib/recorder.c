@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "backbeat/event.h"
 #include "recorder_internal.h"
 
 static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
@@ -220,9 +221,11 @@ void bb__record_too_large(bb_recorder *rec) {
     __atomic_fetch_add(&rec->too_large, 1, __ATOMIC_RELAXED);
 }
 
+/* The descriptor's id; computed and stored once if it was never registered (the descriptor is
+ * mutable in `id` only, see schema.h). */
 static uint64_t desc_id(const bb_event_desc *desc) {
     uint64_t id = __atomic_load_n(&desc->id, __ATOMIC_RELAXED);
-    return id ? id : bb_event_id_compute(desc);
+    return id ? id : bb_event_id_resolve((bb_event_desc *)(uintptr_t)desc);
 }
 
 static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *fields,

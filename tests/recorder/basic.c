@@ -105,6 +105,22 @@ static void test_create(void) {
     CHECK(bb_intern_str(NULL, "x") == BB_INTERN_FULL_ID);
 }
 
+/* The CPU -> shard map is cpu modulo the shard count, for CPUs past the shard count too
+ * (Lemire's fastmod in the fast path). */
+static void test_shard_map(void) {
+    for (uint32_t n = 1; n <= 67; n += (n < 9 ? 1 : 7)) {
+        bb_recorder *rec = bb_recorder_new(n, 4096);
+        CHECK(rec != NULL);
+        if (!rec) continue;
+        const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
+        int bad = 0;
+        for (uint32_t cpu = 0; cpu < 5000; cpu++)
+            if (bb__shard_of(h, cpu) != cpu % n) bad++;
+        CHECK(bad == 0);
+        bb_recorder_free(rec);
+    }
+}
+
 static void test_record_values(void) {
     bb_recorder *rec = manual_recorder(1, 4096);
     CHECK(bb_recorder_clock_kind(rec) == BB_CLOCK_MANUAL);
@@ -437,6 +453,7 @@ static void test_dump_path(void) {
 
 int main(void) {
     test_create();
+    test_shard_map();
     test_record_values();
     test_clocks();
     test_intern();
