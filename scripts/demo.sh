@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# demo.sh BUILD_DIR — run the demo program, then convert its dump to Parquet and to a trace.
+# demo.sh BUILD_DIR — the README's main job: run the demo program (it records real traffic
+# and dumps it), inspect the dump, and convert it to Parquet and to a Chrome/Perfetto trace.
 set -euo pipefail
 b="${1:-build}"
 out="$(pwd)/out"
 mkdir -p "$out"
-rm -f "$out"/demo.bb
+rm -f "$out"/demo.bb "$out"/demo.parquet "$out"/demo.parquet.views.sql "$out"/demo.trace.json
 "$b/examples/demo" "$out/demo.bb"
-echo "dump:    $out/demo.bb"
-if [ -x "$b/backbeat" ]; then
-  "$b/backbeat" inspect "$out/demo.bb" | head -40
-  "$b/backbeat" convert "$out/demo.bb" -o "$out/demo.parquet"
-  "$b/backbeat" convert "$out/demo.bb" -o "$out/demo.trace.json"
-  echo "parquet: $out/demo.parquet (views: $out/demo.parquet.views.sql)"
-  echo "trace:   $out/demo.trace.json (open in https://ui.perfetto.dev or chrome://tracing)"
-fi
+"$b/backbeat" inspect "$out/demo.bb" >"$out/demo.inspect.txt"
+sed -n '1,12p' "$out/demo.inspect.txt"
+echo "  ... (full listing: $out/demo.inspect.txt)"
+"$b/backbeat" convert "$out/demo.bb" -o "$out/demo.parquet"
+"$b/backbeat" convert "$out/demo.bb" -o "$out/demo.trace.json"
+echo
+echo "outputs:"
+echo "  dump     $out/demo.bb"
+echo "  parquet  $out/demo.parquet"
+echo "  views    $out/demo.parquet.views.sql   (duckdb -init $out/demo.parquet.views.sql)"
+echo "  trace    $out/demo.trace.json   (open in https://ui.perfetto.dev or chrome://tracing)"
