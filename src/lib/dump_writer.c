@@ -2,11 +2,13 @@
  *
  * bb_dump_write validates the input and computes every section's length first, writes the
  * envelope and the section table, then streams the bodies in the reference order: Schema,
- * Intern, one Views per text, one Shard per ring, Meta. Small items are packed into a
- * fixed-size stack buffer flushed to the sink; large regions (ring snapshots, view texts, long
- * intern entries) go to the sink directly. Nothing is allocated and only async-signal-safe
- * operations are used (no stdio, no locale, no malloc), so with the fd sink the whole write may
- * run inside a signal handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
+ * Intern, one Views per text, one Shard per ring, Meta. The bytes of each piece, and their
+ * sizes, come from the shared encoders of dump_sections.h (also used by `backbeat merge`), fed
+ * from the descriptors through thin adapters. Small items are packed into a fixed-size stack
+ * buffer flushed to the sink; large regions (ring snapshots, view texts, long intern entries) go
+ * to the sink directly. Nothing is allocated and only async-signal-safe operations are used (no
+ * stdio, no locale, no malloc), so with the fd sink the whole write may run inside a signal
+ * handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
  */
 #include "backbeat/dump_writer.h"
 
@@ -14,18 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "le_bytes.h"
+#include "backbeat/dump_sections.h"
 
 #ifndef BB_WRITER_BUF_SIZE
 #define BB_WRITER_BUF_SIZE 4096
 #endif
-
-/* Section kinds (FORMAT.md). */
-enum { SEC_SCHEMA = 0, SEC_INTERN = 1, SEC_SHARD = 2, SEC_META = 3, SEC_VIEWS = 4 };
-
-#define ENVELOPE_SIZE 16u
-#define TABLE_ENTRY_SIZE 20u
-#define SHARD_HEADER_SIZE 28u /* u64 instance, u32 shard, u64 head, u64 capacity */
 
 /* ---------------------------------------------------------------------------------------
  * Error messages, built without stdio so they are async-signal-safe.
@@ -125,20 +120,57 @@ static bb_status schema_error(bb_error *err, const where *w, const char *what, c
     return BB_ERR_INVALID;
 }
 
-/* Size of a `str` holding s (required), or of an `opt_str` when opt; checks the u16 limit. */
-static bb_status size_str(const char *s, int opt, const char *label, const where *w,
-                          uint64_t *total, bb_error *err) {
-    if (!s) {
-        if (opt) {
-            *total += 1;
-            return BB_OK;
-        }
-        return schema_error(err, w, label, " is NULL");
-    }
-    size_t n = cstr_len(s);
-    if (n > UINT16_MAX) return schema_error(err, w, label, " is longer than 65535 bytes");
-    *total += (opt ? 1u : 0u) + 2u + n;
+/* Check that s can be encoded as a `str` (required: non-NULL), or as an `opt_str` when opt
+ * (NULL allowed): at most 65535 bytes. */
+static bb_status check_str(const char *s, int opt, const char *label, const where *w,
+                           bb_error *err) {
+    if (!s) return opt ? BB_OK : schema_error(err, w, label, " is NULL");
+    if (cstr_len(s) > UINT16_MAX) return schema_error(err, w, label, " is longer than 65535 bytes");
     return BB_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Adapters from program descriptors to the neutral wire descriptions of dump_sections.h
+ * (input already validated: strings non-NULL where required and at most 65535 bytes).
+ */
+
+/* A NUL-terminated string (NULL = absent) as a wire string. */
+static bb_wire_str wire_cstr(const char *s) {
+    bb_wire_str w = {s, 0, 0};
+    if (s) {
+        w.len = (uint16_t)cstr_len(s);
+        w.present = 1;
+    }
+    return w;
+}
+
+/* The event-level part of ev's schema entry. */
+static bb_wire_event wire_event(const bb_event_desc *ev) {
+    bb_wire_event w;
+    w.id = ev->id;
+    w.name = wire_cstr(ev->name);
+    w.description = wire_cstr(ev->description);
+    w.record_size = ev->record_size;
+    w.phase = ev->phase;
+    w.field_count = ev->field_count;
+    return w;
+}
+
+/* Field f of a schema entry, without its labels. */
+static bb_wire_field wire_field(const bb_field_desc *f) {
+    bb_wire_field w;
+    w.name = wire_cstr(f->name);
+    w.description = wire_cstr(f->description);
+    w.unit = wire_cstr(f->unit);
+    w.sentinel = f->sentinel;
+    w.offset = f->offset;
+    w.width = f->width;
+    w.label_count = f->label_count;
+    w.type = f->type;
+    w.type_arg = f->type_arg;
+    w.role = f->role;
+    w.has_sentinel = f->has_sentinel ? 1 : 0;
+    return w;
 }
 
 /* Validate one field of w->ev and add its Schema-section bytes to *total. */
@@ -147,37 +179,33 @@ static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint6
     where w = *ev_where;
     w.field = f->name ? f->name : "(null)";
     bb_status st;
-    if ((st = size_str(f->name, 0, "name", &w, total, err))) return st;
-    if ((st = size_str(f->description, 1, "description", &w, total, err))) return st;
+    if ((st = check_str(f->name, 0, "name", &w, err))) return st;
+    if ((st = check_str(f->description, 1, "description", &w, err))) return st;
     if (f->type > BB_TYPE_INTERNED) return schema_error(err, &w, "unknown type tag", NULL);
-    *total += 1; /* type tag */
     if (f->type == BB_TYPE_ENUM) {
         uint8_t r = f->type_arg;
         if (r != 1 && r != 2 && r != 4 && r != 8)
             return schema_error(err, &w, "enum repr width must be 1, 2, 4 or 8", NULL);
-        *total += 1;
     } else if (f->type == BB_TYPE_INTERNED) {
         if (f->type_arg > 1)
             return schema_error(err, &w, "interned dynamic flag must be 0 or 1", NULL);
-        *total += 1;
     }
     if ((uint32_t)f->offset + f->width > ev_where->ev->record_size)
         return schema_error(err, &w, "offset + width passes the record size", NULL);
-    *total += 2 + 2 + 1; /* offset, width, role */
-    if ((st = size_str(f->unit, 1, "unit", &w, total, err))) return st;
-    *total += f->has_sentinel ? 9u : 1u;
-    *total += 2; /* label_count */
+    if ((st = check_str(f->unit, 1, "unit", &w, err))) return st;
     if (f->label_count && !f->labels) return schema_error(err, &w, "labels is NULL", NULL);
-    for (uint16_t i = 0; i < f->label_count; i++) {
-        *total += 8;
-        if ((st = size_str(f->labels[i].label, 0, "enum label", &w, total, err))) return st;
-    }
+    for (uint16_t i = 0; i < f->label_count; i++)
+        if ((st = check_str(f->labels[i].label, 0, "enum label", &w, err))) return st;
+    bb_wire_field wf = wire_field(f);
+    *total += bb_wire_field_size(&wf);
+    for (uint16_t i = 0; i < f->label_count; i++)
+        *total += bb_wire_label_size(wire_cstr(f->labels[i].label));
     return BB_OK;
 }
 
 /* Validate the registry and compute the Schema section's length. */
 static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *err) {
-    uint64_t total = 4; /* count */
+    uint64_t total = BB_SCHEMA_HEADER_SIZE;
     if (in->event_count && !in->events) {
         msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
         msg_str(&m, "dump writer: events is NULL but event_count is not 0");
@@ -193,13 +221,13 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
         where w = {ev, i, NULL};
         if (!ev) return schema_error(err, &w, "descriptor is NULL", NULL);
         bb_status st;
-        total += 8; /* id */
-        if ((st = size_str(ev->name, 0, "qualified name", &w, &total, err))) return st;
-        if ((st = size_str(ev->description, 1, "description", &w, &total, err))) return st;
+        if ((st = check_str(ev->name, 0, "qualified name", &w, err))) return st;
+        if ((st = check_str(ev->description, 1, "description", &w, err))) return st;
         if (ev->record_size > BB_MAX_RECORD_SIZE)
             return schema_error(err, &w, "record_size is larger than 65519 bytes", NULL);
-        total += 2 + 1 + 2; /* record_size, phase, field_count */
         if (ev->field_count && !ev->fields) return schema_error(err, &w, "fields is NULL", NULL);
+        bb_wire_event we = wire_event(ev);
+        total += bb_wire_event_size(&we);
         for (uint16_t j = 0; j < ev->field_count; j++)
             if ((st = size_field(&ev->fields[j], &w, &total, err))) return st;
         /* Each event adds well under 2^40 bytes, so total cannot overflow before 2^24 events
@@ -216,7 +244,7 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
 
 /* Validate the intern entries and compute the Intern section's length. */
 static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *err) {
-    uint64_t total = 8 + 4; /* instance_id, count */
+    uint64_t total = BB_INTERN_HEADER_SIZE;
     if (in->intern_count > UINT32_MAX || (in->intern_count && !in->intern_get)) {
         msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
         msg_str(&m, in->intern_count > UINT32_MAX
@@ -233,7 +261,7 @@ static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *e
             msg_str(&m, " has no bytes");
             return BB_ERR_INVALID;
         }
-        if (!add_u64(&total, 8u + (uint64_t)it.len)) {
+        if (!add_u64(&total, BB_INTERN_ENTRY_HEADER_SIZE + (uint64_t)it.len)) {
             msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
             msg_str(&m, "dump writer: intern section too large");
             return BB_ERR_INVALID;
@@ -277,9 +305,9 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
         msg_str(&m, "dump writer: host is longer than 65535 bytes");
         return BB_ERR_INVALID;
     }
-    lay->meta_len = 8 + 2 + host_len;
+    lay->meta_len = bb_wire_meta_size(wire_cstr(in->host ? in->host : ""));
 
-    uint64_t total = ENVELOPE_SIZE + TABLE_ENTRY_SIZE * sections;
+    uint64_t total = bb_dump_body_start((size_t)sections);
     int ok = add_u64(&total, lay->schema_len) && add_u64(&total, lay->intern_len) &&
              add_u64(&total, lay->meta_len);
     if (in->view_count && !in->views) {
@@ -313,7 +341,7 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
             msg_str(&m, " is not a power of two");
             return BB_ERR_INVALID;
         }
-        ok = add_u64(&total, SHARD_HEADER_SIZE) && add_u64(&total, cap);
+        ok = add_u64(&total, BB_SHARD_HEADER_SIZE) && add_u64(&total, cap);
     }
     if (!ok) {
         m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
@@ -391,72 +419,37 @@ static void out_bytes(out *o, const void *p, size_t n) {
     o->pos += n;
 }
 
-/* Reserve n (<= 9) contiguous bytes in the buffer and return them. */
-static uint8_t *out_reserve(out *o, size_t n) {
-    if (sizeof o->buf - o->len < n) out_flush(o);
-    uint8_t *p = o->buf + o->len;
-    o->len += n;
-    o->pos += n;
-    return p;
+/* bb_sink callback over an `out` (ctx), for the encoders of dump_sections.h: always accepts
+ * (a sink failure is kept sticky in the `out`). */
+static int out_sink_write(void *ctx, const void *p, size_t n) {
+    out_bytes(ctx, p, n);
+    return 0;
 }
 
-static void out_u8(out *o, uint8_t v) { *out_reserve(o, 1) = v; }
-static void out_u16(out *o, uint16_t v) { bb_le_put_u16(out_reserve(o, 2), v); }
-static void out_u32(out *o, uint32_t v) { bb_le_put_u32(out_reserve(o, 4), v); }
-static void out_u64(out *o, uint64_t v) { bb_le_put_u64(out_reserve(o, 8), v); }
-
-/* `str` (s already validated: non-NULL, <= 65535 bytes). */
-static void out_str(out *o, const char *s) {
-    size_t n = cstr_len(s);
-    out_u16(o, (uint16_t)n);
-    out_bytes(o, s, n);
-}
-
-/* `opt_str`: presence 0 for NULL, else 1 and the str. */
-static void out_opt_str(out *o, const char *s) {
-    if (!s) {
-        out_u8(o, 0);
-        return;
-    }
-    out_u8(o, 1);
-    out_str(o, s);
+/* The encoders' view of o. */
+static bb_sink out_sink(out *o) {
+    bb_sink s = {out_sink_write, o};
+    return s;
 }
 
 /* ---------------------------------------------------------------------------------------
  * Section bodies.
  */
 
+/* The Schema section body (input validated by plan). */
 static void write_schema(out *o, const bb_dump_input *in) {
-    out_u32(o, (uint32_t)in->event_count);
+    bb_sink s = out_sink(o);
+    bb_enc_schema_count(s, (uint32_t)in->event_count);
     for (size_t i = 0; i < in->event_count; i++) {
         const bb_event_desc *ev = in->events[i];
-        out_u64(o, ev->id);
-        out_str(o, ev->name);
-        out_opt_str(o, ev->description);
-        out_u16(o, ev->record_size);
-        out_u8(o, ev->phase);
-        out_u16(o, ev->field_count);
+        bb_wire_event we = wire_event(ev);
+        bb_enc_schema_event(s, &we);
         for (uint16_t j = 0; j < ev->field_count; j++) {
             const bb_field_desc *f = &ev->fields[j];
-            out_str(o, f->name);
-            out_opt_str(o, f->description);
-            out_u8(o, f->type);
-            if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) out_u8(o, f->type_arg);
-            out_u16(o, f->offset);
-            out_u16(o, f->width);
-            out_u8(o, f->role);
-            out_opt_str(o, f->unit);
-            if (f->has_sentinel) {
-                out_u8(o, 1);
-                out_u64(o, f->sentinel);
-            } else {
-                out_u8(o, 0);
-            }
-            out_u16(o, f->label_count);
-            for (uint16_t k = 0; k < f->label_count; k++) {
-                out_u64(o, f->labels[k].value);
-                out_str(o, f->labels[k].label);
-            }
+            bb_wire_field wf = wire_field(f);
+            bb_enc_schema_field(s, &wf);
+            for (uint16_t k = 0; k < f->label_count; k++)
+                bb_enc_schema_label(s, f->labels[k].value, wire_cstr(f->labels[k].label));
         }
     }
 }
@@ -464,14 +457,12 @@ static void write_schema(out *o, const bb_dump_input *in) {
 /* Returns 0 if an intern entry changed size since sizing. */
 static int write_intern(out *o, const bb_dump_input *in, uint64_t expect_len) {
     uint64_t start = o->pos;
-    out_u64(o, in->instance_id);
-    out_u32(o, (uint32_t)in->intern_count);
+    bb_sink s = out_sink(o);
+    bb_enc_intern_header(s, in->instance_id, (uint32_t)in->intern_count);
     for (size_t i = 0; i < in->intern_count; i++) {
         bb_intern_item it = in->intern_get(in->ctx, i);
         if (it.len && !it.bytes) return 0;
-        out_u32(o, it.id);
-        out_u32(o, it.len);
-        out_bytes(o, it.bytes, it.len);
+        bb_enc_intern_entry(s, it.id, it.len, it.bytes);
         if (o->pos - start > expect_len) return 0;
     }
     return o->pos - start == expect_len;
@@ -515,30 +506,22 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
     o.fail_pos = 0;
     o.len = 0;
 
-    /* Envelope. */
-    out_bytes(&o, "BACKBEAT", 8);
-    out_u16(&o, 1); /* format */
-    out_u16(&o, 1); /* flags: little-endian */
-    out_u16(&o, lay.section_count);
-    out_u16(&o, 0);
-
-    /* Section table: bodies back to back in table order. */
-    uint64_t off = ENVELOPE_SIZE + (uint64_t)TABLE_ENTRY_SIZE * lay.section_count;
+    /* Envelope, then the section table: bodies back to back in table order. */
+    bb_sink s = out_sink(&o);
+    bb_enc_envelope(s, lay.section_count);
+    uint64_t off = bb_dump_body_start(lay.section_count);
 #define ENTRY(kind, len)                                                                       \
     do {                                                                                       \
         uint64_t l_ = (len);                                                                   \
-        out_u16(&o, (kind));                                                                   \
-        out_u16(&o, 0);                                                                        \
-        out_u64(&o, off);                                                                      \
-        out_u64(&o, l_);                                                                       \
+        bb_enc_section_entry(s, (kind), off, l_);                                              \
         off += l_;                                                                             \
     } while (0)
-    ENTRY(SEC_SCHEMA, lay.schema_len);
-    ENTRY(SEC_INTERN, lay.intern_len);
-    for (size_t i = 0; i < in->view_count; i++) ENTRY(SEC_VIEWS, cstr_len(in->views[i]));
+    ENTRY(BB_SECTION_SCHEMA, lay.schema_len);
+    ENTRY(BB_SECTION_INTERN, lay.intern_len);
+    for (size_t i = 0; i < in->view_count; i++) ENTRY(BB_SECTION_VIEWS, cstr_len(in->views[i]));
     for (uint32_t i = 0; i < in->shard_count; i++)
-        ENTRY(SEC_SHARD, SHARD_HEADER_SIZE + in->shard_capacity(in->ctx, i));
-    ENTRY(SEC_META, lay.meta_len);
+        ENTRY(BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + in->shard_capacity(in->ctx, i));
+    ENTRY(BB_SECTION_META, lay.meta_len);
 #undef ENTRY
 
     /* Bodies. */
@@ -563,15 +546,11 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
             msg_u64(&m, i);
             return BB_ERR_INVALID;
         }
-        out_u64(&o, in->instance_id);
-        out_u32(&o, i);
-        out_u64(&o, head);
-        out_u64(&o, cap);
+        bb_enc_shard_header(s, in->instance_id, i, head, cap);
         out_bytes(&o, region, (size_t)cap);
     }
     if (consistent) {
-        out_u64(&o, in->instance_id);
-        out_str(&o, in->host ? in->host : "");
+        bb_enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
         consistent = o.pos == lay.total;
         what = "shard capacities or texts";
     }
