@@ -11,9 +11,9 @@
  * --no-dedup: one Schema section with the union registry (first input wins an id, file order),
  * then every other section of every input copied verbatim (unknown kinds too), inputs in order.
  *
- * The sections are encoded here (FORMAT.md v1): dump_writer.h writes one instance from program
- * descriptors, while a merge writes many instances from decoded ones. Output goes to a temporary
- * file renamed into place on success.
+ * dump_writer.h writes one instance from program descriptors, while a merge writes many
+ * instances from decoded ones; both encode through dump_sections.h, here fed from the reader's
+ * forms. Output goes to a temporary file renamed into place on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backbeat/dump_sections.h"
 #include "backbeat/model.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -40,9 +41,7 @@ static const char merge_help[] =
     "\n"
     "Converting the merged dump gives the same rows as converting its inputs together.\n";
 
-enum { K_SCHEMA = 0, K_INTERN = 1, K_SHARD = 2, K_META = 3, K_VIEWS = 4 };
-
-/* ------------------------------------------------------------------ byte encoder */
+/* ------------------------------------------------------------------ growable byte buffer */
 
 typedef struct bytes {
     uint8_t *p;
@@ -50,6 +49,7 @@ typedef struct bytes {
     bool oom;
 } bytes;
 
+/* Append n bytes; on allocation failure sets b->oom and drops this and later appends. */
 static void b_put(bytes *b, const void *d, size_t n) {
     if (b->oom) return;
     if (b->len + n > b->cap) {
@@ -66,58 +66,59 @@ static void b_put(bytes *b, const void *d, size_t n) {
     memcpy(b->p + b->len, d, n);
     b->len += n;
 }
-static void b_u8(bytes *b, uint8_t v) { b_put(b, &v, 1); }
-static void b_u16(bytes *b, uint16_t v) {
-    uint8_t t[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-    b_put(b, t, 2);
+
+/* bb_sink callback appending to the `bytes` at ctx; ENOMEM once an append failed. */
+static int bytes_write(void *ctx, const void *d, size_t n) {
+    bytes *b = ctx;
+    b_put(b, d, n);
+    return b->oom ? ENOMEM : 0;
 }
-static void b_u32(bytes *b, uint32_t v) {
-    uint8_t t[4];
-    for (int i = 0; i < 4; i++) t[i] = (uint8_t)(v >> (8 * i));
-    b_put(b, t, 4);
+
+/* b as a sink for the dump_sections.h encoders. */
+static bb_sink bytes_sink(bytes *b) {
+    bb_sink s = {bytes_write, b};
+    return s;
 }
-static void b_u64(bytes *b, uint64_t v) {
-    uint8_t t[8];
-    for (int i = 0; i < 8; i++) t[i] = (uint8_t)(v >> (8 * i));
-    b_put(b, t, 8);
-}
-static void b_str(bytes *b, bb_strview s) {
-    b_u16(b, (uint16_t)s.len); /* the reader bounded it to u16 */
-    b_put(b, s.ptr, s.len);
-}
-static void b_optstr(bytes *b, bool has, bb_strview s) {
-    b_u8(b, has ? 1 : 0);
-    if (has) b_str(b, s);
-}
+
+/* Store v at p[0..7], little-endian (record frames). */
 static void put_le64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* One schema entry of a Schema section (FORMAT.md kind 0). */
+/* A decoded string as a wire string (the reader bounded its length to u16). */
+static bb_wire_str wire_view(bb_strview v, bool present) {
+    bb_wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
+    return w;
+}
+
+/* Append one schema entry of a Schema section, re-encoded from its decoded form. */
 static void encode_schema(bytes *b, const bb_rschema *s) {
-    b_u64(b, s->id);
-    b_str(b, s->name);
-    b_optstr(b, s->has_description, s->description);
-    b_u16(b, s->record_size);
-    b_u8(b, s->phase);
-    b_u16(b, (uint16_t)s->field_count);
+    bb_sink sink = bytes_sink(b);
+    bb_wire_event we;
+    we.id = s->id;
+    we.name = wire_view(s->name, true);
+    we.description = wire_view(s->description, s->has_description);
+    we.record_size = s->record_size;
+    we.phase = s->phase;
+    we.field_count = (uint16_t)s->field_count;
+    bb_enc_schema_event(sink, &we);
     for (size_t i = 0; i < s->field_count; i++) {
         const bb_rfield *f = &s->fields[i];
-        b_str(b, f->name);
-        b_optstr(b, f->has_description, f->description);
-        b_u8(b, f->type);
-        if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) b_u8(b, f->type_arg);
-        b_u16(b, f->offset);
-        b_u16(b, f->width);
-        b_u8(b, f->role);
-        b_optstr(b, f->has_unit, f->unit);
-        b_u8(b, f->has_sentinel ? 1 : 0);
-        if (f->has_sentinel) b_u64(b, f->sentinel);
-        b_u16(b, (uint16_t)f->label_count);
-        for (size_t l = 0; l < f->label_count; l++) {
-            b_u64(b, f->labels[l].value);
-            b_str(b, f->labels[l].label);
-        }
+        bb_wire_field wf;
+        wf.name = wire_view(f->name, true);
+        wf.description = wire_view(f->description, f->has_description);
+        wf.unit = wire_view(f->unit, f->has_unit);
+        wf.sentinel = f->sentinel;
+        wf.offset = f->offset;
+        wf.width = f->width;
+        wf.label_count = (uint16_t)f->label_count;
+        wf.type = f->type;
+        wf.type_arg = f->type_arg;
+        wf.role = f->role;
+        wf.has_sentinel = f->has_sentinel ? 1 : 0;
+        bb_enc_schema_field(sink, &wf);
+        for (size_t l = 0; l < f->label_count; l++)
+            bb_enc_schema_label(sink, f->labels[l].value, wire_view(f->labels[l].label, true));
     }
 }
 
@@ -138,35 +139,7 @@ static bool pwrite_all(int fd, const void *data, size_t len, uint64_t off) {
     return true;
 }
 
-typedef struct section {
-    uint16_t kind;
-    uint64_t len;
-    uint64_t off;
-} section;
-
-/* Fill offsets (bodies back to back after the table) and return the total size. */
-static uint64_t layout(section *s, size_t n) {
-    uint64_t off = 16 + 20 * (uint64_t)n;
-    for (size_t i = 0; i < n; i++) {
-        s[i].off = off;
-        off += s[i].len;
-    }
-    return off;
-}
-
-static void encode_envelope(bytes *b, const section *s, size_t n) {
-    b_put(b, "BACKBEAT", 8);
-    b_u16(b, 1);
-    b_u16(b, 1);
-    b_u16(b, (uint16_t)n);
-    b_u16(b, 0);
-    for (size_t i = 0; i < n; i++) {
-        b_u16(b, s[i].kind);
-        b_u16(b, 0);
-        b_u64(b, s[i].off);
-        b_u64(b, s[i].len);
-    }
-}
+typedef bb_section_ref section;
 
 /* ------------------------------------------------------------------ default: re-pack */
 
@@ -348,24 +321,21 @@ static int merge_repack(bb_dump **dumps, size_t nd, const char *out) {
 
     /* Encode the small sections. */
     size_t nschemas = bb_model_schema_count(model);
-    b_u32(&schema, (uint32_t)nschemas);
+    bb_enc_schema_count(bytes_sink(&schema), (uint32_t)nschemas);
     for (size_t i = 0; i < nschemas; i++) encode_schema(&schema, bb_model_schema(model, i));
     interns = calloc(ni ? ni : 1, sizeof *interns);
     metas = calloc(ni ? ni : 1, sizeof *metas);
     if (!interns || !metas) goto oom;
     size_t nmeta = 0;
     for (size_t i = 0; i < ni; i++) {
-        b_u64(&interns[i], insts[i].id);
-        b_u32(&interns[i], (uint32_t)insts[i].nintern);
-        for (size_t k = 0; k < insts[i].nintern; k++) {
-            b_u32(&interns[i], insts[i].intern[k].id);
-            b_u32(&interns[i], (uint32_t)insts[i].intern[k].bytes.len);
-            b_put(&interns[i], insts[i].intern[k].bytes.ptr, insts[i].intern[k].bytes.len);
-        }
+        bb_sink is = bytes_sink(&interns[i]);
+        bb_enc_intern_header(is, insts[i].id, (uint32_t)insts[i].nintern);
+        for (size_t k = 0; k < insts[i].nintern; k++)
+            bb_enc_intern_entry(is, insts[i].intern[k].id, (uint32_t)insts[i].intern[k].bytes.len,
+                                insts[i].intern[k].bytes.ptr);
         if (interns[i].oom) goto oom;
         if (insts[i].has_meta) {
-            b_u64(&metas[i], insts[i].id);
-            b_str(&metas[i], insts[i].host);
+            bb_enc_meta(bytes_sink(&metas[i]), insts[i].id, wire_view(insts[i].host, true));
             if (metas[i].oom) goto oom;
             nmeta++;
         }
@@ -381,19 +351,19 @@ static int merge_repack(bb_dump **dumps, size_t nd, const char *out) {
     secs = calloc(ns, sizeof *secs);
     if (!secs) goto oom;
     size_t s = 0;
-    secs[s++] = (section){K_SCHEMA, schema.len, 0};
-    for (size_t i = 0; i < ni; i++) secs[s++] = (section){K_INTERN, interns[i].len, 0};
-    for (size_t i = 0; i < nviews; i++) secs[s++] = (section){K_VIEWS, views[i].len, 0};
+    secs[s++] = (section){BB_SECTION_SCHEMA, schema.len, 0};
+    for (size_t i = 0; i < ni; i++) secs[s++] = (section){BB_SECTION_INTERN, interns[i].len, 0};
+    for (size_t i = 0; i < nviews; i++) secs[s++] = (section){BB_SECTION_VIEWS, views[i].len, 0};
     for (size_t i = 0; i < nb; i++) {
         uint64_t cap = 64;
         while (cap < bk[i].bytes) cap <<= 1;
         bk[i].capacity = cap;
-        secs[s++] = (section){K_SHARD, 28 + cap, 0};
+        secs[s++] = (section){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + cap, 0};
     }
     for (size_t i = 0; i < ni; i++)
-        if (insts[i].has_meta) secs[s++] = (section){K_META, metas[i].len, 0};
-    uint64_t total = layout(secs, ns);
-    encode_envelope(&env, secs, ns);
+        if (insts[i].has_meta) secs[s++] = (section){BB_SECTION_META, metas[i].len, 0};
+    uint64_t total = bb_sections_layout(secs, ns);
+    bb_enc_header(bytes_sink(&env), secs, ns);
     if (env.oom) goto oom;
 
     if (!cli_out_open(&o, out)) goto done;
@@ -401,28 +371,27 @@ static int merge_repack(bb_dump **dumps, size_t nd, const char *out) {
     if (ftruncate(o.fd, (off_t)total) != 0) goto io_err;
     if (!pwrite_all(o.fd, env.p, env.len, 0)) goto io_err;
     s = 0;
-    if (!pwrite_all(o.fd, schema.p, schema.len, secs[s++].off)) goto io_err;
+    if (!pwrite_all(o.fd, schema.p, schema.len, secs[s++].offset)) goto io_err;
     for (size_t i = 0; i < ni; i++)
-        if (!pwrite_all(o.fd, interns[i].p, interns[i].len, secs[s++].off)) goto io_err;
+        if (!pwrite_all(o.fd, interns[i].p, interns[i].len, secs[s++].offset)) goto io_err;
     for (size_t i = 0; i < nviews; i++)
-        if (!pwrite_all(o.fd, views[i].ptr, views[i].len, secs[s++].off)) goto io_err;
+        if (!pwrite_all(o.fd, views[i].ptr, views[i].len, secs[s++].offset)) goto io_err;
     size_t bufcap = nb ? (32u << 20) / nb : 65536;
     if (bufcap > 65536) bufcap = 65536;
     if (bufcap < 4096) bufcap = 4096;
     for (size_t i = 0; i < nb; i++) {
-        uint8_t hdr[28];
-        put_le64(hdr, bk[i].instance_id);
-        for (int k = 0; k < 4; k++) hdr[8 + k] = (uint8_t)(bk[i].shard_id >> (8 * k));
-        put_le64(hdr + 12, bk[i].bytes);
-        put_le64(hdr + 20, bk[i].capacity);
-        if (!pwrite_all(o.fd, hdr, sizeof hdr, secs[s].off)) goto io_err;
-        bk[i].region_off = secs[s].off + 28;
+        uint8_t hdr[BB_SHARD_HEADER_SIZE];
+        bb_buffer_sink hb = {hdr, sizeof hdr, 0};
+        bb_enc_shard_header(bb_sink_buffer(&hb), bk[i].instance_id, bk[i].shard_id, bk[i].bytes,
+                            bk[i].capacity);
+        if (!pwrite_all(o.fd, hdr, sizeof hdr, secs[s].offset)) goto io_err;
+        bk[i].region_off = secs[s].offset + BB_SHARD_HEADER_SIZE;
         s++;
         bk[i].buf = malloc(bufcap);
         if (!bk[i].buf) goto oom;
     }
     for (size_t i = 0; i < ni; i++)
-        if (insts[i].has_meta && !pwrite_all(o.fd, metas[i].p, metas[i].len, secs[s++].off))
+        if (insts[i].has_meta && !pwrite_all(o.fd, metas[i].p, metas[i].len, secs[s++].offset))
             goto io_err;
 
     /* Pass 2: the records, in global order, appended to their bucket's new ring. */
@@ -522,7 +491,7 @@ static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const ch
 
     /* Union registry: first input wins an id, file order. */
     size_t count = 0;
-    b_u32(&schema, 0);
+    bb_enc_schema_count(bytes_sink(&schema), 0); /* patched below */
     for (size_t d = 0; d < nd; d++)
         for (size_t i = 0; i < bb_dump_schema_count(dumps[d]); i++) {
             const bb_rschema *s = bb_dump_schema(dumps[d], i);
@@ -532,7 +501,8 @@ static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const ch
             count++;
         }
     if (schema.oom) goto oom;
-    for (int k = 0; k < 4; k++) schema.p[k] = (uint8_t)(count >> (8 * k));
+    bb_buffer_sink count_at = {schema.p, BB_SCHEMA_HEADER_SIZE, 0};
+    bb_enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
 
     size_t ns = 1;
     for (size_t d = 0; d < nd; d++)
@@ -540,7 +510,7 @@ static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const ch
             uint16_t kind;
             uint64_t off, len;
             bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind != K_SCHEMA) ns++;
+            if (kind != BB_SECTION_SCHEMA) ns++;
         }
     if (ns > 65535) {
         cli_error("cannot write %s: %zu sections exceed the format's limit of 65535", out, ns);
@@ -549,23 +519,24 @@ static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const ch
     secs = calloc(ns, sizeof *secs);
     if (!secs) goto oom;
     size_t s = 0;
-    secs[s++] = (section){K_SCHEMA, schema.len, 0};
+    secs[s++] = (section){BB_SECTION_SCHEMA, schema.len, 0};
     for (size_t d = 0; d < nd; d++)
         for (size_t i = 0; i < bb_dump_section_count(dumps[d]); i++) {
             uint16_t kind;
             uint64_t off, len;
             bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind != K_SCHEMA) secs[s++] = (section){kind, len, 0};
+            if (kind != BB_SECTION_SCHEMA) secs[s++] = (section){kind, len, 0};
         }
-    uint64_t total = layout(secs, ns);
-    encode_envelope(&env, secs, ns);
+    uint64_t total = bb_sections_layout(secs, ns);
+    bb_enc_header(bytes_sink(&env), secs, ns);
     buf = malloc(1 << 20);
     if (env.oom || !buf) goto oom;
 
     if (!cli_out_open(&o, out)) goto done;
     opened = true;
     if (ftruncate(o.fd, (off_t)total) != 0) goto io_err;
-    if (!pwrite_all(o.fd, env.p, env.len, 0) || !pwrite_all(o.fd, schema.p, schema.len, secs[0].off))
+    if (!pwrite_all(o.fd, env.p, env.len, 0) ||
+        !pwrite_all(o.fd, schema.p, schema.len, secs[0].offset))
         goto io_err;
     s = 1;
     for (size_t d = 0; d < nd; d++) {
@@ -578,8 +549,8 @@ static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const ch
             uint16_t kind;
             uint64_t off, len;
             bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind == K_SCHEMA) continue;
-            if (!copy_range(in, off, len, o.fd, secs[s++].off, buf, 1 << 20)) goto io_err;
+            if (kind == BB_SECTION_SCHEMA) continue;
+            if (!copy_range(in, off, len, o.fd, secs[s++].offset, buf, 1 << 20)) goto io_err;
         }
         close(in);
         in = -1;
