@@ -9,17 +9,7 @@
 #include <unistd.h>
 
 #include "backbeat/dump_writer.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            failures++;                                                                       \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 /* ---- the expected bytes, built independently ---- */
 static uint8_t exp_buf[4096];

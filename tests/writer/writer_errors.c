@@ -6,17 +6,7 @@
 #include <string.h>
 
 #include "backbeat/dump_writer.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            failures++;                                                                       \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 static char *long_str; /* 65536 'x' bytes: one too many for a str */
 static char *max_str;  /* 65535 'y' bytes: the longest str */
