@@ -6,7 +6,8 @@
 # that calls the same writer) under /usr/bin/time -v for wall time and peak RSS, runs it again
 # sampling its anonymous RSS (the memory beyond the mapped input), then DuckDB
 # with one thread writing the same table (loaded into memory first; only the COPY is timed)
-# to zstd Parquet at the same level. Prints one summary block.
+# to zstd Parquet at the same level. Each side: best of BENCH_REPEAT runs (default 3) by wall
+# time. Prints one summary block.
 #
 # Usage: bench/convert_parquet.sh BUILD_DIR   (env: BENCH_RECORDS, BENCH_DIR, BENCH_LEVEL)
 set -euo pipefail
@@ -30,8 +31,19 @@ else
   tool="pq_convert (backbeat's Parquet writer, CLI not built)"
   cmd=(env BACKBEAT_PARQUET_LEVEL="$level" "$build/tests/pq_convert" "$out" "$dump")
 fi
-rm -f "$out" "$out.views.sql"
-/usr/bin/time -v "${cmd[@]}" 2>"$dir/time.txt" >/dev/null || { cat "$dir/time.txt" >&2; exit 1; }
+# Best of BENCH_REPEAT runs (default 3): the machine is shared, so single wall times are noisy.
+rep="${BENCH_REPEAT:-3}"
+best=""
+for ((r = 0; r < rep; r++)); do
+  rm -f "$out" "$out.views.sql"
+  /usr/bin/time -v "${cmd[@]}" 2>"$dir/time_run.txt" >/dev/null || { cat "$dir/time_run.txt" >&2; exit 1; }
+  w=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time_run.txt" |
+      awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+  if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+    best="$w"
+    cp "$dir/time_run.txt" "$dir/time.txt"
+  fi
+done
 
 # Second run: sample the anonymous (non-file) resident memory every 20 ms; file-backed pages of
 # the mapped input are what peak RSS adds on top.
@@ -54,15 +66,15 @@ rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")
 in_bytes=$(stat -c %s "$dump")
 out_bytes=$(stat -c %s "$out")
 
-duck_line=$(node "$here/convert_duckdb.mjs" "$out" "$dir/duckdb_$n.parquet" "$level")
+duck_line=$(node "$here/convert_duckdb.mjs" "$out" "$dir/duckdb_$n.parquet" "$level" "$rep")
 duck_secs=$(echo "$duck_line" | sed -n 's/.*duckdb_seconds=\([0-9.]*\).*/\1/p')
 duck_cpu=$(echo "$duck_line" | sed -n 's/.*duckdb_cpu=\([0-9.]*\).*/\1/p')
 duck_bytes=$(echo "$duck_line" | sed -n 's/.*duckdb_bytes=\([0-9]*\).*/\1/p')
 rm -f "$dir/duckdb_$n.parquet"
 
 awk -v n="$n" -v s="$secs" -v u="$user" -v sy="$sys" -v dc="$duck_cpu" -v rss="$rss_kb" -v anon="$anon_kb" -v inb="$in_bytes" -v outb="$out_bytes" \
-    -v ds="$duck_secs" -v db="$duck_bytes" -v tool="$tool" -v lvl="$level" 'BEGIN {
-  printf "== convert to Parquet: %d records, zstd level %d ==\n", n, lvl
+    -v ds="$duck_secs" -v db="$duck_bytes" -v tool="$tool" -v lvl="$level" -v rep="$rep" 'BEGIN {
+  printf "== convert to Parquet: %d records, zstd level %d (best of %d runs each) ==\n", n, lvl, rep
   printf "backbeat  (%s): %.2f s wall, %.2f s CPU, %.0f records/s, %.1f MiB out\n", tool, s, u + sy, n / s, outb / 1048576
   printf "          peak RSS %.1f MiB (input %.1f MiB, mapped); peak anonymous RSS %.1f MiB (sampled)\n", rss / 1024, inb / 1048576, anon / 1024
   printf "duckdb    (COPY, 1 thread): %.2f s wall, %.2f s CPU, %.0f records/s, %.1f MiB out\n", ds, dc, n / ds, db / 1048576
