@@ -377,9 +377,10 @@ BB__INLINE uint64_t bb__clock_read(const struct bb__recorder_hot *h) {
 }
 
 /* Reserve and write one record of `size` field bytes (a compile-time constant at BB_RECORD call
- * sites) with timestamp `ts`. The recorder must be non-NULL. */
-BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,
-                              size_t size) {
+ * sites) with timestamp `ts`, or the clock's reading when `read_clock` (a constant). The
+ * recorder must be non-NULL. */
+BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, uint64_t ts,
+                                const void *fields, size_t size) {
     struct bb__recorder_hot *h = (struct bb__recorder_hot *)(void *)rec;
     const size_t total = size + 18;
     /* Rings hold at least 4096 bytes, so the check vanishes for every smaller record. */
@@ -398,6 +399,9 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
     __atomic_store_n(&t->len, (uint32_t)total, __ATOMIC_RELAXED);
     __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
     __atomic_store_n(&t->tag, h->tag_base + shard, __ATOMIC_RELEASE);
+    /* The clock is read last before the reservation: records of a shard are then nearly in
+     * timestamp order, and the read overlaps the stores above. */
+    if (read_clock) ts = bb__clock_read(h);
     /* acq_rel: the record's bytes are not written before the reservation is visible, which the
      * dump's overwrite check relies on (a lock xadd on x86 either way). */
     uint64_t pos = __atomic_fetch_add(&h->cursors[shard].head, (uint64_t)total, __ATOMIC_ACQ_REL);
@@ -416,10 +420,14 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
     __atomic_store_n(&t->tag, 0, __ATOMIC_RELEASE);
 }
 
+BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,
+                              size_t size) {
+    bb__record_body(rec, id, false, ts, fields, size);
+}
+
 BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields,
                                   size_t size) {
-    bb__record_ts(rec, id, bb__clock_read((const struct bb__recorder_hot *)(void *)rec), fields,
-                  size);
+    bb__record_body(rec, id, true, 0, fields, size);
 }
 
 BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const char *s,
