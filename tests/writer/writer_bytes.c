@@ -10,6 +10,7 @@
 
 #include "backbeat/dump_writer.h"
 #include "check.h"
+#include "read_fd.h"
 
 /* ---- the expected bytes, built independently ---- */
 static uint8_t exp_buf[4096];
@@ -247,17 +248,6 @@ static void compare(const char *what, const uint8_t *got, size_t got_len) {
           "at offset %zu", what, got_len, exp_len, i);
 }
 
-/* Read everything available from fd (already written, writer closed) into buf. */
-static size_t slurp(int fd, uint8_t *buf, size_t cap) {
-    size_t len = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n <= 0) break;
-        len += (size_t)n;
-    }
-    return len;
-}
-
 int main(void) {
     build_expected();
     bb_dump_input in = make_input();
@@ -282,7 +272,7 @@ int main(void) {
     CHECK(st == BB_OK, "pipe sink: status %d: %s", st, err.message);
     close(p[1]);
     static uint8_t piped[8192];
-    size_t plen = slurp(p[0], piped, sizeof piped);
+    size_t plen = test_read_fd(p[0], piped, sizeof piped);
     close(p[0]);
     compare("fd sink (pipe)", piped, plen);
 
@@ -296,7 +286,7 @@ int main(void) {
         CHECK(st == BB_OK, "file sink: status %d: %s", st, err.message);
         CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek");
         static uint8_t filed[8192];
-        size_t flen = slurp(fd, filed, sizeof filed);
+        size_t flen = test_read_fd(fd, filed, sizeof filed);
         close(fd);
         compare("fd sink (file)", filed, flen);
     }

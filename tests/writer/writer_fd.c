@@ -18,6 +18,7 @@
 
 #include "backbeat/dump_writer.h"
 #include "check.h"
+#include "read_fd.h"
 
 /* ---- interposed allocator: counts calls while armed ---- */
 extern void *__libc_malloc(size_t);
@@ -137,9 +138,7 @@ static bb_status write_to_file(const bb_dump_input *in, bb_error *err) {
     alloc_armed = 0;
     target_fd = -1;
     lseek(fd, 0, SEEK_SET);
-    got_len = 0;
-    ssize_t n;
-    while ((n = read(fd, got + got_len, sizeof got - got_len)) > 0) got_len += (size_t)n;
+    got_len = test_read_fd(fd, got, sizeof got);
     close(fd);
     return st;
 }
@@ -234,10 +233,7 @@ int main(void) {
         CHECK(handler_status == BB_OK, "in a signal handler: status %d", handler_status);
         CHECK(alloc_calls == 0, "in a signal handler: %ld allocator calls", alloc_calls);
         lseek(handler_fd, 0, SEEK_SET);
-        got_len = 0;
-        ssize_t n;
-        while ((n = read(handler_fd, got + got_len, sizeof got - got_len)) > 0)
-            got_len += (size_t)n;
+        got_len = test_read_fd(handler_fd, got, sizeof got);
         close(handler_fd);
         compare("signal handler");
     }

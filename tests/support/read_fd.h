@@ -1,0 +1,12 @@
+/* read_fd.h — read back what a test wrote to a pipe or file descriptor. */
+#ifndef BB_TEST_READ_FD_H
+#define BB_TEST_READ_FD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read from fd (from its current offset) into buf until end of file, an error, or `cap` bytes;
+ * returns the number of bytes read. */
+size_t test_read_fd(int fd, uint8_t *buf, size_t cap);
+
+#endif /* BB_TEST_READ_FD_H */
