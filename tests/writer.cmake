@@ -5,3 +5,4 @@ bb_test(writer_golden SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_golden.c
 # Interposes write() and malloc() in the executable: the sanitizer runtimes intercept the same
 # symbols, so it runs in the plain build only.
 bb_test(writer_fd SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_fd.c LABELS no-sanitize)
+bb_test(writer_sections SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_sections.c)
