@@ -86,6 +86,12 @@ if (kind === 'cli') {
   const fr = await duckRows(duck, filtered, `SELECT seq, event, "clash::E".s AS s FROM read_parquet(${sqlStr(filtered)})`);
   check(JSON.stringify(fr.map((r) => `${r.seq}|${r.event}|${r.s}`)) === JSON.stringify(['0|clash::E|ok', '1|clash::E|\uFFFD\uFFFDx', '2|clash::E|#99']),
         `--event filter rows ${JSON.stringify(fr.map((r) => `${r.seq}|${r.event}|${r.s}`))}`);
+  // A write failure is reported with the output's name, exit status 1.
+  if (fs.existsSync('/dev/full')) {
+    let err = null;
+    try { execFileSync(tool, ['convert', dump, '-f', 'parquet', '-o', '/dev/full'], { stdio: ['ignore', 'ignore', 'pipe'] }); } catch (e) { err = e; }
+    check(err && err.status === 1 && /cannot write \/dev\/full/.test(String(err.stderr)), `write failure: ${err && err.stderr}`);
+  }
   // Nothing kept: a valid file with the whole schema and no rows.
   const none = path.join(work, 'none.parquet');
   execFileSync(tool, ['convert', dump, '-o', none, '--event', 'nothing::*'], { stdio: 'inherit' });
