@@ -63,8 +63,10 @@ static const char *const guide[] = {
     "\n"
     "Unsigned integers are UINT64, signed INT64, bools BOOLEAN; enums are their label (or the\n"
     "number as text), byte arrays lower-case hex, interned strings their text (`#<id>` when\n"
-    "missing). A field equal to its sentinel (\"no value\") is NULL. The footer carries\n"
-    "`backbeat.format`, `backbeat.host` and `backbeat.views`.\n"
+    "missing). A field equal to its sentinel (\"no value\") is NULL. The footer's key-value\n"
+    "metadata carries `backbeat.format`, `backbeat.host`, `backbeat.views` (the query DDL),\n"
+    "`backbeat.columns` (JSON: every column's event, role, unit, sentinel, description and span\n"
+    "phase) and `backbeat.instances` (id, host and row count per instance).\n"
     "\n"
     ,
     "## Loading it in DuckDB\n"
