@@ -261,14 +261,14 @@ struct bb__cursor {
     uint8_t pad[120];
 };
 
-/* A thread's announcement of the record it is writing (recorder_inflight.c): a dump blanks the
- * bytes of records still in flight in its snapshot, so a writer preempted between reservation
- * and copy never exposes stale bytes of an older lap as a record. One per thread, in a global
- * table; `tag` = (recorder serial << 16 | shard) + 1, 0 when idle; `pos` = the reservation's
- * position, BB__POS_UNKNOWN between announcing and reserving. Written only by its thread. */
+/* A thread's announcement of the record it is writing (recorder_inflight.c): a dump re-copies
+ * or blanks the records still in flight in its snapshot, so a writer preempted between
+ * reservation and copy never exposes stale bytes of an older lap as a record. One per thread,
+ * in a global table, written only by its thread. `taglen` = record length << 32 | tag, with
+ * tag = ((recorder serial & 0xFFFF) << 16 | shard) + 1, 0 when idle; `pos` = the reservation's
+ * position, BB__POS_UNKNOWN between announcing and reserving. */
 struct bb__tslot {
-    uint32_t tag;
-    uint32_t len;
+    uint64_t taglen;
     uint64_t pos;
     uint32_t claimed; /* owned by recorder_inflight.c */
     uint32_t shared;  /* the overflow slot several threads use: ignored by dumps */
@@ -288,9 +288,11 @@ struct bb__recorder_hot {
     uint64_t capacity;     /* bytes per ring, power of two */
     uint32_t cap_log2;
     uint32_t serial;       /* process-unique recorder number, for call-site caches */
-    uint8_t *rings;        /* shard i at rings + (i << cap_log2) */
+    uint8_t *rings;        /* shard i at rings + (i << cap_log2) = ring_of[i] */
     struct bb__cursor *cursors;
     uint64_t fastmod_m;    /* Lemire's fastmod constant for shard_count */
+    uint8_t **ring_of;     /* ring of each shard */
+    uint64_t mask;         /* capacity - 1 */
     uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
     uint32_t reserved0;
     uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
@@ -388,6 +390,9 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
         bb__record_too_large(rec);
         return;
     }
+    /* Manual and user clocks are read first (a call keeps few values live here); TSC and
+     * monotonic last (see below). */
+    if (read_clock && h->clock >= BB__CLK_MANUAL) ts = bb__clock_read(h);
     uint32_t shard = bb__shard_of(h, bb__cpu_hint(h));
     struct bb__tslot *t = bb__tls_slot;
     if (BB__UNLIKELY(!t)) t = bb__tslot_attach();
@@ -396,19 +401,18 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
      * and a dump seeing `pos` change knows the previous record is complete). A signal
      * handler recording in between retires the announcement early: only the blanking of that
      * one record is lost. */
-    __atomic_store_n(&t->len, (uint32_t)total, __ATOMIC_RELAXED);
     __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->tag, h->tag_base + shard, __ATOMIC_RELEASE);
-    /* The clock is read last before the reservation: records of a shard are then nearly in
-     * timestamp order, and the read overlaps the stores above. */
-    if (read_clock) ts = bb__clock_read(h);
+    __atomic_store_n(&t->taglen, ((uint64_t)total << 32) | (h->tag_base + shard), __ATOMIC_RELEASE);
+    /* The TSC or monotonic clock is read last before the reservation: records of a shard are
+     * then nearly in timestamp order, and the read overlaps the stores above. */
+    if (read_clock && h->clock < BB__CLK_MANUAL) ts = bb__clock_read(h);
     /* acq_rel: the record's bytes are not written before the reservation is visible, which the
      * dump's overwrite check relies on (a lock xadd on x86 either way). */
     uint64_t pos = __atomic_fetch_add(&h->cursors[shard].head, (uint64_t)total, __ATOMIC_ACQ_REL);
     __atomic_store_n(&t->pos, pos, __ATOMIC_RELEASE);
-    uint64_t off = pos & (h->capacity - 1);
+    uint64_t off = pos & h->mask;
     if (BB__LIKELY(off + total <= h->capacity)) {
-        uint8_t *dst = h->rings + ((uint64_t)shard << h->cap_log2) + off;
+        uint8_t *dst = h->ring_of[shard] + off;
         uint16_t len = (uint16_t)(size + 16);
         memcpy(dst, &ts, 8);
         memcpy(dst + 8, &id, 8);
@@ -417,7 +421,7 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
     } else {
         bb__record_wrap(rec, shard, pos, ts, id, fields, size);
     }
-    __atomic_store_n(&t->tag, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->taglen, 0, __ATOMIC_RELEASE);
 }
 
 BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,

@@ -86,12 +86,15 @@ bb_status bb_recorder_create(const bb_recorder_options *opts_in, bb_recorder **o
     st = bb_intern_table_init(&rec->intern, opts.intern_entries ? opts.intern_entries : 16384,
                               opts.intern_bytes ? opts.intern_bytes : (1u << 20));
     h->rings = rings == MAP_FAILED ? NULL : rings;
-    if (!h->rings || !h->cursors || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
+    h->ring_of = malloc(sizeof *h->ring_of * shards);
+    if (!h->rings || !h->ring_of || !h->cursors || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
         st != BB_OK) {
         bb_recorder_free(rec);
         return st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
     }
     memset(h->cursors, 0, sizeof(struct bb__cursor) * shards);
+    h->mask = cap - 1;
+    for (uint32_t i = 0; i < shards; i++) h->ring_of[i] = h->rings + ((uint64_t)i << log2);
 
     rec->instance_id = opts.instance_id ? opts.instance_id : random_u64();
     if (opts.host) {
@@ -119,6 +122,7 @@ void bb_recorder_free(bb_recorder *rec) {
     if (!rec) return;
     if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
     free(rec->hot.cursors);
+    free(rec->hot.ring_of);
     free(rec->sig_events);
     free(rec->sig_views);
     free(rec->sig_view_sql);

@@ -32,7 +32,7 @@ static void slot_release(void *p) {
     struct bb__tslot *t = p;
     bb__tls_slot = NULL;
     if (!t || t->shared) return;
-    __atomic_store_n(&t->tag, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->taglen, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&t->claimed, 0, __ATOMIC_RELEASE);
 }
 
@@ -84,9 +84,10 @@ size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_in
         struct bb__tslot *t = &slots[i];
         if (!__atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE)) continue;
         for (int tries = 0;; tries++) {
-            if (__atomic_load_n(&t->tag, __ATOMIC_ACQUIRE) != want) break;
-            uint64_t pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
-            uint32_t len = __atomic_load_n(&t->len, __ATOMIC_RELAXED);
+            uint64_t taglen = __atomic_load_n(&t->taglen, __ATOMIC_ACQUIRE);
+            if ((uint32_t)taglen != want) break;
+            uint64_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+            uint32_t len = (uint32_t)(taglen >> 32);
             if (pos != BB__POS_UNKNOWN) {
                 if (pos < head) {
                     out[found].pos = pos;
@@ -115,7 +116,7 @@ size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_in
 bool bb_inflight_wait(const bb_inflight *e, int *budget) {
     const struct bb__tslot *t = &slots[e->slot];
     for (int tries = 0;; tries++) {
-        if (__atomic_load_n(&t->tag, __ATOMIC_ACQUIRE) != e->tag ||
+        if ((uint32_t)__atomic_load_n(&t->taglen, __ATOMIC_ACQUIRE) != e->tag ||
             __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE) != e->pos)
             return true;
         if (*budget <= 0) return false;
