@@ -145,15 +145,16 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
  * desc->record_size). Returns BB_OK, BB_ERR_DISABLED when disabled, BB_ERR_INVALID for a NULL
  * recorder/descriptor or a size mismatch, BB_ERR_TOO_LARGE when the record exceeds the ring.
  * Async-signal-safe. */
-bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields, size_t size);
+bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
+                          size_t size);
 
 /* Record with an explicit timestamp instead of the recorder's clock (replays, imports). */
 bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
-                       const void *fields, size_t size);
+                             const void *fields, size_t size);
 
 /* BB_RECORD(rec, ident, .field = value, ...): record event `ident` (defined with BB_EVENT) with
- * the given fields (others are zero). When the recorder is NULL or disabled the cost is one
- * relaxed load and a branch; the field values are not evaluated. */
+ * the given fields (others are zero). When the recorder is NULL or disabled the cost is a NULL
+ * test, one relaxed load and a branch; the field values are not evaluated. */
 #define BB_RECORD(...) BB__RECORD_(__VA_ARGS__, )
 
 /* BB_RECORD_PTR(rec, ident, ptr): as BB_RECORD from a filled `const ident *`. */
@@ -231,9 +232,12 @@ uint32_t bb_intern_str(bb_recorder *rec, const char *s);
  * ------------------------------------------------------------------------------------------- */
 
 /* Write a .bb dump (FORMAT.md) of every ring, the registry, the intern table, the views and the
- * host to `fd`. Writers keep recording: each ring is snapshotted into a scratch buffer (head
- * read with acquire, then copied) and the reader's resync handles a record torn by the copy.
- * Allocates (the scratch, the registry snapshot); not async-signal-safe. */
+ * host to `fd`. Writers keep recording, never blocked: each ring is snapshotted into a scratch
+ * buffer (head read with acquire, then copied); records in flight at that moment are copied
+ * again once complete (or zeroed if their writer stays descheduled), bytes that writers lapped
+ * during the copy are zeroed, and the reader's resync steps over both. May wait a few ms per
+ * ring for a descheduled writer. Allocates (the scratch, the registry snapshot); not
+ * async-signal-safe. */
 bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
 
 /* Dump to `path` atomically: written to "<path>.tmp.<pid>.<n>" then renamed over `path`.
