@@ -249,10 +249,26 @@ static void test_clocks(void) {
         bb_recorder_free(rec);
     }
 
-    /* BACKBEAT_CLOCK overrides the default. */
+    /* BACKBEAT_CLOCK overrides the default; an unknown value leaves the default. */
+    bb_recorder_options_init(&o);
+    o.clock = BB_CLOCK_TSC;
+    rec = NULL;
+    bool have_tsc = bb_recorder_create(&o, &rec) == BB_OK;
+    bb_recorder_free(rec);
+    rec = bb_recorder_new(1, 4096);
+    const char *dflt = rec ? bb_recorder_clock_name(rec) : "";
+    bb_recorder_free(rec);
     setenv("BACKBEAT_CLOCK", "monotonic", 1);
     rec = bb_recorder_new(1, 4096);
     CHECK(rec && strcmp(bb_recorder_clock_name(rec), "monotonic") == 0);
+    bb_recorder_free(rec);
+    setenv("BACKBEAT_CLOCK", "tsc", 1);
+    rec = bb_recorder_new(1, 4096);
+    CHECK(rec && strcmp(bb_recorder_clock_name(rec), have_tsc ? "tsc" : "monotonic") == 0);
+    bb_recorder_free(rec);
+    setenv("BACKBEAT_CLOCK", "sundial", 1);
+    rec = bb_recorder_new(1, 4096);
+    CHECK(rec && strcmp(bb_recorder_clock_name(rec), dflt) == 0);
     bb_recorder_free(rec);
     unsetenv("BACKBEAT_CLOCK");
 }

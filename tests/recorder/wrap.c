@@ -91,6 +91,12 @@ int main(void) {
         rec_dump d;
         rec_dump_take(rec, &d);
         CHECK_EQ_U64(d.inst->shards[0].head, head);
+        /* The public snapshot gives the same ring. */
+        static uint8_t snap[4096];
+        uint64_t shead = 0;
+        CHECK(bb_recorder_shard_snapshot(rec, 0, snap, &shead) == BB_OK);
+        CHECK(shead == head && memcmp(snap, d.inst->shards[0].region, sizeof snap) == 0);
+        CHECK(bb_recorder_shard_snapshot(rec, 1, snap, &shead) == BB_ERR_INVALID);
         rec_list l;
         rec_collect(&d, 0, &l);
         /* Expected: every record wholly inside [head - cap, head), newest first. */
