@@ -36,8 +36,20 @@ static void slot_release(void *p) {
     __atomic_store_n(&t->claimed, 0, __ATOMIC_RELEASE);
 }
 
+/* In a fork child only the forking thread exists: give back every other thread's slot (one
+ * of them may even have been mid-record, its announcement would never retire). */
+static void slots_after_fork(void) {
+    uint32_t n = __atomic_load_n(&high_water, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < n; i++) {
+        if (&slots[i] == bb__tls_slot) continue;
+        __atomic_store_n(&slots[i].taglen, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&slots[i].claimed, 0, __ATOMIC_RELEASE);
+    }
+}
+
 static void make_key(void) {
     slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
+    pthread_atfork(NULL, NULL, slots_after_fork);
 }
 
 /* Contract: give the calling thread its announcement slot (claimed from the table, released at
