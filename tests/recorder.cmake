@@ -20,3 +20,7 @@ add_test(NAME recorder_compiled_out
   COMMAND sh ${BB_REC}/check_compiled_out.sh $<TARGET_OBJECTS:bb_compiled_out>
              $<TARGET_OBJECTS:bb_compiled_twin> $<TARGET_OBJECTS:bb_compiled_in>)
 bb_test(recorder_cxx SOURCES ${BB_REC}/cxx.cc)
+# Concurrency without rseq: shards chosen by the thread-pointer hash.
+add_test(NAME recorder_concurrent_no_rseq COMMAND recorder_concurrent)
+set_tests_properties(recorder_concurrent_no_rseq PROPERTIES LABELS concurrent
+  ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
