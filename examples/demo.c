@@ -42,12 +42,14 @@ BB_EVENT(cache_miss, "demo::cache", "Miss", "The key was not cached.",
 
 BB_VIEWS(demo_views,
          "CREATE OR REPLACE VIEW demo_requests AS\n"
-         "  SELECT b.span, b.ts_nanos AS start_ns, e.ts_nanos - b.ts_nanos AS duration_ns,\n"
+         "  SELECT b.instance_id, b.span, b.ts_nanos AS start_ns,\n"
+         "         e.ts_nanos - b.ts_nanos AS duration_ns,\n"
          "         b.\"demo::kv::RequestBegin\".method AS method,\n"
          "         b.\"demo::kv::RequestBegin\".route AS route,\n"
          "         b.\"demo::kv::RequestBegin\".client AS client,\n"
          "         e.\"demo::kv::RequestEnd\".status AS status\n"
-         "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e USING (span);\n"
+         "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e\n"
+         "    USING (instance_id, span);\n"
          "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
          "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
          "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");

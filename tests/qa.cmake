@@ -1,0 +1,9 @@
+# QA end-to-end checks of what a user runs (tests/qa/): the README's demo through DuckDB and
+# the DevTools trace engine. Node tests exit 77 (skipped) without `npm ci --prefix tests/js`.
+find_program(BB_QA_NODE node)
+if(BB_QA_NODE)
+  add_test(NAME qa_demo COMMAND ${BB_QA_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/qa/demo_check.mjs
+           $<TARGET_FILE:demo> $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/qa_work/demo)
+  set_tests_properties(qa_demo PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
+    ENVIRONMENT "BB_NODE_MODULES=${BB_NODE_MODULES}")
+endif()
