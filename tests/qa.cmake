@@ -7,3 +7,8 @@ if(BB_QA_NODE)
   set_tests_properties(qa_demo PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
     ENVIRONMENT "BB_NODE_MODULES=${BB_NODE_MODULES}")
 endif()
+find_program(BB_QA_BASH bash)
+add_test(NAME qa_cli_edges COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/cli_edges.sh
+         $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/qa_work/cli_edges)
+set_tests_properties(qa_cli_edges PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
+  ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")

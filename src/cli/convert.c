@@ -260,8 +260,9 @@ int cmd_convert(int argc, char **argv) {
         bb_mrecord r;
         if (bb_model_next(it, &r)) first = r.rec.ts;
         bb_model_iter_free(it);
-        if (since_rel) since = first + since;
-        if (until_rel) until = first + until;
+        /* saturate: a window reaching past the end of time keeps everything to the end */
+        if (since_rel) since = since > UINT64_MAX - first ? UINT64_MAX : first + since;
+        if (until_rel) until = until > UINT64_MAX - first ? UINT64_MAX : first + until;
     }
     f.since_set = since_s != NULL;
     f.since = since;
