@@ -254,4 +254,11 @@ void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, b
     if ((v = get("BACKBEAT_DUMP_ON_EXIT", get_ctx)) && *v &&
         !bb__g_parse_bool(v, &cfg->dump_on_exit))
         warnf(warn, warn_ctx, "BACKBEAT_DUMP_ON_EXIT", v, "is not a boolean", "off");
+
+    /* BACKBEAT_CLOCK: read by the recorder itself (clock.c), which ignores any other value;
+     * checked here so that an invalid one is reported like every other variable. */
+    if ((v = get("BACKBEAT_CLOCK", get_ctx)) && *v && strcmp(v, "tsc") != 0 &&
+        strcmp(v, "monotonic") != 0)
+        warnf(warn, warn_ctx, "BACKBEAT_CLOCK", v, "is not tsc or monotonic",
+              "the default clock");
 }

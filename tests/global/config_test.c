@@ -181,6 +181,14 @@ int main(void) {
     CHECK(!c.dump_on_crash);
     expect_warn("BACKBEAT_DUMP_ON_PANIC", "sometimes", "off", &c);
     expect_warn("BACKBEAT_DUMP_ON_EXIT", "2", "off", &c);
+    expect_warn("BACKBEAT_CLOCK", "rdtsc", "the default clock", &c);
+    for (int k = 0; k < 2; k++) { /* the two valid clocks: no warning */
+        env ce = {.n = 1};
+        ce.kv[0][0] = "BACKBEAT_CLOCK";
+        ce.kv[0][1] = k ? "monotonic" : "tsc";
+        parse(&c, &ce, &w);
+        CHECK(w.n == 0);
+    }
 
     /* several invalid values: one warning each */
     env m = {.n = 3};
