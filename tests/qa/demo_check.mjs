@@ -3,7 +3,7 @@
 // one by one and together; the demo's own views (demo_requests, demo_misses_per_worker) loaded
 // from the views.sql sidecar in DuckDB return one row per request, per instance, with sane
 // durations; the trace opens in the DevTools trace engine with every cache lookup nested in
-// the request it serves.
+// the request it serves (when both are on one shard's lane).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -61,14 +61,24 @@ const nodes = await checkEngine(trace, F, 'a.json');
 const xs = trace.traceEvents.filter((e) => e.ph === 'X');
 const reqs = new Map(xs.filter((x) => x.name === 'demo::kv::Request').map((x) => [String(x.args.span_id), x]));
 const key = (e) => `${e.pid}/${e.tid}/${Math.round(e.ts * 1000)}/${Math.round(e.dur * 1000)}/${e.name}`;
-let nested = 0, lookups = 0;
+// Slices sit on the lane of the shard (CPU) their enter was recorded on: a worker that
+// migrated between its request's enter and the lookup's puts them on two lanes. Every lookup
+// must lie within its request's time; one on its request's lane must be its engine child.
+let nested = 0, lookups = 0, sameLane = 0, within = 0;
 for (const x of xs) {
   if (x.name !== 'demo::cache::Lookup') continue;
   lookups++;
   const r = reqs.get(String(x.args.enter.parent));
+  if (!r) continue;
+  const b = Math.round(x.ts * 1000), rb = Math.round(r.ts * 1000);
+  if (rb <= b && b + Math.round(x.dur * 1000) <= rb + Math.round(r.dur * 1000)) within++;
+  if (r.pid !== x.pid || r.tid !== x.tid) continue;
+  sameLane++;
   const n = nodes.get(key(x));
-  if (r && n && n.parent && n.parent.entry.name === r.name && key({ ...n.parent.entry, pid: r.pid, tid: r.tid }) === key(r)) nested++;
+  if (n && n.parent && n.parent.entry.name === r.name && key({ ...n.parent.entry, pid: r.pid, tid: r.tid }) === key(r)) nested++;
 }
 F.check(reqs.size === 10000, `a.json: ${reqs.size} request slices`);
-F.check(lookups === 10000 && nested === lookups, `a.json: ${nested} of ${lookups} lookups nested in their request`);
+F.check(lookups === 10000 && within === lookups, `a.json: ${within} of ${lookups} lookups within their request`);
+F.check(sameLane > 0 && nested === sameLane,
+        `a.json: ${nested} of ${sameLane} lookups on their request's lane nested in it by the engine`);
 F.finish();
