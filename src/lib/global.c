@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "backbeat/global.h"
@@ -38,6 +39,8 @@ static int g_trigger_sig;
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
 static __thread bool t_building __attribute__((tls_model("initial-exec")));
+/* Thread running on_trigger_signal (a handler that chains back to ours must not loop). */
+static __thread bool t_in_trigger __attribute__((tls_model("initial-exec")));
 
 static const char *env_get(const char *name, void *ctx) {
     (void)ctx;
@@ -69,6 +72,8 @@ static void on_crash(void *ctx, int sig) {
 
 /* The BACKBEAT_SIGNAL handler: trigger (never build), then chain to a previous handler. */
 static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
+    if (t_in_trigger) return; /* reached again through a handler we chain to */
+    t_in_trigger = true;
     int saved = errno;
     gstate *st = state();
     if (st && st->dumper) bb__g_dumper_trigger(st->dumper);
@@ -78,6 +83,7 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
         g_prev_trigger.sa_handler(sig);
     }
     errno = saved;
+    t_in_trigger = false;
 }
 
 static void at_exit(void) {
@@ -119,8 +125,17 @@ static void fork_child(void) {
         bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
 }
 
+/* Install on_trigger_signal for `sig`, keeping the disposition it replaces to chain to. A
+ * second call (at build, after the load-time one) is a no-op while ours is still in place; if
+ * the program replaced it meanwhile, ours goes back on top, chaining to the program's (which
+ * may chain back to ours: t_in_trigger stops that round trip). */
 static void install_trigger_signal(int sig) {
-    if (g_trigger_sig == sig) return;
+    if (g_trigger_sig == sig) {
+        struct sigaction cur;
+        if (sigaction(sig, NULL, &cur) != 0 ||
+            ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trigger_signal))
+            return;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trigger_signal;
@@ -289,10 +304,18 @@ bb_status bb_global_thread_init(void) {
 }
 
 /* The main thread gets an alternate signal stack at load time when crash dumps are asked for,
- * so a stack overflow on it is caught even if another thread builds the recorder. */
+ * so a stack overflow on it is caught even if another thread builds the recorder. The
+ * BACKBEAT_SIGNAL handler is installed at load time too: until the recorder is built it
+ * triggers nothing (there is nothing recorded to dump), but the signal no longer takes its
+ * default action, which for usr1/usr2 kills the program being traced. (An invalid value is
+ * reported when the recorder is built.) */
 __attribute__((constructor)) static void global_ctor(void) {
     bool on = false;
     const char *v = getenv("BACKBEAT_DUMP_ON_CRASH");
     if (!v) v = getenv("BACKBEAT_DUMP_ON_PANIC");
     if (v && bb__g_parse_bool(v, &on) && on) bb__g_altstack_install();
+    int sig = 0;
+    v = getenv("BACKBEAT_SIGNAL");
+    if (v && *v && strcasecmp(v, "none") != 0 && bb__g_parse_signal(v, &sig) && sig > 0)
+        install_trigger_signal(sig);
 }
