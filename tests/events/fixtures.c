@@ -13,17 +13,7 @@
 #include "fixture_events.h"
 #include "json.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "check.h"
 
 static const char *const TYPES[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
                                     "i32", "i64", "bool", "bytes", "enum", "interned"};

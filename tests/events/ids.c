@@ -11,17 +11,7 @@
 #include "backbeat/registry.h"
 #include "json.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "check.h"
 
 static size_t unhex(const char *hex, uint8_t *out, size_t cap)
 {

@@ -20,16 +20,7 @@ BB_VIEWS(exe_views, "CREATE VIEW exe AS SELECT 0;");
 bb_event_desc *shlib_hello_desc(void);
 bb_event_desc *static_lib_desc(void);
 
-static int failures;
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "check.h"
 
 /* Number of snapshot entries named `name`. */
 static int count_named(const char *name)

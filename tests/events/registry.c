@@ -9,16 +9,7 @@
 
 #include "backbeat/event.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
+#include "check.h"
 
 static const bb_field_desc F_U32 = {"x", NULL, NULL, NULL, 0, 0, 4, 0, BB_TYPE_U32, 0, 0, 0};
 static const bb_field_desc F_U64 = {"x", NULL, NULL, NULL, 0, 0, 8, 0, BB_TYPE_U64, 0, 0, 0};

@@ -14,17 +14,7 @@
 #include "backbeat/model.h"
 #include "backbeat/reader.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fprintf(stderr, "\n");                                                               \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 static uint64_t rng = 0x1234567887654321ull;
 static uint64_t rnd(void) {

@@ -17,17 +17,7 @@ static const char *compat_dir(void) {
     return d && *d ? d : "/work/shared/compat";
 }
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                        \
-            fprintf(stderr, "\n");                                                               \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 static bb_dump *open_fixture(const char *file) {
     char path[4096];
