@@ -23,6 +23,8 @@ void pq_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n)
 void pq_hex(pq_buf *b, const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
+    if (n == 0) /* a zero-width bytes field: nothing to add (b->data may still be NULL) */
+        return;
     if (!pq_buf_reserve(b, 2 * n))
         return;
     char *d = (char *)b->data + b->len;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # cli_edges.sh BACKBEAT WORKDIR — CLI edge cases found by QA, each once a bug:
 #  - a relative --since/--until so large that first-record + offset passes 2^64 saturates
-#    (it used to wrap around: --until +18446744073s kept nothing).
+#    (it used to wrap around: --until +18446744073s kept nothing);
+#  - a zero-width bytes field (legal in the format) converts: its hex text is empty (the
+#    Parquet writer applied an offset to a NULL buffer, which the sanitizer pass rejects).
 # Needs the golden basic.bb (exits 77 without it).
 set -u
 B="$1"
@@ -35,6 +37,36 @@ count 24 --until +18446744073s
 count 0 --since +18446744073s
 count 24 --since +0ns --until +20us
 count 23 --until +19999ns
+
+# basic.bb with fixture::Scalars' 1-byte _pad turned into a 0-byte field
+python3 - "$C/basic.bb" <<'PY' || exit 1
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+def rstr(o): return o + 2 + struct.unpack_from('<H', d, o)[0]
+def ropt(o): return rstr(o + 1) if d[o] else o + 1
+o = 16 + 20 * struct.unpack_from('<H', d, 12)[0] + 4   # first schema, after the count
+o = ropt(rstr(o + 8)) + 3                              # id, name, description, size, phase
+fc = struct.unpack_from('<H', d, o)[0]
+o += 2
+for _ in range(fc):
+    name = d[o + 2:rstr(o)]
+    o = ropt(rstr(o))
+    tag = d[o]
+    o += 1 + (tag in (10, 11))
+    if name == b'_pad' and tag == 9:
+        struct.pack_into('<H', d, o + 2, 0)
+    o = ropt(o + 5)
+    o += 9 if d[o] else 1
+    lc = struct.unpack_from('<H', d, o)[0]
+    o += 2
+    for _ in range(lc): o = rstr(o + 8)
+open('zero_width.bb', 'wb').write(d)
+PY
+"$B" inspect zero_width.bb | grep -q '_pad  *bytes\[0\]' || fail "zero_width.bb: no bytes[0] field"
+for out in zero_width.parquet zero_width.json; do
+  "$B" convert zero_width.bb -o "$out" 2>err.txt || fail "convert zero_width.bb -o $out exited $?: $(cat err.txt)"
+  [ -s err.txt ] && fail "convert zero_width.bb -o $out printed: $(cat err.txt)"
+done
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails failure(s)"
