@@ -99,8 +99,9 @@ bool cli_parse_time(const char *s, uint64_t *ns, bool *relative) {
     uint64_t ip = 0;
     int digits = 0;
     while (*s >= '0' && *s <= '9') {
-        if (ip > (UINT64_MAX - 9) / 10) return false;
-        ip = ip * 10 + (uint64_t)(*s - '0');
+        uint64_t d = (uint64_t)(*s - '0');
+        if (ip > (UINT64_MAX - d) / 10) return false;
+        ip = ip * 10 + d;
         s++;
         digits++;
     }

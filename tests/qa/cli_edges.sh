@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_edges.sh BACKBEAT WORKDIR — CLI edge cases found by QA, each once a bug:
 #  - a relative --since/--until so large that first-record + offset passes 2^64 saturates
-#    (it used to wrap around: --until +18446744073s kept nothing);
+#    (it used to wrap around: --until +18446744073s kept nothing), and +18446744073709551615ns
+#    (2^64-1) is accepted (the digit check refused the last few values below 2^64);
 #  - a zero-width bytes field (legal in the format) converts: its hex text is empty (the
 #    Parquet writer applied an offset to a NULL buffer, which the sanitizer pass rejects).
 # Needs the golden basic.bb (exits 77 without it).
@@ -35,6 +36,8 @@ print(n)' t.json)
 count 24
 count 24 --until +18446744073s
 count 0 --since +18446744073s
+count 24 --until +18446744073709551615ns   # 2^64-1 itself is a valid offset
+count 0 --since +18446744073709551615
 count 24 --since +0ns --until +20us
 count 23 --until +19999ns
 
