@@ -120,7 +120,8 @@ static inline void put_null(writer *w, const pq_fmap *m, uint64_t r)
 /* Write the rendered text in `t` as row r's value. */
 static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
 {
-    pq_col_str(c, r, t->data, t->len);
+    /* an empty text may have no buffer yet: never hand a NULL pointer on (memcmp/memcpy) */
+    pq_col_str(c, r, t->data ? (const void *)t->data : (const void *)"", t->len);
 }
 
 /* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
