@@ -1,5 +1,7 @@
-# QA end-to-end checks of what a user runs (tests/qa/): the README's demo through DuckDB and
-# the DevTools trace engine. Node tests exit 77 (skipped) without `npm ci --prefix tests/js`.
+# QA end-to-end checks of what a user runs (tests/qa/), each a regression test of a bug found
+# by following the README and docs: the demo's views in DuckDB and its trace in the DevTools
+# trace engine, CLI edge cases, BACKBEAT_SIGNAL before first use, the README's first example
+# run literally. Node tests exit 77 (skipped) without `npm ci --prefix tests/js`.
 find_program(BB_QA_NODE node)
 if(BB_QA_NODE)
   add_test(NAME qa_demo COMMAND ${BB_QA_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/qa/demo_check.mjs
@@ -14,3 +16,9 @@ set_tests_properties(qa_cli_edges PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
   ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 # BACKBEAT_SIGNAL before the global recorder's first use must not kill the program.
 bb_test(qa_early_signal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/qa/early_signal.c LABELS qa)
+# The README's first example, C block and shell block, literally (paths pointed at this tree).
+# no-sanitize: the README compiles with a plain `cc` against build/src/lib, which in a
+# sanitizer build is an instrumented library that a plain link cannot resolve.
+add_test(NAME qa_readme COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/readme_check.sh
+         ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/qa_work/readme)
+set_tests_properties(qa_readme PROPERTIES LABELS "qa;no-sanitize")
