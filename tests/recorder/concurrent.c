@@ -31,11 +31,18 @@ BB_EVENT(conc_small, "test::conc", "Small", NULL,
 #endif
 #endif
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(BB_TEST_INSTRUMENTED)
-#define DUMPS 8 /* instrumented walks are slow: fewer, smaller dumps */
-#define RING (1u << 20)
+/* The test's premise is that no writer stays descheduled mid-record for a whole lap of its
+ * ring (the documented limit of fetch_add rings). A lap is ring size / write rate; on a loaded
+ * 2-core CI machine a thread can be off CPU for tens of milliseconds, so both builds keep a lap
+ * at a few hundred milliseconds: instrumented builds (slow walks) write more slowly into a
+ * smaller ring. */
+#define DUMPS 8 /* instrumented walks are slow: fewer dumps */
+#define RING (8u << 20)
+#define PAUSES 100
 #else
 #define DUMPS 25
-#define RING (4u << 20)
+#define RING (16u << 20)
+#define PAUSES 20
 #endif
 
 static bb_recorder *rec;
@@ -80,11 +87,11 @@ static void *writer(void *arg) {
                       .check = mix(w ^ ((uint64_t)salt << 32), seq, value));
         }
         __atomic_store_n(&completed[w], seq + 1, __ATOMIC_RELEASE);
-        /* A little work between records: a lap of the ring then takes tens of milliseconds, far
+        /* A little work between records: a lap of the ring then takes hundreds of milliseconds, far
          * longer than a writer normally stays descheduled mid-record. (A writer descheduled
          * between reservation and copy for longer than a lap writes over newer records, which
          * the walk then drops as torn: a documented limit of fetch_add rings.) */
-        for (int i = 0; i < 20; i++) sched_pause();
+        for (int i = 0; i < PAUSES; i++) sched_pause();
     }
     return NULL;
 }
