@@ -558,15 +558,24 @@ BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, ui
         (void)sizeof(*(const ident *)(ptr));                                                   \
     } while (0)
 #define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                             \
-    ((void)sizeof(rec_), (void)sizeof(parent_), (uint64_t)0)
+    __extension__({                                                                            \
+        (void)sizeof(rec_);                                                                    \
+        (void)sizeof(parent_);                                                                 \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
+        BB__EXT_END(uint64_t) 0;                                                               \
+    })
 #define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                  \
     do {                                                                                       \
         (void)sizeof(rec_);                                                                    \
         (void)sizeof(id_);                                                                     \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
+        BB__EXT_END                                                                            \
     } while (0)
 #define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
-    __attribute__((unused)) const bb_span var = {NULL, NULL, (uint64_t)0 * sizeof(rec_),           \
-                                                 (uint64_t)0 * sizeof(parent_)}
+    BB__EXT_BEGIN(void) sizeof((enter_ident){__VA_ARGS__});                                    \
+    (void)sizeof(exit_ident);                                                                  \
+    BB__EXT_END __attribute__((unused)) const bb_span var = {                                  \
+        NULL, NULL, (uint64_t)0 * sizeof(rec_), (uint64_t)0 * sizeof(parent_)}
 #define BB__INTERN_(rec_, lit) ((void)sizeof(rec_), (void)sizeof(lit), (uint32_t)0)
 
 #endif /* BACKBEAT_COMPILED_OUT */
