@@ -22,3 +22,13 @@ bb_test(qa_early_signal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/qa/early_signal.c LA
 add_test(NAME qa_readme COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/readme_check.sh
          ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/qa_work/readme)
 set_tests_properties(qa_readme PROPERTIES LABELS "qa;no-sanitize")
+# View sets whose last statement lacks its ';' still load from the views.sql sidecar.
+add_executable(qa_views_gen ${CMAKE_CURRENT_SOURCE_DIR}/qa/views_gen.c)
+target_link_libraries(qa_views_gen PRIVATE backbeat)
+if(BB_QA_NODE)
+  add_test(NAME qa_views_unterminated
+           COMMAND ${BB_QA_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/qa/views_check.mjs
+           $<TARGET_FILE:qa_views_gen> $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/qa_work/views)
+  set_tests_properties(qa_views_unterminated PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
+    ENVIRONMENT "BB_NODE_MODULES=${BB_NODE_MODULES}")
+endif()

@@ -5,8 +5,9 @@
  *     ... one per event type of the model, in registry order;
  *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
  *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted field per event
- *   then every view set of the inputs, verbatim (a newline added after a text lacking one;
- *   a text identical to an earlier one, as successive dumps of one process carry, once).
+ *   then every view set of the inputs, verbatim (a newline added after a text lacking one, and
+ *   an empty statement ";" after a text whose last statement is unterminated; a text identical
+ *   to an earlier one, as successive dumps of one process carry, once).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,6 +16,17 @@
 #include "convert.h"
 #include "parquet_layout.h"
 #include "parquet_text.h"
+
+/* True when the text's last non-blank character is ';' (or it is blank): a text whose last
+ * statement lacks its terminator, or ends in a comment, is followed by an empty statement ";"
+ * so that the next text's first statement does not fuse with it. */
+static bool ends_statement(bb_strview v) {
+    size_t n = v.len;
+    while (n > 0 && (v.ptr[n - 1] == ' ' || v.ptr[n - 1] == '\t' || v.ptr[n - 1] == '\n' ||
+                     v.ptr[n - 1] == '\r'))
+        n--;
+    return n == 0 || v.ptr[n - 1] == ';';
+}
 
 char *parquet_views_ddl(const bb_model *model)
 {
@@ -72,6 +84,8 @@ char *parquet_views_ddl(const bb_model *model)
         pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');
+        if (!ends_statement(v))
+            pq_cstr(&b, ";\n");
     }
     pq_buf_byte(&b, 0);
     pq_layout_free(&lay);
