@@ -305,19 +305,23 @@ static void stats_str(pq_column *c, const void *p, size_t n)
         set_buf(&c->smax_s, p, n);
 }
 
-/* After a value went into the dictionary: true when the chunk should go PLAIN from here on,
- * because the dictionary grew too big or the first PQ_DICT_PROBE values were mostly distinct
- * (then the next row groups start PLAIN too: a high-cardinality column stays one). */
+/* After a value went into the dictionary: when the chunk should go PLAIN from here on, because
+ * the dictionary grew too big or the first PQ_DICT_PROBE values were mostly distinct (then the
+ * next row groups start PLAIN too: a high-cardinality column stays one), flush the page
+ * (dictionary-encoded up to and including this value), switch the chunk to PLAIN and return
+ * true. */
 #define PQ_DICT_PROBE 4096
-static bool dict_gives_up(pq_column *c)
+static bool dict_give_up(pq_column *c)
 {
-    if (c->dict.plain.len > c->ctx->dict_max)
-        return true;
-    if (c->chunk_values == PQ_DICT_PROBE && c->dict.count > PQ_DICT_PROBE / 2) {
+    if (c->dict.plain.len <= c->ctx->dict_max) {
+        if (c->chunk_values != PQ_DICT_PROBE || c->dict.count <= PQ_DICT_PROBE / 2)
+            return false;
         c->sticky_plain = true;
-        return true;
     }
-    return false;
+    flush_page(c);
+    c->dict_mode = false;
+    c->page_dict = false;
+    return true;
 }
 
 /* Append a dictionary index to the page. */
@@ -343,12 +347,8 @@ static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
         if (added)
             stats_u64(c, v);
         put_index(c, (uint32_t)idx);
-        if (dict_gives_up(c)) {
-            flush_page(c);
-            c->dict_mode = false;
-            c->page_dict = false;
+        if (dict_give_up(c))
             return -1;
-        }
         end_value(c);
         return idx;
     }
@@ -400,12 +400,8 @@ static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
         if (added)
             stats_str(c, p, n);
         put_index(c, (uint32_t)idx);
-        if (dict_gives_up(c)) {
-            flush_page(c);
-            c->dict_mode = false;
-            c->page_dict = false;
+        if (dict_give_up(c))
             return -1;
-        }
         end_value(c);
         return idx;
     }
