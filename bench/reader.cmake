@@ -1,3 +1,3 @@
 # Reader + model benchmark: build/bench/bench_reader_model [millions] [shards] [unsorted_permille]
 add_executable(bench_reader_model ${CMAKE_CURRENT_SOURCE_DIR}/reader/model_bench.c)
-target_link_libraries(bench_reader_model PRIVATE backbeat_static)
+target_link_libraries(bench_reader_model PRIVATE backbeat_static backbeat_read_static)

@@ -37,6 +37,4 @@ if(BB_NODE)
   bb_cli_test(cli_skill COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/skill_check.mjs
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/skill)
 endif()
-bb_test(cli_u64map SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/u64map_test.c
-        ${CMAKE_SOURCE_DIR}/src/cli/u64map.c)
-target_include_directories(cli_u64map PRIVATE ${CMAKE_SOURCE_DIR}/src/cli)
+bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/u64map_test.c LIBS bb_cli_parts)

@@ -1,8 +1,7 @@
 # Tests of the global recorder (issue 5): unit tests of its parts (configuration, naming,
 # throttle/limits, dumper) and end-to-end tests with real child processes (tests/global/).
 function(bb_global_unit name)
-  bb_test(${name} ${ARGN})
-  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src/lib)
+  bb_test(${name} INTERNAL ${ARGN})
   # test paths are built with snprintf into fixed buffers on purpose
   target_compile_options(${name} PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-format-truncation>)
 endfunction()
@@ -28,9 +27,9 @@ if(TARGET backbeat_cli)
 else()
   target_compile_definitions(global_e2e PRIVATE BB_CLI="")
 endif()
-target_include_directories(global_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src/lib)
+target_include_directories(global_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(global_e2e PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-format-truncation>)
-target_link_libraries(global_e2e PRIVATE backbeat bb_test_support Threads::Threads)
+target_link_libraries(global_e2e PRIVATE backbeat_static backbeat_read_static bb_test_support Threads::Threads)
 add_dependencies(global_e2e global_child)
 
 foreach(sc traced segv abort overflow chain fpe ill bus thread storm trigexit sigchain keep-oldest keep-newest unwritable badenv

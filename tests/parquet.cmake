@@ -1,36 +1,23 @@
-# Tests of the Parquet writer (src/cli/parquet_*.c, thrift_compact.c). The writer's sources are
-# built into a small library so a test driver (tests/parquet/pq_convert.c) can call
-# parquet_write directly; the checks themselves are Node scripts (tests/js/parquet_*.mjs) that
+# Tests of the Parquet encoder (src/parquet) and of convert's table writer (src/cli/convert):
+# drivers below call them directly; the checks themselves are Node scripts (tests/js/parquet_*.mjs) that
 # read the files back with DuckDB and hyparquet (installed by `npm ci --prefix tests/js`).
 set(BB_PQ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/parquet)
-file(GLOB BB_PQ_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cli/parquet_*.c
-     ${CMAKE_SOURCE_DIR}/src/cli/thrift_compact.c)
-add_library(bb_parquet_writer STATIC ${BB_PQ_SOURCES})
-target_include_directories(bb_parquet_writer PUBLIC ${CMAKE_SOURCE_DIR}/src/cli
-                                                    ${CMAKE_SOURCE_DIR}/include)
-target_compile_definitions(bb_parquet_writer PRIVATE _GNU_SOURCE
-                           BB_VERSION_STRING="${PROJECT_VERSION}")
-target_link_libraries(bb_parquet_writer PUBLIC backbeat PkgConfig::ZSTD)
+set(BB_CONV_DIR ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert)
 
-# Drivers (not tests by themselves).
-foreach(drv pq_convert pq_lowlevel pq_gendump)
-  if(EXISTS ${BB_PQ_DIR}/${drv}.c)
-    add_executable(${drv} ${BB_PQ_DIR}/${drv}.c)
-    target_compile_definitions(${drv} PRIVATE _GNU_SOURCE)
-    target_link_libraries(${drv} PRIVATE bb_parquet_writer backbeat)
-  endif()
-endforeach()
+# Drivers (not tests by themselves): pq_lowlevel drives the encoder alone (src/parquet),
+# pq_convert the table writer (src/cli/convert), pq_gendump writes dumps through libbackbeat.
+add_executable(pq_lowlevel ${BB_PQ_DIR}/pq_lowlevel.c)
+target_compile_definitions(pq_lowlevel PRIVATE _GNU_SOURCE)
+target_link_libraries(pq_lowlevel PRIVATE bb_parquet)
+add_executable(pq_convert ${BB_CONV_DIR}/pq_convert.c)
+target_compile_definitions(pq_convert PRIVATE _GNU_SOURCE)
+target_link_libraries(pq_convert PRIVATE bb_cli_parts)
+add_executable(pq_gendump ${BB_CONV_DIR}/pq_gendump.c)
+target_compile_definitions(pq_gendump PRIVATE _GNU_SOURCE)
+target_link_libraries(pq_gendump PRIVATE backbeat)
 
-# Convert through the CLI when it is built, else through the driver.
-set(BB_PQ_CONVERT $<TARGET_FILE:pq_convert>)
-set(BB_PQ_CONVERT_KIND driver)
-if(TARGET backbeat_cli)
-  get_target_property(_bb_cli_type backbeat_cli TYPE)
-  if(_bb_cli_type STREQUAL "EXECUTABLE")
-    set(BB_PQ_CONVERT $<TARGET_FILE:backbeat_cli>)
-    set(BB_PQ_CONVERT_KIND cli)
-  endif()
-endif()
+set(BB_PQ_CONVERT $<TARGET_FILE:backbeat_cli>)
+set(BB_PQ_CONVERT_KIND cli)
 
 function(bb_node_test name script)
   add_test(NAME ${name} COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/js/${script} ${ARGN})
@@ -40,11 +27,13 @@ endfunction()
 
 bb_node_test(parquet_lowlevel parquet_lowlevel.mjs $<TARGET_FILE:pq_lowlevel>)
 bb_node_test(parquet_golden parquet_golden.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT})
+# The same through the table writer called directly (no CLI in between).
+bb_node_test(parquet_golden_driver parquet_golden.mjs driver $<TARGET_FILE:pq_convert>)
 bb_node_test(parquet_stats parquet_stats.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 
 # The RLE / bit-packing hybrid encoder against a reference decoder.
-bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet_writer)
+bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet)
 bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}

@@ -17,7 +17,7 @@ set_tests_properties(qa_cli_edges PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
 # BACKBEAT_SIGNAL before the global recorder's first use must not kill the program.
 bb_test(qa_early_signal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/qa/early_signal.c LABELS qa)
 # The README's first example, C block and shell block, literally (paths pointed at this tree).
-# no-sanitize: the README compiles with a plain `cc` against build/src/lib, which in a
+# no-sanitize: the README compiles with a plain `cc` against build/lib, which in a
 # sanitizer build is an instrumented library that a plain link cannot resolve.
 add_test(NAME qa_readme COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/readme_check.sh
          ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/qa_work/readme)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../tests/events/fixture_events.h"
+#include "../../tests/capture/events/fixture_events.h"
 
 static double now_ns(void)
 {

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "schema.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ typedef struct bb_sink {
 
 /* A sink that write(2)s to `fd` (retrying on EINTR and short writes). `fd_storage` must outlive
  * the sink. Async-signal-safe. */
-bb_sink bb_sink_fd(int *fd_storage);
+BB_API bb_sink bb_sink_fd(int *fd_storage);
 
 /* A sink into a caller-owned memory buffer; writing past `cap` fails. */
 typedef struct bb_buffer_sink {
@@ -39,7 +40,7 @@ typedef struct bb_buffer_sink {
     size_t cap;
     size_t len;
 } bb_buffer_sink;
-bb_sink bb_sink_buffer(bb_buffer_sink *buf);
+BB_API bb_sink bb_sink_buffer(bb_buffer_sink *buf);
 
 /* One interned string, as given to the writer. */
 typedef struct bb_intern_item {
@@ -77,7 +78,7 @@ typedef struct bb_dump_input {
 
 /* Total size in bytes of the dump `in` describes (exactly what bb_dump_write writes); 0 when
  * `in` is invalid (bb_dump_write would return BB_ERR_INVALID). Does not allocate. */
-uint64_t bb_dump_size(const bb_dump_input *in);
+BB_API uint64_t bb_dump_size(const bb_dump_input *in);
 
 /* Stream the dump into `sink`. `scratch` must hold the largest shard capacity (may be NULL
  * when shard_region never uses it). On failure returns the status and, if `err` is non-NULL,
@@ -86,7 +87,7 @@ uint64_t bb_dump_size(const bb_dump_input *in);
  * capacity that is not a power of two, ...) is rejected with BB_ERR_INVALID before any byte is
  * written; a failing sink gives BB_ERR_IO (message and err->offset name the dump offset). Uses
  * about 5 KiB of stack (a 4 KiB output buffer) and no heap. */
-bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err);
+BB_API bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #define BACKBEAT_ERROR_H
 
 #include <stdint.h>
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +30,7 @@ typedef enum bb_status {
 } bb_status;
 
 /* A static, never-NULL English description of a status code. */
-const char *bb_strerror(bb_status status);
+BB_API const char *bb_strerror(bb_status status);
 
 /* Detailed error: status, a message naming what is wrong, and the byte offset in the input
  * where it was found (UINT64_MAX when not applicable). */

@@ -62,6 +62,7 @@
 
 #include "registry.h"
 #include "schema.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,7 +70,7 @@ extern "C" {
 
 /* The id of `desc` (FORMAT.md "Event ids"): computes and stores it if it is still 0, which
  * happens only if the descriptor was never registered. Safe from several threads. */
-uint64_t bb_event_id_resolve(bb_event_desc *desc);
+BB_API uint64_t bb_event_id_resolve(bb_event_desc *desc);
 
 #ifdef __cplusplus
 }

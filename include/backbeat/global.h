@@ -33,6 +33,7 @@
 
 #include "error.h"
 #include "recorder.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,8 +41,8 @@ extern "C" {
 
 /* Implementation details of bb_global(): the published recorder (NULL until built) and the
  * slow path that builds it. */
-extern bb_recorder *bb__global_rec;
-bb_recorder *bb__global_slow(void);
+BB_API extern bb_recorder *bb__global_rec;
+BB_API bb_recorder *bb__global_slow(void);
 
 /* The global recorder, built on first call. NULL only when it could not be built (reported
  * once on stderr); every recorder macro accepts NULL and records nothing. The fast path is one
@@ -61,28 +62,28 @@ static inline bb_recorder *bb_global(void) {
 /* Build the global recorder now (normally done by its first use): useful early in main so the
  * BACKBEAT_SIGNAL and crash handlers are armed from the start. Returns BB_OK, or the status
  * that prevented building it (the same every later call). */
-bb_status bb_global_init(void);
+BB_API bb_status bb_global_init(void);
 
 /* Arm / disarm capture (BACKBEAT_ENABLE arms it at build time). */
-void bb_global_enable(void);
-void bb_global_disable(void);
-bool bb_global_enabled(void);
+BB_API void bb_global_enable(void);
+BB_API void bb_global_disable(void);
+BB_API bool bb_global_enabled(void);
 
 /* Ask the dumper thread for a dump and return at once. Async-signal-safe once the global
  * recorder exists; before that it builds it first (not signal-safe). Coalesces with pending and
  * throttled triggers. */
-void bb_global_trigger(void);
+BB_API void bb_global_trigger(void);
 
 /* Write a dump now on the calling thread (not throttled; counts against BACKBEAT_MAX_DUMPS).
  * On success the file name is copied to path_out[cap] (when given). Returns BB_OK, BB_ERR_FULL
  * when keep-oldest reached the cap, or the error (also reported once on stderr). */
-bb_status bb_global_dump(char *path_out, size_t cap, bb_error *err);
+BB_API bb_status bb_global_dump(char *path_out, size_t cap, bb_error *err);
 
 /* Give the calling thread an alternate signal stack (if it has none), so a stack overflow on
  * this thread still produces a crash dump. The thread that builds the global recorder, the
  * dumper thread and (with BACKBEAT_DUMP_ON_CRASH set at startup) the main thread get one
  * automatically; call this at the start of other threads. Returns BB_OK or BB_ERR_NOMEM. */
-bb_status bb_global_thread_init(void);
+BB_API bb_status bb_global_thread_init(void);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "reader.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,30 +27,30 @@ extern "C" {
 typedef struct bb_model bb_model;
 
 /* Build a model over `n` open dumps (borrowed: they must outlive the model). */
-bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
+BB_API bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
                         bb_error *err);
-void bb_model_close(bb_model *model);
+BB_API void bb_model_close(bb_model *model);
 
 /* Union registry, sorted by qualified name (bytes), then id. */
-size_t bb_model_schema_count(const bb_model *model);
-const bb_rschema *bb_model_schema(const bb_model *model, size_t i);
-const bb_rschema *bb_model_find_schema(const bb_model *model, uint64_t id);
+BB_API size_t bb_model_schema_count(const bb_model *model);
+BB_API const bb_rschema *bb_model_schema(const bb_model *model, size_t i);
+BB_API const bb_rschema *bb_model_find_schema(const bb_model *model, uint64_t id);
 /* Display name: the qualified name, plus "#<16 hex>" when the union holds more than one id
  * under that name. NUL-terminated, owned by the model. */
-const char *bb_model_display_name(const bb_model *model, uint64_t event_id);
+BB_API const char *bb_model_display_name(const bb_model *model, uint64_t event_id);
 
 /* Union of instances, sorted by id. */
-size_t bb_model_instance_count(const bb_model *model);
-const bb_rinstance *bb_model_instance(const bb_model *model, size_t i);
+BB_API size_t bb_model_instance_count(const bb_model *model);
+BB_API const bb_rinstance *bb_model_instance(const bb_model *model, size_t i);
 /* The union's instance with this id (first input holding it), or NULL. */
-const bb_rinstance *bb_model_find_instance(const bb_model *model, uint64_t instance_id);
+BB_API const bb_rinstance *bb_model_find_instance(const bb_model *model, uint64_t instance_id);
 
 /* View texts of every input, input order then file order. */
-size_t bb_model_view_count(const bb_model *model);
-bb_strview bb_model_view(const bb_model *model, size_t i);
+BB_API size_t bb_model_view_count(const bb_model *model);
+BB_API bb_strview bb_model_view(const bb_model *model, size_t i);
 
 /* Total records the iteration will yield (after de-duplication). */
-uint64_t bb_model_record_count(const bb_model *model);
+BB_API uint64_t bb_model_record_count(const bb_model *model);
 
 /* A record in global order. `instance` resolves its interned fields: it is the instance as held
  * by the dump the record was taken from (for a duplicate, the first input holding it), so a
@@ -63,11 +64,11 @@ typedef struct bb_mrecord {
 
 /* Iterator; several may run at once over one model. */
 typedef struct bb_model_iter bb_model_iter;
-bb_status bb_model_iter_new(const bb_model *model, bb_model_iter **out);
+BB_API bb_status bb_model_iter_new(const bb_model *model, bb_model_iter **out);
 /* Produce the next record into *out; returns true, or false at the end. The record's `fields`
  * stay valid until the next call. */
-bool bb_model_next(bb_model_iter *it, bb_mrecord *out);
-void bb_model_iter_free(bb_model_iter *it);
+BB_API bool bb_model_next(bb_model_iter *it, bb_mrecord *out);
+BB_API void bb_model_iter_free(bb_model_iter *it);
 
 #ifdef __cplusplus
 }

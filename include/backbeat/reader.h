@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "schema.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,42 +92,42 @@ typedef struct bb_dump bb_dump;
 
 /* Open and fully validate `path` (mmap). On error returns non-OK, *out is NULL, and `err` names
  * the file, the problem and the offset. */
-bb_status bb_dump_open(const char *path, bb_dump **out, bb_error *err);
+BB_API bb_status bb_dump_open(const char *path, bb_dump **out, bb_error *err);
 
 /* As bb_dump_open over a caller-owned buffer that must outlive the dump. `name` is used in
  * messages. */
-bb_status bb_dump_open_memory(const void *data, size_t len, const char *name, bb_dump **out,
+BB_API bb_status bb_dump_open_memory(const void *data, size_t len, const char *name, bb_dump **out,
                               bb_error *err);
 
-void bb_dump_close(bb_dump *dump);
+BB_API void bb_dump_close(bb_dump *dump);
 
 /* Envelope. */
-const char *bb_dump_name(const bb_dump *dump);
-uint64_t bb_dump_file_size(const bb_dump *dump);
-uint16_t bb_dump_format_version(const bb_dump *dump);
-uint16_t bb_dump_flags(const bb_dump *dump);
-uint16_t bb_dump_section_count(const bb_dump *dump);
+BB_API const char *bb_dump_name(const bb_dump *dump);
+BB_API uint64_t bb_dump_file_size(const bb_dump *dump);
+BB_API uint16_t bb_dump_format_version(const bb_dump *dump);
+BB_API uint16_t bb_dump_flags(const bb_dump *dump);
+BB_API uint16_t bb_dump_section_count(const bb_dump *dump);
 /* Section table entry i (kind, offset, len). */
-void bb_dump_section(const bb_dump *dump, size_t i, uint16_t *kind, uint64_t *offset,
+BB_API void bb_dump_section(const bb_dump *dump, size_t i, uint16_t *kind, uint64_t *offset,
                      uint64_t *len);
 
 /* Registry (the first Schema section), in file order. */
-size_t bb_dump_schema_count(const bb_dump *dump);
-const bb_rschema *bb_dump_schema(const bb_dump *dump, size_t i);
+BB_API size_t bb_dump_schema_count(const bb_dump *dump);
+BB_API const bb_rschema *bb_dump_schema(const bb_dump *dump, size_t i);
 /* Lookup by event id; NULL if not registered. O(1) expected. */
-const bb_rschema *bb_dump_find_schema(const bb_dump *dump, uint64_t id);
+BB_API const bb_rschema *bb_dump_find_schema(const bb_dump *dump, uint64_t id);
 
 /* Instances, sorted by instance id. */
-size_t bb_dump_instance_count(const bb_dump *dump);
-const bb_rinstance *bb_dump_instance(const bb_dump *dump, size_t i);
-const bb_rinstance *bb_dump_find_instance(const bb_dump *dump, uint64_t instance_id);
+BB_API size_t bb_dump_instance_count(const bb_dump *dump);
+BB_API const bb_rinstance *bb_dump_instance(const bb_dump *dump, size_t i);
+BB_API const bb_rinstance *bb_dump_find_instance(const bb_dump *dump, uint64_t instance_id);
 
 /* Views sections, in file order. */
-size_t bb_dump_view_count(const bb_dump *dump);
-bb_strview bb_dump_view(const bb_dump *dump, size_t i);
+BB_API size_t bb_dump_view_count(const bb_dump *dump);
+BB_API bb_strview bb_dump_view(const bb_dump *dump, size_t i);
 
 /* Resolve an intern id in an instance's table; false if missing. */
-bool bb_rinstance_intern(const bb_rinstance *inst, uint32_t id, bb_strview *out);
+BB_API bool bb_rinstance_intern(const bb_rinstance *inst, uint32_t id, bb_strview *out);
 
 /* A record recovered from a ring. */
 typedef struct bb_record {
@@ -151,7 +152,7 @@ typedef struct bb_walk_stats {
 /* Walk one ring newest-first (FORMAT.md "Records and rings"), calling `fn` for each accepted
  * record; stop early if `fn` returns non-zero. `stats` may be NULL. */
 typedef int (*bb_record_fn)(const bb_record *rec, void *ctx);
-void bb_shard_walk(const bb_dump *dump, const bb_rshard *shard, bb_record_fn fn, void *ctx,
+BB_API void bb_shard_walk(const bb_dump *dump, const bb_rshard *shard, bb_record_fn fn, void *ctx,
                    bb_walk_stats *stats);
 
 /* Decoded field value. */
@@ -179,7 +180,7 @@ typedef struct bb_value {
 
 /* Decode field `fi` of `schema` from a record's field bytes, resolving interned ids through
  * `inst` (may be NULL: ids then stay unresolved). */
-bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
+BB_API bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                          const bb_rinstance *inst);
 
 /* UTF-8 helpers (utf8.c). Schema strings are validated strictly; intern bytes, hosts and view
@@ -187,19 +188,19 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
  * practice) becomes one U+FFFD, so `ff fe 78` renders as U+FFFD U+FFFD "x". */
 
 /* True if `len` bytes at `data` are well-formed UTF-8. */
-bool bb_utf8_valid(const void *data, size_t len);
+BB_API bool bb_utf8_valid(const void *data, size_t len);
 
 /* Receives consecutive pieces of lossy-decoded text; returning non-zero stops the decode. */
 typedef int (*bb_text_fn)(void *ctx, const char *text, size_t len);
 
 /* Decode `len` bytes lossily, passing the output to `fn` in pieces (valid runs verbatim, each
  * replacement as the 3 bytes EF BF BD). Returns 0, or the first non-zero value `fn` returned. */
-int bb_utf8_lossy_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
+BB_API int bb_utf8_lossy_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
 
 /* Decode `len` bytes lossily into `out` (at most `cap` bytes written, no NUL added; `out` may
  * be NULL when cap is 0). Returns the full output length, at most 3*len: if it exceeds `cap`
  * the output was cut short. */
-size_t bb_utf8_lossy(const void *data, size_t len, char *out, size_t cap);
+BB_API size_t bb_utf8_lossy(const void *data, size_t len, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

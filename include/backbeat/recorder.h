@@ -46,6 +46,7 @@
 
 #include "error.h"
 #include "schema.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,45 +84,45 @@ typedef struct bb_recorder_options {
 } bb_recorder_options;
 
 /* Fill *opts with the defaults (all zeros: every default above). */
-void bb_recorder_options_init(bb_recorder_options *opts);
+BB_API void bb_recorder_options_init(bb_recorder_options *opts);
 
 /* Create a recorder (disabled). On success returns BB_OK and sets *out. On failure returns
  * BB_ERR_INVALID (e.g. BB_CLOCK_TSC on a host without an invariant TSC, BB_CLOCK_USER without a
  * function, a capacity above 2^40) or BB_ERR_NOMEM, and *out is NULL. */
-bb_status bb_recorder_create(const bb_recorder_options *opts, bb_recorder **out);
+BB_API bb_status bb_recorder_create(const bb_recorder_options *opts, bb_recorder **out);
 
 /* Convenience: default options with `shards` rings of `bytes_per_shard` bytes. NULL on failure. */
-bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard);
+BB_API bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard);
 
 /* Free the recorder and its rings. No thread may record into it or dump it any more. NULL is
  * ignored. */
-void bb_recorder_free(bb_recorder *rec);
+BB_API void bb_recorder_free(bb_recorder *rec);
 
 /* Arm or disarm capture. Takes effect for every thread at its next record (relaxed). */
-void bb_recorder_enable(bb_recorder *rec, bool on);
-bool bb_recorder_enabled(const bb_recorder *rec);
+BB_API void bb_recorder_enable(bb_recorder *rec, bool on);
+BB_API bool bb_recorder_enabled(const bb_recorder *rec);
 
 /* The clock chosen at creation: "tsc", "monotonic", "manual" or "user" (static string). */
-const char *bb_recorder_clock_name(const bb_recorder *rec);
-bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec);
+BB_API const char *bb_recorder_clock_name(const bb_recorder *rec);
+BB_API bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec);
 
 /* How the fast path finds its shard: "rseq" (the CPU from glibc's rseq area), "thread" (no rseq:
  * a hash of the thread pointer) or "getcpu" (other architectures: sched_getcpu). */
-const char *bb_recorder_cpu_hint_name(const bb_recorder *rec);
+BB_API const char *bb_recorder_cpu_hint_name(const bb_recorder *rec);
 
 /* Read the recorder's clock (ns since the Unix epoch), as a record would. */
-uint64_t bb_recorder_now(const bb_recorder *rec);
+BB_API uint64_t bb_recorder_now(const bb_recorder *rec);
 
 /* Manual clock: set / advance the time every subsequent record gets. No effect (returns
  * BB_ERR_INVALID) on other clocks. Async-signal-safe. */
-bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns);
-bb_status bb_recorder_clock_advance(bb_recorder *rec, uint64_t delta_ns);
+BB_API bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns);
+BB_API bb_status bb_recorder_clock_advance(bb_recorder *rec, uint64_t delta_ns);
 
 /* Accessors. */
-uint32_t bb_recorder_shard_count(const bb_recorder *rec);
-uint64_t bb_recorder_shard_capacity(const bb_recorder *rec);
-uint64_t bb_recorder_instance_id(const bb_recorder *rec);
-const char *bb_recorder_host(const bb_recorder *rec);
+BB_API uint32_t bb_recorder_shard_count(const bb_recorder *rec);
+BB_API uint64_t bb_recorder_shard_capacity(const bb_recorder *rec);
+BB_API uint64_t bb_recorder_instance_id(const bb_recorder *rec);
+BB_API const char *bb_recorder_host(const bb_recorder *rec);
 
 /* Counters (relaxed, approximate while writers run). */
 typedef struct bb_recorder_stats {
@@ -129,12 +130,12 @@ typedef struct bb_recorder_stats {
     uint64_t intern_full;   /* intern calls answered with BB_INTERN_FULL_ID */
     uint64_t intern_count;  /* strings in the intern table */
 } bb_recorder_stats;
-void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out);
+BB_API void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out);
 
 /* Copy shard `shard`'s ring into `buf` (which holds bb_recorder_shard_capacity bytes) and set
  * *head to its cursor (total bytes ever reserved), as a dump would (writers are not stopped;
  * bytes overwritten during the copy are zeroed). BB_ERR_INVALID for a bad shard. */
-bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
+BB_API bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
                                      uint64_t *head);
 
 /* ---------------------------------------------------------------------------------------------
@@ -145,11 +146,11 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
  * desc->record_size). Returns BB_OK, BB_ERR_DISABLED when disabled, BB_ERR_INVALID for a NULL
  * recorder/descriptor or a size mismatch, BB_ERR_TOO_LARGE when the record exceeds the ring.
  * Async-signal-safe. */
-bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
+BB_API bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
                           size_t size);
 
 /* Record with an explicit timestamp instead of the recorder's clock (replays, imports). */
-bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
+BB_API bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
                              const void *fields, size_t size);
 
 /* BB_RECORD(rec, ident, .field = value, ...): record event `ident` (defined with BB_EVENT) with
@@ -167,7 +168,7 @@ bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64
 /* Mint a fresh span id without coordination: a per-thread counter in the high 48 bits and a
  * per-thread seed in the low 16 (distinct for the first 65536 threads of a process). Never 0.
  * Async-signal-safe. */
-uint64_t bb_span_id_new(void);
+BB_API uint64_t bb_span_id_new(void);
 
 /* A span in flight, as held by the scoped helper. */
 typedef struct bb_span {
@@ -180,13 +181,13 @@ typedef struct bb_span {
 /* Record `desc` (normally a span-exit event) with every field zero except those whose role is
  * span_id (set to span->id) and parent_span_id (set to span->parent). Then clears span->exit, so
  * ending twice records once. Async-signal-safe. */
-bb_status bb_span_end(bb_span *span);
+BB_API bb_status bb_span_end(bb_span *span);
 
 /* Record `desc` with its span_id field (found by role) set to `id`, its parent_span_id field
  * set to `parent` when `parent` is non-zero, and its other fields copied from `fields` (may be
  * NULL: zeros; else `size` must be desc->record_size). At most 4096 field bytes
  * (BB_ERR_TOO_LARGE above; the macros below have no such limit). Async-signal-safe. */
-bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
+BB_API bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
                          uint64_t parent, const void *fields, size_t size);
 
 /* BB_SPAN_ENTER(rec, enter_ident, parent_id, .field = v, ...) mints a span id, records the enter
@@ -219,9 +220,9 @@ bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t i
  * the same bytes give the same id (a rare race between two first inserters of one string can
  * mint two ids, both resolving to it). Thread-safe and lock-free; async-signal-safe; memory is
  * bounded by the options (when full: BB_INTERN_FULL_ID, counted in stats). */
-uint32_t bb_intern(bb_recorder *rec, const void *bytes, size_t len);
+BB_API uint32_t bb_intern(bb_recorder *rec, const void *bytes, size_t len);
 /* As bb_intern for a NUL-terminated string. */
-uint32_t bb_intern_str(bb_recorder *rec, const char *s);
+BB_API uint32_t bb_intern_str(bb_recorder *rec, const char *s);
 
 /* BB_INTERN(rec, "literal"): intern a string literal, caching the id at the call site: after the
  * first call it costs two loads and a compare. */
@@ -238,22 +239,22 @@ uint32_t bb_intern_str(bb_recorder *rec, const char *s);
  * during the copy are zeroed, and the reader's resync steps over both. May wait a few ms per
  * ring for a descheduled writer. Allocates (the scratch, the registry snapshot); not
  * async-signal-safe. */
-bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
+BB_API bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
 
 /* Dump to `path` atomically: written to "<path>.tmp.<pid>.<n>" then renamed over `path`.
  * `host` overrides the recorder's host label for this dump (NULL = the recorder's). */
-bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *host,
+BB_API bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *host,
                                 bb_error *err);
 
 /* Dump into a malloc'ed buffer (*out, *len; free() it). */
-bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err);
+BB_API bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err);
 
 /* Crash-path dump: async-signal-safe (no malloc, no locks, no stdio). Writes the live rings
  * directly (records being written at that moment may be torn; the reader skips them), using
  * descriptor arrays preallocated at creation (the first 4096 events and 256 view sets
  * registered). One at a time per recorder: a concurrent call returns BB_ERR_INVALID at once.
  * Returns BB_ERR_IO when a write fails. */
-bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd);
+BB_API bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd);
 
 /* ---------------------------------------------------------------------------------------------
  * Implementation details of the inline fast path
@@ -279,8 +280,8 @@ struct bb__tslot {
     uint8_t pad[104];
 };
 #define BB__POS_UNKNOWN UINT64_MAX
-extern __thread struct bb__tslot *bb__tls_slot __attribute__((tls_model("initial-exec")));
-struct bb__tslot *bb__tslot_attach(void);
+BB_API extern __thread struct bb__tslot *bb__tls_slot __attribute__((tls_model("initial-exec")));
+BB_API struct bb__tslot *bb__tslot_attach(void);
 
 /* The first bytes of every bb_recorder (read-mostly; 128-byte aligned). */
 struct bb__recorder_hot {
@@ -316,12 +317,12 @@ enum { BB__CPU_RSEQ = 1, BB__CPU_THREAD = 2, BB__CPU_SYSCALL = 3 };
 #define BB__INLINE static inline __attribute__((always_inline))
 
 /* Out-of-line slow paths (recorder.c). */
-void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts, uint64_t id,
+BB_API void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts, uint64_t id,
                      const void *fields, size_t size);
-void bb__record_too_large(bb_recorder *rec);
-uint32_t bb__cpu_slow(void);
-uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len);
-void bb__span_cleanup(bb_span *span);
+BB_API void bb__record_too_large(bb_recorder *rec);
+BB_API uint32_t bb__cpu_slow(void);
+BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len);
+BB_API void bb__span_cleanup(bb_span *span);
 
 BB__INLINE bool bb__recorder_on(const bb_recorder *rec) {
     return rec && __atomic_load_n(&((const struct bb__recorder_hot *)(const void *)rec)->enabled,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "schema.h"
+#include "detail/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,31 +20,31 @@ extern "C" {
 
 /* Compute the content-addressed id of an event (FORMAT.md "Event ids"). Pure; does not
  * touch the registry. */
-uint64_t bb_event_id_compute(const bb_event_desc *desc);
+BB_API uint64_t bb_event_id_compute(const bb_event_desc *desc);
 
 /* FNV-1a 64 of a byte string (the plain hash, for tests and tools). */
-uint64_t bb_fnv1a64(const void *data, size_t len);
+BB_API uint64_t bb_fnv1a64(const void *data, size_t len);
 
 /* The exact byte stream bb_event_id_compute hashes for `desc`: copies up to `cap` bytes into
  * `out` (which may be NULL when cap is 0) and returns the stream's full length. For tests and
  * tools; does not allocate. */
-size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap);
+BB_API size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap);
 
 /* Link `desc` into the registry and fill desc->id. Idempotent for one descriptor. Called by
  * the constructor that BB_EVENT emits; safe to call from several threads. */
-void bb_registry_add(bb_event_desc *desc);
+BB_API void bb_registry_add(bb_event_desc *desc);
 
 /* Unlink `desc` (called by the destructor BB_EVENT emits, e.g. on dlclose). */
-void bb_registry_remove(bb_event_desc *desc);
+BB_API void bb_registry_remove(bb_event_desc *desc);
 
 /* Copy up to `cap` registered descriptors, de-duplicated by id (first registration wins),
  * in registration order, into `out`. Returns the total number of distinct events, which may
  * exceed `cap` (call again with a larger array). */
-size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap);
+BB_API size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap);
 
 /* A monotonically increasing counter bumped on every add/remove, so callers can cache a
  * serialised registry and know when it went stale. */
-uint64_t bb_registry_generation(void);
+BB_API uint64_t bb_registry_generation(void);
 
 /* View sets: a block of query DDL (DuckDB SQL) that rides in every dump as a Views section. */
 typedef struct bb_view_desc {
@@ -52,10 +53,10 @@ typedef struct bb_view_desc {
     struct bb_view_desc *registry_next;
 } bb_view_desc;
 
-void bb_views_add(bb_view_desc *views);
-void bb_views_remove(bb_view_desc *views);
+BB_API void bb_views_add(bb_view_desc *views);
+BB_API void bb_views_remove(bb_view_desc *views);
 /* As bb_registry_snapshot, for view sets (registration order, no de-duplication). */
-size_t bb_views_snapshot(const bb_view_desc **out, size_t cap);
+BB_API size_t bb_views_snapshot(const bb_view_desc **out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* cli_util.c — messages, option-value parsers, buffered JSON-aware output, temp-and-rename
  * output files and TTY-only progress for the `backbeat` tool (see cli_util.h). */
-#include "cli_util.h"
+#include "cli/cli_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

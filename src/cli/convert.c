@@ -16,10 +16,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli_util.h"
-#include "commands.h"
-#include "convert.h"
-#include "u64map.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/convert/writers.h"
+#include "cli/u64map.h"
 
 static const char convert_help[] =
     "usage: backbeat convert DUMP... -o OUT [options]\n"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
 
 static const char inspect_help[] =
     "usage: backbeat inspect [--json] DUMP...\n"

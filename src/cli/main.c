@@ -3,12 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "backbeat/version.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
 
-#ifndef BB_VERSION_STRING
-#define BB_VERSION_STRING "0.0.0"
-#endif
 
 static const char top_help[] =
     "usage: backbeat <command> [options]\n"

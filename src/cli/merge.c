@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backbeat/dump_sections.h"
+#include "format/sections.h"
 #include "backbeat/model.h"
-#include "cli_util.h"
-#include "commands.h"
-#include "u64map.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/u64map.h"
 
 static const char merge_help[] =
     "usage: backbeat merge DUMP... -o OUT.bb [--no-dedup]\n"

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
 
 static const char skill_help[] =
     "usage: backbeat skill\n"

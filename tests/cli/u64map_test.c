@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "u64map.h"
+#include "cli/u64map.h"
 
 #define N 4096
 

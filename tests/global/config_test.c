@@ -2,7 +2,7 @@
  * warning (naming the variable, the value and the value used) per invalid value. */
 #include <signal.h>
 
-#include "global_internal.h"
+#include "global/global_internal.h"
 #include "gtest_util.h"
 
 typedef struct env {

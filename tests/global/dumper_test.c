@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <time.h>
 
-#include "global_internal.h"
+#include "global/global_internal.h"
 #include "gtest_util.h"
 
 static int calls; /* atomic */

@@ -15,7 +15,7 @@
 
 #include <backbeat/reader.h>
 
-#include "global_internal.h"
+#include "global/global_internal.h"
 #include "gtest_util.h"
 #include "json.h"
 

@@ -2,7 +2,7 @@
  * publishing that never replaces an existing file (same-millisecond collisions). */
 #include <fcntl.h>
 
-#include "global_internal.h"
+#include "global/global_internal.h"
 #include "gtest_util.h"
 
 static void touch(const char *path, const char *content) {

@@ -2,7 +2,7 @@
  * reasoned about by counts; keep-newest removes exactly the oldest files it wrote. */
 #include <fcntl.h>
 
-#include "global_internal.h"
+#include "global/global_internal.h"
 #include "gtest_util.h"
 
 int main(void) {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parquet_column.h"
-#include "parquet_footer.h"
+#include "parquet/column.h"
+#include "parquet/footer.h"
 
 #define ROWS 30000u
 #define RG 7000u

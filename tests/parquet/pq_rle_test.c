@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parquet_rle.h"
+#include "parquet/rle.h"
 
 static int failures;
 #define CHECK(c, ...)                                                                          \

@@ -1,0 +1,572 @@
+/* dump_writer.c — streaming writer of `.bb` dumps, format v1 (FORMAT.md).
+ *
+ * bb_dump_write validates the input and computes every section's length first, writes the
+ * envelope and the section table, then streams the bodies in the reference order: Schema,
+ * Intern, one Views per text, one Shard per ring, Meta. The bytes of each piece, and their
+ * sizes, come from the shared encoders of dump_sections.h (also used by `backbeat merge`), fed
+ * from the descriptors through thin adapters. Small items are packed into a fixed-size stack
+ * buffer flushed to the sink; large regions (ring snapshots, view texts, long intern entries) go
+ * to the sink directly. Nothing is allocated and only async-signal-safe operations are used (no
+ * stdio, no locale, no malloc), so with the fd sink the whole write may run inside a signal
+ * handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
+ */
+#include "backbeat/dump_writer.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/sections.h"
+
+#ifndef BB_WRITER_BUF_SIZE
+#define BB_WRITER_BUF_SIZE 4096
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * Error messages, built without stdio so they are async-signal-safe.
+ */
+
+/* A message under construction in a bb_error (or nowhere when err is NULL). */
+typedef struct msg {
+    bb_error *err;
+    size_t len;
+} msg;
+
+/* Start a message in err (may be NULL) for status st, dump offset off. */
+static msg msg_begin(bb_error *err, bb_status st, uint64_t off) {
+    msg m = {err, 0};
+    if (err) {
+        err->status = st;
+        err->offset = off;
+        err->message[0] = '\0';
+    }
+    return m;
+}
+
+/* Append NUL-terminated s (truncating to fit, and to `max` bytes of s). */
+static void msg_strn(msg *m, const char *s, size_t max) {
+    if (!m->err) return;
+    if (!s) s = "(null)";
+    size_t cap = sizeof m->err->message - 1;
+    for (size_t i = 0; s[i] && i < max && m->len < cap; i++) m->err->message[m->len++] = s[i];
+    m->err->message[m->len] = '\0';
+}
+
+static void msg_str(msg *m, const char *s) { msg_strn(m, s, (size_t)-1); }
+
+/* Append the decimal form of v. */
+static void msg_u64(msg *m, uint64_t v) {
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    char out[24];
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+    msg_str(m, out);
+}
+
+/* Append "event 'NAME'" (name shortened) to identify where a schema problem is. */
+static void msg_event(msg *m, const bb_event_desc *ev, size_t index) {
+    msg_str(m, "event #");
+    msg_u64(m, index);
+    if (ev && ev->name) {
+        msg_str(m, " '");
+        msg_strn(m, ev->name, 80);
+        msg_str(m, "'");
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Validation and sizing. Every function returns BB_OK or fills err and returns the status.
+ */
+
+/* Length of NUL-terminated s (local, so the write path calls nothing outside this file). */
+static size_t cstr_len(const char *s) {
+    size_t n = 0;
+    while (s[n]) n++;
+    return n;
+}
+
+/* Checked a += b on u64; returns 0 on overflow. */
+static int add_u64(uint64_t *a, uint64_t b) {
+    if (*a > UINT64_MAX - b) return 0;
+    *a += b;
+    return 1;
+}
+
+/* Context for validation messages: which event / field / what string. */
+typedef struct where {
+    const bb_event_desc *ev;
+    size_t ev_index;
+    const char *field; /* NULL when the problem is at event level */
+} where;
+
+/* Report an invalid schema: "<event>[: field 'F']: <what>". */
+static bb_status schema_error(bb_error *err, const where *w, const char *what, const char *what2) {
+    msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+    msg_str(&m, "dump writer: ");
+    msg_event(&m, w->ev, w->ev_index);
+    if (w->field) {
+        msg_str(&m, ": field '");
+        msg_strn(&m, w->field, 80);
+        msg_str(&m, "'");
+    }
+    msg_str(&m, ": ");
+    msg_str(&m, what);
+    if (what2) msg_str(&m, what2);
+    return BB_ERR_INVALID;
+}
+
+/* Check that s can be encoded as a `str` (required: non-NULL), or as an `opt_str` when opt
+ * (NULL allowed): at most 65535 bytes. */
+static bb_status check_str(const char *s, int opt, const char *label, const where *w,
+                           bb_error *err) {
+    if (!s) return opt ? BB_OK : schema_error(err, w, label, " is NULL");
+    if (cstr_len(s) > UINT16_MAX) return schema_error(err, w, label, " is longer than 65535 bytes");
+    return BB_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Adapters from program descriptors to the neutral wire descriptions of dump_sections.h
+ * (input already validated: strings non-NULL where required and at most 65535 bytes).
+ */
+
+/* A NUL-terminated string (NULL = absent) as a wire string. */
+static bb_wire_str wire_cstr(const char *s) {
+    bb_wire_str w = {s, 0, 0};
+    if (s) {
+        w.len = (uint16_t)cstr_len(s);
+        w.present = 1;
+    }
+    return w;
+}
+
+/* The event-level part of ev's schema entry. */
+static bb_wire_event wire_event(const bb_event_desc *ev) {
+    bb_wire_event w;
+    w.id = ev->id;
+    w.name = wire_cstr(ev->name);
+    w.description = wire_cstr(ev->description);
+    w.record_size = ev->record_size;
+    w.phase = ev->phase;
+    w.field_count = ev->field_count;
+    return w;
+}
+
+/* Field f of a schema entry, without its labels. */
+static bb_wire_field wire_field(const bb_field_desc *f) {
+    bb_wire_field w;
+    w.name = wire_cstr(f->name);
+    w.description = wire_cstr(f->description);
+    w.unit = wire_cstr(f->unit);
+    w.sentinel = f->sentinel;
+    w.offset = f->offset;
+    w.width = f->width;
+    w.label_count = f->label_count;
+    w.type = f->type;
+    w.type_arg = f->type_arg;
+    w.role = f->role;
+    w.has_sentinel = f->has_sentinel ? 1 : 0;
+    return w;
+}
+
+/* Validate one field of w->ev and add its Schema-section bytes to *total. */
+static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint64_t *total,
+                            bb_error *err) {
+    where w = *ev_where;
+    w.field = f->name ? f->name : "(null)";
+    bb_status st;
+    if ((st = check_str(f->name, 0, "name", &w, err))) return st;
+    if ((st = check_str(f->description, 1, "description", &w, err))) return st;
+    if (f->type > BB_TYPE_INTERNED) return schema_error(err, &w, "unknown type tag", NULL);
+    if (f->type == BB_TYPE_ENUM) {
+        uint8_t r = f->type_arg;
+        if (r != 1 && r != 2 && r != 4 && r != 8)
+            return schema_error(err, &w, "enum repr width must be 1, 2, 4 or 8", NULL);
+    } else if (f->type == BB_TYPE_INTERNED) {
+        if (f->type_arg > 1)
+            return schema_error(err, &w, "interned dynamic flag must be 0 or 1", NULL);
+    }
+    if ((uint32_t)f->offset + f->width > ev_where->ev->record_size)
+        return schema_error(err, &w, "offset + width passes the record size", NULL);
+    if ((st = check_str(f->unit, 1, "unit", &w, err))) return st;
+    if (f->label_count && !f->labels) return schema_error(err, &w, "labels is NULL", NULL);
+    for (uint16_t i = 0; i < f->label_count; i++)
+        if ((st = check_str(f->labels[i].label, 0, "enum label", &w, err))) return st;
+    bb_wire_field wf = wire_field(f);
+    *total += bb_wire_field_size(&wf);
+    for (uint16_t i = 0; i < f->label_count; i++)
+        *total += bb_wire_label_size(wire_cstr(f->labels[i].label));
+    return BB_OK;
+}
+
+/* Validate the registry and compute the Schema section's length. */
+static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *err) {
+    uint64_t total = BB_SCHEMA_HEADER_SIZE;
+    if (in->event_count && !in->events) {
+        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: events is NULL but event_count is not 0");
+        return BB_ERR_INVALID;
+    }
+    if (in->event_count > UINT32_MAX) {
+        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: more than 2^32-1 events");
+        return BB_ERR_INVALID;
+    }
+    for (size_t i = 0; i < in->event_count; i++) {
+        const bb_event_desc *ev = in->events[i];
+        where w = {ev, i, NULL};
+        if (!ev) return schema_error(err, &w, "descriptor is NULL", NULL);
+        bb_status st;
+        if ((st = check_str(ev->name, 0, "qualified name", &w, err))) return st;
+        if ((st = check_str(ev->description, 1, "description", &w, err))) return st;
+        if (ev->record_size > BB_MAX_RECORD_SIZE)
+            return schema_error(err, &w, "record_size is larger than 65519 bytes", NULL);
+        if (ev->field_count && !ev->fields) return schema_error(err, &w, "fields is NULL", NULL);
+        bb_wire_event we = wire_event(ev);
+        total += bb_wire_event_size(&we);
+        for (uint16_t j = 0; j < ev->field_count; j++)
+            if ((st = size_field(&ev->fields[j], &w, &total, err))) return st;
+        /* Each event adds well under 2^40 bytes, so total cannot overflow before 2^24 events
+         * of maximal size; guard anyway. */
+        if (total > (UINT64_MAX >> 2)) {
+            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            msg_str(&m, "dump writer: schema section too large");
+            return BB_ERR_INVALID;
+        }
+    }
+    *len = total;
+    return BB_OK;
+}
+
+/* Validate the intern entries and compute the Intern section's length. */
+static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *err) {
+    uint64_t total = BB_INTERN_HEADER_SIZE;
+    if (in->intern_count > UINT32_MAX || (in->intern_count && !in->intern_get)) {
+        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, in->intern_count > UINT32_MAX
+                        ? "dump writer: more than 2^32-1 intern entries"
+                        : "dump writer: intern_get is NULL but intern_count is not 0");
+        return BB_ERR_INVALID;
+    }
+    for (size_t i = 0; i < in->intern_count; i++) {
+        bb_intern_item it = in->intern_get(in->ctx, i);
+        if (it.len && !it.bytes) {
+            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            msg_str(&m, "dump writer: intern entry #");
+            msg_u64(&m, i);
+            msg_str(&m, " has no bytes");
+            return BB_ERR_INVALID;
+        }
+        if (!add_u64(&total, BB_INTERN_ENTRY_HEADER_SIZE + (uint64_t)it.len)) {
+            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            msg_str(&m, "dump writer: intern section too large");
+            return BB_ERR_INVALID;
+        }
+    }
+    *len = total;
+    return BB_OK;
+}
+
+/* The whole layout of a dump, as computed before anything is written. */
+typedef struct layout {
+    uint64_t schema_len;
+    uint64_t intern_len;
+    uint64_t meta_len;
+    uint64_t total;
+    uint16_t section_count;
+} layout;
+
+/* Validate `in` and compute its layout. */
+static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
+    msg m;
+    if (!in) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: input is NULL");
+        return BB_ERR_INVALID;
+    }
+    uint64_t sections = 3u + (uint64_t)in->view_count + in->shard_count;
+    if (sections > UINT16_MAX) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: more than 65535 sections (views + shards + 3)");
+        return BB_ERR_INVALID;
+    }
+    lay->section_count = (uint16_t)sections;
+    bb_status st;
+    if ((st = size_schema(in, &lay->schema_len, err))) return st;
+    if ((st = size_intern(in, &lay->intern_len, err))) return st;
+
+    size_t host_len = in->host ? cstr_len(in->host) : 0;
+    if (host_len > UINT16_MAX) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: host is longer than 65535 bytes");
+        return BB_ERR_INVALID;
+    }
+    lay->meta_len = bb_wire_meta_size(wire_cstr(in->host ? in->host : ""));
+
+    uint64_t total = bb_dump_body_start((size_t)sections);
+    int ok = add_u64(&total, lay->schema_len) && add_u64(&total, lay->intern_len) &&
+             add_u64(&total, lay->meta_len);
+    if (in->view_count && !in->views) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: views is NULL but view_count is not 0");
+        return BB_ERR_INVALID;
+    }
+    for (size_t i = 0; ok && i < in->view_count; i++) {
+        if (!in->views[i]) {
+            m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            msg_str(&m, "dump writer: view text #");
+            msg_u64(&m, i);
+            msg_str(&m, " is NULL");
+            return BB_ERR_INVALID;
+        }
+        ok = add_u64(&total, cstr_len(in->views[i]));
+    }
+    if (in->shard_count && (!in->shard_capacity || !in->shard_region)) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: shard callbacks are NULL but shard_count is not 0");
+        return BB_ERR_INVALID;
+    }
+    for (uint32_t i = 0; ok && i < in->shard_count; i++) {
+        uint64_t cap = in->shard_capacity(in->ctx, i);
+        if (cap == 0 || (cap & (cap - 1)) != 0 || cap > SIZE_MAX) {
+            m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            msg_str(&m, "dump writer: shard ");
+            msg_u64(&m, i);
+            msg_str(&m, " capacity ");
+            msg_u64(&m, cap);
+            msg_str(&m, " is not a power of two");
+            return BB_ERR_INVALID;
+        }
+        ok = add_u64(&total, BB_SHARD_HEADER_SIZE) && add_u64(&total, cap);
+    }
+    if (!ok) {
+        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: dump size overflows 64 bits");
+        return BB_ERR_INVALID;
+    }
+    lay->total = total;
+    return BB_OK;
+}
+
+uint64_t bb_dump_size(const bb_dump_input *in) {
+    layout lay;
+    if (plan(in, &lay, NULL) != BB_OK) return 0;
+    return lay.total;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Output: a stack buffer in front of the sink.
+ */
+
+typedef struct out {
+    bb_sink sink;
+    uint64_t pos;   /* bytes handed to out_* so far = offset in the dump */
+    int failed;     /* sticky: the sink's non-zero return code */
+    uint64_t fail_pos;
+    size_t len;     /* bytes pending in buf */
+    uint8_t buf[BB_WRITER_BUF_SIZE];
+} out;
+
+/* Hand the pending bytes to the sink. */
+static void out_flush(out *o) {
+    if (o->failed || o->len == 0) {
+        o->len = 0;
+        return;
+    }
+    int rc = o->sink.write(o->sink.ctx, o->buf, o->len);
+    if (rc != 0) {
+        o->failed = rc;
+        o->fail_pos = o->pos - o->len;
+    }
+    o->len = 0;
+}
+
+/* Append n bytes: copied into the buffer when they fit, else written straight through. */
+static void out_bytes(out *o, const void *p, size_t n) {
+    if (o->failed || n == 0) {
+        o->pos += n;
+        return;
+    }
+    if (n <= sizeof o->buf - o->len) {
+        memcpy(o->buf + o->len, p, n);
+        o->len += n;
+        o->pos += n;
+        return;
+    }
+    if (n < sizeof o->buf / 2) { /* small: top up the buffer, flush, continue */
+        size_t first = sizeof o->buf - o->len;
+        memcpy(o->buf + o->len, p, first);
+        o->len += first;
+        o->pos += first;
+        out_flush(o);
+        out_bytes(o, (const uint8_t *)p + first, n - first);
+        return;
+    }
+    out_flush(o);
+    if (o->failed) {
+        o->pos += n;
+        return;
+    }
+    int rc = o->sink.write(o->sink.ctx, p, n);
+    if (rc != 0) {
+        o->failed = rc;
+        o->fail_pos = o->pos;
+    }
+    o->pos += n;
+}
+
+/* bb_sink callback over an `out` (ctx), for the encoders of dump_sections.h: always accepts
+ * (a sink failure is kept sticky in the `out`). */
+static int out_sink_write(void *ctx, const void *p, size_t n) {
+    out_bytes(ctx, p, n);
+    return 0;
+}
+
+/* The encoders' view of o. */
+static bb_sink out_sink(out *o) {
+    bb_sink s = {out_sink_write, o};
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Section bodies.
+ */
+
+/* The Schema section body (input validated by plan). */
+static void write_schema(out *o, const bb_dump_input *in) {
+    bb_sink s = out_sink(o);
+    bb_enc_schema_count(s, (uint32_t)in->event_count);
+    for (size_t i = 0; i < in->event_count; i++) {
+        const bb_event_desc *ev = in->events[i];
+        bb_wire_event we = wire_event(ev);
+        bb_enc_schema_event(s, &we);
+        for (uint16_t j = 0; j < ev->field_count; j++) {
+            const bb_field_desc *f = &ev->fields[j];
+            bb_wire_field wf = wire_field(f);
+            bb_enc_schema_field(s, &wf);
+            for (uint16_t k = 0; k < f->label_count; k++)
+                bb_enc_schema_label(s, f->labels[k].value, wire_cstr(f->labels[k].label));
+        }
+    }
+}
+
+/* Returns 0 if an intern entry changed size since sizing. */
+static int write_intern(out *o, const bb_dump_input *in, uint64_t expect_len) {
+    uint64_t start = o->pos;
+    bb_sink s = out_sink(o);
+    bb_enc_intern_header(s, in->instance_id, (uint32_t)in->intern_count);
+    for (size_t i = 0; i < in->intern_count; i++) {
+        bb_intern_item it = in->intern_get(in->ctx, i);
+        if (it.len && !it.bytes) return 0;
+        bb_enc_intern_entry(s, it.id, it.len, it.bytes);
+        if (o->pos - start > expect_len) return 0;
+    }
+    return o->pos - start == expect_len;
+}
+
+/* Report a sink failure. */
+static bb_status sink_error(bb_error *err, const out *o) {
+    msg m = msg_begin(err, BB_ERR_IO, o->fail_pos);
+    msg_str(&m, "dump writer: sink write failed at dump offset ");
+    msg_u64(&m, o->fail_pos);
+    int rc = o->failed;
+    if (rc > 0) {
+        const char *name = rc == ENOSPC ? "ENOSPC" : rc == EPIPE ? "EPIPE" : rc == EBADF ? "EBADF"
+                         : rc == EIO ? "EIO" : rc == EFBIG ? "EFBIG" : rc == EDQUOT ? "EDQUOT"
+                         : rc == EAGAIN ? "EAGAIN" : rc == EFAULT ? "EFAULT" : NULL;
+        msg_str(&m, " (errno ");
+        msg_u64(&m, (uint64_t)rc);
+        if (name) {
+            msg_str(&m, " ");
+            msg_str(&m, name);
+        }
+        msg_str(&m, ")");
+    }
+    return BB_ERR_IO;
+}
+
+bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err) {
+    layout lay;
+    bb_status st = plan(in, &lay, err);
+    if (st) return st;
+    if (!sink.write) {
+        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        msg_str(&m, "dump writer: sink has no write callback");
+        return BB_ERR_INVALID;
+    }
+
+    out o;
+    o.sink = sink;
+    o.pos = 0;
+    o.failed = 0;
+    o.fail_pos = 0;
+    o.len = 0;
+
+    /* Envelope, then the section table: bodies back to back in table order. */
+    bb_sink s = out_sink(&o);
+    bb_enc_envelope(s, lay.section_count);
+    uint64_t off = bb_dump_body_start(lay.section_count);
+#define ENTRY(kind, len)                                                                       \
+    do {                                                                                       \
+        uint64_t l_ = (len);                                                                   \
+        bb_enc_section_entry(s, (kind), off, l_);                                              \
+        off += l_;                                                                             \
+    } while (0)
+    ENTRY(BB_SECTION_SCHEMA, lay.schema_len);
+    ENTRY(BB_SECTION_INTERN, lay.intern_len);
+    for (size_t i = 0; i < in->view_count; i++) ENTRY(BB_SECTION_VIEWS, cstr_len(in->views[i]));
+    for (uint32_t i = 0; i < in->shard_count; i++)
+        ENTRY(BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + in->shard_capacity(in->ctx, i));
+    ENTRY(BB_SECTION_META, lay.meta_len);
+#undef ENTRY
+
+    /* Bodies. */
+    uint64_t body_start = o.pos;
+    write_schema(&o, in);
+    int consistent = o.pos - body_start == lay.schema_len;
+    const char *what = "schema";
+    if (consistent) {
+        consistent = write_intern(&o, in, lay.intern_len);
+        what = "intern entries";
+    }
+    for (size_t i = 0; consistent && i < in->view_count; i++)
+        out_bytes(&o, in->views[i], cstr_len(in->views[i]));
+    for (uint32_t i = 0; consistent && i < in->shard_count && !o.failed; i++) {
+        uint64_t cap = in->shard_capacity(in->ctx, i);
+        uint64_t head = 0;
+        const uint8_t *region = in->shard_region(in->ctx, i, scratch, &head);
+        if (!region) {
+            out_flush(&o);
+            msg m = msg_begin(err, BB_ERR_INVALID, o.pos);
+            msg_str(&m, "dump writer: shard_region returned NULL for shard ");
+            msg_u64(&m, i);
+            return BB_ERR_INVALID;
+        }
+        bb_enc_shard_header(s, in->instance_id, i, head, cap);
+        out_bytes(&o, region, (size_t)cap);
+    }
+    if (consistent) {
+        bb_enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
+        consistent = o.pos == lay.total;
+        what = "shard capacities or texts";
+    }
+    out_flush(&o);
+    if (o.failed) return sink_error(err, &o);
+    if (!consistent) {
+        msg m = msg_begin(err, BB_ERR_INVALID, o.pos);
+        msg_str(&m, "dump writer: input changed between sizing and writing (");
+        msg_str(&m, what);
+        msg_str(&m, "); the dump is incomplete");
+        return BB_ERR_INVALID;
+    }
+    if (err) {
+        err->status = BB_OK;
+        err->offset = UINT64_MAX;
+        err->message[0] = '\0';
+    }
+    return BB_OK;
+}

@@ -1,0 +1,280 @@
+/* recorder.c — the bb_recorder object: creation (rings, cursors, clock, CPU hint, intern table,
+ * instance id, host), enable/disable, accessors, the function forms of recording and the slow
+ * paths of the inline fast path (wrap at the ring end, record too large). Dumps are in
+ * recorder_dump.c, clocks in clock.c, the CPU hint in cpu.c, interning in intern.c. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "backbeat/event.h"
+#include "capture/recorder_internal.h"
+
+static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
+
+/* Contract: zero every option (each field's default). */
+void bb_recorder_options_init(bb_recorder_options *opts) {
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
+static uint64_t random_u64(void) {
+    uint64_t v = 0;
+    while (v == 0) {
+        if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+            /* No entropy source: mix the clock, the pid and an address. */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            v = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 48) ^
+                (uint64_t)(uintptr_t)&v;
+            v *= UINT64_C(0x9E3779B97F4A7C15);
+        }
+    }
+    return v;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_create(const bb_recorder_options *opts_in, bb_recorder **out) {
+    if (!out) return BB_ERR_INVALID;
+    *out = NULL;
+    bb_recorder_options opts;
+    if (opts_in)
+        opts = *opts_in;
+    else
+        bb_recorder_options_init(&opts);
+
+    uint32_t shards = opts.shards;
+    if (shards == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        shards = n < 1 ? 1u : n > 64 ? 64u : (uint32_t)n;
+    }
+    if (shards > 4096) return BB_ERR_INVALID;
+    uint64_t want = opts.bytes_per_shard ? opts.bytes_per_shard : (UINT64_C(1) << 20);
+    if (want > (UINT64_C(1) << 40)) return BB_ERR_INVALID;
+    uint32_t log2 = 12; /* at least 4096: a record of <= 4096 bytes always fits */
+    while ((UINT64_C(1) << log2) < want) log2++;
+    uint64_t cap = UINT64_C(1) << log2;
+    if (cap * shards / shards != cap || cap * shards > (UINT64_C(1) << 46)) return BB_ERR_INVALID;
+
+    bb_recorder *rec = aligned_alloc(128, (sizeof *rec + 127) / 128 * 128);
+    if (!rec) return BB_ERR_NOMEM;
+    memset(rec, 0, sizeof *rec);
+    struct bb__recorder_hot *h = &rec->hot;
+
+    const char *why = NULL;
+    bb_status st = bb_clock_setup(h, &opts, &rec->clock_kind, &why);
+    if (st != BB_OK) {
+        free(rec);
+        return st;
+    }
+    bb_cpu_setup(h);
+    h->shard_count = shards;
+    h->capacity = cap;
+    h->cap_log2 = log2;
+    h->fastmod_m = UINT64_MAX / shards + 1;
+    h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+    if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+    h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
+
+    rec->rings_len = (size_t)(cap * shards);
+    void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * shards);
+    rec->sig_events = calloc(BB_SIG_MAX_EVENTS, sizeof *rec->sig_events);
+    rec->sig_views = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_views);
+    rec->sig_view_sql = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_view_sql);
+    st = bb_intern_table_init(&rec->intern, opts.intern_entries ? opts.intern_entries : 16384,
+                              opts.intern_bytes ? opts.intern_bytes : (1u << 20));
+    h->rings = rings == MAP_FAILED ? NULL : rings;
+    h->ring_of = malloc(sizeof *h->ring_of * shards);
+    if (!h->rings || !h->ring_of || !h->cursors || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
+        st != BB_OK) {
+        bb_recorder_free(rec);
+        return st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
+    }
+    memset(h->cursors, 0, sizeof(struct bb__cursor) * shards);
+    h->mask = cap - 1;
+    for (uint32_t i = 0; i < shards; i++) h->ring_of[i] = h->rings + ((uint64_t)i << log2);
+
+    rec->instance_id = opts.instance_id ? opts.instance_id : random_u64();
+    if (opts.host) {
+        strncpy(rec->host, opts.host, sizeof rec->host - 1);
+    } else if (gethostname(rec->host, sizeof rec->host - 1) != 0) {
+        rec->host[0] = 0;
+    }
+    rec->host[sizeof rec->host - 1] = 0;
+    *out = rec;
+    return BB_OK;
+}
+
+/* Contract: see recorder.h. */
+bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = shards;
+    o.bytes_per_shard = bytes_per_shard;
+    bb_recorder *rec = NULL;
+    return bb_recorder_create(&o, &rec) == BB_OK ? rec : NULL;
+}
+
+/* Contract: see recorder.h. */
+void bb_recorder_free(bb_recorder *rec) {
+    if (!rec) return;
+    if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
+    free(rec->hot.cursors);
+    free(rec->hot.ring_of);
+    free(rec->sig_events);
+    free(rec->sig_views);
+    free(rec->sig_view_sql);
+    bb_intern_table_destroy(&rec->intern);
+    free(rec);
+}
+
+void bb_recorder_enable(bb_recorder *rec, bool on) {
+    if (rec) __atomic_store_n(&rec->hot.enabled, on ? 1u : 0u, __ATOMIC_RELAXED);
+}
+
+bool bb_recorder_enabled(const bb_recorder *rec) {
+    return bb__recorder_on(rec);
+}
+
+bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec) {
+    return rec ? rec->clock_kind : BB_CLOCK_DEFAULT;
+}
+
+const char *bb_recorder_clock_name(const bb_recorder *rec) {
+    switch (bb_recorder_clock_kind(rec)) {
+    case BB_CLOCK_TSC: return "tsc";
+    case BB_CLOCK_MONOTONIC: return "monotonic";
+    case BB_CLOCK_MANUAL: return "manual";
+    case BB_CLOCK_USER: return "user";
+    default: return "none";
+    }
+}
+
+const char *bb_recorder_cpu_hint_name(const bb_recorder *rec) {
+    if (!rec) return "none";
+    return rec->hot.cpu_mode == BB__CPU_RSEQ     ? "rseq"
+           : rec->hot.cpu_mode == BB__CPU_THREAD ? "thread"
+                                                 : "getcpu";
+}
+
+uint64_t bb_recorder_now(const bb_recorder *rec) {
+    return rec ? bb__clock_read(&rec->hot) : 0;
+}
+
+bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns) {
+    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
+    __atomic_store_n(&rec->hot.manual_ns, ns, __ATOMIC_RELAXED);
+    return BB_OK;
+}
+
+bb_status bb_recorder_clock_advance(bb_recorder *rec, uint64_t delta_ns) {
+    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
+    __atomic_fetch_add(&rec->hot.manual_ns, delta_ns, __ATOMIC_RELAXED);
+    return BB_OK;
+}
+
+uint32_t bb_recorder_shard_count(const bb_recorder *rec) {
+    return rec ? rec->hot.shard_count : 0;
+}
+uint64_t bb_recorder_shard_capacity(const bb_recorder *rec) {
+    return rec ? rec->hot.capacity : 0;
+}
+uint64_t bb_recorder_instance_id(const bb_recorder *rec) {
+    return rec ? rec->instance_id : 0;
+}
+const char *bb_recorder_host(const bb_recorder *rec) {
+    return rec ? rec->host : "";
+}
+
+void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out) {
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!rec) return;
+    out->too_large = __atomic_load_n(&rec->too_large, __ATOMIC_RELAXED);
+    out->intern_full = __atomic_load_n(&rec->intern.full_count, __ATOMIC_RELAXED);
+    out->intern_count = __atomic_load_n(&rec->intern.used_entries, __ATOMIC_RELAXED);
+}
+
+/* Copy n bytes to absolute position `pos` of a ring of `cap` bytes, wrapping at its end. */
+static void ring_put(uint8_t *ring, uint64_t cap, uint64_t pos, const void *src, size_t n) {
+    uint64_t off = pos & (cap - 1);
+    uint64_t first = cap - off < n ? cap - off : n;
+    memcpy(ring + off, src, (size_t)first);
+    if (first < n) memcpy(ring, (const uint8_t *)src + first, n - (size_t)first);
+}
+
+/* Contract: write the record reserved at `pos` of `shard` when it crosses the physical end of
+ * the ring (the fast path's rarely taken branch). */
+void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts, uint64_t id,
+                     const void *fields, size_t size) {
+    struct bb__recorder_hot *h = &rec->hot;
+    uint8_t *ring = h->rings + ((uint64_t)shard << h->cap_log2);
+    uint8_t head[16];
+    uint16_t len = (uint16_t)(size + 16);
+    memcpy(head, &ts, 8);
+    memcpy(head + 8, &id, 8);
+    ring_put(ring, h->capacity, pos, head, 16);
+    if (size) ring_put(ring, h->capacity, pos + 16, fields, size);
+    ring_put(ring, h->capacity, pos + 16 + size, &len, 2);
+}
+
+/* Contract: count a record refused for being larger than the ring. */
+void bb__record_too_large(bb_recorder *rec) {
+    __atomic_fetch_add(&rec->too_large, 1, __ATOMIC_RELAXED);
+}
+
+/* The descriptor's id; computed and stored once if it was never registered (the descriptor is
+ * mutable in `id` only, see schema.h). */
+static uint64_t desc_id(const bb_event_desc *desc) {
+    uint64_t id = __atomic_load_n(&desc->id, __ATOMIC_RELAXED);
+    return id ? id : bb_event_id_resolve((bb_event_desc *)(uintptr_t)desc);
+}
+
+static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
+                       size_t size) {
+    if (!rec || !desc || (size && !fields) || size != desc->record_size ||
+        size > BB_MAX_RECORD_SIZE)
+        return BB_ERR_INVALID;
+    if (size + 18 > rec->hot.capacity) {
+        bb__record_too_large(rec);
+        return BB_ERR_TOO_LARGE;
+    }
+    if (!bb__recorder_on(rec)) return BB_ERR_DISABLED;
+    return BB_OK;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
+                    size_t size) {
+    bb_status st = check(rec, desc, fields, size);
+    if (st == BB_OK) bb__record_inline(rec, desc_id(desc), fields, size);
+    return st;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
+                       const void *fields, size_t size) {
+    bb_status st = check(rec, desc, fields, size);
+    if (st == BB_OK) bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size);
+    return st;
+}
+
+/* Contract: see recorder.h. */
+uint32_t bb_intern(bb_recorder *rec, const void *bytes, size_t len) {
+    if (!rec) return BB_INTERN_FULL_ID;
+    return bb_intern_table_put(&rec->intern, bytes, len);
+}
+
+uint32_t bb_intern_str(bb_recorder *rec, const char *s) {
+    return bb_intern(rec, s, s ? strlen(s) : 0);
+}
+
+/* Contract: intern a literal and remember (serial, id) in the call site's cache. */
+uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len) {
+    uint32_t id = bb_intern(rec, s, len);
+    if (rec && id != BB_INTERN_FULL_ID)
+        __atomic_store_n(cache, ((uint64_t)rec->hot.serial << 32) | id, __ATOMIC_RELAXED);
+    return id;
+}

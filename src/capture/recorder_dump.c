@@ -1,0 +1,353 @@
+/* recorder_dump.c — dumping a recorder: snapshot each ring while writers keep recording, gather
+ * the registry, intern table, views and host, and stream it all through the dump writer to an
+ * fd, a path (temp name + rename) or a buffer; plus the async-signal-safe crash-path variant
+ * that writes the live rings with preallocated descriptor arrays. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/recorder_internal.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define BB_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BB_TSAN 1
+#endif
+#endif
+
+/* The snapshot copy reads ring bytes that writers may be storing at that moment: a deliberate
+ * race (torn records are rejected by the reader's walk, and bytes overwritten during the copy
+ * are zeroed below). Under ThreadSanitizer the copy is an uninstrumented word loop, so it is
+ * neither reported nor routed through the intercepted memcpy. */
+#ifdef BB_TSAN
+__attribute__((no_sanitize("thread"), noinline)) static void racy_copy(uint8_t *dst,
+                                                                       const uint8_t *src,
+                                                                       size_t n) {
+    const volatile uint64_t *s = (const volatile uint64_t *)(const void *)src;
+    uint64_t *d = (uint64_t *)(void *)dst;
+    for (size_t i = 0; i < n / 8; i++) d[i] = s[i]; /* n is a multiple of 4096 */
+}
+__attribute__((no_sanitize("thread"), noinline)) static void racy_copy_bytes(uint8_t *dst,
+                                                                             const uint8_t *src,
+                                                                             size_t n) {
+    const volatile uint8_t *s = src;
+    for (size_t i = 0; i < n; i++) dst[i] = s[i];
+}
+#else
+static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
+    memcpy(dst, src, n);
+}
+static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
+    memcpy(dst, src, n);
+}
+#endif
+
+/* Zero the bytes of absolute positions [from, to) in a snapshot of a ring of `cap` bytes. */
+static void blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    uint64_t n = to - from;
+    if (n >= cap) {
+        memset(buf, 0, (size_t)cap);
+        return;
+    }
+    uint64_t off = from & (cap - 1);
+    uint64_t first = cap - off < n ? cap - off : n;
+    memset(buf + off, 0, (size_t)first);
+    if (first < n) memset(buf, 0, (size_t)(n - first));
+}
+
+/* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
+ * So that no stale bytes pass for a record:
+ *  - records that were in flight when the head was read (announced by their threads, see
+ *    recorder_inflight.c) are copied again once complete, or zeroed if their writer does not
+ *    finish within a few milliseconds (it is descheduled: its slot holds bytes of an older lap);
+ *  - zeroed: bytes of the window [head - cap, head) that writers may have overwritten during the copy
+ *    (positions from head to the cursor re-read after the copy, one lap later). */
+void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head) {
+    struct bb__recorder_hot *h = &rec->hot;
+    uint64_t cap = h->capacity;
+    uint64_t *cursor = &h->cursors[i].head;
+    const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
+    uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
+    bb_inflight fl[256];
+    int budget = 250; /* at most ~5 ms of waiting per shard */
+    size_t nfl = bb_inflight_collect(h->serial, i, h0, fl, 256, &budget);
+    racy_copy(buf, ring, (size_t)cap);
+    uint64_t low = h0 > cap ? h0 - cap : 0;
+    for (size_t k = 0; k < nfl; k++) {
+        uint64_t from = fl[k].pos > low ? fl[k].pos : low;
+        uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;
+        if (to <= from) continue;
+        if (bb_inflight_wait(&fl[k], &budget)) {
+            /* complete now: take its final bytes (a lap overwriting them is caught below) */
+            uint64_t off = from & (cap - 1), n = to - from;
+            uint64_t first = cap - off < n ? cap - off : n;
+            racy_copy_bytes(buf + off, ring + off, (size_t)first);
+            if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
+        } else {
+            blank(buf, cap, from, to);
+        }
+    }
+    /* An RMW, not a load: it cannot be ordered before the copies' reads. */
+    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
+    *head = h0;
+    uint64_t from = h0 > cap ? h0 : cap; /* overwrites of positions < cap hit nothing old */
+    if (h1 > from) blank(buf, cap, from - cap, h1 - cap);
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
+                                     uint64_t *head) {
+    if (!rec || !buf || !head || shard >= rec->hot.shard_count) return BB_ERR_INVALID;
+    bb_shard_snapshot_into(rec, shard, buf, head);
+    return BB_OK;
+}
+
+/* ---- the writer's view of a recorder ------------------------------------------------------- */
+
+typedef struct dump_ctx {
+    bb_recorder *rec;
+    bool live;           /* crash path: hand the writer the live rings */
+    bool full_entry;     /* write BB_INTERN_FULL_ID first */
+    uint32_t intern_ready;
+} dump_ctx;
+
+static bb_intern_item intern_get(void *vctx, size_t i) {
+    dump_ctx *c = vctx;
+    if (c->full_entry) {
+        if (i == 0) {
+            bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
+                                 BB_INTERN_FULL_TEXT};
+            return it;
+        }
+        i--;
+    }
+    return bb_intern_table_item(&c->rec->intern, (uint32_t)i);
+}
+
+static uint64_t shard_capacity(void *vctx, uint32_t i) {
+    (void)i;
+    return ((dump_ctx *)vctx)->rec->hot.capacity;
+}
+
+static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uint64_t *head) {
+    dump_ctx *c = vctx;
+    struct bb__recorder_hot *h = &c->rec->hot;
+    if (c->live) {
+        *head = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
+        return h->rings + ((uint64_t)i << h->cap_log2);
+    }
+    bb_shard_snapshot_into(c->rec, i, scratch, head);
+    return scratch;
+}
+
+/* Fill the parts of `in` that do not need allocation. */
+static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const char *host,
+                       bool live) {
+    memset(in, 0, sizeof *in);
+    c->rec = rec;
+    c->live = live;
+    c->intern_ready = bb_intern_table_ready_prefix(&rec->intern);
+    c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
+    in->instance_id = rec->instance_id;
+    in->host = host ? host : rec->host;
+    in->intern_count = c->intern_ready + (c->full_entry ? 1u : 0u);
+    in->intern_get = intern_get;
+    in->shard_count = rec->hot.shard_count;
+    in->shard_capacity = shard_capacity;
+    in->shard_region = shard_region;
+    in->ctx = c;
+}
+
+static void set_err(bb_error *err, bb_status st, const char *fmt, ...) {
+    if (!err) return;
+    err->status = st;
+    err->offset = UINT64_MAX;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Heap-allocated registry and views snapshots for a normal dump. */
+typedef struct gathered {
+    const bb_event_desc **events;
+    const bb_view_desc **views;
+    const char **sql;
+} gathered;
+
+static void gathered_free(gathered *g) {
+    free(g->events);
+    free(g->views);
+    free(g->sql);
+}
+
+static bb_status gather(bb_dump_input *in, gathered *g, bb_error *err) {
+    memset(g, 0, sizeof *g);
+    size_t cap = 64, n;
+    for (;;) {
+        g->events = malloc(cap * sizeof *g->events);
+        if (!g->events) goto nomem;
+        n = bb_registry_snapshot(g->events, cap);
+        if (n <= cap) break;
+        free(g->events);
+        cap = n + 64;
+    }
+    in->events = g->events;
+    in->event_count = n;
+    cap = 16;
+    for (;;) {
+        g->views = malloc(cap * sizeof *g->views);
+        if (!g->views) goto nomem;
+        n = bb_views_snapshot(g->views, cap);
+        if (n <= cap) break;
+        free(g->views);
+        cap = n + 16;
+    }
+    g->sql = malloc((n ? n : 1) * sizeof *g->sql);
+    if (!g->sql) goto nomem;
+    for (size_t i = 0; i < n; i++) g->sql[i] = g->views[i]->sql;
+    in->views = g->sql;
+    in->view_count = n;
+    return BB_OK;
+nomem:
+    gathered_free(g);
+    memset(g, 0, sizeof *g);
+    set_err(err, BB_ERR_NOMEM, "dump: out of memory");
+    return BB_ERR_NOMEM;
+}
+
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err) {
+    bb_dump_input in;
+    dump_ctx c;
+    gathered g;
+    input_init(&in, &c, rec, host, false);
+    bb_status st = gather(&in, &g, err);
+    if (st != BB_OK) return st;
+    uint8_t *scratch = malloc((size_t)rec->hot.capacity);
+    if (!scratch) {
+        gathered_free(&g);
+        set_err(err, BB_ERR_NOMEM, "dump: cannot allocate a %llu-byte scratch buffer",
+                (unsigned long long)rec->hot.capacity);
+        return BB_ERR_NOMEM;
+    }
+    st = bb_dump_write(&in, sink, scratch, err);
+    free(scratch);
+    gathered_free(&g);
+    return st;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err) {
+    if (!rec || fd < 0) {
+        set_err(err, BB_ERR_INVALID, "dump: invalid recorder or fd");
+        return BB_ERR_INVALID;
+    }
+    int fd_storage = fd;
+    return dump_sink(rec, NULL, bb_sink_fd(&fd_storage), err);
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *host,
+                                bb_error *err) {
+    if (!rec || !path || !*path) {
+        set_err(err, BB_ERR_INVALID, "dump: invalid recorder or path");
+        return BB_ERR_INVALID;
+    }
+    size_t n = strlen(path) + 64;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        set_err(err, BB_ERR_NOMEM, "dump: out of memory");
+        return BB_ERR_NOMEM;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(),
+             __atomic_fetch_add(&rec->tmp_counter, 1, __ATOMIC_RELAXED));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        set_err(err, BB_ERR_IO, "dump: cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return BB_ERR_IO;
+    }
+    int fd_storage = fd;
+    bb_status st = dump_sink(rec, host, bb_sink_fd(&fd_storage), err);
+    if (close(fd) != 0 && st == BB_OK) {
+        set_err(err, BB_ERR_IO, "dump: closing %s: %s", tmp, strerror(errno));
+        st = BB_ERR_IO;
+    }
+    if (st == BB_OK && rename(tmp, path) != 0) {
+        set_err(err, BB_ERR_IO, "dump: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        st = BB_ERR_IO;
+    }
+    if (st != BB_OK) unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err) {
+    if (!rec || !out || !len) {
+        set_err(err, BB_ERR_INVALID, "dump: invalid argument");
+        return BB_ERR_INVALID;
+    }
+    *out = NULL;
+    *len = 0;
+    bb_dump_input in;
+    dump_ctx c;
+    gathered g;
+    input_init(&in, &c, rec, NULL, false);
+    bb_status st = gather(&in, &g, err);
+    if (st != BB_OK) return st;
+    uint64_t size = bb_dump_size(&in);
+    bb_buffer_sink buf = {malloc(size ? (size_t)size : 1), (size_t)size, 0};
+    uint8_t *scratch = malloc((size_t)rec->hot.capacity);
+    if (!buf.data || !scratch) {
+        free(buf.data);
+        free(scratch);
+        gathered_free(&g);
+        set_err(err, BB_ERR_NOMEM, "dump: cannot allocate %llu bytes",
+                (unsigned long long)size);
+        return BB_ERR_NOMEM;
+    }
+    st = bb_dump_write(&in, bb_sink_buffer(&buf), scratch, err);
+    free(scratch);
+    gathered_free(&g);
+    if (st != BB_OK) {
+        free(buf.data);
+        return st;
+    }
+    *out = buf.data;
+    *len = buf.len;
+    return BB_OK;
+}
+
+/* Contract: see recorder.h. Uses only the recorder's preallocated arrays, atomics, the
+ * (async-signal-safe) registry snapshots and write(2). */
+bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
+    if (!rec || fd < 0) return BB_ERR_INVALID;
+    uint32_t expect = 0;
+    if (!__atomic_compare_exchange_n(&rec->sig_busy, &expect, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return BB_ERR_INVALID;
+    bb_dump_input in;
+    dump_ctx c;
+    input_init(&in, &c, rec, NULL, true);
+    size_t n = bb_registry_snapshot(rec->sig_events, BB_SIG_MAX_EVENTS);
+    in.events = rec->sig_events;
+    in.event_count = n < BB_SIG_MAX_EVENTS ? n : BB_SIG_MAX_EVENTS;
+    n = bb_views_snapshot(rec->sig_views, BB_SIG_MAX_VIEWS);
+    if (n > BB_SIG_MAX_VIEWS) n = BB_SIG_MAX_VIEWS;
+    for (size_t i = 0; i < n; i++) rec->sig_view_sql[i] = rec->sig_views[i]->sql;
+    in.views = rec->sig_view_sql;
+    in.view_count = n;
+    int saved_errno = errno;
+    int fd_storage = fd;
+    bb_status st = bb_dump_write(&in, bb_sink_fd(&fd_storage), NULL, NULL);
+    errno = saved_errno;
+    __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
+    return st;
+}

@@ -1,0 +1,98 @@
+/* parquet_layout.h — the shape of backbeat's sparse-wide Parquet table for one model
+ * (FORMAT.md, "What the reference CLI makes of a dump"), and where each event field goes.
+ *
+ * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,
+ * `instance_id`; then the promoted role fields (key, span_id, parent_span_id) as top-level
+ * OPTIONAL columns, unioned by name across events in registry order, the first declaration
+ * giving the type; then one OPTIONAL group per event type, named by its display name, holding
+ * its other fields as OPTIONAL leaves. Types: unsigned → UINT64, signed → INT64, bool →
+ * BOOLEAN, bytes / enum / interned → STRING.
+ *
+ * Name clashes (which the format does not rule out) are resolved so the schema stays valid:
+ * a role field whose name is a dense column's or an event's display name, or that repeats a
+ * name already promoted for the same event, stays in its event's group instead ("demoted");
+ * a group whose display name equals a dense column's gets "#<16 hex id>" appended; repeated
+ * field names inside one group get "#2", "#3", ...
+ */
+#ifndef BB_PARQUET_LAYOUT_H
+#define BB_PARQUET_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/model.h"
+#include "parquet/column.h"
+#include "parquet/footer.h"
+
+/* Leaf indices of the dense columns. */
+enum { PQ_L_SEQ = 0, PQ_L_TS = 1, PQ_L_EVENT = 2, PQ_L_EVENT_ID = 3, PQ_L_INSTANCE = 4,
+       PQ_DENSE = 5 };
+
+/* Where one field of an event goes. */
+typedef struct pq_fmap {
+    int32_t leaf;     /* leaf (column) index */
+    int32_t node;     /* schema node of that leaf */
+    uint8_t null_def; /* definition level of a NULL value: 1 in a group, 0 when promoted */
+    uint8_t fast;     /* PQ_FAST_*: decode inline (integer / bool into its natural column) */
+    bool promoted;
+} pq_fmap;
+
+enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3 };
+
+/* One event type of the model. */
+typedef struct pq_plan {
+    uint64_t id;
+    const bb_rschema *schema; /* the model's (union registry) schema */
+    const char *display;      /* bb_model_display_name */
+    size_t display_len;
+    int group_node;           /* schema node of its group, -1 when it has none */
+    pq_fmap *map;             /* per field of the schema */
+    pq_dict_cache c_event, c_id;
+} pq_plan;
+
+typedef struct pq_leaf {
+    pq_type type;
+    int max_def;
+    bool dict;
+    int node;
+} pq_leaf;
+
+/* A promoted column. */
+typedef struct pq_promoted {
+    int leaf;
+    int node;
+    uint8_t role; /* role of its first declaration */
+} pq_promoted;
+
+typedef struct pq_layout {
+    pq_node *nodes;
+    size_t nnodes;
+    pq_leaf *leaves;
+    size_t nleaves;
+    pq_plan *plans; /* model schema order */
+    size_t nplans;
+    pq_promoted *prom;
+    size_t nprom;
+    uint32_t *lookup; /* hash table id -> plan index + 1 */
+    size_t lookup_mask;
+} pq_layout;
+
+/* Build the layout of `model`. Returns false on allocation failure (*lay is then freed). */
+bool pq_layout_build(const bb_model *model, pq_layout *lay);
+void pq_layout_free(pq_layout *lay);
+
+/* The plan of event `id`, or NULL if the model has no such schema. */
+pq_plan *pq_layout_find(const pq_layout *lay, uint64_t id);
+
+/* The Parquet-side type of a backbeat field type. */
+pq_type pq_type_of_field(uint8_t bb_type);
+
+/* Printable names: role ("none", "key", "span_id", "parent_span_id"), phase ("none",
+ * "enter", "exit"), field type ("u8", ..., "interned"), table type ("UINT64", ...). */
+const char *pq_role_name(uint8_t role);
+const char *pq_phase_name(uint8_t phase);
+const char *pq_field_type_name(uint8_t type);
+const char *pq_type_name(pq_type t);
+
+#endif /* BB_PARQUET_LAYOUT_H */

@@ -1,0 +1,493 @@
+/* parquet_writer.c — parquet_write (convert.h): the model's records, in global order and
+ * filtered, as backbeat's sparse-wide Parquet table (layout: parquet_layout.h).
+ *
+ * One pass over the model. Each record becomes one row: the dense columns, then each field
+ * decoded and rendered into its leaf (promoted column or the event's group). Row groups of
+ * BACKBEAT_PARQUET_ROW_GROUP rows (default 1 Mi) are written as they fill, or earlier when the
+ * buffered column chunks pass a memory budget (BACKBEAT_PARQUET_BUDGET bytes, default 64 MiB,
+ * checked every 8192 rows), so memory does not grow with the input. The
+ * footer carries the schema, the row groups with statistics, and key-value metadata:
+ * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
+ * (parquet_semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backbeat/version.h"
+#include "backbeat/schema.h"
+#include "cli/convert/writers.h"
+#include "parquet/column.h"
+#include "parquet/footer.h"
+#include "cli/convert/layout.h"
+#include "cli/convert/semantics.h"
+#include "cli/convert/text.h"
+
+
+#define DEFAULT_ROW_GROUP (1u << 20)
+#define MEMORY_BUDGET (64u << 20) /* buffered compressed chunks before an early row group */
+#define PAGE_BUDGET (32u << 20)   /* all columns' open pages together */
+
+typedef struct instance_slot {
+    uint64_t id;
+    const bb_rinstance *inst;
+    pq_dict_cache cache;
+    uint64_t rows;
+} instance_slot;
+
+typedef struct writer {
+    const bb_model *model;
+    const convert_opts *opts;
+    pq_layout lay;
+    pq_out out;
+    pq_ctx ctx;
+    pq_column *cols;
+    pq_rowgroup *rgs;
+    size_t nrg, rg_cap;
+    uint64_t rg_rows;  /* rows in the open row group */
+    uint64_t rows;     /* rows written */
+    uint64_t rg_max;
+    uint64_t budget;   /* buffered bytes that close a row group early */
+    instance_slot *inst;
+    size_t ninst;
+    size_t last_inst;
+    pq_buf text;       /* rendering scratch */
+    char *err;
+    size_t errlen;
+} writer;
+
+/* Set the error message; returns 1. */
+static int fail(writer *w, const char *fmt, const char *arg)
+{
+    if (w->err && w->errlen)
+        snprintf(w->err, w->errlen, fmt, arg);
+    return 1;
+}
+
+/* Set "cannot write OUT: <errno text>"; returns 1. */
+static int fail_io(writer *w)
+{
+    const char *name = w->opts && w->opts->out_name ? w->opts->out_name : "output";
+    if (w->err && w->errlen)
+        snprintf(w->err, w->errlen, "cannot write %s: %s", name, strerror(w->out.error));
+    return 1;
+}
+
+/* A positive integer from the environment, or `def`. */
+static uint64_t env_size(const char *name, uint64_t def)
+{
+    const char *e = getenv(name);
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (*end == 0 && v > 0)
+            return v;
+    }
+    return def;
+}
+
+/* The slot of instance `id` (last hit first, then binary search), or NULL. */
+static instance_slot *find_instance(writer *w, uint64_t id)
+{
+    if (w->last_inst < w->ninst && w->inst[w->last_inst].id == id)
+        return &w->inst[w->last_inst];
+    size_t lo = 0, hi = w->ninst;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->inst[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < w->ninst && w->inst[lo].id == id) {
+        w->last_inst = lo;
+        return &w->inst[lo];
+    }
+    return NULL;
+}
+
+/* A field has no value in its leaf (sentinel hit, or not representable in the column's type):
+ * NULL inside the group, nothing at all for a promoted column (its gap is NULL). */
+static inline void put_null(writer *w, const pq_fmap *m, uint64_t r)
+{
+    if (m->null_def > 0)
+        pq_col_null(&w->cols[m->leaf], r, m->null_def);
+}
+
+/* Write the rendered text in `t` as row r's value. */
+static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
+{
+    /* an empty text may have no buffer yet: never hand a NULL pointer on (memcmp/memcpy) */
+    pq_col_str(c, r, t->data ? (const void *)t->data : (const void *)"", t->len);
+}
+
+/* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
+ * when a promoted column's first declaration had another type. */
+static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v)
+{
+    pq_column *c = &w->cols[m->leaf];
+    pq_type t = c->type;
+    pq_buf *s = &w->text;
+    s->len = 0;
+    switch (v->kind) {
+    case BB_VALUE_ABSENT:
+        put_null(w, m, r);
+        return;
+    case BB_VALUE_UINT:
+        if (t == PQ_UINT64)
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_INT64 && v->u <= INT64_MAX)
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->u != 0);
+        else if (t == PQ_STRING) {
+            pq_dec_u64(s, v->u);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_INT:
+        if (t == PQ_INT64 || (t == PQ_UINT64 && v->i >= 0))
+            pq_col_u64(c, r, (uint64_t)v->i);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->i != 0);
+        else if (t == PQ_STRING) {
+            pq_dec_i64(s, v->i);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_BOOL:
+        if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->b);
+        else if (t == PQ_STRING) {
+            pq_cstr(s, v->b ? "true" : "false");
+            put_text(c, r, s);
+        } else
+            pq_col_u64(c, r, v->b ? 1 : 0);
+        return;
+    case BB_VALUE_BYTES:
+        if (t == PQ_STRING) {
+            pq_hex(s, v->bytes, v->bytes_len);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_ENUM:
+        if (t == PQ_STRING) {
+            if (v->has_label)
+                pq_col_str_stable(c, r, v->str.ptr, v->str.len);
+            else {
+                pq_dec_u64(s, v->u);
+                put_text(c, r, s);
+            }
+        } else if (t == PQ_UINT64 || (t == PQ_INT64 && v->u <= INT64_MAX))
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->u != 0);
+        else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_STRING:
+        if (t != PQ_STRING) {
+            put_null(w, m, r);
+        } else if (!v->has_label) {
+            pq_buf_byte(s, '#');
+            pq_dec_u64(s, v->u);
+            put_text(c, r, s);
+        } else {
+            const uint8_t *p = (const uint8_t *)v->str.ptr;
+            if (bb_utf8_valid(p, v->str.len)) {
+                pq_col_str_stable(c, r, p, v->str.len);
+            } else {
+                pq_utf8_lossy(s, p, v->str.len);
+                put_text(c, r, s);
+            }
+        }
+        return;
+    }
+    put_null(w, m, r);
+}
+
+/* Append record `mr` (event plan `pl`, instance slot `is` or NULL) as the next row. */
+static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
+{
+    uint64_t r = w->rg_rows;
+    const bb_record *rec = &mr->rec;
+    pq_col_u64(&w->cols[PQ_L_SEQ], r, w->rows);
+    pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
+    pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
+    if (is) {
+        pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
+        is->rows++;
+    } else {
+        pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
+    }
+    const bb_rschema *s = rec->schema ? rec->schema : pl->schema;
+    size_t nf = s->field_count < pl->schema->field_count ? s->field_count
+                                                         : pl->schema->field_count;
+    for (size_t f = 0; f < nf; f++) {
+        const pq_fmap *m = &pl->map[f];
+        if (m->fast != PQ_FAST_NONE) {
+            /* integers and bools: the decoding of bb_decode_field, inline */
+            const bb_rfield *fd = &s->fields[f];
+            const uint8_t *p = rec->fields + fd->offset;
+            unsigned wd = fd->width;
+            uint64_t raw = 0;
+            for (unsigned k = 0; k < wd; k++)
+                raw |= (uint64_t)p[k] << (8 * k);
+            if (fd->has_sentinel && raw == fd->sentinel) {
+                put_null(w, m, r);
+            } else if (m->fast == PQ_FAST_UNSIGNED) {
+                pq_col_u64(&w->cols[m->leaf], r, raw);
+            } else if (m->fast == PQ_FAST_SIGNED) {
+                if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
+                    raw |= ~(uint64_t)0 << (8 * wd);
+                pq_col_u64(&w->cols[m->leaf], r, raw);
+            } else {
+                pq_col_bool(&w->cols[m->leaf], r, raw != 0);
+            }
+            continue;
+        }
+        bb_value v = bb_decode_field(s, f, rec->fields, mr->instance);
+        put_value(w, m, r, &v);
+    }
+    w->rg_rows++;
+    w->rows++;
+}
+
+/* Bytes held by all columns for the open row group (chunks, pages, dictionaries). */
+static size_t buffered_bytes(const writer *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->lay.nleaves; i++)
+        n += w->cols[i].chunk.len + w->cols[i].vals.len + w->cols[i].lev.len +
+             w->cols[i].dict.plain.len;
+    return n;
+}
+
+/* Write the open row group (if any rows) and keep its metadata; false on failure. */
+static bool flush_row_group(writer *w)
+{
+    if (w->rg_rows == 0)
+        return true;
+    if (w->nrg == w->rg_cap) {
+        size_t cap = w->rg_cap ? w->rg_cap * 2 : 16;
+        pq_rowgroup *n = realloc(w->rgs, cap * sizeof *n);
+        if (!n)
+            return false;
+        w->rgs = n;
+        w->rg_cap = cap;
+    }
+    pq_rowgroup *rg = &w->rgs[w->nrg];
+    rg->num_rows = w->rg_rows;
+    rg->chunks = calloc(w->lay.nleaves, sizeof *rg->chunks);
+    if (!rg->chunks)
+        return false;
+    w->nrg++;
+    bool ok = true;
+    for (size_t i = 0; i < w->lay.nleaves && ok; i++)
+        ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
+    w->rg_rows = 0;
+    return ok;
+}
+
+/* backbeat.host: the override, else the distinct non-empty hosts of the instances that gave
+ * rows (all instances when none did), comma-separated in instance-id order. */
+static void host_text(writer *w, pq_buf *b)
+{
+    if (w->opts && w->opts->host_override) {
+        pq_cstr(b, w->opts->host_override);
+        return;
+    }
+    bool any_rows = false;
+    for (size_t i = 0; i < w->ninst; i++)
+        any_rows |= w->inst[i].rows > 0;
+    size_t start = b->len;
+    for (size_t i = 0; i < w->ninst; i++) {
+        const bb_rinstance *in = w->inst[i].inst;
+        if ((any_rows && w->inst[i].rows == 0) || in->host.len == 0)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) {
+            const bb_rinstance *o = w->inst[j].inst;
+            seen = (!any_rows || w->inst[j].rows > 0) && o->host.len == in->host.len &&
+                   memcmp(o->host.ptr, in->host.ptr, in->host.len) == 0;
+        }
+        if (seen)
+            continue;
+        if (b->len > start)
+            pq_buf_byte(b, ',');
+        pq_utf8_lossy(b, (const uint8_t *)in->host.ptr, in->host.len);
+    }
+}
+
+/* `backbeat.instances`: each instance's id, host and rows written. */
+static void instances_json(writer *w, pq_buf *b)
+{
+    pq_buf_byte(b, '[');
+    for (size_t i = 0; i < w->ninst; i++) {
+        if (i)
+            pq_buf_byte(b, ',');
+        pq_cstr(b, "{\"instance_id\":\"");
+        pq_hex16(b, w->inst[i].id);
+        pq_cstr(b, "\",\"host\":");
+        pq_buf h = {0};
+        const bb_rinstance *in = w->inst[i].inst;
+        pq_utf8_lossy(&h, (const uint8_t *)in->host.ptr, in->host.len);
+        pq_json_str(b, (const char *)h.data, h.len);
+        b->failed |= h.failed;
+        pq_buf_free(&h);
+        pq_cstr(b, ",\"rows\":");
+        pq_dec_u64(b, w->inst[i].rows);
+        pq_buf_byte(b, '}');
+    }
+    pq_buf_byte(b, ']');
+}
+
+/* Write FileMetaData, its length and the closing magic; 0 or 1 (message set). */
+static int write_footer(writer *w)
+{
+    pq_buf host = {0}, insts = {0}, foot = {0};
+    host_text(w, &host);
+    pq_buf_byte(&host, 0);
+    instances_json(w, &insts);
+    pq_buf_byte(&insts, 0);
+    char *views = parquet_views_ddl(w->model);
+    char *cols = pq_semantics_json(&w->lay);
+    int rc = 0;
+    if (host.failed || insts.failed || !views || !cols) {
+        rc = fail(w, "%s", "out of memory");
+        goto out;
+    }
+    pq_kv kv[] = {
+        {"backbeat.format", "1"},
+        {"backbeat.host", (const char *)host.data},
+        {"backbeat.views", views},
+        {"backbeat.columns", cols},
+        {"backbeat.instances", (const char *)insts.data},
+    };
+    if (!pq_footer_encode(&foot, w->lay.nodes, w->lay.nnodes, w->rgs, w->nrg, w->rows, kv,
+                          sizeof kv / sizeof kv[0], "backbeat version " BB_VERSION_STRING)) {
+        rc = fail(w, "%s", "out of memory");
+        goto out;
+    }
+    if (foot.len > UINT32_MAX) {
+        rc = fail(w, "%s", "Parquet footer too large");
+        goto out;
+    }
+    pq_buf_u32le(&foot, (uint32_t)foot.len);
+    pq_buf_put(&foot, "PAR1", 4);
+    if (foot.failed) {
+        rc = fail(w, "%s", "out of memory");
+        goto out;
+    }
+    if (!pq_out_write(&w->out, foot.data, foot.len))
+        rc = fail_io(w);
+out:
+    pq_buf_free(&host);
+    pq_buf_free(&insts);
+    pq_buf_free(&foot);
+    free(views);
+    free(cols);
+    return rc;
+}
+
+/* The whole conversion; 0, or 1 with the message set. */
+static int run(writer *w)
+{
+    const convert_opts *o = w->opts;
+    if (!pq_layout_build(w->model, &w->lay))
+        return fail(w, "%s", "out of memory");
+    if (!pq_ctx_init(&w->ctx, &w->out, o ? o->compression_level : 3))
+        return fail(w, "%s", "out of memory");
+    size_t per = PAGE_BUDGET / (w->lay.nleaves ? w->lay.nleaves : 1);
+    if (per > (1u << 20))
+        per = 1u << 20;
+    if (per < (64u << 10))
+        per = 64u << 10;
+    w->ctx.page_bytes = per;
+    w->ctx.dict_max = per;
+    w->cols = calloc(w->lay.nleaves, sizeof *w->cols);
+    if (!w->cols)
+        return fail(w, "%s", "out of memory");
+    for (size_t i = 0; i < w->lay.nleaves; i++)
+        pq_col_init(&w->cols[i], &w->ctx, w->lay.leaves[i].type, w->lay.leaves[i].max_def,
+                    w->lay.leaves[i].dict);
+    w->ninst = bb_model_instance_count(w->model);
+    w->inst = calloc(w->ninst ? w->ninst : 1, sizeof *w->inst);
+    if (!w->inst)
+        return fail(w, "%s", "out of memory");
+    for (size_t i = 0; i < w->ninst; i++) {
+        w->inst[i].inst = bb_model_instance(w->model, i);
+        w->inst[i].id = w->inst[i].inst->instance_id;
+    }
+    w->rg_max = env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
+    w->budget = env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
+
+    if (!pq_out_write(&w->out, "PAR1", 4))
+        return fail_io(w);
+    bb_model_iter *it;
+    if (bb_model_iter_new(w->model, &it) != BB_OK)
+        return fail(w, "%s", "out of memory");
+    uint64_t total = bb_model_record_count(w->model), seen = 0;
+    bb_mrecord mr;
+    int rc = 0;
+    while (bb_model_next(it, &mr)) {
+        seen++;
+        if (o && o->progress && (seen & 0xFFFF) == 0)
+            o->progress(w->rows, total, o->progress_ctx);
+        if (o && o->keep && !o->keep(&mr, o->keep_ctx))
+            continue;
+        pq_plan *pl = pq_layout_find(&w->lay, mr.rec.event_id);
+        if (!pl)
+            continue; /* the model yields registered events only */
+        write_row(w, &mr, pl, find_instance(w, mr.rec.instance_id));
+        bool full = w->rg_rows >= w->rg_max;
+        if (!full && (w->rg_rows & 0x1FFF) == 0)
+            full = buffered_bytes(w) > w->budget;
+        if (full && !flush_row_group(w)) {
+            rc = w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
+            break;
+        }
+    }
+    bb_model_iter_free(it);
+    if (rc)
+        return rc;
+    if (!flush_row_group(w))
+        return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
+    if (o && o->progress)
+        o->progress(w->rows, total, o->progress_ctx);
+    if (w->text.failed)
+        return fail(w, "%s", "out of memory");
+    return write_footer(w);
+}
+
+int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+                  size_t errlen)
+{
+    writer w = {.model = model, .opts = opts, .out = {.fd = out_fd}, .err = errbuf,
+                .errlen = errlen};
+    if (errbuf && errlen)
+        errbuf[0] = 0;
+    int rc = run(&w);
+    if (w.cols)
+        for (size_t i = 0; i < w.lay.nleaves; i++)
+            pq_col_free(&w.cols[i]);
+    free(w.cols);
+    for (size_t g = 0; g < w.nrg; g++) {
+        if (w.rgs[g].chunks)
+            for (size_t i = 0; i < w.lay.nleaves; i++)
+                pq_chunk_meta_free(&w.rgs[g].chunks[i]);
+        free(w.rgs[g].chunks);
+    }
+    free(w.rgs);
+    free(w.inst);
+    pq_buf_free(&w.text);
+    if (w.ctx.zstd)
+        pq_ctx_free(&w.ctx);
+    pq_layout_free(&w.lay);
+    return rc;
+}

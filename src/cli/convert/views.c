@@ -1,0 +1,97 @@
+/* parquet_views.c — parquet_views_ddl (convert.h): the query DDL of FORMAT.md that rides in
+ * the Parquet footer (`backbeat.views`) and, after the binding of `events`, in OUT.views.sql.
+ *
+ *   CREATE OR REPLACE VIEW "<display name>" AS SELECT * FROM events WHERE event_id = <id>;
+ *     ... one per event type of the model, in registry order;
+ *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
+ *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted field per event
+ *   then every view set of the inputs, verbatim (a newline added after a text lacking one, and
+ *   an empty statement ";" after a text whose last statement is unterminated; a text identical
+ *   to an earlier one, as successive dumps of one process carry, once).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/convert/writers.h"
+#include "cli/convert/layout.h"
+#include "cli/convert/text.h"
+
+/* True when the text's last non-blank character is ';' (or it is blank): a text whose last
+ * statement lacks its terminator, or ends in a comment, is followed by an empty statement ";"
+ * so that the next text's first statement does not fuse with it. */
+static bool ends_statement(bb_strview v) {
+    size_t n = v.len;
+    while (n > 0 && (v.ptr[n - 1] == ' ' || v.ptr[n - 1] == '\t' || v.ptr[n - 1] == '\n' ||
+                     v.ptr[n - 1] == '\r'))
+        n--;
+    return n == 0 || v.ptr[n - 1] == ';';
+}
+
+char *parquet_views_ddl(const bb_model *model)
+{
+    pq_layout lay;
+    if (!pq_layout_build(model, &lay))
+        return NULL;
+    pq_buf b = {0};
+    pq_cstr(&b, "-- backbeat: one view per event type (the base view `events` is bound to the "
+                "Parquet file by OUT.views.sql)\n");
+    for (size_t i = 0; i < lay.nplans; i++) {
+        const pq_plan *p = &lay.plans[i];
+        pq_cstr(&b, "CREATE OR REPLACE VIEW ");
+        pq_sql_ident(&b, p->display, p->display_len);
+        pq_cstr(&b, " AS SELECT * FROM events WHERE event_id = ");
+        pq_dec_u64(&b, p->id);
+        pq_cstr(&b, ";\n");
+    }
+    pq_cstr(&b, "-- backbeat: the promoted key / span columns and the events that carry them\n");
+    pq_cstr(&b, "CREATE OR REPLACE VIEW backbeat_keys AS ");
+    size_t rows = 0;
+    for (size_t i = 0; i < lay.nplans; i++) {
+        const pq_plan *p = &lay.plans[i];
+        for (size_t f = 0; f < p->schema->field_count; f++) {
+            if (!p->map[f].promoted)
+                continue;
+            pq_cstr(&b, rows == 0 ? "SELECT * FROM (VALUES\n  (" : ",\n  (");
+            pq_sql_str(&b, p->display, p->display_len);
+            pq_cstr(&b, ", ");
+            const char *col = lay.nodes[p->map[f].node].name;
+            pq_sql_str(&b, col, strlen(col));
+            pq_cstr(&b, ", ");
+            pq_sql_str(&b, pq_role_name(p->schema->fields[f].role),
+                       strlen(pq_role_name(p->schema->fields[f].role)));
+            pq_cstr(&b, ")");
+            rows++;
+        }
+    }
+    if (rows)
+        pq_cstr(&b, "\n) AS t(event, field, role);\n");
+    else
+        pq_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
+                    "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
+    size_t nv = bb_model_view_count(model);
+    if (nv)
+        pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
+    for (size_t i = 0; i < nv; i++) {
+        bb_strview v = bb_model_view(model, i);
+        bool dup = false; /* successive dumps of one process carry the same sets */
+        for (size_t j = 0; j < i && !dup; j++) {
+            bb_strview o = bb_model_view(model, j);
+            dup = o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0);
+        }
+        if (dup)
+            continue;
+        pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
+        if (v.len == 0 || v.ptr[v.len - 1] != '\n')
+            pq_buf_byte(&b, '\n');
+        if (!ends_statement(v))
+            pq_cstr(&b, ";\n");
+    }
+    pq_buf_byte(&b, 0);
+    pq_layout_free(&lay);
+    if (b.failed) {
+        pq_buf_free(&b);
+        return NULL;
+    }
+    return (char *)b.data;
+}

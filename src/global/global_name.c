@@ -1,0 +1,153 @@
+/* global_name.c — dump file names `<stem>.<YYYYMMDDThhmmssmmmZ>[-N].<ext>` and publishing.
+ *
+ * Everything here is async-signal-safe (no malloc, no stdio, no locale, no gmtime): the crash
+ * handler names and publishes its dump with the same code as the dumper thread. A dump is
+ * written to a temporary name and then hard-linked under its final name, which fails instead of
+ * replacing an existing file, so no dump is overwritten or seen half-written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "global/global_internal.h"
+
+uint64_t bb__g_realtime_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t bb__g_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void put_digits(char *out, uint64_t v, int n) {
+    for (int i = n - 1; i >= 0; i--) {
+        out[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) {
+    uint64_t ms_total = unix_ns / 1000000ull;
+    uint64_t secs = ms_total / 1000, ms = ms_total % 1000;
+    uint64_t days = secs / 86400, sod = secs % 86400;
+    /* Civil date from days since 1970-01-01 (proleptic Gregorian), in 400-year eras that
+     * start on March 1st so the leap day is the last day of an era-year. */
+    uint64_t z = days + 719468;
+    uint64_t era = z / 146097;
+    uint64_t doe = z - era * 146097;
+    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    uint64_t mp = (5 * doy + 2) / 153;
+    uint64_t d = doy - (153 * mp + 2) / 5 + 1;
+    uint64_t m = mp < 10 ? mp + 3 : mp - 9;
+    uint64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    if (y > 9999) y = 9999;
+    put_digits(out, y, 4);
+    put_digits(out + 4, m, 2);
+    put_digits(out + 6, d, 2);
+    out[8] = 'T';
+    put_digits(out + 9, sod / 3600, 2);
+    put_digits(out + 11, sod / 60 % 60, 2);
+    put_digits(out + 13, sod % 60, 2);
+    put_digits(out + 15, ms, 3);
+    out[18] = 'Z';
+    out[19] = '\0';
+}
+
+size_t bb__g_path_ext_dot(const char *path) {
+    size_t len = strlen(path);
+    size_t base = 0;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/') base = i + 1;
+    for (size_t i = len; i > base; i--) {
+        if (path[i - 1] == '.') {
+            size_t dot = i - 1;
+            if (dot == base || dot + 1 == len) return len; /* ".hidden" or "name." */
+            return dot;
+        }
+    }
+    return len;
+}
+
+size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s) {
+    if (len >= cap) return len;
+    while (*s && len + 1 < cap) out[len++] = *s++;
+    out[len] = '\0';
+    return *s ? cap : len; /* cap signals truncation */
+}
+
+size_t bb__g_append_u64(char *out, size_t cap, size_t len, uint64_t v) {
+    char tmp[21];
+    int n = 0;
+    do {
+        tmp[20 - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    tmp[20] = '\0';
+    return bb__g_append_str(out, cap, len, tmp + 20 - n);
+}
+
+size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
+                     unsigned seq) {
+    size_t blen = strlen(base);
+    if (dot > blen) dot = blen;
+    if (dot + 1 >= cap) return 0;
+    memcpy(out, base, dot);
+    out[dot] = '\0';
+    size_t len = bb__g_append_str(out, cap, dot, ".");
+    len = bb__g_append_str(out, cap, len, ts);
+    if (seq) {
+        len = bb__g_append_str(out, cap, len, "-");
+        len = bb__g_append_u64(out, cap, len, seq);
+    }
+    if (dot < blen) len = bb__g_append_str(out, cap, len, base + dot);
+    return len >= cap ? 0 : len;
+}
+
+int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
+                const char ts[20], unsigned *seqp) {
+    unsigned seq = *seqp;
+    for (unsigned tries = 0; tries < 10000; tries++, seq++) {
+        *seqp = seq;
+        if (!bb__g_dump_name(out, cap, base, dot, ts, seq)) {
+            unlink(tmp);
+            return ENAMETOOLONG;
+        }
+        if (link(tmp, out) == 0) {
+            unlink(tmp);
+            return 0;
+        }
+        int e = errno;
+        if (e == EEXIST) continue;
+        if (e == EPERM || e == ENOSYS || e == EOPNOTSUPP || e == EXDEV || e == EMLINK) {
+            /* No hard links here: rename, after checking the name is free (a small race with
+             * other processes remains on such file systems). */
+            if (access(out, F_OK) == 0) continue;
+            if (rename(tmp, out) == 0) return 0;
+            e = errno;
+        }
+        unlink(tmp);
+        return e;
+    }
+    unlink(tmp);
+    return EEXIST;
+}
+
+void bb__g_stderr_line(const char *message) {
+    char line[1024];
+    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat: ");
+    len = bb__g_append_str(line, sizeof line - 1, len, message);
+    if (len >= sizeof line - 1) len = sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t r;
+    do {
+        r = write(STDERR_FILENO, line, len);
+    } while (r < 0 && errno == EINTR);
+}

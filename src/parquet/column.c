@@ -1,0 +1,564 @@
+/* parquet_column.c — page and column-chunk writer for one leaf column (see parquet_column.h). */
+#include "parquet/column.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "parquet/thrift_compact.h"
+
+/* Parquet PageType values. */
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
+
+bool pq_out_write(pq_out *o, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n > 0 && o->error == 0) {
+        ssize_t w = write(o->fd, b, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            o->error = errno ? errno : EIO;
+            break;
+        }
+        b += w;
+        n -= (size_t)w;
+        o->offset += (uint64_t)w;
+    }
+    return o->error == 0;
+}
+
+bool pq_ctx_init(pq_ctx *c, pq_out *out, int level)
+{
+    memset(c, 0, sizeof *c);
+    c->zstd = ZSTD_createCCtx();
+    if (!c->zstd)
+        return false;
+    c->level = level;
+    c->page_bytes = 1u << 20;
+    c->dict_max = 1u << 20;
+    c->out = out;
+    return true;
+}
+
+void pq_ctx_free(pq_ctx *c)
+{
+    ZSTD_freeCCtx(c->zstd);
+    pq_buf_free(&c->body);
+    pq_buf_free(&c->comp);
+    pq_buf_free(&c->hdr);
+    c->zstd = NULL;
+}
+
+void pq_chunk_meta_free(pq_chunk_meta *m)
+{
+    free(m->min);
+    free(m->max);
+    m->min = m->max = NULL;
+}
+
+/* Bit width of this column's definition levels. */
+static int level_width(const pq_column *c)
+{
+    return pq_bit_width((uint64_t)c->max_def);
+}
+
+void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict)
+{
+    memset(c, 0, sizeof *c);
+    c->ctx = ctx;
+    c->type = type;
+    c->max_def = max_def;
+    c->dict_wanted = dict && type != PQ_BOOLEAN;
+    c->dict_mode = c->dict_wanted;
+    c->page_dict = c->dict_mode;
+    pq_dict_init(&c->dict, type != PQ_STRING);
+    pq_rle_init(&c->rle, &c->lev, level_width(c));
+}
+
+void pq_col_free(pq_column *c)
+{
+    pq_buf_free(&c->lev);
+    pq_buf_free(&c->vals);
+    pq_buf_free(&c->chunk);
+    pq_buf_free(&c->smin_s);
+    pq_buf_free(&c->smax_s);
+    pq_dict_free(&c->dict);
+    free(c->ptr_cache);
+    c->ptr_cache = NULL;
+}
+
+void pq_col_gap_slow(pq_column *c, uint64_t row)
+{
+    uint64_t n = row - c->rows;
+    pq_rle_put(&c->rle, 0, n);
+    c->page_levels += n;
+    c->nulls += n;
+    c->rows = row;
+}
+
+void pq_col_null(pq_column *c, uint64_t row, int def)
+{
+    pq_col_gap(c, row);
+    pq_rle_put(&c->rle, (uint32_t)def, 1);
+    c->page_levels++;
+    c->nulls++;
+    c->rows++;
+}
+
+/* Compress ctx->body into a page of `type` appended to `dst` (header, then the zstd frame);
+ * `num_values` and `encoding` go into its header. Returns false on failure. */
+static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, int encoding,
+                      uint64_t *uncompressed_total)
+{
+    pq_ctx *x = c->ctx;
+    size_t bound = ZSTD_compressBound(x->body.len);
+    x->comp.len = 0;
+    if (!pq_buf_reserve(&x->comp, bound))
+        return false;
+    size_t clen = ZSTD_compressCCtx(x->zstd, x->comp.data, bound, x->body.data, x->body.len,
+                                    x->level);
+    if (ZSTD_isError(clen))
+        return false;
+    x->comp.len = clen;
+    if (x->body.len > INT32_MAX || clen > INT32_MAX)
+        return false;
+
+    x->hdr.len = 0;
+    tc_writer w;
+    tc_init(&w, &x->hdr);
+    tc_struct_begin(&w);
+    tc_field_i32(&w, 1, type);
+    tc_field_i32(&w, 2, (int32_t)x->body.len);
+    tc_field_i32(&w, 3, (int32_t)clen);
+    if (type == PAGE_DATA) {
+        tc_field_struct(&w, 5);
+        tc_field_i32(&w, 1, (int32_t)num_values);
+        tc_field_i32(&w, 2, encoding);
+        tc_field_i32(&w, 3, PQ_ENC_RLE);
+        tc_field_i32(&w, 4, PQ_ENC_RLE);
+        tc_struct_end(&w);
+    } else {
+        tc_field_struct(&w, 7);
+        tc_field_i32(&w, 1, (int32_t)num_values);
+        tc_field_i32(&w, 2, PQ_ENC_PLAIN);
+        tc_struct_end(&w);
+    }
+    tc_struct_end(&w);
+    if (x->hdr.failed)
+        return false;
+    pq_buf_put(dst, x->hdr.data, x->hdr.len);
+    pq_buf_put(dst, x->comp.data, x->comp.len);
+    *uncompressed_total += x->hdr.len + x->body.len;
+    return !dst->failed;
+}
+
+/* Compress the current page into the chunk and start a new one. */
+static void flush_page(pq_column *c)
+{
+    if (c->page_levels == 0)
+        return;
+    pq_ctx *x = c->ctx;
+    pq_buf *body = &x->body;
+    body->len = 0;
+    if (c->max_def > 0) {
+        pq_rle_finish(&c->rle);
+        pq_buf_u32le(body, (uint32_t)c->lev.len);
+        pq_buf_put(body, c->lev.data, c->lev.len);
+    }
+    int encoding = PQ_ENC_PLAIN;
+    bool dict_page = c->page_dict && c->page_values > 0;
+    if (c->page_values == 0) {
+        /* all NULL: no value bytes */
+    } else if (dict_page) {
+        encoding = PQ_ENC_RLE_DICTIONARY;
+        int bw = pq_bit_width(c->dict.count > 0 ? c->dict.count - 1 : 0);
+        pq_buf_byte(body, (uint8_t)bw);
+        pq_rle e;
+        pq_rle_init(&e, body, bw);
+        const uint32_t *idx = (const uint32_t *)(const void *)c->vals.data;
+        size_t n = c->vals.len / 4;
+        size_t i = 0;
+        while (i < n) {
+            size_t j = i + 1;
+            while (j < n && idx[j] == idx[i])
+                j++;
+            pq_rle_put(&e, idx[i], j - i);
+            i = j;
+        }
+        pq_rle_finish(&e);
+    } else if (c->type == PQ_BOOLEAN) {
+        size_t n = c->vals.len;
+        if (pq_buf_reserve(body, (n + 7) / 8)) {
+            uint8_t *d = body->data + body->len;
+            memset(d, 0, (n + 7) / 8);
+            for (size_t i = 0; i < n; i++)
+                if (c->vals.data[i])
+                    d[i / 8] |= (uint8_t)(1u << (i % 8));
+            body->len += (n + 7) / 8;
+        }
+    } else {
+        pq_buf_put(body, c->vals.data, c->vals.len);
+    }
+    if (body->failed || c->lev.failed || c->vals.failed ||
+        !emit_page(c, &c->chunk, PAGE_DATA, (int64_t)c->page_levels, encoding,
+                   &c->chunk_uncompressed))
+        c->failed = true;
+    if (dict_page) {
+        c->enc_dict = true;
+        /* Most values distinct: the dictionary does not pay, go PLAIN for this chunk. */
+        if (c->dict_mode && c->chunk_values >= 4096 && c->dict.count > c->chunk_values / 2) {
+            c->dict_mode = false;
+            c->sticky_plain = true;
+        }
+    }
+    c->lev.len = 0;
+    pq_rle_init(&c->rle, &c->lev, level_width(c));
+    c->vals.len = 0;
+    c->page_levels = 0;
+    c->page_values = 0;
+    c->page_dict = c->dict_mode;
+}
+
+/* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
+static inline void begin_value(pq_column *c, uint64_t row)
+{
+    pq_col_gap(c, row);
+    if (c->max_def > 0)
+        pq_rle_put(&c->rle, (uint32_t)c->max_def, 1);
+    c->page_levels++;
+    c->page_values++;
+    c->chunk_values++;
+    c->rows++;
+}
+
+/* Flush the page once its buffers reach the page size. */
+static inline void end_value(pq_column *c)
+{
+    if (c->vals.len + c->lev.len >= c->ctx->page_bytes)
+        flush_page(c);
+}
+
+/* Fold an integer (or bool as 0/1) into the chunk's min/max, in the column's order. */
+static void stats_u64(pq_column *c, uint64_t v)
+{
+    if (c->type == PQ_INT64) {
+        int64_t s = (int64_t)v;
+        if (!c->have_minmax) {
+            c->smin = c->smax = s;
+        } else {
+            if (s < c->smin)
+                c->smin = s;
+            if (s > c->smax)
+                c->smax = s;
+        }
+    } else {
+        if (!c->have_minmax) {
+            c->umin = c->umax = v;
+        } else {
+            if (v < c->umin)
+                c->umin = v;
+            if (v > c->umax)
+                c->umax = v;
+        }
+    }
+    c->have_minmax = true;
+}
+
+/* Unsigned byte-wise comparison, a shorter prefix first (<0, 0, >0). */
+static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+    size_t n = an < bn ? an : bn;
+    int r = n ? memcmp(a, b, n) : 0;
+    if (r)
+        return r;
+    return an < bn ? -1 : an > bn;
+}
+
+/* Replace the contents of `b` with (p, n). */
+static void set_buf(pq_buf *b, const void *p, size_t n)
+{
+    b->len = 0;
+    pq_buf_put(b, p, n);
+}
+
+/* Fold a string into the chunk's min/max (byte order); too long disables them. */
+static void stats_str(pq_column *c, const void *p, size_t n)
+{
+    if (c->stats_off)
+        return;
+    if (n > PQ_STAT_MAX_STRING) {
+        c->stats_off = true;
+        return;
+    }
+    if (!c->have_minmax) {
+        set_buf(&c->smin_s, p, n);
+        set_buf(&c->smax_s, p, n);
+        c->have_minmax = true;
+        return;
+    }
+    if (bytes_cmp(p, n, c->smin_s.data, c->smin_s.len) < 0)
+        set_buf(&c->smin_s, p, n);
+    else if (bytes_cmp(p, n, c->smax_s.data, c->smax_s.len) > 0)
+        set_buf(&c->smax_s, p, n);
+}
+
+/* After a value went into the dictionary: when the chunk should go PLAIN from here on, because
+ * the dictionary grew too big or the first PQ_DICT_PROBE values were mostly distinct (then the
+ * next row groups start PLAIN too: a high-cardinality column stays one), flush the page
+ * (dictionary-encoded up to and including this value), switch the chunk to PLAIN and return
+ * true. */
+#define PQ_DICT_PROBE 4096
+static bool dict_give_up(pq_column *c)
+{
+    if (c->dict.plain.len <= c->ctx->dict_max) {
+        if (c->chunk_values != PQ_DICT_PROBE || c->dict.count <= PQ_DICT_PROBE / 2)
+            return false;
+        c->sticky_plain = true;
+    }
+    flush_page(c);
+    c->dict_mode = false;
+    c->page_dict = false;
+    return true;
+}
+
+/* Append a dictionary index to the page. */
+static void put_index(pq_column *c, uint32_t idx)
+{
+    if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
+        return;
+    memcpy(c->vals.data + c->vals.len, &idx, 4);
+    c->vals.len += 4;
+}
+
+/* Append a value; returns its dictionary index when it was dictionary-encoded, else -1. */
+static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
+{
+    begin_value(c, row);
+    if (c->page_dict) {
+        bool added;
+        int64_t idx = pq_dict_intern_u64(&c->dict, v, &added);
+        if (idx < 0) {
+            c->failed = true;
+            return -1;
+        }
+        if (added)
+            stats_u64(c, v);
+        put_index(c, (uint32_t)idx);
+        if (dict_give_up(c))
+            return -1;
+        end_value(c);
+        return idx;
+    }
+    pq_buf_u64le(&c->vals, v);
+    stats_u64(c, v);
+    end_value(c);
+    return -1;
+}
+
+void pq_col_u64(pq_column *c, uint64_t row, uint64_t v)
+{
+    (void)put_u64(c, row, v);
+}
+
+void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache)
+{
+    if (c->page_dict && cache->generation == c->dict.generation + 1) {
+        begin_value(c, row);
+        put_index(c, cache->index);
+        end_value(c);
+        return;
+    }
+    int64_t idx = put_u64(c, row, v);
+    if (idx >= 0) {
+        cache->generation = c->dict.generation + 1;
+        cache->index = (uint32_t)idx;
+    }
+}
+
+void pq_col_bool(pq_column *c, uint64_t row, bool v)
+{
+    begin_value(c, row);
+    pq_buf_byte(&c->vals, v ? 1 : 0);
+    stats_u64(c, v ? 1 : 0);
+    end_value(c);
+}
+
+/* Append a string; returns its dictionary index when it was dictionary-encoded, else -1. */
+static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
+{
+    begin_value(c, row);
+    if (c->page_dict) {
+        bool added;
+        int64_t idx = pq_dict_intern(&c->dict, p, n, &added);
+        if (idx < 0) {
+            c->failed = true;
+            return -1;
+        }
+        if (added)
+            stats_str(c, p, n);
+        put_index(c, (uint32_t)idx);
+        if (dict_give_up(c))
+            return -1;
+        end_value(c);
+        return idx;
+    }
+    if (n > UINT32_MAX) {
+        c->failed = true;
+        return -1;
+    }
+    pq_buf_u32le(&c->vals, (uint32_t)n);
+    pq_buf_put(&c->vals, p, n);
+    stats_str(c, p, n);
+    end_value(c);
+    return -1;
+}
+
+void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n)
+{
+    (void)put_str(c, row, p, n);
+}
+
+void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache)
+{
+    if (c->page_dict && cache->generation == c->dict.generation + 1) {
+        begin_value(c, row);
+        put_index(c, cache->index);
+        end_value(c);
+        return;
+    }
+    int64_t idx = put_str(c, row, p, n);
+    if (idx >= 0) {
+        cache->generation = c->dict.generation + 1;
+        cache->index = (uint32_t)idx;
+    }
+}
+
+void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
+{
+    if (!c->page_dict) {
+        pq_col_str(c, row, p, n);
+        return;
+    }
+    if (!c->ptr_cache) {
+        c->ptr_cache = calloc(PQ_PTR_CACHE, sizeof *c->ptr_cache);
+        if (!c->ptr_cache) {
+            pq_col_str(c, row, p, n);
+            return;
+        }
+    }
+    uintptr_t h = (uintptr_t)p;
+    h = (h ^ (h >> 7) ^ (h >> 13)) % PQ_PTR_CACHE;
+    pq_ptr_slot *s = &c->ptr_cache[h];
+    if (s->p != p || s->n != n) {
+        s->p = p;
+        s->n = n;
+        s->cache.generation = 0;
+    }
+    pq_col_str_cached(c, row, p, n, &s->cache);
+}
+
+/* malloc'ed copy of (p, n) (at least 1 byte), NULL if out of memory. */
+static uint8_t *dup_bytes(const void *p, size_t n)
+{
+    uint8_t *d = malloc(n ? n : 1);
+    if (d && n)
+        memcpy(d, p, n);
+    return d;
+}
+
+/* `v` as 8 little-endian bytes. */
+static void u64_le(uint8_t out[8], uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t)(v >> (8 * i));
+}
+
+bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
+{
+    pq_ctx *x = c->ctx;
+    memset(meta, 0, sizeof *meta);
+    meta->dict_offset = -1;
+    pq_col_gap(c, nrows);
+    flush_page(c);
+
+    uint64_t dict_bytes = 0, dict_uncompressed = 0;
+    bool ok = !c->failed && !c->chunk.failed;
+    if (ok && c->enc_dict) {
+        x->body.len = 0;
+        pq_buf_put(&x->body, c->dict.plain.data, c->dict.plain.len);
+        pq_buf page = {0};
+        ok = !x->body.failed &&
+             emit_page(c, &page, PAGE_DICTIONARY, c->dict.count, PQ_ENC_PLAIN, &dict_uncompressed);
+        if (ok) {
+            meta->dict_offset = (int64_t)x->out->offset;
+            ok = pq_out_write(x->out, page.data, page.len);
+            dict_bytes = page.len;
+        }
+        pq_buf_free(&page);
+    }
+    if (ok) {
+        meta->data_offset = (int64_t)x->out->offset;
+        ok = pq_out_write(x->out, c->chunk.data, c->chunk.len);
+    }
+    meta->total_compressed = (int64_t)(dict_bytes + c->chunk.len);
+    meta->total_uncompressed = (int64_t)(dict_uncompressed + c->chunk_uncompressed);
+    meta->num_values = (int64_t)c->rows;
+    meta->null_count = (int64_t)c->nulls;
+    meta->enc_dict = c->enc_dict;
+    if (ok && c->have_minmax && !c->stats_off) {
+        uint8_t lo[8], hi[8];
+        const void *mn = lo, *mx = hi;
+        size_t mnl = 8, mxl = 8;
+        switch (c->type) {
+        case PQ_BOOLEAN:
+            lo[0] = (uint8_t)c->umin;
+            hi[0] = (uint8_t)c->umax;
+            mnl = mxl = 1;
+            break;
+        case PQ_INT64:
+            u64_le(lo, (uint64_t)c->smin);
+            u64_le(hi, (uint64_t)c->smax);
+            break;
+        case PQ_UINT64:
+            u64_le(lo, c->umin);
+            u64_le(hi, c->umax);
+            break;
+        case PQ_STRING:
+            mn = c->smin_s.data;
+            mnl = c->smin_s.len;
+            mx = c->smax_s.data;
+            mxl = c->smax_s.len;
+            break;
+        }
+        meta->min = dup_bytes(mn, mnl);
+        meta->max = dup_bytes(mx, mxl);
+        if (!meta->min || !meta->max || c->smin_s.failed || c->smax_s.failed) {
+            pq_chunk_meta_free(meta);
+            ok = false;
+        } else {
+            meta->min_len = (uint32_t)mnl;
+            meta->max_len = (uint32_t)mxl;
+            meta->has_minmax = true;
+        }
+    }
+
+    /* reset for the next row group; a big chunk buffer is released, so that columns busy in
+     * different row groups do not each keep their peak (memory follows one row group) */
+    c->rows = 0;
+    c->chunk.len = 0;
+    if (c->chunk.cap > (256u << 10))
+        pq_buf_free(&c->chunk);
+    c->chunk_uncompressed = 0;
+    c->chunk_values = 0;
+    c->nulls = 0;
+    c->enc_dict = false;
+    c->have_minmax = false;
+    c->stats_off = false;
+    c->dict_mode = c->dict_wanted && !c->sticky_plain;
+    c->page_dict = c->dict_mode;
+    pq_dict_reset(&c->dict);
+    return ok;
+}

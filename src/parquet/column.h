@@ -1,0 +1,162 @@
+/* parquet_column.h — the writer of one leaf column of a Parquet file, one row group at a time.
+ *
+ * A column receives, for rows of the current row group in increasing order, either a value
+ * (definition level max_def) or a NULL at some lower level; rows it is not told about are NULL
+ * at level 0 (the sparse-wide layout: most columns are absent from most rows, and a gap costs
+ * O(1) because levels are run-length encoded as runs). Values are buffered into a v1 data page
+ * (definition levels RLE, values PLAIN or RLE_DICTIONARY) that is zstd-compressed into the
+ * chunk buffer when it reaches the page size. pq_col_finish pads the row group, writes the
+ * dictionary page and the data pages to the output and returns the chunk's metadata and
+ * statistics (null count, min/max in the column's sort order).
+ *
+ * Dictionary columns fall back to PLAIN for the rest of the chunk when the dictionary grows
+ * too big or turns out not to pay (most values distinct).
+ */
+#ifndef BB_PARQUET_COLUMN_H
+#define BB_PARQUET_COLUMN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/buf.h"
+#include "parquet/dict.h"
+#include "parquet/rle.h"
+
+/* Logical column types of the backbeat table. */
+typedef enum pq_type {
+    PQ_BOOLEAN = 0, /* physical BOOLEAN */
+    PQ_INT64 = 1,   /* physical INT64, signed */
+    PQ_UINT64 = 2,  /* physical INT64, UINT_64 / INTEGER(64,false), unsigned order */
+    PQ_STRING = 3   /* physical BYTE_ARRAY, UTF8 / STRING */
+} pq_type;
+
+/* Parquet Encoding enum values used here. */
+enum { PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3, PQ_ENC_RLE_DICTIONARY = 8 };
+
+/* Where the file goes, shared by every column: an fd written sequentially. */
+typedef struct pq_out {
+    int fd;
+    uint64_t offset; /* bytes written so far */
+    int error;       /* errno of the first failed write, 0 if none */
+} pq_out;
+
+/* Write all `n` bytes (EINTR / short writes retried). False (error set) on failure. */
+bool pq_out_write(pq_out *o, const void *p, size_t n);
+
+/* Shared state of all columns of one file: compressor, scratch, sizes. */
+typedef struct pq_ctx {
+    void *zstd;          /* ZSTD_CCtx */
+    int level;           /* zstd level */
+    size_t page_bytes;   /* target uncompressed page size */
+    size_t dict_max;     /* dictionary bytes beyond which a chunk falls back to PLAIN */
+    pq_buf body;         /* uncompressed page being assembled */
+    pq_buf comp;         /* compressed page */
+    pq_buf hdr;          /* page header */
+    pq_out *out;
+} pq_ctx;
+
+/* Initialise / release the shared state. pq_ctx_init returns false on allocation failure. */
+bool pq_ctx_init(pq_ctx *c, pq_out *out, int level);
+void pq_ctx_free(pq_ctx *c);
+
+/* What the footer needs to know about one column chunk. */
+typedef struct pq_chunk_meta {
+    int64_t dict_offset;     /* -1: no dictionary page */
+    int64_t data_offset;
+    int64_t total_compressed;
+    int64_t total_uncompressed;
+    int64_t num_values;      /* levels, NULLs included */
+    int64_t null_count;
+    bool enc_dict;           /* some data page is RLE_DICTIONARY */
+    bool has_minmax;
+    uint32_t min_len, max_len;
+    uint8_t *min, *max;      /* malloc'ed min_value / max_value (PLAIN image, no length) */
+} pq_chunk_meta;
+
+void pq_chunk_meta_free(pq_chunk_meta *m);
+
+/* A caller-held cache of one value's dictionary index (see pq_col_u64_cached). */
+typedef struct pq_dict_cache {
+    uint64_t generation; /* dictionary generation + 1 the index belongs to; 0 = none */
+    uint32_t index;
+} pq_dict_cache;
+
+/* Longest string kept for min/max statistics; a longer value disables them for the chunk. */
+#define PQ_STAT_MAX_STRING 512
+
+typedef struct pq_column {
+    pq_ctx *ctx;
+    pq_type type;
+    int max_def;      /* 0 (REQUIRED), 1 or 2 */
+    bool dict_wanted; /* start each chunk in dictionary mode */
+
+    /* current page */
+    pq_buf lev;       /* RLE-encoded definition levels */
+    pq_rle rle;
+    uint64_t page_levels;
+    uint64_t page_values;
+    pq_buf vals;      /* PLAIN bytes; or u32 dictionary indices; BOOLEAN: one byte per value */
+    bool page_dict;   /* vals holds dictionary indices */
+
+    /* current chunk */
+    uint64_t rows;    /* levels written in this row group */
+    bool dict_mode;
+    bool sticky_plain; /* the dictionary did not pay: later chunks start PLAIN */
+    pq_dict dict;
+    pq_buf chunk;     /* page headers + compressed data pages */
+    uint64_t chunk_uncompressed;
+    uint64_t chunk_values; /* non-NULL values */
+    uint64_t nulls;
+    bool enc_dict;
+
+    /* statistics of the chunk */
+    bool have_minmax;
+    bool stats_off;   /* a string too long for min/max was seen */
+    uint64_t umin, umax;
+    int64_t smin, smax;
+    pq_buf smin_s, smax_s;
+
+    struct pq_ptr_slot *ptr_cache; /* PQ_PTR_CACHE slots for pq_col_str_stable, or NULL */
+
+    bool failed;      /* allocation or compression failed */
+} pq_column;
+
+#define PQ_PTR_CACHE 64
+typedef struct pq_ptr_slot {
+    const void *p;
+    size_t n;
+    pq_dict_cache cache;
+} pq_ptr_slot;
+
+void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict);
+void pq_col_free(pq_column *c);
+
+/* Append the pending NULL levels (0) up to row `row` of the row group. */
+void pq_col_gap_slow(pq_column *c, uint64_t row);
+static inline void pq_col_gap(pq_column *c, uint64_t row)
+{
+    if (c->rows < row)
+        pq_col_gap_slow(c, row);
+}
+
+/* Row `row` is NULL at definition level `def` (< max_def). */
+void pq_col_null(pq_column *c, uint64_t row, int def);
+/* Row `row` has a value (definition level max_def). The column's type decides which call fits:
+ * UINT64 and INT64 take pq_col_u64 (the bits), BOOLEAN pq_col_bool, STRING pq_col_str. */
+void pq_col_u64(pq_column *c, uint64_t row, uint64_t v);
+void pq_col_bool(pq_column *c, uint64_t row, bool v);
+void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n);
+/* As pq_col_u64 / pq_col_str, with a caller-held cache of the value's dictionary index: the
+ * value must be the same every time the same cache is passed. */
+void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
+/* As pq_col_str for bytes that stay at `p`, unchanged, for the whole write (enum labels and
+ * intern-table text in the mapped dump): dictionary indices are cached by address. */
+void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n);
+void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache);
+
+/* Complete the row group at `nrows` rows: write the chunk to the output, fill *meta, and reset
+ * for the next row group. False on failure (allocation, compression or the output). */
+bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
+
+#endif /* BB_PARQUET_COLUMN_H */

@@ -1,0 +1,38 @@
+/* parquet_rle.h — the RLE / bit-packing hybrid encoding of Parquet (Encodings.md), used for
+ * definition levels and for dictionary indices.
+ *
+ * Values are fed as runs (value, count) so that the long stretches of NULLs of a sparse-wide
+ * table cost O(1) each. Runs of at least 8 equal values become RLE runs; shorter stretches are
+ * gathered into bit-packed groups of 8. Only the final group of the stream is padded (readers
+ * stop at the page's value count), so the encoder borrows values from a long run to complete a
+ * pending bit-packed group before starting the RLE run.
+ */
+#ifndef BB_PARQUET_RLE_H
+#define BB_PARQUET_RLE_H
+
+#include <stdint.h>
+
+#include "parquet/buf.h"
+
+#define PQ_RLE_LITCAP 512 /* pending bit-packed values (a multiple of 8) */
+
+typedef struct pq_rle {
+    pq_buf *out;
+    int bit_width; /* 1..32 */
+    uint32_t run_val;
+    uint64_t run_len;
+    uint32_t nlit;
+    uint32_t lit[PQ_RLE_LITCAP];
+} pq_rle;
+
+/* Start an encoded stream appended to `out` with values of `bit_width` bits (1..32). */
+void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width);
+/* Append `n` copies of `v` (v < 2^bit_width). */
+void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n);
+/* Emit everything pending; the stream is complete. */
+void pq_rle_finish(pq_rle *e);
+
+/* Bits needed to represent values 0..max (at least 1). */
+int pq_bit_width(uint64_t max);
+
+#endif /* BB_PARQUET_RLE_H */

@@ -1,0 +1,26 @@
+# Tests of the recorder (src/capture/: recorder*.c, inflight.c, clock.c, cpu.c, intern.c, span.c).
+set(BB_REC ${CMAKE_CURRENT_SOURCE_DIR}/capture/recorder)
+bb_test(recorder_basic SOURCES ${BB_REC}/basic.c ${BB_REC}/rec_util.c)
+# The same without rseq (glibc tunable): the CPU hint falls back to the thread-pointer hash.
+add_test(NAME recorder_basic_no_rseq COMMAND recorder_basic)
+set_tests_properties(recorder_basic_no_rseq PROPERTIES
+  ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+bb_test(recorder_wrap SOURCES ${BB_REC}/wrap.c ${BB_REC}/rec_util.c)
+bb_test(recorder_concurrent SOURCES ${BB_REC}/concurrent.c ${BB_REC}/rec_util.c LABELS concurrent)
+bb_test(recorder_signal SOURCES ${BB_REC}/signal.c ${BB_REC}/rec_util.c)
+# BACKBEAT_COMPILED_OUT: the recording macros vanish (object code compared with a twin).
+foreach(v out in twin)
+  add_library(bb_compiled_${v} OBJECT ${BB_REC}/compiled_out.c)
+  target_include_directories(bb_compiled_${v} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_compile_options(bb_compiled_${v} PRIVATE -O2 -ffunction-sections)
+endforeach()
+target_compile_definitions(bb_compiled_out PRIVATE BACKBEAT_COMPILED_OUT)
+target_compile_definitions(bb_compiled_twin PRIVATE CO_TWIN)
+add_test(NAME recorder_compiled_out
+  COMMAND sh ${BB_REC}/check_compiled_out.sh $<TARGET_OBJECTS:bb_compiled_out>
+             $<TARGET_OBJECTS:bb_compiled_twin> $<TARGET_OBJECTS:bb_compiled_in>)
+bb_test(recorder_cxx SOURCES ${BB_REC}/cxx.cc)
+# Concurrency without rseq: shards chosen by the thread-pointer hash.
+add_test(NAME recorder_concurrent_no_rseq COMMAND recorder_concurrent)
+set_tests_properties(recorder_concurrent_no_rseq PROPERTIES LABELS concurrent
+  ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")

@@ -1,8 +1,0 @@
-# Tests of the .bb dump writer (src/lib/dump_writer.c).
-bb_test(writer_bytes SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_bytes.c)
-bb_test(writer_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_errors.c)
-bb_test(writer_golden SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_golden.c)
-# Interposes write() and malloc() in the executable: the sanitizer runtimes intercept the same
-# symbols, so it runs in the plain build only.
-bb_test(writer_fd SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_fd.c LABELS no-sanitize)
-bb_test(writer_sections SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/writer/writer_sections.c)
