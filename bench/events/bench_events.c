@@ -50,7 +50,7 @@ int main(void)
             return 1;
         for (size_t i = 0; i < n; i++) {
             snprintf(names[i], sizeof names[i], "bench::E%zu", i);
-            d[i] = (bb_event_desc){names[i], NULL, &f, 1, 4, BB_PHASE_NONE, 0, NULL};
+            d[i] = (bb_event_desc){BB__ABI_LAYOUT, names[i], NULL, &f, 1, 4, BB_PHASE_NONE, 0, NULL};
         }
         t0 = now_ns();
         for (size_t i = 0; i < n; i++)

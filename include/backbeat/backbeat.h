@@ -1,10 +1,11 @@
 /* backbeat/backbeat.h — the umbrella header: define events (event.h), record them and dump
- * (recorder.h), or use the process-wide recorder (global.h). This is what a program includes. */
+ * (recorder.h), or use the process-wide recorder (global.h); version.h. What a program includes. */
 #ifndef BACKBEAT_BACKBEAT_H
 #define BACKBEAT_BACKBEAT_H
 
 #include "event.h"
 #include "recorder.h"
 #include "global.h"
+#include "version.h"
 
 #endif /* BACKBEAT_BACKBEAT_H */

@@ -344,7 +344,8 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
     static const bb_field_desc bb__fields_##ident[] = {                                            \
         BB__FMAP(n, BB__S_DESC, ident, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,      \
                                                     0, 0}};                                        \
-    static bb_event_desc bb__desc_##ident = {ns "::" nm,                                           \
+    static bb_event_desc bb__desc_##ident = {BB__ABI_LAYOUT,                                       \
+                                             ns "::" nm,                                           \
                                              BB__HEAD(__VA_ARGS__, ~),                             \
                                              (has) ? bb__fields_##ident : NULL,                    \
                                              BB__CAST(uint16_t, 0 BB__FMAP(n, BB__S_COUNT, ident,  \
@@ -395,7 +396,7 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__L_LABEL_Y(e, name, value, label) {BB__ZEXT(e, value), label},
 
 #define BB__VIEWS(ident, sql)                                                                      \
-    static bb_view_desc bb__views_##ident = {#ident, sql, NULL};                                   \
+    static bb_view_desc bb__views_##ident = {BB__ABI_LAYOUT, #ident, sql, NULL};                   \
     __attribute__((constructor)) static void bb__register_views_##ident(void)                      \
     {                                                                                              \
         bb_views_add(&bb__views_##ident);                                                          \

@@ -46,8 +46,10 @@ BB_API size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap);
  * serialised registry and know when it went stale. */
 BB_API uint64_t bb_registry_generation(void);
 
-/* View sets: a block of query DDL (DuckDB SQL) that rides in every dump as a Views section. */
+/* View sets: a block of query DDL (DuckDB SQL) that rides in every dump as a Views section.
+ * ABI: compiled into programs by BB_VIEWS (detail/abi.h); `abi` must be BB__ABI_LAYOUT. */
 typedef struct bb_view_desc {
+    uint32_t abi;     /* BB__ABI_LAYOUT of the headers it was built with */
     const char *name; /* identifier used to define it, for diagnostics */
     const char *sql;  /* NUL-terminated UTF-8 text, written verbatim */
     struct bb_view_desc *registry_next;

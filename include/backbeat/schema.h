@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "detail/abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,13 +51,13 @@ enum bb_phase {
 /* Largest record_size the format can carry: the u16 payload length is 16 + record_size. */
 #define BB_MAX_RECORD_SIZE (65535u - 16u)
 
-/* One value -> label pair of an enum field. */
+/* One value -> label pair of an enum field. ABI (part of the descriptors, detail/abi.h). */
 typedef struct bb_enum_label {
     uint64_t value;
     const char *label; /* NUL-terminated UTF-8 */
 } bb_enum_label;
 
-/* One field of an event. Strings are NUL-terminated UTF-8; NULL means "absent"
+/* One field of an event. ABI (part of the descriptors, detail/abi.h). Strings are NUL-terminated UTF-8; NULL means "absent"
  * (an empty string "" is present-but-empty, which hashes differently). */
 typedef struct bb_field_desc {
     const char *name;
@@ -73,8 +75,13 @@ typedef struct bb_field_desc {
 } bb_field_desc;
 
 /* One event type. The macros emit one of these per event per translation unit; it is
- * mutable only in `id` (filled once) and `registry_next`/`registered` (owned by the registry). */
+ * mutable only in `id` (filled once) and `registry_next` (owned by the registry).
+ * ABI: compiled into programs (detail/abi.h). `abi` must be BB__ABI_LAYOUT for the registry and
+ * the recorder to accept the descriptor (the macros set it; a hand-made descriptor that is
+ * registered or recorded sets it too). The dump writer takes descriptors as plain data and does
+ * not look at it. */
 typedef struct bb_event_desc {
+    uint32_t abi;            /* BB__ABI_LAYOUT of the headers it was built with */
     const char *name;        /* qualified: "namespace::EventName" */
     const char *description; /* NULL = absent */
     const bb_field_desc *fields;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backbeat/event.h"
+#include "capture/abi_check.h"
 #include "capture/recorder_internal.h"
 
 static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
@@ -131,7 +132,8 @@ void bb_recorder_free(bb_recorder *rec) {
 }
 
 void bb_recorder_enable(bb_recorder *rec, bool on) {
-    if (rec) __atomic_store_n(&rec->hot.enabled, on ? 1u : 0u, __ATOMIC_RELAXED);
+    /* The layout tag as the "on" value: inline code of another layout sees it off (abi.h). */
+    if (rec) __atomic_store_n(&rec->hot.enabled, on ? BB__ABI_LAYOUT : 0u, __ATOMIC_RELAXED);
 }
 
 bool bb_recorder_enabled(const bb_recorder *rec) {
@@ -211,13 +213,12 @@ void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts
                      const void *fields, size_t size) {
     struct bb__recorder_hot *h = &rec->hot;
     uint8_t *ring = h->rings + ((uint64_t)shard << h->cap_log2);
-    uint8_t head[16];
-    uint16_t len = (uint16_t)(size + 16);
-    memcpy(head, &ts, 8);
-    memcpy(head + 8, &id, 8);
-    ring_put(ring, h->capacity, pos, head, 16);
-    if (size) ring_put(ring, h->capacity, pos + 16, fields, size);
-    ring_put(ring, h->capacity, pos + 16 + size, &len, 2);
+    uint8_t head[BB__FRAME_HEAD];
+    uint16_t len = BB__FRAME_LEN(size);
+    bb__frame_head(head, ts, id);
+    ring_put(ring, h->capacity, pos, head, BB__FRAME_HEAD);
+    if (size) ring_put(ring, h->capacity, pos + BB__FRAME_HEAD, fields, size);
+    ring_put(ring, h->capacity, pos + BB__FRAME_HEAD + size, &len, BB__FRAME_TRAILER);
 }
 
 /* Contract: count a record refused for being larger than the ring. */
@@ -234,10 +235,10 @@ static uint64_t desc_id(const bb_event_desc *desc) {
 
 static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
                        size_t size) {
-    if (!rec || !desc || (size && !fields) || size != desc->record_size ||
-        size > BB_MAX_RECORD_SIZE)
+    if (!rec || !desc || !bb__abi_accept(desc, "events", false) || (size && !fields) ||
+        size != desc->record_size || size > BB_MAX_RECORD_SIZE)
         return BB_ERR_INVALID;
-    if (size + 18 > rec->hot.capacity) {
+    if (BB__FRAME_SIZE(size) > rec->hot.capacity) {
         bb__record_too_large(rec);
         return BB_ERR_TOO_LARGE;
     }

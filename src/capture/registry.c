@@ -17,6 +17,7 @@
 
 #include "backbeat/event.h"
 #include "backbeat/registry.h"
+#include "capture/abi_check.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb_event_desc *g_events; /* head; atomic accesses only */
@@ -43,7 +44,7 @@ static void bump(void) { __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE);
 /* Link `desc` at the tail unless it is already linked; fill its id first. */
 void bb_registry_add(bb_event_desc *desc)
 {
-    if (!desc)
+    if (!desc || !bb__abi_accept(desc, "events", true))
         return;
     bb_event_id_resolve(desc);
     pthread_mutex_lock(&g_lock);
@@ -67,7 +68,7 @@ void bb_registry_add(bb_event_desc *desc)
 /* Unlink `desc` if it is linked. Its own link is left intact for racing readers. */
 void bb_registry_remove(bb_event_desc *desc)
 {
-    if (!desc)
+    if (!desc || !bb__abi_accept(desc, "events", true))
         return;
     pthread_mutex_lock(&g_lock);
     bb_event_desc *prev = NULL;
@@ -127,7 +128,7 @@ uint64_t bb_registry_generation(void) { return __atomic_load_n(&g_generation, __
 /* View sets: the same list discipline, no de-duplication. */
 void bb_views_add(bb_view_desc *views)
 {
-    if (!views)
+    if (!views || !bb__abi_accept(views, "view sets", true))
         return;
     pthread_mutex_lock(&g_lock);
     bb_view_desc *tail = NULL;
@@ -149,7 +150,7 @@ void bb_views_add(bb_view_desc *views)
 
 void bb_views_remove(bb_view_desc *views)
 {
-    if (!views)
+    if (!views || !bb__abi_accept(views, "view sets", true))
         return;
     pthread_mutex_lock(&g_lock);
     bb_view_desc *prev = NULL;

@@ -3,6 +3,7 @@
  * helper: fields are found by their role (span_id, parent_span_id) in the descriptor. */
 #include <string.h>
 
+#include "capture/abi_check.h"
 #include "capture/recorder_internal.h"
 
 /* Per-thread state: (counter << 16) | seed; 0 = not seeded yet. */
@@ -32,7 +33,7 @@ static void put_le(uint8_t *p, uint16_t width, uint64_t v) {
  * parent != 0; other bytes from `fields` or zero). */
 bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
                          uint64_t parent, const void *fields, size_t size) {
-    if (!rec || !desc) return BB_ERR_INVALID;
+    if (!rec || !desc || !bb__abi_accept(desc, "events", false)) return BB_ERR_INVALID;
     if (fields && size != desc->record_size) return BB_ERR_INVALID;
     if (desc->record_size > 4096) return BB_ERR_TOO_LARGE;
     if (!bb_recorder_enabled(rec)) return BB_ERR_DISABLED;

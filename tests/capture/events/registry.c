@@ -14,7 +14,7 @@
 static const bb_field_desc F_U32 = {"x", NULL, NULL, NULL, 0, 0, 4, 0, BB_TYPE_U32, 0, 0, 0};
 static const bb_field_desc F_U64 = {"x", NULL, NULL, NULL, 0, 0, 8, 0, BB_TYPE_U64, 0, 0, 0};
 
-#define DESC(name, field) {name, NULL, field, 1, 4, BB_PHASE_NONE, 0, NULL}
+#define DESC(name, field) {BB__ABI_LAYOUT, name, NULL, field, 1, 4, BB_PHASE_NONE, 0, NULL}
 static bb_event_desc a = DESC("t::A", &F_U32);
 static bb_event_desc b = DESC("t::B", &F_U32);
 static bb_event_desc c = DESC("t::C", &F_U32);
@@ -113,8 +113,8 @@ int main(void)
           (unsigned long long)(g1 - g0));
 
     /* View sets: order, idempotence, removal; no de-duplication. */
-    static bb_view_desc v1 = {"v1", "SELECT 1;", NULL};
-    static bb_view_desc v2 = {"v2", "SELECT 1;", NULL};
+    static bb_view_desc v1 = {BB__ABI_LAYOUT, "v1", "SELECT 1;", NULL};
+    static bb_view_desc v2 = {BB__ABI_LAYOUT, "v2", "SELECT 1;", NULL};
     CHECK(bb_views_snapshot(NULL, 0) == 0, "no views");
     bb_views_add(&v1);
     bb_views_add(&v2);

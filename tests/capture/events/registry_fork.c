@@ -14,8 +14,8 @@ BB_EVENT(fork_event, "fork", "Event", NULL, BB_FIELD(uint32_t, v, NULL));
 
 static const bb_field_desc field = {"v", NULL, NULL, NULL, 0, 0, 4, 0, BB_TYPE_U32, 0, 0, 0};
 static bb_event_desc churn[2] = {
-    {"fork::Churn0", NULL, &field, 1, 4, BB_PHASE_NONE, 0, NULL},
-    {"fork::Churn1", NULL, &field, 1, 4, BB_PHASE_NONE, 0, NULL},
+    {BB__ABI_LAYOUT, "fork::Churn0", NULL, &field, 1, 4, BB_PHASE_NONE, 0, NULL},
+    {BB__ABI_LAYOUT, "fork::Churn1", NULL, &field, 1, 4, BB_PHASE_NONE, 0, NULL},
 };
 static int stop;
 
@@ -43,7 +43,7 @@ int main(void)
         }
         if (pid == 0) {
             alarm(10);
-            static bb_event_desc mine = {"fork::Child", NULL, &field, 1, 4, BB_PHASE_NONE, 0,
+            static bb_event_desc mine = {BB__ABI_LAYOUT, "fork::Child", NULL, &field, 1, 4, BB_PHASE_NONE, 0,
                                          NULL};
             bb_registry_add(&mine);
             const bb_event_desc *out[8];

@@ -67,7 +67,7 @@ int main(void)
     for (int i = 0; i < WRITERS * PER_WRITER; i++) {
         snprintf(names[i], sizeof names[i], "thr::E%d", i);
         fields[i] = (bb_field_desc){"v", NULL, NULL, NULL, 0, 0, 4, 0, BB_TYPE_U32, 0, 0, 0};
-        descs[i] = (bb_event_desc){names[i], NULL, &fields[i], 1, 4, BB_PHASE_NONE, 0, NULL};
+        descs[i] = (bb_event_desc){BB__ABI_LAYOUT, names[i], NULL, &fields[i], 1, 4, BB_PHASE_NONE, 0, NULL};
     }
     pthread_t w[WRITERS], r[READERS];
     for (int i = 0; i < READERS; i++)

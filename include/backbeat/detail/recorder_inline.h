@@ -1,0 +1,349 @@
+/* backbeat/detail/recorder_inline.h — machinery of recorder.h's inline fast path: the recorder's
+ * hot view, the thread slot, the CPU hint, the clocks, the record body and the macros behind
+ * BB_RECORD, BB_SPAN_* and BB_INTERN (their contract is in recorder.h).
+ *
+ * Machinery: may change in any release. User code compiles it in, so the structures here are
+ * ABI, guarded by the layout tag (detail/abi.h). Included by recorder.h only.
+ */
+#ifndef BACKBEAT_DETAIL_RECORDER_INLINE_H
+#define BACKBEAT_DETAIL_RECORDER_INLINE_H
+
+#ifndef BACKBEAT_RECORDER_H
+#error "include <backbeat/recorder.h>, not this file"
+#endif
+
+#include "abi.h"
+#include "export.h"
+#include "frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/* The shard cursor: total bytes ever reserved in the ring, alone on a 128-byte line. */
+struct bb__cursor {
+    uint64_t head;
+    uint8_t pad[120];
+};
+
+/* A thread's announcement of the record it is writing (src/capture/inflight.c): a dump re-copies
+ * or blanks the records still in flight in its snapshot, so a writer preempted between
+ * reservation and copy never exposes stale bytes of an older lap as a record. One per thread,
+ * in a global table, written only by its thread. `taglen` = record length << 32 | tag, with
+ * tag = ((recorder serial & 0xFFFF) << 16 | shard) + 1, 0 when idle; `pos` = the reservation's
+ * position, BB__POS_UNKNOWN between announcing and reserving.
+ * ABI (detail/abi.h): written by inline code; only reached through a recorder whose enable word
+ * matched the code's layout tag. */
+struct bb__tslot {
+    uint64_t taglen;
+    uint64_t pos;
+    uint32_t claimed; /* owned by recorder_inflight.c */
+    uint32_t shared;  /* the overflow slot several threads use: ignored by dumps */
+    uint8_t pad[104];
+};
+#define BB__POS_UNKNOWN UINT64_MAX
+BB_API extern __thread struct bb__tslot *bb__tls_slot __attribute__((tls_model("initial-exec")));
+BB_API struct bb__tslot *bb__tslot_attach(void);
+
+/* The first bytes of every bb_recorder (read-mostly; 128-byte aligned).
+ * ABI (detail/abi.h): read by inline code at these offsets. `enabled` is BB__ABI_LAYOUT while
+ * capture is on and 0 while off, so code built against another layout sees it off. */
+struct bb__recorder_hot {
+    uint32_t enabled;      /* atomic, relaxed: BB__ABI_LAYOUT (on) or 0 (off) */
+    uint32_t shard_count;
+    uint32_t clock;        /* BB__CLK_* */
+    uint32_t cpu_mode;     /* BB__CPU_* */
+    int64_t rseq_offset;   /* __rseq_offset when cpu_mode == BB__CPU_RSEQ */
+    uint64_t capacity;     /* bytes per ring, power of two */
+    uint32_t cap_log2;
+    uint32_t serial;       /* process-unique recorder number, for call-site caches */
+    uint8_t *rings;        /* shard i at rings + (i << cap_log2) = ring_of[i] */
+    struct bb__cursor *cursors;
+    uint64_t fastmod_m;    /* Lemire's fastmod constant for shard_count */
+    uint8_t **ring_of;     /* ring of each shard */
+    uint64_t mask;         /* capacity - 1 */
+    uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
+    uint32_t reserved0;
+    uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
+    uint64_t tsc_mult;
+    uint64_t ns_base;
+    int64_t mono_offset;   /* MONOTONIC clock: ns = monotonic ns + mono_offset */
+    uint64_t manual_ns;    /* MANUAL clock (atomic) */
+    bb_clock_fn user_fn;   /* USER clock */
+    void *user_ctx;
+};
+
+enum { BB__CLK_TSC = 1, BB__CLK_MONOTONIC = 2, BB__CLK_MANUAL = 3, BB__CLK_USER = 4 };
+enum { BB__CPU_RSEQ = 1, BB__CPU_THREAD = 2, BB__CPU_SYSCALL = 3 };
+
+#define BB__LIKELY(x) __builtin_expect(!!(x), 1)
+#define BB__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define BB__INLINE static inline __attribute__((always_inline))
+
+/* Out-of-line slow paths (recorder.c). */
+BB_API void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts, uint64_t id,
+                     const void *fields, size_t size);
+BB_API void bb__record_too_large(bb_recorder *rec);
+BB_API uint32_t bb__cpu_slow(void);
+BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len);
+BB_API void bb__span_cleanup(bb_span *span);
+
+/* On, and laid out as these headers say (detail/abi.h): one relaxed load and a compare. */
+BB__INLINE bool bb__recorder_on(const bb_recorder *rec) {
+    return rec && __atomic_load_n(&((const struct bb__recorder_hot *)(const void *)rec)->enabled,
+                                  __ATOMIC_RELAXED) == BB__ABI_LAYOUT;
+}
+
+/* The CPU this thread runs on (a hint: it may change right after). */
+BB__INLINE uint32_t bb__cpu_hint(const struct bb__recorder_hot *h) {
+#if defined(__x86_64__)
+    if (BB__LIKELY(h->cpu_mode == BB__CPU_RSEQ)) {
+        uint32_t cpu; /* struct rseq's cpu_id_start is its first member */
+        __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(h->rseq_offset));
+        return cpu;
+    }
+    if (h->cpu_mode == BB__CPU_THREAD) { /* no rseq: spread threads by their thread pointer */
+        uint64_t tp;
+        __asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+        return (uint32_t)(((tp >> 12) * UINT64_C(0x9E3779B97F4A7C15)) >> 40);
+    }
+#elif defined(__aarch64__)
+    if (BB__LIKELY(h->cpu_mode == BB__CPU_RSEQ)) {
+        return *(const volatile uint32_t *)((const char *)__builtin_thread_pointer() +
+                                            h->rseq_offset);
+    }
+    if (h->cpu_mode == BB__CPU_THREAD) {
+        uint64_t tp = (uint64_t)(uintptr_t)__builtin_thread_pointer();
+        return (uint32_t)(((tp >> 12) * UINT64_C(0x9E3779B97F4A7C15)) >> 40);
+    }
+#endif
+    return bb__cpu_slow();
+}
+
+/* cpu modulo shard_count: the identity while cpu < shard_count (the common case), else
+ * Lemire's fastmod (two multiplies, no division). */
+BB__INLINE uint32_t bb__shard_of(const struct bb__recorder_hot *h, uint32_t cpu) {
+    if (BB__LIKELY(cpu < h->shard_count)) return cpu;
+    __extension__ typedef unsigned __int128 bb__u128;
+    uint64_t low = h->fastmod_m * cpu;
+    return (uint32_t)(((bb__u128)low * h->shard_count) >> 64);
+}
+
+BB__INLINE uint64_t bb__clock_read(const struct bb__recorder_hot *h) {
+    __extension__ typedef unsigned __int128 bb__u128;
+#if defined(__x86_64__)
+    if (BB__LIKELY(h->clock == BB__CLK_TSC)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        uint64_t d = (((uint64_t)hi << 32) | lo) - h->tsc_base;
+        return h->ns_base + (uint64_t)(((bb__u128)d * h->tsc_mult) >> 32);
+    }
+#endif
+    if (BB__LIKELY(h->clock == BB__CLK_MONOTONIC)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)h->mono_offset;
+    }
+    if (h->clock == BB__CLK_MANUAL) return __atomic_load_n(&h->manual_ns, __ATOMIC_RELAXED);
+    return h->user_fn(h->user_ctx);
+}
+
+/* Reserve and write one record of `size` field bytes (a compile-time constant at BB_RECORD call
+ * sites) with timestamp `ts`, or the clock's reading when `read_clock` (a constant). The
+ * recorder must be non-NULL. */
+BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, uint64_t ts,
+                                const void *fields, size_t size) {
+    struct bb__recorder_hot *h = (struct bb__recorder_hot *)(void *)rec;
+    const size_t total = BB__FRAME_SIZE(size);
+    /* Rings hold at least 4096 bytes, so the check vanishes for every smaller record. */
+    if (total > 4096 && BB__UNLIKELY(total > h->capacity)) {
+        bb__record_too_large(rec);
+        return;
+    }
+    /* Manual and user clocks are read first (a call keeps few values live here); TSC and
+     * monotonic last (see below). */
+    if (read_clock && h->clock >= BB__CLK_MANUAL) ts = bb__clock_read(h);
+    uint32_t shard = bb__shard_of(h, bb__cpu_hint(h));
+    struct bb__tslot *t = bb__tls_slot;
+    if (BB__UNLIKELY(!t)) t = bb__tslot_attach();
+    /* Announce, reserve, publish the position, copy, retire (plain stores on x86, to a line only
+     * this thread writes; the acq_rel fetch_add orders the announcement before the reservation,
+     * and a dump seeing `pos` change knows the previous record is complete). A signal
+     * handler recording in between retires the announcement early: only the blanking of that
+     * one record is lost. */
+    __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->taglen, ((uint64_t)total << 32) | (h->tag_base + shard), __ATOMIC_RELEASE);
+    /* The TSC or monotonic clock is read last before the reservation: records of a shard are
+     * then nearly in timestamp order, and the read overlaps the stores above. */
+    if (read_clock && h->clock < BB__CLK_MANUAL) ts = bb__clock_read(h);
+    /* acq_rel: the record's bytes are not written before the reservation is visible, which the
+     * dump's overwrite check relies on (a lock xadd on x86 either way). */
+    uint64_t pos = __atomic_fetch_add(&h->cursors[shard].head, (uint64_t)total, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&t->pos, pos, __ATOMIC_RELEASE);
+    uint64_t off = pos & h->mask;
+    if (BB__LIKELY(off + total <= h->capacity)) {
+        bb__frame_write(h->ring_of[shard] + off, ts, id, fields, size); /* size is a constant */
+    } else {
+        bb__record_wrap(rec, shard, pos, ts, id, fields, size);
+    }
+    __atomic_store_n(&t->taglen, 0, __ATOMIC_RELEASE);
+}
+
+BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,
+                              size_t size) {
+    bb__record_body(rec, id, false, ts, fields, size);
+}
+
+BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields,
+                                  size_t size) {
+    bb__record_body(rec, id, true, 0, fields, size);
+}
+
+BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const char *s,
+                                      size_t len) {
+    uint64_t c = __atomic_load_n(cache, __ATOMIC_RELAXED);
+    if (BB__LIKELY(rec && (uint32_t)(c >> 32) ==
+                              ((const struct bb__recorder_hot *)(void *)rec)->serial))
+        return (uint32_t)c;
+    return bb__intern_static_slow(rec, cache, s, len);
+}
+
+/* Set the span_id field (role BB_ROLE_SPAN_ID) of the field bytes `ev` of event `d` to `id`, and
+ * its parent_span_id field to `parent` when non-zero (both u64, checked by event.h). */
+BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, uint64_t parent) {
+    for (uint16_t i = 0; i < d->field_count; i++) {
+        const bb_field_desc *f = &d->fields[i];
+        if (f->role == BB_ROLE_SPAN_ID && f->width == 8)
+            memcpy((uint8_t *)ev + f->offset, &id, 8);
+        else if (f->role == BB_ROLE_PARENT_SPAN_ID && f->width == 8 && parent)
+            memcpy((uint8_t *)ev + f->offset, &parent, 8);
+    }
+}
+
+/* Empty initializer braces (an event without fields) are a GNU/C23 extension, designated
+ * initializers a C++20 one (accepted by g++ and clang++ in earlier modes); fields left out are
+ * zero by design. */
+#define BB__PRAGMA_(x) _Pragma(#x)
+#if defined(__cplusplus) && defined(__clang__)
+#define BB__EXT_CXX                                                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wunknown-warning-option")                             \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")                                   \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-designator")
+#elif defined(__cplusplus)
+#define BB__EXT_CXX                                                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpragmas")                                            \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")
+#else
+#define BB__EXT_CXX
+#endif
+#define BB__EXT_BEGIN                                                                          \
+    BB__PRAGMA_(GCC diagnostic push)                                                           \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpedantic")                                           \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wmissing-field-initializers") BB__EXT_CXX
+#define BB__EXT_END BB__PRAGMA_(GCC diagnostic pop)
+
+#ifndef BACKBEAT_COMPILED_OUT
+
+#define BB__RECORD_(rec_, ident, ...)                                                          \
+    do {                                                                                       \
+        bb_recorder *const bb__rec = (rec_);                                                   \
+        if (bb__recorder_on(bb__rec)) {                                                        \
+            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                                  \
+            BB__EXT_END                                                                        \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
+                              BB_RECORD_SIZE(ident));                                          \
+        }                                                                                      \
+    } while (0)
+
+#define BB__RECORD_PTR_(rec_, ident, ptr)                                                      \
+    do {                                                                                       \
+        bb_recorder *const bb__rec = (rec_);                                                   \
+        if (bb__recorder_on(bb__rec)) {                                                        \
+            const ident *const bb__p = (ptr);                                                  \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), bb__p,                     \
+                              BB_RECORD_SIZE(ident));                                          \
+        }                                                                                      \
+    } while (0)
+
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                             \
+    __extension__({                                                                            \
+        bb_recorder *const bb__rec = (rec_);                                                   \
+        uint64_t bb__sid = 0;                                                                  \
+        if (bb__recorder_on(bb__rec)) {                                                        \
+            bb__sid = bb_span_id_new();                                                        \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
+            BB__EXT_END                                                                        \
+            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));                       \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
+                              BB_RECORD_SIZE(ident));                                          \
+        }                                                                                      \
+        bb__sid;                                                                               \
+    })
+
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                  \
+    do {                                                                                       \
+        bb_recorder *const bb__rec = (rec_);                                                   \
+        if (bb__recorder_on(bb__rec)) {                                                        \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
+            BB__EXT_END                                                                        \
+            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);                                 \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
+                              BB_RECORD_SIZE(ident));                                          \
+        }                                                                                      \
+    } while (0)
+
+#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
+    __attribute__((cleanup(bb__span_cleanup))) bb_span var = {(rec_), NULL, 0, (parent_)};     \
+    if ((var.id = BB__SPAN_ENTER_(var.rec, enter_ident, var.parent, __VA_ARGS__)) != 0)        \
+        var.exit = BB_DESC(exit_ident);                                                        \
+    else                                                                                       \
+        (void)0
+
+#define BB__INTERN_(rec_, lit)                                                                 \
+    __extension__({                                                                            \
+        static uint64_t bb__intern_cache;                                                      \
+        bb__intern_cached((rec_), &bb__intern_cache, "" lit, sizeof(lit) - 1);                 \
+    })
+
+#else /* BACKBEAT_COMPILED_OUT: type-check in unevaluated operands, emit nothing */
+
+#define BB__RECORD_(rec_, ident, ...)                                                          \
+    do {                                                                                       \
+        (void)sizeof(rec_);                                                                    \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
+        BB__EXT_END                                                                            \
+    } while (0)
+#define BB__RECORD_PTR_(rec_, ident, ptr)                                                      \
+    do {                                                                                       \
+        (void)sizeof(rec_);                                                                    \
+        (void)sizeof(*(const ident *)(ptr));                                                   \
+    } while (0)
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                             \
+    __extension__({                                                                            \
+        (void)sizeof(rec_);                                                                    \
+        (void)sizeof(parent_);                                                                 \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
+        BB__EXT_END(uint64_t) 0;                                                               \
+    })
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                  \
+    do {                                                                                       \
+        (void)sizeof(rec_);                                                                    \
+        (void)sizeof(id_);                                                                     \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
+        BB__EXT_END                                                                            \
+    } while (0)
+#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
+    BB__EXT_BEGIN(void) sizeof((enter_ident){__VA_ARGS__});                                    \
+    (void)sizeof(exit_ident);                                                                  \
+    BB__EXT_END __attribute__((unused)) const bb_span var = {                                  \
+        NULL, NULL, (uint64_t)0 * sizeof(rec_), (uint64_t)0 * sizeof(parent_)}
+#define BB__INTERN_(rec_, lit) ((void)sizeof(rec_), (void)sizeof(lit), (uint32_t)0)
+
+#endif /* BACKBEAT_COMPILED_OUT */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKBEAT_DETAIL_RECORDER_INLINE_H */

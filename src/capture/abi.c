@@ -1,0 +1,50 @@
+/* abi.c — the layout check of descriptors compiled into programs (include/backbeat/detail/abi.h):
+ * accept a descriptor whose tag is this library's, refuse any other with one message on stderr
+ * per process (naming the object that holds the first refused descriptor), so a plugin built
+ * against other headers is never misread. Only the tag, the descriptor's first member, is read. */
+#include <dlfcn.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/abi_check.h"
+
+static int g_reported; /* atomic: the one message was written */
+
+static void put(const char *s) {
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(2, s, n);
+        if (w <= 0) return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void put_hex32(uint32_t v) {
+    char b[11] = "0x";
+    for (int i = 0; i < 8; i++) b[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
+    b[10] = 0;
+    put(b);
+}
+
+bool bb__abi_accept(const void *desc, const char *kind, bool may_lookup) {
+    uint32_t abi;
+    memcpy(&abi, desc, sizeof abi);
+    if (abi == BB__ABI_LAYOUT) return true;
+    if (__atomic_exchange_n(&g_reported, 1, __ATOMIC_RELAXED)) return false;
+    Dl_info info;
+    const char *obj = may_lookup && dladdr(desc, &info) && info.dli_fname && info.dli_fname[0]
+                          ? info.dli_fname
+                          : "the program";
+    put("backbeat: refusing the ");
+    put(kind);
+    put(" of ");
+    put(obj);
+    put(": built against another backbeat ABI (layout ");
+    put_hex32(abi);
+    put(", this library ");
+    put_hex32(BB__ABI_LAYOUT);
+    put("): rebuild it against this library's headers; it is not recorded "
+        "(further refusals are not reported)\n");
+    return false;
+}
