@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/error_set.h"
 #include "format/sections.h"
 
 #ifndef BB_WRITER_BUF_SIZE
@@ -26,56 +27,14 @@
  * Error messages, built without stdio so they are async-signal-safe.
  */
 
-/* A message under construction in a bb_error (or nowhere when err is NULL). */
-typedef struct msg {
-    bb_error *err;
-    size_t len;
-} msg;
-
-/* Start a message in err (may be NULL) for status st, dump offset off. */
-static msg msg_begin(bb_error *err, bb_status st, uint64_t off) {
-    msg m = {err, 0};
-    if (err) {
-        err->status = st;
-        err->offset = off;
-        err->message[0] = '\0';
-    }
-    return m;
-}
-
-/* Append NUL-terminated s (truncating to fit, and to `max` bytes of s). */
-static void msg_strn(msg *m, const char *s, size_t max) {
-    if (!m->err) return;
-    if (!s) s = "(null)";
-    size_t cap = sizeof m->err->message - 1;
-    for (size_t i = 0; s[i] && i < max && m->len < cap; i++) m->err->message[m->len++] = s[i];
-    m->err->message[m->len] = '\0';
-}
-
-static void msg_str(msg *m, const char *s) { msg_strn(m, s, (size_t)-1); }
-
-/* Append the decimal form of v. */
-static void msg_u64(msg *m, uint64_t v) {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    char out[24];
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-    out[n] = '\0';
-    msg_str(m, out);
-}
-
 /* Append "event 'NAME'" (name shortened) to identify where a schema problem is. */
-static void msg_event(msg *m, const bb_event_desc *ev, size_t index) {
-    msg_str(m, "event #");
-    msg_u64(m, index);
+static void msg_event(bb__errmsg *m, const bb_event_desc *ev, size_t index) {
+    bb__errmsg_str(m, "event #");
+    bb__errmsg_u64(m, index);
     if (ev && ev->name) {
-        msg_str(m, " '");
-        msg_strn(m, ev->name, 80);
-        msg_str(m, "'");
+        bb__errmsg_str(m, " '");
+        bb__errmsg_strn(m, ev->name, 80);
+        bb__errmsg_str(m, "'");
     }
 }
 
@@ -106,17 +65,17 @@ typedef struct where {
 
 /* Report an invalid schema: "<event>[: field 'F']: <what>". */
 static bb_status schema_error(bb_error *err, const where *w, const char *what, const char *what2) {
-    msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-    msg_str(&m, "dump writer: ");
+    bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+    bb__errmsg_str(&m, "dump writer: ");
     msg_event(&m, w->ev, w->ev_index);
     if (w->field) {
-        msg_str(&m, ": field '");
-        msg_strn(&m, w->field, 80);
-        msg_str(&m, "'");
+        bb__errmsg_str(&m, ": field '");
+        bb__errmsg_strn(&m, w->field, 80);
+        bb__errmsg_str(&m, "'");
     }
-    msg_str(&m, ": ");
-    msg_str(&m, what);
-    if (what2) msg_str(&m, what2);
+    bb__errmsg_str(&m, ": ");
+    bb__errmsg_str(&m, what);
+    if (what2) bb__errmsg_str(&m, what2);
     return BB_ERR_INVALID;
 }
 
@@ -207,13 +166,13 @@ static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint6
 static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *err) {
     uint64_t total = BB_SCHEMA_HEADER_SIZE;
     if (in->event_count && !in->events) {
-        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: events is NULL but event_count is not 0");
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: events is NULL but event_count is not 0");
         return BB_ERR_INVALID;
     }
     if (in->event_count > UINT32_MAX) {
-        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: more than 2^32-1 events");
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: more than 2^32-1 events");
         return BB_ERR_INVALID;
     }
     for (size_t i = 0; i < in->event_count; i++) {
@@ -233,8 +192,8 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
         /* Each event adds well under 2^40 bytes, so total cannot overflow before 2^24 events
          * of maximal size; guard anyway. */
         if (total > (UINT64_MAX >> 2)) {
-            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            msg_str(&m, "dump writer: schema section too large");
+            bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            bb__errmsg_str(&m, "dump writer: schema section too large");
             return BB_ERR_INVALID;
         }
     }
@@ -246,8 +205,8 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
 static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *err) {
     uint64_t total = BB_INTERN_HEADER_SIZE;
     if (in->intern_count > UINT32_MAX || (in->intern_count && !in->intern_get)) {
-        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, in->intern_count > UINT32_MAX
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, in->intern_count > UINT32_MAX
                         ? "dump writer: more than 2^32-1 intern entries"
                         : "dump writer: intern_get is NULL but intern_count is not 0");
         return BB_ERR_INVALID;
@@ -255,15 +214,15 @@ static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *e
     for (size_t i = 0; i < in->intern_count; i++) {
         bb_intern_item it = in->intern_get(in->ctx, i);
         if (it.len && !it.bytes) {
-            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            msg_str(&m, "dump writer: intern entry #");
-            msg_u64(&m, i);
-            msg_str(&m, " has no bytes");
+            bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            bb__errmsg_str(&m, "dump writer: intern entry #");
+            bb__errmsg_u64(&m, i);
+            bb__errmsg_str(&m, " has no bytes");
             return BB_ERR_INVALID;
         }
         if (!add_u64(&total, BB_INTERN_ENTRY_HEADER_SIZE + (uint64_t)it.len)) {
-            msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            msg_str(&m, "dump writer: intern section too large");
+            bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            bb__errmsg_str(&m, "dump writer: intern section too large");
             return BB_ERR_INVALID;
         }
     }
@@ -282,16 +241,16 @@ typedef struct layout {
 
 /* Validate `in` and compute its layout. */
 static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
-    msg m;
+    bb__errmsg m;
     if (!in) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: input is NULL");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: input is NULL");
         return BB_ERR_INVALID;
     }
     uint64_t sections = 3u + (uint64_t)in->view_count + in->shard_count;
     if (sections > UINT16_MAX) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: more than 65535 sections (views + shards + 3)");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: more than 65535 sections (views + shards + 3)");
         return BB_ERR_INVALID;
     }
     lay->section_count = (uint16_t)sections;
@@ -301,8 +260,8 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
 
     size_t host_len = in->host ? cstr_len(in->host) : 0;
     if (host_len > UINT16_MAX) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: host is longer than 65535 bytes");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: host is longer than 65535 bytes");
         return BB_ERR_INVALID;
     }
     lay->meta_len = bb_wire_meta_size(wire_cstr(in->host ? in->host : ""));
@@ -311,41 +270,41 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
     int ok = add_u64(&total, lay->schema_len) && add_u64(&total, lay->intern_len) &&
              add_u64(&total, lay->meta_len);
     if (in->view_count && !in->views) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: views is NULL but view_count is not 0");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: views is NULL but view_count is not 0");
         return BB_ERR_INVALID;
     }
     for (size_t i = 0; ok && i < in->view_count; i++) {
         if (!in->views[i]) {
-            m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            msg_str(&m, "dump writer: view text #");
-            msg_u64(&m, i);
-            msg_str(&m, " is NULL");
+            m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            bb__errmsg_str(&m, "dump writer: view text #");
+            bb__errmsg_u64(&m, i);
+            bb__errmsg_str(&m, " is NULL");
             return BB_ERR_INVALID;
         }
         ok = add_u64(&total, cstr_len(in->views[i]));
     }
     if (in->shard_count && (!in->shard_capacity || !in->shard_region)) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: shard callbacks are NULL but shard_count is not 0");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: shard callbacks are NULL but shard_count is not 0");
         return BB_ERR_INVALID;
     }
     for (uint32_t i = 0; ok && i < in->shard_count; i++) {
         uint64_t cap = in->shard_capacity(in->ctx, i);
         if (cap == 0 || (cap & (cap - 1)) != 0 || cap > SIZE_MAX) {
-            m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            msg_str(&m, "dump writer: shard ");
-            msg_u64(&m, i);
-            msg_str(&m, " capacity ");
-            msg_u64(&m, cap);
-            msg_str(&m, " is not a power of two");
+            m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+            bb__errmsg_str(&m, "dump writer: shard ");
+            bb__errmsg_u64(&m, i);
+            bb__errmsg_str(&m, " capacity ");
+            bb__errmsg_u64(&m, cap);
+            bb__errmsg_str(&m, " is not a power of two");
             return BB_ERR_INVALID;
         }
         ok = add_u64(&total, BB_SHARD_HEADER_SIZE) && add_u64(&total, cap);
     }
     if (!ok) {
-        m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: dump size overflows 64 bits");
+        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: dump size overflows 64 bits");
         return BB_ERR_INVALID;
     }
     lay->total = total;
@@ -470,21 +429,21 @@ static int write_intern(out *o, const bb_dump_input *in, uint64_t expect_len) {
 
 /* Report a sink failure. */
 static bb_status sink_error(bb_error *err, const out *o) {
-    msg m = msg_begin(err, BB_ERR_IO, o->fail_pos);
-    msg_str(&m, "dump writer: sink write failed at dump offset ");
-    msg_u64(&m, o->fail_pos);
+    bb__errmsg m = bb__errmsg_begin(err, BB_ERR_IO, o->fail_pos);
+    bb__errmsg_str(&m, "dump writer: sink write failed at dump offset ");
+    bb__errmsg_u64(&m, o->fail_pos);
     int rc = o->failed;
     if (rc > 0) {
         const char *name = rc == ENOSPC ? "ENOSPC" : rc == EPIPE ? "EPIPE" : rc == EBADF ? "EBADF"
                          : rc == EIO ? "EIO" : rc == EFBIG ? "EFBIG" : rc == EDQUOT ? "EDQUOT"
                          : rc == EAGAIN ? "EAGAIN" : rc == EFAULT ? "EFAULT" : NULL;
-        msg_str(&m, " (errno ");
-        msg_u64(&m, (uint64_t)rc);
+        bb__errmsg_str(&m, " (errno ");
+        bb__errmsg_u64(&m, (uint64_t)rc);
         if (name) {
-            msg_str(&m, " ");
-            msg_str(&m, name);
+            bb__errmsg_str(&m, " ");
+            bb__errmsg_str(&m, name);
         }
-        msg_str(&m, ")");
+        bb__errmsg_str(&m, ")");
     }
     return BB_ERR_IO;
 }
@@ -494,8 +453,8 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
     bb_status st = plan(in, &lay, err);
     if (st) return st;
     if (!sink.write) {
-        msg m = msg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        msg_str(&m, "dump writer: sink has no write callback");
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: sink has no write callback");
         return BB_ERR_INVALID;
     }
 
@@ -541,9 +500,9 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
         const uint8_t *region = in->shard_region(in->ctx, i, scratch, &head);
         if (!region) {
             out_flush(&o);
-            msg m = msg_begin(err, BB_ERR_INVALID, o.pos);
-            msg_str(&m, "dump writer: shard_region returned NULL for shard ");
-            msg_u64(&m, i);
+            bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, o.pos);
+            bb__errmsg_str(&m, "dump writer: shard_region returned NULL for shard ");
+            bb__errmsg_u64(&m, i);
             return BB_ERR_INVALID;
         }
         bb_enc_shard_header(s, in->instance_id, i, head, cap);
@@ -557,16 +516,12 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
     out_flush(&o);
     if (o.failed) return sink_error(err, &o);
     if (!consistent) {
-        msg m = msg_begin(err, BB_ERR_INVALID, o.pos);
-        msg_str(&m, "dump writer: input changed between sizing and writing (");
-        msg_str(&m, what);
-        msg_str(&m, "); the dump is incomplete");
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, o.pos);
+        bb__errmsg_str(&m, "dump writer: input changed between sizing and writing (");
+        bb__errmsg_str(&m, what);
+        bb__errmsg_str(&m, "); the dump is incomplete");
         return BB_ERR_INVALID;
     }
-    if (err) {
-        err->status = BB_OK;
-        err->offset = UINT64_MAX;
-        err->message[0] = '\0';
-    }
+    bb__err_clear(err);
     return BB_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "backbeat/event.h"
 #include "backbeat/registry.h"
+#include "common/le_bytes.h"
 
 #define BB_FNV_OFFSET 0xcbf29ce484222325ull
 #define BB_FNV_PRIME 0x100000001b3ull
@@ -38,15 +39,15 @@ static void put_u8(id_stream *s, uint8_t v) { put(s, &v, 1); }
 
 static void put_u16(id_stream *s, uint16_t v)
 {
-    uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    uint8_t b[2];
+    bb_le_put_u16(b, v);
     put(s, b, 2);
 }
 
 static void put_u64(id_stream *s, uint64_t v)
 {
     uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
+    bb_le_put_u64(b, v);
     put(s, b, 8);
 }
 

@@ -4,13 +4,13 @@
  * that writes the live rings with preallocated descriptor arrays. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "capture/recorder_internal.h"
+#include "common/error_set.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define BB_TSAN 1
@@ -164,15 +164,6 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     in->ctx = c;
 }
 
-static void set_err(bb_error *err, bb_status st, const char *fmt, ...) {
-    if (!err) return;
-    err->status = st;
-    err->offset = UINT64_MAX;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 /* Heap-allocated registry and views snapshots for a normal dump. */
 typedef struct gathered {
@@ -218,7 +209,7 @@ static bb_status gather(bb_dump_input *in, gathered *g, bb_error *err) {
 nomem:
     gathered_free(g);
     memset(g, 0, sizeof *g);
-    set_err(err, BB_ERR_NOMEM, "dump: out of memory");
+    bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: out of memory");
     return BB_ERR_NOMEM;
 }
 
@@ -232,7 +223,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_
     uint8_t *scratch = malloc((size_t)rec->hot.capacity);
     if (!scratch) {
         gathered_free(&g);
-        set_err(err, BB_ERR_NOMEM, "dump: cannot allocate a %llu-byte scratch buffer",
+        bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: cannot allocate a %llu-byte scratch buffer",
                 (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
@@ -245,7 +236,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_
 /* Contract: see recorder.h. */
 bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err) {
     if (!rec || fd < 0) {
-        set_err(err, BB_ERR_INVALID, "dump: invalid recorder or fd");
+        bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "dump: invalid recorder or fd");
         return BB_ERR_INVALID;
     }
     int fd_storage = fd;
@@ -256,31 +247,31 @@ bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err) {
 bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *host,
                                 bb_error *err) {
     if (!rec || !path || !*path) {
-        set_err(err, BB_ERR_INVALID, "dump: invalid recorder or path");
+        bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "dump: invalid recorder or path");
         return BB_ERR_INVALID;
     }
     size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
-        set_err(err, BB_ERR_NOMEM, "dump: out of memory");
+        bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: out of memory");
         return BB_ERR_NOMEM;
     }
     snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(),
              __atomic_fetch_add(&rec->tmp_counter, 1, __ATOMIC_RELAXED));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        set_err(err, BB_ERR_IO, "dump: cannot create %s: %s", tmp, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot create %s: %s", tmp, strerror(errno));
         free(tmp);
         return BB_ERR_IO;
     }
     int fd_storage = fd;
     bb_status st = dump_sink(rec, host, bb_sink_fd(&fd_storage), err);
     if (close(fd) != 0 && st == BB_OK) {
-        set_err(err, BB_ERR_IO, "dump: closing %s: %s", tmp, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp, strerror(errno));
         st = BB_ERR_IO;
     }
     if (st == BB_OK && rename(tmp, path) != 0) {
-        set_err(err, BB_ERR_IO, "dump: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot rename %s to %s: %s", tmp, path, strerror(errno));
         st = BB_ERR_IO;
     }
     if (st != BB_OK) unlink(tmp);
@@ -291,7 +282,7 @@ bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *
 /* Contract: see recorder.h. */
 bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err) {
     if (!rec || !out || !len) {
-        set_err(err, BB_ERR_INVALID, "dump: invalid argument");
+        bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "dump: invalid argument");
         return BB_ERR_INVALID;
     }
     *out = NULL;
@@ -309,7 +300,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
         free(buf.data);
         free(scratch);
         gathered_free(&g);
-        set_err(err, BB_ERR_NOMEM, "dump: cannot allocate %llu bytes",
+        bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: cannot allocate %llu bytes",
                 (unsigned long long)size);
         return BB_ERR_NOMEM;
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backbeat/global.h"
+#include "common/error_set.h"
 #include "global/global_internal.h"
 
 bb_recorder *bb__global_rec;
@@ -280,12 +281,8 @@ void bb_global_trigger(void) {
 
 bb_status bb_global_dump(char *path_out, size_t cap, bb_error *err) {
     if (!bb_global()) {
-        if (err) {
-            err->status = g_dead_status ? g_dead_status : BB_ERR_INVALID;
-            err->offset = UINT64_MAX;
-            snprintf(err->message, sizeof err->message, "the global recorder could not be built");
-        }
-        return g_dead_status ? g_dead_status : BB_ERR_INVALID;
+        return bb__err_set(err, g_dead_status ? g_dead_status : BB_ERR_INVALID, UINT64_MAX, NULL,
+                           "the global recorder could not be built");
     }
     gstate *st = state();
     if (!st || !st->dumper) {

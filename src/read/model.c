@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backbeat/model.h"
+#include "common/error_set.h"
 #include "read/reader_priv.h"
 
 #define WRAP_OFFSET 0xFFFFFFFFu
@@ -61,10 +62,7 @@ typedef struct mkey {
 
 /* Fill `err` (may be NULL). */
 static void set_err(bb_error *err, bb_status st, const char *msg) {
-    if (!err) return;
-    err->status = st;
-    err->offset = UINT64_MAX;
-    snprintf(err->message, sizeof err->message, "%s", msg);
+    bb__err_set(err, st, UINT64_MAX, NULL, "%s", msg);
 }
 
 /* ---- keys ---------------------------------------------------------------------------------- */
@@ -616,11 +614,7 @@ bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **
         set_err(err, BB_ERR_NOMEM, "out of memory (model)");
         return BB_ERR_NOMEM;
     }
-    if (err) {
-        err->status = BB_OK;
-        err->offset = UINT64_MAX;
-        err->message[0] = 0;
-    }
+    bb__err_clear(err);
     *out = m;
     return BB_OK;
 }

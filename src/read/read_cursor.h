@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/le_bytes.h"
+
 typedef struct bb_cursor {
     const uint8_t *base;
     size_t len;
@@ -52,17 +54,6 @@ static inline const uint8_t *bb_cursor_take(bb_cursor *c, size_t n) {
     return p;
 }
 
-/* Little-endian loads from raw memory (no bounds: callers checked). */
-static inline uint16_t bb_le16(const uint8_t *p) {
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-static inline uint32_t bb_le32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-static inline uint64_t bb_le64(const uint8_t *p) {
-    return (uint64_t)bb_le32(p) | ((uint64_t)bb_le32(p + 4) << 32);
-}
 
 static inline uint8_t bb_cursor_u8(bb_cursor *c) {
     const uint8_t *p = bb_cursor_take(c, 1);
@@ -70,15 +61,15 @@ static inline uint8_t bb_cursor_u8(bb_cursor *c) {
 }
 static inline uint16_t bb_cursor_u16(bb_cursor *c) {
     const uint8_t *p = bb_cursor_take(c, 2);
-    return p ? bb_le16(p) : 0;
+    return p ? bb_le_get_u16(p) : 0;
 }
 static inline uint32_t bb_cursor_u32(bb_cursor *c) {
     const uint8_t *p = bb_cursor_take(c, 4);
-    return p ? bb_le32(p) : 0;
+    return p ? bb_le_get_u32(p) : 0;
 }
 static inline uint64_t bb_cursor_u64(bb_cursor *c) {
     const uint8_t *p = bb_cursor_take(c, 8);
-    return p ? bb_le64(p) : 0;
+    return p ? bb_le_get_u64(p) : 0;
 }
 
 #endif /* BB_READ_CURSOR_H */

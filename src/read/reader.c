@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "backbeat/reader.h"
+#include "backbeat/detail/frame.h"
+#include "common/error_set.h"
 #include "read/read_cursor.h"
 #include "read/reader_priv.h"
 
@@ -97,16 +99,12 @@ static bb_status fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 static bb_status fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ...) {
     if (c->err) {
-        c->err->status = st;
-        c->err->offset = offset;
-        int n = snprintf(c->err->message, sizeof c->err->message, "%s: ", c->d->name);
-        if (n < 0) n = 0;
-        if ((size_t)n < sizeof c->err->message) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(c->err->message + n, sizeof c->err->message - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
+        char text[sizeof c->err->message];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof text, fmt, ap);
+        va_end(ap);
+        bb__err_set(c->err, st, offset, c->d->name, "%s", text);
     }
     return st;
 }
@@ -431,8 +429,8 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
             if (k == KIND_INTERN) {
                 const uint8_t *p = tags[i].body; /* bounds were checked by scan_intern */
                 for (uint32_t e = 0; e < tags[i].count; e++) {
-                    intern[ni].id = bb_le32(p);
-                    uint32_t len = bb_le32(p + 4);
+                    intern[ni].id = bb_le_get_u32(p);
+                    uint32_t len = bb_le_get_u32(p + 4);
                     intern[ni].bytes.ptr = (const char *)p + 8;
                     intern[ni].bytes.len = len;
                     ni++;
@@ -467,9 +465,9 @@ static bb_status read_envelope(ctx *c) {
     if (n < ENVELOPE)
         return fail(c, BB_ERR_TRUNCATED, n, "truncated at byte %zu (the envelope is 16 bytes)",
                     n);
-    d->version = bb_le16(d->data + 8);
-    d->flags = bb_le16(d->data + 10);
-    d->nsec = bb_le16(d->data + 12);
+    d->version = bb_le_get_u16(d->data + 8);
+    d->flags = bb_le_get_u16(d->data + 10);
+    d->nsec = bb_le_get_u16(d->data + 12);
     if (d->version != 1)
         return fail(c, BB_ERR_VERSION, 8, "unsupported format version %u (expected 1)",
                     d->version);
@@ -487,9 +485,9 @@ static bb_status read_envelope(ctx *c) {
     for (size_t i = 0; i < d->nsec; i++) {
         const uint8_t *e = d->data + ENVELOPE + SECTION_ENTRY * i;
         section *s = &d->secs[i];
-        s->kind = bb_le16(e);
-        s->offset = bb_le64(e + 4);
-        s->len = bb_le64(e + 12);
+        s->kind = bb_le_get_u16(e);
+        s->offset = bb_le_get_u64(e + 4);
+        s->len = bb_le_get_u64(e + 12);
         if (s->offset != expect) contiguous = false;
         bool overflow = s->len > UINT64_MAX - s->offset;
         expect = overflow ? UINT64_MAX : s->offset + s->len;
@@ -571,10 +569,7 @@ static bb_dump *dump_new(const char *name) {
 
 /* Fill `err` (may be NULL) with "NAME: what" when no dump exists yet to format through. */
 static void set_error(bb_error *err, bb_status st, const char *name, const char *what) {
-    if (!err) return;
-    err->status = st;
-    err->offset = UINT64_MAX;
-    snprintf(err->message, sizeof err->message, "%s: %s", name ? name : "<memory>", what);
+    bb__err_set(err, st, UINT64_MAX, name ? name : "<memory>", "%s", what);
 }
 
 /* Decode `d`; on success hand it out (and clear `err`), else close it. */
@@ -585,11 +580,7 @@ static bb_status finish_open(bb_dump *d, bb_dump **out, bb_error *err) {
         bb_dump_close(d);
         return st;
     }
-    if (err) {
-        err->status = BB_OK;
-        err->offset = UINT64_MAX;
-        err->message[0] = 0;
-    }
+    bb__err_clear(err);
     *out = d;
     return BB_OK;
 }
@@ -749,16 +740,16 @@ void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
 /* Little-endian u16 / u64 at absolute ring position `pos`, wrapping. */
 static inline uint16_t ring_u16(const bb_rshard *s, uint64_t pos) {
     size_t mask = (size_t)(s->capacity - 1), at = (size_t)pos & mask;
-    if (at + 2 <= s->capacity) return bb_le16(s->region + at);
+    if (at + 2 <= s->capacity) return bb_le_get_u16(s->region + at);
     return (uint16_t)(s->region[at] | (s->region[(at + 1) & mask] << 8));
 }
 
 static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
     size_t at = (size_t)pos & (size_t)(s->capacity - 1);
-    if (at + 8 <= s->capacity) return bb_le64(s->region + at);
+    if (at + 8 <= s->capacity) return bb_le_get_u64(s->region + at);
     uint8_t b[8];
     bb_ring_copy(s, pos, b, 8);
-    return bb_le64(b);
+    return bb_le_get_u64(b);
 }
 
 /* Fill `rec` for an accepted payload of `len` bytes at absolute `start`; copies a payload that
@@ -766,29 +757,29 @@ static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
 static void make_record(const bb_rshard *s, const bb_rschema *ev, uint64_t start, size_t len,
                         uint8_t *buf, bb_record *rec) {
     size_t at = (size_t)start & (size_t)(s->capacity - 1);
-    rec->ts = ring_u64(s, start);
+    rec->ts = ring_u64(s, start + BB__FRAME_TS);
     rec->event_id = ev->id;
     rec->schema = ev;
     rec->instance_id = s->instance_id;
     rec->shard_id = s->shard_id;
     rec->position = start;
     if (at + len <= s->capacity) {
-        rec->fields = s->region + at + 16;
+        rec->fields = s->region + at + BB__FRAME_HEAD;
         rec->offset = (uint32_t)at;
     } else {
         bb_ring_copy(s, start, buf, len);
-        rec->fields = buf + 16;
+        rec->fields = buf + BB__FRAME_HEAD;
         rec->offset = 0xFFFFFFFFu;
     }
 }
 
 bool bb_ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
                        const bb_rschema **hint, bb_record *out) {
-    uint64_t id = ring_u64(s, pos + 8);
+    uint64_t id = ring_u64(s, pos + BB__FRAME_ID);
     const bb_rschema *ev = hint && *hint && (*hint)->id == id ? *hint : bb_dump_find_schema(d, id);
     if (!ev) return false;
     if (hint) *hint = ev;
-    make_record(s, ev, pos, 16 + (size_t)ev->record_size, buf, out);
+    make_record(s, ev, pos, BB__FRAME_HEAD + (size_t)ev->record_size, buf, out);
     return true;
 }
 
@@ -806,15 +797,15 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
     bool stopped = false;
     /* pos only decreases and never drops below low, so this runs at most capacity times. */
     while (pos - low >= 2) {
-        uint64_t len = ring_u16(s, pos - 2);
-        if (len + 2 > pos - low || len < 16) {
+        uint64_t len = ring_u16(s, pos - BB__FRAME_TRAILER);
+        if (len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD) {
             pos--;
             continue;
         }
-        uint64_t start = pos - 2 - len;
-        uint64_t id = ring_u64(s, start + 8);
+        uint64_t start = pos - BB__FRAME_TRAILER - len;
+        uint64_t id = ring_u64(s, start + BB__FRAME_ID);
         const bb_rschema *ev = last && last->id == id ? last : bb_dump_find_schema(d, id);
-        if (!ev || len != 16u + ev->record_size) {
+        if (!ev || len != BB__FRAME_HEAD + (uint64_t)ev->record_size) {
             pos--;
             continue;
         }
@@ -830,7 +821,7 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
         bb_record rec;
         make_record(s, ev, start, (size_t)len, buf, &rec);
         st.records++;
-        accepted += len + 2;
+        accepted += len + BB__FRAME_TRAILER;
         pos = start;
         if (fn && fn(&rec, ctx)) {
             stopped = true;
@@ -855,9 +846,9 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
     uint64_t raw;
     switch (w) { /* little-endian image of the field, zero-extended */
     case 1: raw = p[0]; break;
-    case 2: raw = bb_le16(p); break;
-    case 4: raw = bb_le32(p); break;
-    case 8: raw = bb_le64(p); break;
+    case 2: raw = bb_le_get_u16(p); break;
+    case 4: raw = bb_le_get_u32(p); break;
+    case 8: raw = bb_le_get_u64(p); break;
     default:
         raw = 0;
         for (size_t k = 0; k < w; k++) raw |= (uint64_t)p[k] << (8 * k);

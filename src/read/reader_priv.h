@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backbeat/reader.h"
+#include "common/le_bytes.h"
 
 /* Start of the valid window of a ring: max(0, head - capacity). */
 static inline uint64_t bb_shard_low(const bb_rshard *s) {
@@ -26,9 +27,7 @@ static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
     uint8_t b[8];
     if (at + 8 <= s->capacity) memcpy(b, s->region + at, 8);
     else bb_ring_copy(s, pos, b, 8);
-    return (uint64_t)b[0] | ((uint64_t)b[1] << 8) | ((uint64_t)b[2] << 16) |
-           ((uint64_t)b[3] << 24) | ((uint64_t)b[4] << 32) | ((uint64_t)b[5] << 40) |
-           ((uint64_t)b[6] << 48) | ((uint64_t)b[7] << 56);
+    return bb_le_get_u64(b);
 }
 
 /* Rebuild the record whose payload starts at absolute position `pos`, previously accepted by
