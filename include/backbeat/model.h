@@ -28,7 +28,7 @@ typedef struct bb_model bb_model;
 
 /* Build a model over `n` open dumps (borrowed: they must outlive the model). */
 BB_API bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
-                        bb_error *err);
+                               bb_error *err);
 BB_API void bb_model_close(bb_model *model);
 
 /* Union registry, sorted by qualified name (bytes), then id. */

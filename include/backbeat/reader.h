@@ -97,7 +97,7 @@ BB_API bb_status bb_dump_open(const char *path, bb_dump **out, bb_error *err);
 /* As bb_dump_open over a caller-owned buffer that must outlive the dump. `name` is used in
  * messages. */
 BB_API bb_status bb_dump_open_memory(const void *data, size_t len, const char *name, bb_dump **out,
-                              bb_error *err);
+                                     bb_error *err);
 
 BB_API void bb_dump_close(bb_dump *dump);
 
@@ -109,7 +109,7 @@ BB_API uint16_t bb_dump_flags(const bb_dump *dump);
 BB_API uint16_t bb_dump_section_count(const bb_dump *dump);
 /* Section table entry i (kind, offset, len). */
 BB_API void bb_dump_section(const bb_dump *dump, size_t i, uint16_t *kind, uint64_t *offset,
-                     uint64_t *len);
+                            uint64_t *len);
 
 /* Registry (the first Schema section), in file order. */
 BB_API size_t bb_dump_schema_count(const bb_dump *dump);
@@ -153,7 +153,7 @@ typedef struct bb_walk_stats {
  * record; stop early if `fn` returns non-zero. `stats` may be NULL. */
 typedef int (*bb_record_fn)(const bb_record *rec, void *ctx);
 BB_API void bb_shard_walk(const bb_dump *dump, const bb_rshard *shard, bb_record_fn fn, void *ctx,
-                   bb_walk_stats *stats);
+                          bb_walk_stats *stats);
 
 /* Decoded field value. */
 typedef enum bb_value_kind {
@@ -181,7 +181,7 @@ typedef struct bb_value {
 /* Decode field `fi` of `schema` from a record's field bytes, resolving interned ids through
  * `inst` (may be NULL: ids then stay unresolved). */
 BB_API bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
-                         const bb_rinstance *inst);
+                                const bb_rinstance *inst);
 
 /* UTF-8 helpers (utf8.c). Schema strings are validated strictly; intern bytes, hosts and view
  * texts are carried raw and rendered lossily: each maximal invalid subpart (Unicode recommended

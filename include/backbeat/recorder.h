@@ -138,7 +138,7 @@ BB_API void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out
  * *head to its cursor (total bytes ever reserved), as a dump would (writers are not stopped;
  * bytes overwritten during the copy are zeroed). BB_ERR_INVALID for a bad shard. */
 BB_API bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
-                                     uint64_t *head);
+                                            uint64_t *head);
 
 /* ---------------------------------------------------------------------------------------------
  * Recording
@@ -149,11 +149,11 @@ BB_API bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, ui
  * recorder/descriptor or a size mismatch, BB_ERR_TOO_LARGE when the record exceeds the ring.
  * Async-signal-safe. */
 BB_API bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
-                          size_t size);
+                                 size_t size);
 
 /* Record with an explicit timestamp instead of the recorder's clock (replays, imports). */
 BB_API bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
-                             const void *fields, size_t size);
+                                    const void *fields, size_t size);
 
 /* BB_RECORD(rec, ident, .field = value, ...): record event `ident` (defined with BB_EVENT) with
  * the given fields (others are zero). When the recorder is NULL or disabled the cost is a NULL
@@ -190,7 +190,7 @@ BB_API bb_status bb_span_end(bb_span *span);
  * NULL: zeros; else `size` must be desc->record_size). At most 4096 field bytes
  * (BB_ERR_TOO_LARGE above; the macros below have no such limit). Async-signal-safe. */
 BB_API bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
-                         uint64_t parent, const void *fields, size_t size);
+                                uint64_t parent, const void *fields, size_t size);
 
 /* BB_SPAN_ENTER(rec, enter_ident, parent_id, .field = v, ...) mints a span id, records the enter
  * event (defined with BB_SPAN_ENTER_EVENT) with its BB_SPAN_ID field set to the new id and its
@@ -246,7 +246,7 @@ BB_API bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
 /* Dump to `path` atomically: written to "<path>.tmp.<pid>.<n>" then renamed over `path`.
  * `host` overrides the recorder's host label for this dump (NULL = the recorder's). */
 BB_API bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *host,
-                                bb_error *err);
+                                       bb_error *err);
 
 /* Dump into a malloc'ed buffer (*out, *len; free() it). */
 BB_API bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err);

@@ -57,8 +57,9 @@ typedef struct bb_enum_label {
     const char *label; /* NUL-terminated UTF-8 */
 } bb_enum_label;
 
-/* One field of an event. ABI (part of the descriptors, detail/abi.h). Strings are NUL-terminated UTF-8; NULL means "absent"
- * (an empty string "" is present-but-empty, which hashes differently). */
+/* One field of an event. ABI (part of the descriptors, detail/abi.h). Strings are
+ * NUL-terminated UTF-8; NULL means "absent" (an empty string "" is present-but-empty, which
+ * hashes differently). */
 typedef struct bb_field_desc {
     const char *name;
     const char *description;     /* NULL = absent */

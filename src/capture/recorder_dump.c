@@ -223,8 +223,9 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_
     uint8_t *scratch = malloc((size_t)rec->hot.capacity);
     if (!scratch) {
         gathered_free(&g);
-        bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: cannot allocate a %llu-byte scratch buffer",
-                (unsigned long long)rec->hot.capacity);
+        bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
+                    "dump: cannot allocate a %llu-byte scratch buffer",
+                    (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
     st = bb_dump_write(&in, sink, scratch, err);
@@ -260,18 +261,21 @@ bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *
              __atomic_fetch_add(&rec->tmp_counter, 1, __ATOMIC_RELAXED));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot create %s: %s", tmp, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot create %s: %s", tmp,
+                    strerror(errno));
         free(tmp);
         return BB_ERR_IO;
     }
     int fd_storage = fd;
     bb_status st = dump_sink(rec, host, bb_sink_fd(&fd_storage), err);
     if (close(fd) != 0 && st == BB_OK) {
-        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp,
+                    strerror(errno));
         st = BB_ERR_IO;
     }
     if (st == BB_OK && rename(tmp, path) != 0) {
-        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot rename %s to %s: %s", tmp,
+                    path, strerror(errno));
         st = BB_ERR_IO;
     }
     if (st != BB_OK) unlink(tmp);
@@ -301,7 +305,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
         free(scratch);
         gathered_free(&g);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: cannot allocate %llu bytes",
-                (unsigned long long)size);
+                    (unsigned long long)size);
         return BB_ERR_NOMEM;
     }
     st = bb_dump_write(&in, bb_sink_buffer(&buf), scratch, err);

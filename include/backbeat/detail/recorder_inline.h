@@ -82,11 +82,12 @@ enum { BB__CPU_RSEQ = 1, BB__CPU_THREAD = 2, BB__CPU_SYSCALL = 3 };
 #define BB__INLINE static inline __attribute__((always_inline))
 
 /* Out-of-line slow paths (recorder.c). */
-BB_API void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts, uint64_t id,
-                     const void *fields, size_t size);
+BB_API void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts,
+                            uint64_t id, const void *fields, size_t size);
 BB_API void bb__record_too_large(bb_recorder *rec);
 BB_API uint32_t bb__cpu_slow(void);
-BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len);
+BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s,
+                                       size_t len);
 BB_API void bb__span_cleanup(bb_span *span);
 
 /* On, and laid out as these headers say (detail/abi.h): one relaxed load and a compare. */

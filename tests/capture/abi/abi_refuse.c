@@ -115,7 +115,8 @@ int main(void)
     bb_walk_stats st = {0, 0};
     for (size_t i = 0; d && i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *in = bb_dump_instance(d, i);
-        for (size_t s = 0; s < in->shard_count; s++) bb_shard_walk(d, &in->shards[s], count, &t, &st);
+        for (size_t s = 0; s < in->shard_count; s++)
+            bb_shard_walk(d, &in->shards[s], count, &t, &st);
     }
     CHECK(t.host == 2 && t.foreign == 0 && t.other == 0, "host %d foreign %d other %d", t.host,
           t.foreign, t.other);
