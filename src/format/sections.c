@@ -77,9 +77,9 @@ uint64_t bb_sections_layout(bb_section_ref *secs, size_t n) {
 
 int bb_enc_envelope(bb_sink sink, uint16_t section_count) {
     enc e = {sink, 0};
-    put(&e, "BACKBEAT", 8);
-    put_u16(&e, 1); /* format */
-    put_u16(&e, 1); /* flags: little-endian */
+    put(&e, BB_DUMP_MAGIC, BB_DUMP_MAGIC_SIZE);
+    put_u16(&e, BB_DUMP_FORMAT_VERSION);
+    put_u16(&e, BB_DUMP_FLAG_LITTLE_ENDIAN);
     put_u16(&e, section_count);
     put_u16(&e, 0); /* reserved */
     return e.rc;

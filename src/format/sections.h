@@ -1,4 +1,4 @@
-/* backbeat/dump_sections.h — the one encoder of the `.bb` wire layout (FORMAT.md, format v1):
+/* sections.h — the one encoder of the `.bb` wire layout (FORMAT.md, format v1):
  * envelope, section table, and the bodies of Schema, Intern, Shard (header) and Meta sections.
  *
  * Every writer of `.bb` bytes goes through these functions: bb_dump_write (one instance, from
@@ -18,27 +18,11 @@
 #include <stdint.h>
 
 #include "backbeat/dump_writer.h"
+#include "format/wire.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Section kinds. */
-enum {
-    BB_SECTION_SCHEMA = 0,
-    BB_SECTION_INTERN = 1,
-    BB_SECTION_SHARD = 2,
-    BB_SECTION_META = 3,
-    BB_SECTION_VIEWS = 4
-};
-
-/* Fixed sizes in bytes. */
-#define BB_DUMP_ENVELOPE_SIZE 16u      /* magic, format, flags, section_count, reserved */
-#define BB_DUMP_TABLE_ENTRY_SIZE 20u   /* u16 kind, u16 reserved, u64 offset, u64 len */
-#define BB_SCHEMA_HEADER_SIZE 4u       /* u32 count */
-#define BB_INTERN_HEADER_SIZE 12u      /* u64 instance_id, u32 count */
-#define BB_INTERN_ENTRY_HEADER_SIZE 8u /* u32 id, u32 length (the bytes follow) */
-#define BB_SHARD_HEADER_SIZE 28u       /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
 
 /* A string as encoded: `len` bytes at `ptr` (need not be NUL-terminated). `present` is read
  * only where the format has an `opt_str` (0 writes the absent marker, ptr/len ignored). */

@@ -20,20 +20,19 @@
 #include "backbeat/reader.h"
 #include "backbeat/detail/frame.h"
 #include "common/error_set.h"
+#include "format/wire.h"
 #include "read/read_cursor.h"
 #include "read/reader_priv.h"
-
-enum { KIND_SCHEMA = 0, KIND_INTERN = 1, KIND_SHARD = 2, KIND_META = 3, KIND_VIEWS = 4 };
 
 /* Minimum encoded sizes, used to bound counts before allocating. */
 enum {
     MIN_SCHEMA = 8 + 2 + 1 + 2 + 1 + 2, /* id, name, desc flag, record_size, phase, fields */
     MIN_FIELD = 2 + 1 + 1 + 2 + 2 + 1 + 1 + 1 + 2,
     MIN_LABEL = 8 + 2,
-    MIN_INTERN = 4 + 4,
-    SHARD_HEADER = 8 + 4 + 8 + 8,
-    SECTION_ENTRY = 20,
-    ENVELOPE = 16
+    MIN_INTERN = BB_INTERN_ENTRY_HEADER_SIZE,
+    SHARD_HEADER = BB_SHARD_HEADER_SIZE,
+    SECTION_ENTRY = BB_DUMP_TABLE_ENTRY_SIZE,
+    ENVELOPE = BB_DUMP_ENVELOPE_SIZE
 };
 
 typedef struct alloc_link {
@@ -112,11 +111,11 @@ static bb_status fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ..
 /* A section kind's name, for messages. */
 static const char *kind_name(uint16_t kind) {
     switch (kind) {
-    case KIND_SCHEMA: return "schema";
-    case KIND_INTERN: return "intern";
-    case KIND_SHARD: return "shard";
-    case KIND_META: return "meta";
-    case KIND_VIEWS: return "views";
+    case BB_SECTION_SCHEMA: return "schema";
+    case BB_SECTION_INTERN: return "intern";
+    case BB_SECTION_SHARD: return "shard";
+    case BB_SECTION_META: return "meta";
+    case BB_SECTION_VIEWS: return "views";
     }
     return "unknown";
 }
@@ -388,7 +387,7 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
     size_t nids = 0;
     for (size_t i = 0; i < ntags; i++) {
         uint16_t k = d->secs[tags[i].si].kind;
-        if (k == KIND_META || k == KIND_SHARD) ids[nids++] = tags[i].instance_id;
+        if (k == BB_SECTION_META || k == BB_SECTION_SHARD) ids[nids++] = tags[i].instance_id;
     }
     qsort(ids, nids, sizeof *ids, cmp_u64);
     size_t u = 0;
@@ -408,9 +407,9 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
         for (size_t i = 0; i < ntags; i++) {
             if (tags[i].instance_id != ids[n]) continue;
             uint16_t k = d->secs[tags[i].si].kind;
-            if (k == KIND_SHARD) nshards++;
-            if (k == KIND_INTERN) nintern += tags[i].count;
-            if (k == KIND_META && !in->has_meta) {
+            if (k == BB_SECTION_SHARD) nshards++;
+            if (k == BB_SECTION_INTERN) nintern += tags[i].count;
+            if (k == BB_SECTION_META && !in->has_meta) {
                 in->has_meta = true;
                 in->host = tags[i].host;
             }
@@ -425,8 +424,8 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
         for (size_t i = 0; i < ntags; i++) {
             if (tags[i].instance_id != ids[n]) continue;
             uint16_t k = d->secs[tags[i].si].kind;
-            if (k == KIND_SHARD) shards[ns++] = tags[i].shard;
-            if (k == KIND_INTERN) {
+            if (k == BB_SECTION_SHARD) shards[ns++] = tags[i].shard;
+            if (k == BB_SECTION_INTERN) {
                 const uint8_t *p = tags[i].body; /* bounds were checked by scan_intern */
                 for (uint32_t e = 0; e < tags[i].count; e++) {
                     intern[ni].id = bb_le_get_u32(p);
@@ -453,14 +452,13 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
 
 /* ---- envelope ------------------------------------------------------------------------------ */
 
-static const char MAGIC[8] = {'B', 'A', 'C', 'K', 'B', 'E', 'A', 'T'};
 
 /* Check magic, version and the section table; every section must lie inside the file. */
 static bb_status read_envelope(ctx *c) {
     bb_dump *d = c->d;
     size_t n = d->size;
     if (n == 0) return fail(c, BB_ERR_NOT_DUMP, 0, "not a backbeat dump (empty file)");
-    if (memcmp(d->data, MAGIC, n < 8 ? n : 8) != 0)
+    if (memcmp(d->data, BB_DUMP_MAGIC, n < BB_DUMP_MAGIC_SIZE ? n : BB_DUMP_MAGIC_SIZE) != 0)
         return fail(c, BB_ERR_NOT_DUMP, 0, "not a backbeat dump (bad magic)");
     if (n < ENVELOPE)
         return fail(c, BB_ERR_TRUNCATED, n, "truncated at byte %zu (the envelope is 16 bytes)",
@@ -468,7 +466,7 @@ static bb_status read_envelope(ctx *c) {
     d->version = bb_le_get_u16(d->data + 8);
     d->flags = bb_le_get_u16(d->data + 10);
     d->nsec = bb_le_get_u16(d->data + 12);
-    if (d->version != 1)
+    if (d->version != BB_DUMP_FORMAT_VERSION)
         return fail(c, BB_ERR_VERSION, 8, "unsupported format version %u (expected 1)",
                     d->version);
     uint64_t table_end = ENVELOPE + (uint64_t)SECTION_ENTRY * d->nsec;
@@ -518,23 +516,23 @@ static bb_status decode(ctx *c) {
     bool have_schema = false;
     for (size_t i = 0; i < d->nsec && !st; i++) {
         switch (d->secs[i].kind) {
-        case KIND_SCHEMA:
+        case BB_SECTION_SCHEMA:
             if (!have_schema) st = read_schema_section(c, i);
             have_schema = true;
             break;
-        case KIND_INTERN:
+        case BB_SECTION_INTERN:
             tags[ntags].si = i;
             st = scan_intern(c, i, &tags[ntags++]);
             break;
-        case KIND_META:
+        case BB_SECTION_META:
             tags[ntags].si = i;
             st = scan_meta(c, i, &tags[ntags++]);
             break;
-        case KIND_SHARD:
+        case BB_SECTION_SHARD:
             tags[ntags].si = i;
             st = scan_shard(c, i, &tags[ntags++]);
             break;
-        case KIND_VIEWS: nviews++; break;
+        case BB_SECTION_VIEWS: nviews++; break;
         default: break; /* unknown kinds are skipped: that is how the format grows */
         }
     }
@@ -545,7 +543,7 @@ static bb_status decode(ctx *c) {
     d->views = dump_array(d, nviews, sizeof *d->views);
     if (!d->views) return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (views)");
     for (size_t i = 0; i < d->nsec; i++) {
-        if (d->secs[i].kind != KIND_VIEWS) continue;
+        if (d->secs[i].kind != BB_SECTION_VIEWS) continue;
         d->views[d->nviews].ptr = (const char *)d->data + d->secs[i].offset;
         d->views[d->nviews].len = (size_t)d->secs[i].len;
         d->nviews++;
