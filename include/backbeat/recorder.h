@@ -71,6 +71,7 @@ typedef enum bb_clock_kind {
 /* A user clock: returns nanoseconds since the Unix epoch. Called on every record. */
 typedef uint64_t (*bb_clock_fn)(void *ctx);
 
+/* ABI: filled by user code; its layout changes only with the soname's major version. */
 typedef struct bb_recorder_options {
     uint32_t shards;           /* rings; 0 = number of online CPUs (capped at 64) */
     uint64_t bytes_per_shard;  /* ring capacity; rounded up to a power of two, at least 4096;
@@ -172,7 +173,8 @@ BB_API bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc,
  * Async-signal-safe. */
 BB_API uint64_t bb_span_id_new(void);
 
-/* A span in flight, as held by the scoped helper. */
+/* A span in flight, as held by the scoped helper. ABI: by value in user code; its layout
+ * changes only with the soname's major version (and BB__ABI_LAYOUT, detail/abi.h). */
 typedef struct bb_span {
     bb_recorder *rec;
     const bb_event_desc *exit; /* exit event; NULL = nothing to record at scope end */
