@@ -33,7 +33,8 @@
  * event and the problem: implicit padding (before a named field or at the end), an unsupported
  * field type, a span enter/exit event without exactly one span_id field, a span_id or
  * parent_span_id that is not uint64_t, a sentinel on a bool or bytes field, a repeated option,
- * a record larger than BB_MAX_RECORD_SIZE, an enum value that does not fit its repr type. At most 64 fields per event, 128 labels per enum.
+ * a record larger than BB_MAX_RECORD_SIZE, an enum value that does not fit its repr type.
+ * At most 64 fields per event, 8 options per field, 128 labels per enum.
  *
  * A zero-field event (BB_EVENT(tick, "ns", "Tick", NULL)) has record_size 0; its C struct holds
  * one placeholder byte (ISO C has no empty structs) that is never recorded: copy
