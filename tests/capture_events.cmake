@@ -6,20 +6,21 @@ set(BB_EV_CXXFLAGS -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-o
 bb_test(events_ids SOURCES ${BB_EV}/ids.c)
 bb_test(events_fixtures SOURCES ${BB_EV}/fixtures.c)
 
-# Compile-fail tests: the compiler runs on a small file and must fail with the layout error's
-# message (the regex names the event and the problem; `.?` absorbs gcc's \' quoting), once as
-# C and once as C++17.
+# Compile-fail tests: the compiler runs on a small file, once as C and once as C++17, and must
+# fail with a FIRST error line (first_error.sh) that is at the file's line marked
+# /* EXPECT-ERROR */ and matches the regex (which names the event and the problem; `.?`
+# absorbs gcc's \' quoting).
+set(BB_EV_FIRST_ERROR sh ${BB_EV}/first_error.sh)
 function(bb_compile_fail name regex)
   add_test(NAME events_${name}_c
-           COMMAND ${CMAKE_C_COMPILER} ${BB_EV_FLAGS} -I${CMAKE_SOURCE_DIR}/include
-                   ${BB_EV}/${name}.c)
+           COMMAND ${BB_EV_FIRST_ERROR} ${CMAKE_C_COMPILER} ${BB_EV_FLAGS}
+                   -I${CMAKE_SOURCE_DIR}/include -- ${BB_EV}/${name}.c "${regex}")
   add_test(NAME events_${name}_cxx
-           COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -I${CMAKE_SOURCE_DIR}/include
-                   ${BB_EV}/${name}.c)
-  set_tests_properties(events_${name}_c events_${name}_cxx PROPERTIES
-                       PASS_REGULAR_EXPRESSION "${regex}")
+           COMMAND ${BB_EV_FIRST_ERROR} ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS}
+                   -I${CMAKE_SOURCE_DIR}/include -- ${BB_EV}/${name}.c "${regex}")
 endfunction()
 set(Q ".?'")
+# The layout errors (at the BB_EVENT / BB_ENUM line).
 bb_compile_fail(fail_padding
   "event ${Q}bad_padding${Q}: implicit padding before field ${Q}b${Q}")
 bb_compile_fail(fail_tail_padding "event ${Q}bad_tail${Q}: implicit padding at the end")
@@ -42,12 +43,48 @@ bb_compile_fail(fail_enum_range
   "enum ${Q}bad_range${Q}: the value of BAD_BIG does not fit the repr type")
 bb_compile_fail(fail_two_units
   "event ${Q}bad_two_units${Q}: field ${Q}len${Q} has more than one BB_UNIT or BB_SENTINEL")
+# Slips in the macros' arguments (at the field's line where a field macro is at fault).
+bb_compile_fail(fail_no_desc
+  "event ${Q}ev_no_desc${Q}: field ${Q}x${Q}: the description is missing")
+bb_compile_fail(fail_field_few
+  "event ${Q}ev_field_few${Q}: field \\(uint32_t\\): the name and the description are missing")
+bb_compile_fail(fail_extra_arg
+  "event ${Q}ev_extra_arg${Q}: field ${Q}x${Q}: ${Q}.*extra.*${Q} is not an option")
+bb_compile_fail(fail_span_args
+  "event ${Q}ev_span_args${Q}: field \\(uint64_t, span, .*\\): wrong number of arguments; the form is BB_SPAN_ID")
+bb_compile_fail(fail_misspelled
+  "event ${Q}ev_misspelled${Q}: ${Q}BB_FEILD\\(uint64_t, x, .*\\)${Q} is not a field macro")
+bb_compile_fail(fail_option_place
+  "event ${Q}ev_option_place${Q}: an option \\(BB_UNIT or BB_SENTINEL\\) is given as a field")
+bb_compile_fail(fail_option_first
+  "event ${Q}ev_option_first${Q}: field ${Q}ms${Q}: the description is missing or after an option")
+bb_compile_fail(fail_event_args
+  "event ${Q}ev_event_args${Q}: argument 4 must be the description")
+bb_compile_fail(fail_event_few "BB_EVENT\\(ev_event_few, \\.\\.\\.\\): too few arguments")
 # The control: the same flags accept a correct file (so the failures above are the checks).
 add_test(NAME events_compile_ok_c
          COMMAND ${CMAKE_C_COMPILER} ${BB_EV_FLAGS} -I${CMAKE_SOURCE_DIR}/include ${BB_EV}/fail_ok.c)
 add_test(NAME events_compile_ok_cxx
          COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -I${CMAKE_SOURCE_DIR}/include
                  ${BB_EV}/fail_ok.c)
+# event.h and detail/event_*.h are system headers (so that diagnostics land at the user's line);
+# BB__EVENT_NOT_SYSTEM_HEADER compiles them as ordinary headers: the machinery is warning-free.
+foreach(src fail_ok freestanding)
+  add_test(NAME events_header_warnings_${src}_c
+           COMMAND ${CMAKE_C_COMPILER} ${BB_EV_FLAGS} -DBB__EVENT_NOT_SYSTEM_HEADER
+                   -I${CMAKE_SOURCE_DIR}/include ${BB_EV}/${src}.c)
+  add_test(NAME events_header_warnings_${src}_cxx
+           COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -DBB__EVENT_NOT_SYSTEM_HEADER
+                   -I${CMAKE_SOURCE_DIR}/include ${BB_EV}/${src}.c)
+endforeach()
+
+# The generated maps are what the generator makes: run it to a temporary file and compare.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME events_map_generated
+         COMMAND sh -c "\"$0\" \"$1\" -o \"$2\" && diff -u \"$3\" \"$2\""
+                 ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/gen-event-maps.py
+                 ${CMAKE_CURRENT_BINARY_DIR}/event_map.generated.h
+                 ${CMAKE_SOURCE_DIR}/include/backbeat/detail/event_map.h)
 
 # Freestanding: only the compiler's own headers are on the include path.
 foreach(lang C CXX)

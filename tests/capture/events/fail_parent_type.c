@@ -1,4 +1,4 @@
 /* Compile-fail: a parent_span_id field that is not uint64_t. */
 #include "backbeat/event.h"
-BB_EVENT(bad_parent_type, "fail", "ParentType", NULL,
+BB_EVENT(bad_parent_type, "fail", "ParentType", NULL, /* EXPECT-ERROR */
          BB_PARENT_SPAN_ID(int64_t, parent, NULL));

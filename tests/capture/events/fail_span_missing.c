@@ -1,4 +1,4 @@
 /* Compile-fail: a span enter event without a span_id field. */
 #include "backbeat/event.h"
-BB_SPAN_ENTER_EVENT(bad_span_missing, "fail", "NoSpan", NULL,
+BB_SPAN_ENTER_EVENT(bad_span_missing, "fail", "NoSpan", NULL, /* EXPECT-ERROR */
                     BB_PARENT_SPAN_ID(uint64_t, parent, NULL));

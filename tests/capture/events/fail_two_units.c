@@ -1,4 +1,4 @@
 /* Compile-fail: a field with two units. */
 #include "backbeat/event.h"
-BB_EVENT(bad_two_units, "fail", "TwoUnits", NULL,
+BB_EVENT(bad_two_units, "fail", "TwoUnits", NULL, /* EXPECT-ERROR */
          BB_FIELD(uint32_t, len, NULL, BB_UNIT("bytes"), BB_SENTINEL(0), BB_UNIT("B")));

@@ -1,4 +1,4 @@
 /* Compile-fail: a field type the format cannot carry (float). */
 #include "backbeat/event.h"
-BB_EVENT(bad_type, "fail", "Type", NULL,
+BB_EVENT(bad_type, "fail", "Type", NULL, /* EXPECT-ERROR */
          BB_FIELD(float, ratio, NULL));

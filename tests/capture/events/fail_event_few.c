@@ -1,0 +1,3 @@
+/* Compile-fail: BB_EVENT with too few arguments. */
+#include "backbeat/event.h"
+BB_EVENT(ev_event_few, "fail"); /* EXPECT-ERROR */
