@@ -13,6 +13,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "format/names.h"
 
 static const char inspect_help[] =
     "usage: backbeat inspect [--json] DUMP...\n"
@@ -27,35 +28,11 @@ static const char inspect_help[] =
     "  --intern-limit N  text mode: list at most N intern entries per instance (default 20)\n"
     "  -h, --help     show this help\n";
 
+/* The field type's name; "?" for a type the format does not define (format/names.h leaves
+ * that placeholder to the caller: convert's column document says "unknown"). */
 static const char *type_name(uint8_t t) {
-    static const char *names[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
-                                  "i32", "i64", "bool", "bytes", "enum", "interned"};
-    return t < sizeof names / sizeof names[0] ? names[t] : "?";
-}
-static const char *role_name(uint8_t r) {
-    switch (r) {
-    case BB_ROLE_KEY: return "key";
-    case BB_ROLE_SPAN_ID: return "span_id";
-    case BB_ROLE_PARENT_SPAN_ID: return "parent_span_id";
-    default: return "none";
-    }
-}
-static const char *phase_name(uint8_t p) {
-    switch (p) {
-    case BB_PHASE_ENTER: return "enter";
-    case BB_PHASE_EXIT: return "exit";
-    default: return "none";
-    }
-}
-static const char *kind_name(uint16_t k) {
-    switch (k) {
-    case 0: return "schema";
-    case 1: return "intern";
-    case 2: return "shard";
-    case 3: return "meta";
-    case 4: return "views";
-    default: return "unknown";
-    }
+    const char *n = bb_type_name(t);
+    return n ? n : "?";
 }
 
 static int count_record(const bb_record *rec, void *ctx) {
@@ -88,7 +65,8 @@ static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         cli_buf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
-                       kind_name(kind), kind, (unsigned long long)off, (unsigned long long)len);
+                       bb_section_kind_name(kind), kind, (unsigned long long)off,
+                       (unsigned long long)len);
     }
 
     size_t ns = bb_dump_schema_count(d);
@@ -99,7 +77,7 @@ static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
         cli_buf_hex16(b, s->id);
         cli_buf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
                        s->record_size, s->phase ? ", span " : "",
-                       s->phase ? phase_name(s->phase) : "");
+                       s->phase ? bb_phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
         for (size_t f = 0; f < s->field_count; f++) {
             const bb_rfield *fd = &s->fields[f];
@@ -114,7 +92,7 @@ static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
                 snprintf(type, sizeof type, "%s", type_name(fd->type));
             cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                            fd->offset);
-            if (fd->role) cli_buf_printf(b, "  [%s]", role_name(fd->role));
+            if (fd->role) cli_buf_printf(b, "  [%s]", bb_role_name(fd->role));
             if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
             if (fd->has_sentinel)
                 cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
@@ -201,7 +179,7 @@ static void inspect_json(cli_buf *b, const bb_dump *d) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         cli_buf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
-                       kind_name(kind));
+                       bb_section_kind_name(kind));
         cli_buf_json_u64(b, off);
         cli_buf_puts(b, ",\"len\":");
         cli_buf_json_u64(b, len);
@@ -218,7 +196,7 @@ static void inspect_json(cli_buf *b, const bb_dump *d) {
         cli_buf_puts(b, ",\"description\":");
         json_optstr(b, s->has_description, s->description);
         cli_buf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
-                       phase_name(s->phase));
+                       bb_phase_name(s->phase));
         for (size_t f = 0; f < s->field_count; f++) {
             const bb_rfield *fd = &s->fields[f];
             if (f) cli_buf_putc(b, ',');
@@ -231,7 +209,7 @@ static void inspect_json(cli_buf *b, const bb_dump *d) {
             if (fd->type == BB_TYPE_INTERNED)
                 cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
             cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
-                           fd->width, role_name(fd->role));
+                           fd->width, bb_role_name(fd->role));
             json_optstr(b, fd->has_unit, fd->unit);
             cli_buf_puts(b, ",\"sentinel\":");
             if (fd->has_sentinel)
