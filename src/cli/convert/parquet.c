@@ -334,12 +334,7 @@ static void instances_json(writer *w, pq_buf *b)
         pq_cstr(b, "{\"instance_id\":\"");
         pq_hex16(b, w->inst[i].id);
         pq_cstr(b, "\",\"host\":");
-        pq_buf h = {0};
-        const bb_rinstance *in = w->inst[i].inst;
-        pq_utf8_lossy(&h, (const uint8_t *)in->host.ptr, in->host.len);
-        pq_json_str(b, (const char *)h.data, h.len);
-        b->failed |= h.failed;
-        pq_buf_free(&h);
+        pq_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
         pq_cstr(b, ",\"rows\":");
         pq_dec_u64(b, w->inst[i].rows);
         pq_buf_byte(b, '}');
