@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backbeat/model.h"
 #include "backbeat/reader.h"
 
 /* Exit statuses of every subcommand. */
@@ -111,5 +112,8 @@ uint64_t cli_now_ns(void);
  * what was opened and returns false. `*dumps` is a malloc'ed array of n dumps. */
 bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps);
 void cli_close_dumps(bb_dump **dumps, size_t n);
+/* Open the de-duplicating model over `n` open dumps; on failure prints the model's message and
+ * returns false. */
+bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model);
 
 #endif /* BACKBEAT_CLI_UTIL_H */
