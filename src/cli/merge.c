@@ -11,9 +11,10 @@
  * --no-dedup: one Schema section with the union registry (first input wins an id, file order),
  * then every other section of every input copied verbatim (unknown kinds too), inputs in order.
  *
- * dump_writer.h writes one instance from program descriptors, while a merge writes many
- * instances from decoded ones; both encode through dump_sections.h, here fed from the reader's
- * forms. Output goes to a temporary file renamed into place on success.
+ * bb_dump_write (backbeat/dump_writer.h) writes one instance from program descriptors, while a
+ * merge writes many instances from decoded ones; both encode through format/sections.h, here
+ * fed from the reader's forms, and record frames through backbeat/detail/frame.h. Output goes
+ * to a temporary file renamed into place on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +76,7 @@ static int bytes_write(void *ctx, const void *d, size_t n) {
     return b->oom ? ENOMEM : 0;
 }
 
-/* b as a sink for the dump_sections.h encoders. */
+/* b as a sink for the format/sections.h encoders. */
 static bb_sink bytes_sink(bytes *b) {
     bb_sink s = {bytes_write, b};
     return s;

@@ -1,4 +1,4 @@
-/* parquet_layout.c — the sparse-wide table's schema for a model (see parquet_layout.h). */
+/* convert/layout.c — the sparse-wide table's schema for a model (see convert/layout.h). */
 #include "cli/convert/layout.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* parquet_layout.h — the shape of backbeat's sparse-wide Parquet table for one model
+/* convert/layout.h — the shape of backbeat's sparse-wide Parquet table for one model
  * (FORMAT.md, "What the reference CLI makes of a dump"), and where each event field goes.
  *
  * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,

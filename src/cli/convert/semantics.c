@@ -1,4 +1,4 @@
-/* parquet_semantics.c — the `backbeat.columns` JSON document (see parquet_semantics.h). */
+/* convert/semantics.c — the `backbeat.columns` JSON document (see convert/semantics.h). */
 #include "cli/convert/semantics.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* parquet_text.c — text rendering helpers of the Parquet writer (see parquet_text.h). */
+/* convert/text.c — text rendering helpers of the Parquet writer (see convert/text.h). */
 #include "cli/convert/text.h"
 
 #include "backbeat/reader.h"

@@ -1,4 +1,4 @@
-/* parquet_text.h — text rendering used by the Parquet writer: lossy UTF-8 repair of interned
+/* convert/text.h — text rendering used by the Parquet writer: lossy UTF-8 repair of interned
  * strings, hex and decimal rendering of field values, and quoting for the JSON and SQL the
  * footer and the views carry. Everything appends to a pq_buf.
  */

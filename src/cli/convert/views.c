@@ -1,4 +1,4 @@
-/* parquet_views.c — parquet_views_ddl (convert.h): the query DDL of FORMAT.md that rides in
+/* convert/views.c — parquet_views_ddl (convert/writers.h): the query DDL of FORMAT.md that rides in
  * the Parquet footer (`backbeat.views`) and, after the binding of `events`, in OUT.views.sql.
  *
  *   CREATE OR REPLACE VIEW "<display name>" AS SELECT * FROM events WHERE event_id = <id>;
