@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -37,6 +38,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     fprintf(stderr, "backbeat: %s\nTry 'backbeat %s%s--help'.\n", msg, cmd ? cmd : "",
             cmd ? " " : "");
     return CLI_USAGE;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv) {
+    if (c == ':') return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 /* ---------------------------------------------------------------- parsers */

@@ -22,6 +22,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "backbeat: <message>\nTry 'backbeat <cmd> --help'.\n" and return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_usage_error for what getopt_long returned instead of an option of `cmd`: ':' (the option
+ * before optind lacks its value) or '?' (an unknown option). */
+int cli_option_error(const char *cmd, int c, char **argv);
 
 /* Parse a whole string as an unsigned decimal (or 0x-prefixed hex when `allow_hex`) integer.
  * Returns false on any junk, sign or overflow. */

@@ -170,8 +170,7 @@ static int conv_option(conv *c, int opt, char **argv) {
         c->f.ninst++;
         return CONV_GO;
     case 'h': fputs(convert_help, stdout); return CLI_OK;
-    case ':': return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-    default: return cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+    default: return cli_option_error("convert", opt, argv);
     }
 }
 

@@ -331,10 +331,7 @@ int cmd_inspect(int argc, char **argv) {
                                        optarg);
             break;
         case 'h': fputs(inspect_help, stdout); return CLI_OK;
-        case ':':
-            return cli_usage_error("inspect", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
+        default: return cli_option_error("inspect", c, argv);
         }
     }
     int n = argc - optind;

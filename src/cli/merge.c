@@ -740,8 +740,7 @@ int cmd_merge(int argc, char **argv) {
         case 'o': out = optarg; break;
         case 'n': dedup = false; break;
         case 'h': fputs(merge_help, stdout); return CLI_OK;
-        case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+        default: return cli_option_error("merge", c, argv);
         }
     }
     size_t nd = (size_t)(argc - optind);
