@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/json.h"
 
 /* ---------------------------------------------------------------- messages */
 
@@ -35,6 +38,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     fprintf(stderr, "backbeat: %s\nTry 'backbeat %s%s--help'.\n", msg, cmd ? cmd : "",
             cmd ? " " : "");
     return CLI_USAGE;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv) {
+    if (c == ':') return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 /* ---------------------------------------------------------------- parsers */
@@ -250,77 +258,20 @@ void cli_buf_hexbytes(cli_buf *b, const uint8_t *p, size_t n) {
     }
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 with *bad set to the length of
- * the maximal invalid subpart (at least 1). */
-static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad) {
-    uint8_t c = p[0];
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) need = 1;
-    else if (c == 0xE0) { need = 2; lo = 0xA0; }
-    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) need = 2;
-    else if (c == 0xED) { need = 2; hi = 0x9F; }
-    else if (c == 0xF0) { need = 3; lo = 0x90; }
-    else if (c >= 0xF1 && c <= 0xF3) need = 3;
-    else if (c == 0xF4) { need = 3; hi = 0x8F; }
-    else { *bad = 1; return 0; }
-    size_t i = 1;
-    for (; i <= need; i++) {
-        if (i >= n) { *bad = i; return 0; }
-        uint8_t x = p[i];
-        uint8_t l = (i == 1) ? lo : 0x80, h = (i == 1) ? hi : 0xBF;
-        if (x < l || x > h) { *bad = i; return 0; }
-    }
-    return need + 1;
+/* bb_text_fn appending to the cli_buf `ctx`. */
+static int buf_piece(void *ctx, const char *text, size_t len) {
+    cli_buf_write(ctx, text, len);
+    return 0;
 }
 
 void cli_buf_json_str(cli_buf *b, const char *s, size_t n) {
-    const uint8_t *p = (const uint8_t *)s;
     cli_buf_putc(b, '"');
-    size_t run = 0; /* start of a pending run of bytes copied verbatim */
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            i++;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t bad = 0, len = utf8_seq(p + i, n - i, &bad);
-            if (len) {
-                i += len;
-                continue;
-            }
-            cli_buf_write(b, p + run, i - run);
-            cli_buf_write(b, "\xEF\xBF\xBD", 3);
-            i += bad;
-            run = i;
-            continue;
-        }
-        cli_buf_write(b, p + run, i - run);
-        switch (c) {
-        case '"': cli_buf_write(b, "\\\"", 2); break;
-        case '\\': cli_buf_write(b, "\\\\", 2); break;
-        case '\n': cli_buf_write(b, "\\n", 2); break;
-        case '\r': cli_buf_write(b, "\\r", 2); break;
-        case '\t': cli_buf_write(b, "\\t", 2); break;
-        default: {
-            char esc[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
-            cli_buf_write(b, esc, 6);
-        }
-        }
-        i++;
-        run = i;
-    }
-    cli_buf_write(b, p + run, n - run);
+    (void)bb_json_escape_each(s, n, buf_piece, b);
     cli_buf_putc(b, '"');
 }
 
-#define JSON_SAFE_MAX 9007199254740992ull /* 2^53 */
-
 void cli_buf_json_u64(cli_buf *b, uint64_t v) {
-    if (v > JSON_SAFE_MAX) {
+    if (v > BB_JSON_SAFE_MAX) {
         cli_buf_putc(b, '"');
         cli_buf_u64(b, v);
         cli_buf_putc(b, '"');
@@ -331,7 +282,7 @@ void cli_buf_json_u64(cli_buf *b, uint64_t v) {
 
 void cli_buf_json_i64(cli_buf *b, int64_t v) {
     uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    if (mag > JSON_SAFE_MAX) {
+    if (mag > BB_JSON_SAFE_MAX) {
         cli_buf_putc(b, '"');
         cli_buf_i64(b, v);
         cli_buf_putc(b, '"');
@@ -576,4 +527,12 @@ void cli_close_dumps(bb_dump **dumps, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (dumps[i]) bb_dump_close(dumps[i]);
     free(dumps);
+}
+
+bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model) {
+    bb_error err;
+    memset(&err, 0, sizeof err);
+    if (bb_model_open(dumps, n, true, model, &err) == BB_OK) return true;
+    cli_error("%s", err.message[0] ? err.message : bb_strerror(err.status));
+    return false;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backbeat/model.h"
 #include "backbeat/reader.h"
 
 /* Exit statuses of every subcommand. */
@@ -21,6 +22,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "backbeat: <message>\nTry 'backbeat <cmd> --help'.\n" and return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_usage_error for what getopt_long returned instead of an option of `cmd`: ':' (the option
+ * before optind lacks its value) or '?' (an unknown option). */
+int cli_option_error(const char *cmd, int c, char **argv);
 
 /* Parse a whole string as an unsigned decimal (or 0x-prefixed hex when `allow_hex`) integer.
  * Returns false on any junk, sign or overflow. */
@@ -59,10 +63,11 @@ void cli_buf_i64(cli_buf *b, int64_t v);
 void cli_buf_hex16(cli_buf *b, uint64_t v);
 /* Lower-case hex of a byte string. */
 void cli_buf_hexbytes(cli_buf *b, const uint8_t *p, size_t n);
-/* A JSON string literal (quotes included). Invalid UTF-8 becomes U+FFFD, one per maximal
- * invalid subpart (Unicode's recommended practice, as the golden vectors expect). */
+/* A JSON string literal (quotes included), escaped by common/json.h's bb_json_escape_each:
+ * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
+ * practice, as the golden vectors expect). */
 void cli_buf_json_str(cli_buf *b, const char *s, size_t n);
-/* A JSON number for values up to 2^53, else a decimal string (the golden JSON convention). */
+/* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
 void cli_buf_json_u64(cli_buf *b, uint64_t v);
 void cli_buf_json_i64(cli_buf *b, int64_t v);
 /* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
@@ -110,5 +115,8 @@ uint64_t cli_now_ns(void);
  * what was opened and returns false. `*dumps` is a malloc'ed array of n dumps. */
 bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps);
 void cli_close_dumps(bb_dump **dumps, size_t n);
+/* Open the de-duplicating model over `n` open dumps; on failure prints the model's message and
+ * returns false. */
+bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model);
 
 #endif /* BACKBEAT_CLI_UTIL_H */

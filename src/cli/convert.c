@@ -1,5 +1,5 @@
 /* convert.c — `backbeat convert DUMP... -o OUT`: options, record filters, opening the inputs as
- * one model, and the output discipline around the writers (convert.h).
+ * one model, and the output discipline around the writers (convert/writers.h).
  *
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line
@@ -119,8 +119,80 @@ static bool write_sidecar(cli_out *o, const char *sidecar, const char *parquet_a
     return true;
 }
 
-/* `backbeat convert`: see convert_help. */
-int cmd_convert(int argc, char **argv) {
+/* What the command line asks for; the filter is filled in as the options are read. */
+typedef struct conv {
+    const char *out, *host;
+    enum fmt fmt;
+    int level;
+    bool since_rel, until_rel; /* --since / --until relative to the first record */
+    const char **events;       /* --event patterns */
+    size_t nevents;
+    filt f;
+    char **inputs; /* the dumps' paths */
+    size_t ninputs;
+} conv;
+
+#define CONV_GO (-1) /* an option phase's "carry on" (else: the exit status) */
+
+static int conv_format(conv *c, const char *arg) {
+    if (!strcmp(arg, "parquet")) c->fmt = FMT_PARQUET;
+    else if (!strcmp(arg, "trace") || !strcmp(arg, "json")) c->fmt = FMT_TRACE;
+    else
+        return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)",
+                               arg);
+    return CONV_GO;
+}
+
+/* --since / --until (`name`) into *set, *ns and *relative. */
+static int conv_time(const char *arg, const char *name, bool *set, uint64_t *ns, bool *relative) {
+    *set = true;
+    if (cli_parse_time(arg, ns, relative)) return CONV_GO;
+    return cli_usage_error("convert", "bad %s '%s' (nanoseconds, or +1.5s, +200ms, +10us, +5ns)",
+                           name, arg);
+}
+
+/* One option (getopt_long's `opt`, its value in optarg). */
+static int conv_option(conv *c, int opt, char **argv) {
+    switch (opt) {
+    case 'o': c->out = optarg; return CONV_GO;
+    case 'f': return conv_format(c, optarg);
+    case 'H': c->host = optarg; return CONV_GO;
+    case 'c':
+        if (cli_parse_int(optarg, -131072, 22, &c->level)) return CONV_GO;
+        return cli_usage_error("convert", "--compression-level needs a zstd level (up to 22), "
+                                          "got '%s'", optarg);
+    case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
+    case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
+    case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
+    case 'i':
+        if (!cli_parse_hex64(optarg, &c->f.inst[c->f.ninst]))
+            return cli_usage_error("convert", "bad --instance '%s' (up to 16 hex digits)", optarg);
+        c->f.ninst++;
+        return CONV_GO;
+    case 'h': fputs(convert_help, stdout); return CLI_OK;
+    default: return cli_option_error("convert", opt, argv);
+    }
+}
+
+/* After the options: the inputs, the output, and its format (from its extension if not
+ * given). */
+static int conv_operands(conv *c, int argc, char **argv) {
+    c->inputs = &argv[optind];
+    c->ninputs = (size_t)(argc - optind);
+    if (!c->ninputs) return cli_usage_error("convert", "no dump given");
+    if (!c->out) return cli_usage_error("convert", "no output given (-o OUT)");
+    if (c->fmt != FMT_NONE) return CONV_GO;
+    if (!strcmp(c->out, "-")) return cli_usage_error("convert", "--format is required with -o -");
+    if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;
+    else if (ends_with(c->out, ".json")) c->fmt = FMT_TRACE;
+    else
+        return cli_usage_error("convert", "unknown output format for %s (use .parquet or "
+                                          ".json, or --format)", c->out);
+    return CONV_GO;
+}
+
+/* Options: see convert_help. */
+static int conv_options(conv *c, int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"host", required_argument, NULL, 'H'},
@@ -131,245 +203,193 @@ int cmd_convert(int argc, char **argv) {
                                          {"instance", required_argument, NULL, 'i'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *out = NULL, *host = NULL;
-    enum fmt fmt = FMT_NONE;
-    int level = 3;
-    const char *since_s = NULL, *until_s = NULL;
-    uint64_t since = 0, until = 0;
-    bool since_rel = false, until_rel = false;
-    const char **events = calloc((size_t)argc + 1, sizeof *events);
-    size_t nevents = 0;
-    filt f;
-    memset(&f, 0, sizeof f);
-    u64map_init(&f.events);
-    f.inst = calloc((size_t)argc + 1, sizeof *f.inst);
-    int status = CLI_FAIL;
-    bb_dump **dumps = NULL;
-    size_t ndumps = 0;
-    bb_model *model = NULL;
-    char *ddl = NULL, *sidecar = NULL, *abs = NULL;
-    if (!events || !f.inst) {
-        cli_error("out of memory");
-        goto done;
-    }
-
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":ho:f:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'f':
-            if (!strcmp(optarg, "parquet")) fmt = FMT_PARQUET;
-            else if (!strcmp(optarg, "trace") || !strcmp(optarg, "json")) fmt = FMT_TRACE;
-            else {
-                status = cli_usage_error("convert", "unknown output format '%s' (use parquet or "
-                                                    "trace)", optarg);
-                goto done;
-            }
-            break;
-        case 'H': host = optarg; break;
-        case 'c':
-            if (!cli_parse_int(optarg, -131072, 22, &level)) {
-                status = cli_usage_error("convert", "--compression-level needs a zstd level "
-                                                    "(up to 22), got '%s'", optarg);
-                goto done;
-            }
-            break;
-        case 's':
-            since_s = optarg;
-            if (!cli_parse_time(optarg, &since, &since_rel)) {
-                status = cli_usage_error("convert", "bad --since '%s' (nanoseconds, or +1.5s, "
-                                                    "+200ms, +10us, +5ns)", optarg);
-                goto done;
-            }
-            break;
-        case 'u':
-            until_s = optarg;
-            if (!cli_parse_time(optarg, &until, &until_rel)) {
-                status = cli_usage_error("convert", "bad --until '%s' (nanoseconds, or +1.5s, "
-                                                    "+200ms, +10us, +5ns)", optarg);
-                goto done;
-            }
-            break;
-        case 'e': events[nevents++] = optarg; break;
-        case 'i':
-            if (!cli_parse_hex64(optarg, &f.inst[f.ninst])) {
-                status = cli_usage_error("convert", "bad --instance '%s' (up to 16 hex digits)",
-                                         optarg);
-                goto done;
-            }
-            f.ninst++;
-            break;
-        case 'h':
-            fputs(convert_help, stdout);
-            status = CLI_OK;
-            goto done;
-        case ':':
-            status = cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-            goto done;
-        default:
-            status = cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
-            goto done;
-        }
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":ho:f:", opts, NULL)) != -1) {
+        int st = conv_option(c, opt, argv);
+        if (st != CONV_GO) return st;
     }
-    ndumps = (size_t)(argc - optind);
-    if (!ndumps) {
-        status = cli_usage_error("convert", "no dump given");
-        goto done;
-    }
-    if (!out) {
-        status = cli_usage_error("convert", "no output given (-o OUT)");
-        goto done;
-    }
-    if (fmt == FMT_NONE) {
-        if (!strcmp(out, "-")) {
-            status = cli_usage_error("convert", "--format is required with -o -");
-            goto done;
-        }
-        if (ends_with(out, ".parquet")) fmt = FMT_PARQUET;
-        else if (ends_with(out, ".json")) fmt = FMT_TRACE;
-        else {
-            status = cli_usage_error("convert", "unknown output format for %s (use .parquet or "
-                                                ".json, or --format)", out);
-            goto done;
-        }
-    }
-    (void)since_s;
-    (void)until_s;
+    return conv_operands(c, argc, argv);
+}
 
-    if (!cli_open_dumps(&argv[optind], ndumps, &dumps)) {
-        ndumps = 0;
-        goto done;
+/* Relative --since / --until from the first record's timestamp; saturating, so a window
+ * reaching past the end of time keeps everything to the end. */
+static bool resolve_relative(conv *c, const bb_model *model) {
+    if (!c->since_rel && !c->until_rel) return true;
+    uint64_t first = 0;
+    bb_model_iter *it;
+    if (bb_model_iter_new(model, &it) != BB_OK) {
+        cli_error("out of memory");
+        return false;
     }
-    bb_error err;
-    memset(&err, 0, sizeof err);
-    if (bb_model_open(dumps, ndumps, true, &model, &err) != BB_OK) {
-        cli_error("%s", err.message[0] ? err.message : bb_strerror(err.status));
-        goto done;
-    }
+    bb_mrecord r;
+    if (bb_model_next(it, &r)) first = r.rec.ts;
+    bb_model_iter_free(it);
+    filt *f = &c->f;
+    if (c->since_rel) f->since = f->since > UINT64_MAX - first ? UINT64_MAX : first + f->since;
+    if (c->until_rel) f->until = f->until > UINT64_MAX - first ? UINT64_MAX : first + f->until;
+    return true;
+}
 
-    /* Filters. */
-    if (since_rel || until_rel) {
-        uint64_t first = 0;
-        bb_model_iter *it;
-        if (bb_model_iter_new(model, &it) != BB_OK) {
-            cli_error("out of memory");
-            goto done;
-        }
-        bb_mrecord r;
-        if (bb_model_next(it, &r)) first = r.rec.ts;
-        bb_model_iter_free(it);
-        /* saturate: a window reaching past the end of time keeps everything to the end */
-        if (since_rel) since = since > UINT64_MAX - first ? UINT64_MAX : first + since;
-        if (until_rel) until = until > UINT64_MAX - first ? UINT64_MAX : first + until;
+/* Keep schema s when its qualified or display name matches `pat` (setting *any); false when
+ * out of memory. */
+static bool match_event(filt *f, const bb_model *model, const bb_rschema *s, const char *pat,
+                        bool *any) {
+    char *qn = strndup(s->name.ptr, s->name.len);
+    const char *dn = bb_model_display_name(model, s->id);
+    if (!qn) return false;
+    bool ok = true;
+    if (!fnmatch(pat, qn, 0) || (dn && !fnmatch(pat, dn, 0))) {
+        *any = true;
+        ok = u64map_put(&f->events, s->id, (void *)1);
     }
-    f.since_set = since_s != NULL;
-    f.since = since;
-    f.until_set = until_s != NULL;
-    f.until = until;
-    if (nevents) {
-        f.by_event = true;
-        for (size_t k = 0; k < nevents; k++) {
-            bool any = false;
-            for (size_t i = 0; i < bb_model_schema_count(model); i++) {
-                const bb_rschema *s = bb_model_schema(model, i);
-                char *qn = strndup(s->name.ptr, s->name.len);
-                const char *dn = bb_model_display_name(model, s->id);
-                if (!qn) {
-                    cli_error("out of memory");
-                    goto done;
-                }
-                if (!fnmatch(events[k], qn, 0) || (dn && !fnmatch(events[k], dn, 0))) {
-                    any = true;
-                    if (!u64map_put(&f.events, s->id, (void *)1)) {
-                        free(qn);
-                        cli_error("out of memory");
-                        goto done;
-                    }
-                }
-                free(qn);
+    free(qn);
+    return ok;
+}
+
+/* --event: the ids of the events some pattern matches (a warning for a pattern none does). */
+static bool select_events(conv *c, const bb_model *model) {
+    if (!c->nevents) return true;
+    c->f.by_event = true;
+    for (size_t k = 0; k < c->nevents; k++) {
+        bool any = false;
+        for (size_t i = 0; i < bb_model_schema_count(model); i++)
+            if (!match_event(&c->f, model, bb_model_schema(model, i), c->events[k], &any)) {
+                cli_error("out of memory");
+                return false;
             }
-            if (!any) cli_error("warning: --event '%s' matches no event in the inputs", events[k]);
-        }
+        if (!any) cli_error("warning: --event '%s' matches no event in the inputs", c->events[k]);
     }
-    for (size_t k = 0; k < f.ninst; k++) {
+    return true;
+}
+
+/* --instance: a warning for an id no input has. */
+static void check_instances(const filt *f, const bb_model *model) {
+    for (size_t k = 0; k < f->ninst; k++) {
         bool any = false;
         for (size_t i = 0; i < bb_model_instance_count(model); i++)
-            if (bb_model_instance(model, i)->instance_id == f.inst[k]) any = true;
+            if (bb_model_instance(model, i)->instance_id == f->inst[k]) any = true;
         if (!any)
             cli_error("warning: --instance %016llx is not in the inputs",
-                      (unsigned long long)f.inst[k]);
+                      (unsigned long long)f->inst[k]);
     }
-    bool filtering = f.since_set || f.until_set || f.by_event || f.ninst;
+}
 
-    cli_progress prog;
-    cli_progress_init(&prog, "convert");
-    convert_opts co = {
-        .out_name = out,
-        .host_override = host,
-        .compression_level = level,
-        .keep = filtering ? filt_keep : NULL,
-        .keep_ctx = &f,
-        .progress = cli_progress_update,
-        .progress_ctx = &prog,
-    };
+/* Filters: the time window made absolute, the selected events, the instances checked. */
+static bool conv_filters(conv *c, const bb_model *model) {
+    if (!resolve_relative(c, model) || !select_events(c, model)) return false;
+    check_instances(&c->f, model);
+    return true;
+}
 
-    cli_out o, so;
-    if (!cli_out_open(&o, out)) goto done;
-    char errbuf[512] = "";
-    int rc = fmt == FMT_PARQUET ? parquet_write(model, &co, o.fd, errbuf, sizeof errbuf)
-                                : trace_write(model, &co, o.fd, errbuf, sizeof errbuf);
-    cli_progress_done(&prog);
-    if (rc) {
-        cli_out_abort(&o);
-        if (strstr(errbuf, out))
-            cli_error("%s", errbuf[0] ? errbuf : "conversion failed");
-        else
-            cli_error("%s: %s", out, errbuf[0] ? errbuf : "conversion failed");
-        goto done;
+/* Commit the Parquet file `o` and its sidecar together: neither without the other. */
+static bool commit_pair(cli_out *o, const char *out, const char *sidecar, const char *abs,
+                        const char *ddl) {
+    cli_out so;
+    if (!cli_out_open(&so, sidecar)) {
+        cli_out_abort(o);
+        return false;
     }
-    if (fmt == FMT_PARQUET && o.tmp) { /* a regular file: write its sidecar */
-        size_t n = strlen(out) + sizeof ".views.sql";
-        sidecar = malloc(n);
-        ddl = parquet_views_ddl(model);
-        abs = absolute_path(out);
-        if (!sidecar || !ddl || !abs) {
-            cli_out_abort(&o);
-            cli_error("cannot write %s: %s", out, abs ? "out of memory" : strerror(errno));
-            goto done;
-        }
+    if (!write_sidecar(&so, sidecar, abs, ddl)) {
+        cli_out_abort(&so);
+        cli_out_abort(o);
+        return false;
+    }
+    if (!cli_out_commit(o)) {
+        cli_out_abort(&so);
+        return false;
+    }
+    if (!cli_out_commit(&so)) {
+        unlink(out); /* no Parquet without its sidecar */
+        return false;
+    }
+    return true;
+}
+
+/* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
+static bool commit_with_sidecar(cli_out *o, const char *out, const bb_model *model) {
+    size_t n = strlen(out) + sizeof ".views.sql";
+    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model), *abs = absolute_path(out);
+    bool ok = false;
+    if (!sidecar || !ddl || !abs) {
+        cli_out_abort(o);
+        cli_error("cannot write %s: %s", out, abs ? "out of memory" : strerror(errno));
+    } else {
         snprintf(sidecar, n, "%s.views.sql", out);
-        if (!cli_out_open(&so, sidecar)) {
-            cli_out_abort(&o);
-            goto done;
-        }
-        if (!write_sidecar(&so, sidecar, abs, ddl)) {
-            cli_out_abort(&so);
-            cli_out_abort(&o);
-            goto done;
-        }
-        if (!cli_out_commit(&o)) {
-            cli_out_abort(&so);
-            goto done;
-        }
-        if (!cli_out_commit(&so)) {
-            unlink(out); /* no Parquet without its sidecar */
-            goto done;
-        }
-    } else if (!cli_out_commit(&o)) {
-        goto done;
+        ok = commit_pair(o, out, sidecar, abs, ddl);
     }
-    status = CLI_OK;
-
-done:
     free(ddl);
     free(sidecar);
     free(abs);
+    return ok;
+}
+
+/* Output discipline: the writer streams into a temporary (or stdout) that is committed only
+ * when it succeeded, with the Parquet sidecar when there is one. */
+static int conv_write(conv *c, const bb_model *model) {
+    const filt *f = &c->f;
+    bool filtering = f->since_set || f->until_set || f->by_event || f->ninst;
+    cli_progress prog;
+    cli_progress_init(&prog, "convert");
+    convert_opts co = {
+        .out_name = c->out,
+        .host_override = c->host,
+        .compression_level = c->level,
+        .keep = filtering ? filt_keep : NULL,
+        .keep_ctx = &c->f,
+        .progress = cli_progress_update,
+        .progress_ctx = &prog,
+    };
+    cli_out o;
+    if (!cli_out_open(&o, c->out)) return CLI_FAIL;
+    char errbuf[512] = "";
+    int rc = c->fmt == FMT_PARQUET ? parquet_write(model, &co, o.fd, errbuf, sizeof errbuf)
+                                   : trace_write(model, &co, o.fd, errbuf, sizeof errbuf);
+    cli_progress_done(&prog);
+    if (rc) {
+        cli_out_abort(&o);
+        if (strstr(errbuf, c->out))
+            cli_error("%s", errbuf[0] ? errbuf : "conversion failed");
+        else
+            cli_error("%s: %s", c->out, errbuf[0] ? errbuf : "conversion failed");
+        return CLI_FAIL;
+    }
+    bool ok = c->fmt == FMT_PARQUET && o.tmp ? commit_with_sidecar(&o, c->out, model)
+                                             : cli_out_commit(&o);
+    return ok ? CLI_OK : CLI_FAIL;
+}
+
+/* Options, inputs (one de-duplicating model), filters, then the output. */
+static int conv_run(conv *c, int argc, char **argv) {
+    int st = conv_options(c, argc, argv);
+    if (st != CONV_GO) return st;
+    bb_dump **dumps;
+    if (!cli_open_dumps(c->inputs, c->ninputs, &dumps)) return CLI_FAIL;
+    bb_model *model = NULL;
+    st = CLI_FAIL;
+    if (cli_open_model(dumps, c->ninputs, &model) && conv_filters(c, model))
+        st = conv_write(c, model);
     if (model) bb_model_close(model);
-    cli_close_dumps(dumps, ndumps);
-    u64map_free(&f.events);
-    free(f.inst);
-    free(events);
+    cli_close_dumps(dumps, c->ninputs);
+    return st;
+}
+
+/* `backbeat convert`: see convert_help. */
+int cmd_convert(int argc, char **argv) {
+    conv c;
+    memset(&c, 0, sizeof c);
+    c.level = 3;
+    u64map_init(&c.f.events);
+    c.events = calloc((size_t)argc + 1, sizeof *c.events);
+    c.f.inst = calloc((size_t)argc + 1, sizeof *c.f.inst);
+    int status = CLI_FAIL;
+    if (!c.events || !c.f.inst)
+        cli_error("out of memory");
+    else
+        status = conv_run(&c, argc, argv);
+    u64map_free(&c.f.events);
+    free(c.f.inst);
+    free(c.events);
     return status;
 }

@@ -13,6 +13,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "format/names.h"
 
 static const char inspect_help[] =
     "usage: backbeat inspect [--json] DUMP...\n"
@@ -27,35 +28,11 @@ static const char inspect_help[] =
     "  --intern-limit N  text mode: list at most N intern entries per instance (default 20)\n"
     "  -h, --help     show this help\n";
 
+/* The field type's name; "?" for a type the format does not define (format/names.h leaves
+ * that placeholder to the caller: convert's column document says "unknown"). */
 static const char *type_name(uint8_t t) {
-    static const char *names[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
-                                  "i32", "i64", "bool", "bytes", "enum", "interned"};
-    return t < sizeof names / sizeof names[0] ? names[t] : "?";
-}
-static const char *role_name(uint8_t r) {
-    switch (r) {
-    case BB_ROLE_KEY: return "key";
-    case BB_ROLE_SPAN_ID: return "span_id";
-    case BB_ROLE_PARENT_SPAN_ID: return "parent_span_id";
-    default: return "none";
-    }
-}
-static const char *phase_name(uint8_t p) {
-    switch (p) {
-    case BB_PHASE_ENTER: return "enter";
-    case BB_PHASE_EXIT: return "exit";
-    default: return "none";
-    }
-}
-static const char *kind_name(uint16_t k) {
-    switch (k) {
-    case 0: return "schema";
-    case 1: return "intern";
-    case 2: return "shard";
-    case 3: return "meta";
-    case 4: return "views";
-    default: return "unknown";
-    }
+    const char *n = bb_type_name(t);
+    return n ? n : "?";
 }
 
 static int count_record(const bb_record *rec, void *ctx) {
@@ -77,7 +54,8 @@ static void text_desc(cli_buf *b, const char *indent, bb_strview s) {
     }
 }
 
-static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
+/* The envelope and the section table. */
+static void text_envelope(cli_buf *b, const bb_dump *d) {
     uint16_t flags = bb_dump_flags(d);
     cli_buf_printf(b, "dump %s\n", bb_dump_name(d));
     cli_buf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
@@ -88,9 +66,40 @@ static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         cli_buf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
-                       kind_name(kind), kind, (unsigned long long)off, (unsigned long long)len);
+                       bb_section_kind_name(kind), kind, (unsigned long long)off,
+                       (unsigned long long)len);
     }
+}
 
+/* One field of the registry: name, type, offset, role, unit, sentinel, labels. */
+static void text_field(cli_buf *b, const bb_rfield *fd) {
+    char type[32];
+    if (fd->type == BB_TYPE_ENUM)
+        snprintf(type, sizeof type, "enum/%u", fd->type_arg);
+    else if (fd->type == BB_TYPE_INTERNED)
+        snprintf(type, sizeof type, "interned%s", fd->type_arg ? "/dynamic" : "");
+    else if (fd->type == BB_TYPE_BYTES)
+        snprintf(type, sizeof type, "bytes[%u]", fd->width);
+    else
+        snprintf(type, sizeof type, "%s", type_name(fd->type));
+    cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
+                   fd->offset);
+    if (fd->role) cli_buf_printf(b, "  [%s]", bb_role_name(fd->role));
+    if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
+    if (fd->has_sentinel)
+        cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
+    if (fd->label_count) cli_buf_printf(b, "  %zu labels", fd->label_count);
+    cli_buf_putc(b, '\n');
+    if (fd->has_description) text_desc(b, "        ", fd->description);
+    for (size_t l = 0; l < fd->label_count; l++) {
+        cli_buf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
+        cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        cli_buf_putc(b, '\n');
+    }
+}
+
+/* The schema registry: every event and its fields. */
+static void text_registry(cli_buf *b, const bb_dump *d) {
     size_t ns = bb_dump_schema_count(d);
     cli_buf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
     for (size_t i = 0; i < ns; i++) {
@@ -99,68 +108,49 @@ static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
         cli_buf_hex16(b, s->id);
         cli_buf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
                        s->record_size, s->phase ? ", span " : "",
-                       s->phase ? phase_name(s->phase) : "");
+                       s->phase ? bb_phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
-        for (size_t f = 0; f < s->field_count; f++) {
-            const bb_rfield *fd = &s->fields[f];
-            char type[32];
-            if (fd->type == BB_TYPE_ENUM)
-                snprintf(type, sizeof type, "enum/%u", fd->type_arg);
-            else if (fd->type == BB_TYPE_INTERNED)
-                snprintf(type, sizeof type, "interned%s", fd->type_arg ? "/dynamic" : "");
-            else if (fd->type == BB_TYPE_BYTES)
-                snprintf(type, sizeof type, "bytes[%u]", fd->width);
-            else
-                snprintf(type, sizeof type, "%s", type_name(fd->type));
-            cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
-                           fd->offset);
-            if (fd->role) cli_buf_printf(b, "  [%s]", role_name(fd->role));
-            if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
-            if (fd->has_sentinel)
-                cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
-            if (fd->label_count) cli_buf_printf(b, "  %zu labels", fd->label_count);
-            cli_buf_putc(b, '\n');
-            if (fd->has_description) text_desc(b, "        ", fd->description);
-            for (size_t l = 0; l < fd->label_count; l++) {
-                cli_buf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
-                cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-                cli_buf_putc(b, '\n');
-            }
-        }
+        for (size_t f = 0; f < s->field_count; f++) text_field(b, &s->fields[f]);
     }
+}
 
+/* One instance: id, host, intern entries (at most intern_limit), and its shards as walked. */
+static void text_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in,
+                          size_t intern_limit) {
+    cli_buf_puts(b, "  instance ");
+    cli_buf_hex16(b, in->instance_id);
+    cli_buf_puts(b, "  host ");
+    cli_buf_json_str(b, in->host.ptr, in->host.len);
+    cli_buf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
+    cli_buf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
+                   in->intern_count == 1 ? "y" : "ies");
+    for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
+        cli_buf_printf(b, "      %u ", in->intern[k].id);
+        cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        cli_buf_putc(b, '\n');
+    }
+    if (in->intern_count > intern_limit)
+        cli_buf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
+    cli_buf_printf(b, "    shards: %zu\n", in->shard_count);
+    for (size_t k = 0; k < in->shard_count; k++) {
+        const bb_rshard *sh = &in->shards[k];
+        bb_walk_stats st = {0, 0};
+        bb_shard_walk(d, sh, count_record, NULL, &st);
+        cli_buf_printf(b,
+                       "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
+                       "skipped\n",
+                       sh->shard_id, (unsigned long long)sh->capacity,
+                       (unsigned long long)sh->head, (unsigned long long)st.records,
+                       (unsigned long long)st.skipped_bytes);
+    }
+}
+
+static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
+    text_envelope(b, d);
+    text_registry(b, d);
     size_t ni = bb_dump_instance_count(d);
     cli_buf_printf(b, "\ninstances: %zu\n", ni);
-    for (size_t i = 0; i < ni; i++) {
-        const bb_rinstance *in = bb_dump_instance(d, i);
-        cli_buf_puts(b, "  instance ");
-        cli_buf_hex16(b, in->instance_id);
-        cli_buf_puts(b, "  host ");
-        cli_buf_json_str(b, in->host.ptr, in->host.len);
-        cli_buf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
-        cli_buf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
-                       in->intern_count == 1 ? "y" : "ies");
-        for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
-            cli_buf_printf(b, "      %u ", in->intern[k].id);
-            cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-            cli_buf_putc(b, '\n');
-        }
-        if (in->intern_count > intern_limit)
-            cli_buf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
-        cli_buf_printf(b, "    shards: %zu\n", in->shard_count);
-        for (size_t k = 0; k < in->shard_count; k++) {
-            const bb_rshard *sh = &in->shards[k];
-            bb_walk_stats st = {0, 0};
-            bb_shard_walk(d, sh, count_record, NULL, &st);
-            cli_buf_printf(b,
-                           "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
-                           "skipped\n",
-                           sh->shard_id, (unsigned long long)sh->capacity,
-                           (unsigned long long)sh->head, (unsigned long long)st.records,
-                           (unsigned long long)st.skipped_bytes);
-        }
-    }
-
+    for (size_t i = 0; i < ni; i++) text_instance(b, d, bb_dump_instance(d, i), intern_limit);
     size_t nv = bb_dump_view_count(d);
     cli_buf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
     for (size_t i = 0; i < nv; i++)
@@ -184,9 +174,9 @@ static void json_optstr(cli_buf *b, bool has, bb_strview s) {
         cli_buf_puts(b, "null");
 }
 
-static void inspect_json(cli_buf *b, const bb_dump *d) {
+/* "file" ... "sections": the envelope and the section table. */
+static void json_envelope(cli_buf *b, const bb_dump *d) {
     const char *name = bb_dump_name(d);
-    cli_buf_putc(b, '{');
     json_key(b, "file");
     cli_buf_json_str(b, name, strlen(name));
     cli_buf_putc(b, ',');
@@ -201,13 +191,48 @@ static void inspect_json(cli_buf *b, const bb_dump *d) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         cli_buf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
-                       kind_name(kind));
+                       bb_section_kind_name(kind));
         cli_buf_json_u64(b, off);
         cli_buf_puts(b, ",\"len\":");
         cli_buf_json_u64(b, len);
         cli_buf_putc(b, '}');
     }
-    cli_buf_puts(b, "],\"registry\":[");
+    cli_buf_putc(b, ']');
+}
+
+/* One field of the registry as a JSON object. */
+static void json_field(cli_buf *b, const bb_rfield *fd) {
+    cli_buf_puts(b, "{\"name\":");
+    cli_buf_json_str(b, fd->name.ptr, fd->name.len);
+    cli_buf_puts(b, ",\"description\":");
+    json_optstr(b, fd->has_description, fd->description);
+    cli_buf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
+    if (fd->type == BB_TYPE_ENUM) cli_buf_printf(b, ",\"repr\":%u", fd->type_arg);
+    if (fd->type == BB_TYPE_INTERNED)
+        cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
+    cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
+                   fd->width, bb_role_name(fd->role));
+    json_optstr(b, fd->has_unit, fd->unit);
+    cli_buf_puts(b, ",\"sentinel\":");
+    if (fd->has_sentinel)
+        cli_buf_json_u64(b, fd->sentinel);
+    else
+        cli_buf_puts(b, "null");
+    cli_buf_puts(b, ",\"labels\":[");
+    for (size_t l = 0; l < fd->label_count; l++) {
+        if (l) cli_buf_putc(b, ',');
+        cli_buf_puts(b, "{\"value\":");
+        cli_buf_json_u64(b, fd->labels[l].value);
+        cli_buf_puts(b, ",\"label\":");
+        cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        cli_buf_putc(b, '}');
+    }
+    cli_buf_puts(b, "]}");
+}
+
+/* "registry": every event and its fields. */
+static void json_registry(cli_buf *b, const bb_dump *d) {
+    cli_buf_puts(b, "\"registry\":[");
     for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
         const bb_rschema *s = bb_dump_schema(d, i);
         if (i) cli_buf_putc(b, ',');
@@ -218,73 +243,67 @@ static void inspect_json(cli_buf *b, const bb_dump *d) {
         cli_buf_puts(b, ",\"description\":");
         json_optstr(b, s->has_description, s->description);
         cli_buf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
-                       phase_name(s->phase));
+                       bb_phase_name(s->phase));
         for (size_t f = 0; f < s->field_count; f++) {
-            const bb_rfield *fd = &s->fields[f];
             if (f) cli_buf_putc(b, ',');
-            cli_buf_puts(b, "{\"name\":");
-            cli_buf_json_str(b, fd->name.ptr, fd->name.len);
-            cli_buf_puts(b, ",\"description\":");
-            json_optstr(b, fd->has_description, fd->description);
-            cli_buf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
-            if (fd->type == BB_TYPE_ENUM) cli_buf_printf(b, ",\"repr\":%u", fd->type_arg);
-            if (fd->type == BB_TYPE_INTERNED)
-                cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-            cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
-                           fd->width, role_name(fd->role));
-            json_optstr(b, fd->has_unit, fd->unit);
-            cli_buf_puts(b, ",\"sentinel\":");
-            if (fd->has_sentinel)
-                cli_buf_json_u64(b, fd->sentinel);
-            else
-                cli_buf_puts(b, "null");
-            cli_buf_puts(b, ",\"labels\":[");
-            for (size_t l = 0; l < fd->label_count; l++) {
-                if (l) cli_buf_putc(b, ',');
-                cli_buf_puts(b, "{\"value\":");
-                cli_buf_json_u64(b, fd->labels[l].value);
-                cli_buf_puts(b, ",\"label\":");
-                cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-                cli_buf_putc(b, '}');
-            }
-            cli_buf_puts(b, "]}");
+            json_field(b, &s->fields[f]);
         }
         cli_buf_puts(b, "]}");
     }
-    cli_buf_puts(b, "],\"instances\":[");
-    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-        const bb_rinstance *in = bb_dump_instance(d, i);
-        if (i) cli_buf_putc(b, ',');
-        cli_buf_puts(b, "{\"instance_id\":");
-        json_hex(b, in->instance_id);
-        cli_buf_puts(b, ",\"host\":");
-        cli_buf_json_str(b, in->host.ptr, in->host.len);
-        cli_buf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
-        for (size_t k = 0; k < in->intern_count; k++) {
-            cli_buf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
-            cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-            cli_buf_putc(b, '}');
-        }
-        cli_buf_puts(b, "],\"shards\":[");
-        uint64_t total = 0;
-        for (size_t k = 0; k < in->shard_count; k++) {
-            const bb_rshard *sh = &in->shards[k];
-            bb_walk_stats st = {0, 0};
-            bb_shard_walk(d, sh, count_record, NULL, &st);
-            total += st.records;
-            cli_buf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
-            cli_buf_json_u64(b, sh->capacity);
-            cli_buf_puts(b, ",\"head\":");
-            cli_buf_json_u64(b, sh->head);
-            cli_buf_puts(b, ",\"records\":");
-            cli_buf_json_u64(b, st.records);
-            cli_buf_puts(b, ",\"skipped_bytes\":");
-            cli_buf_json_u64(b, st.skipped_bytes);
-            cli_buf_putc(b, '}');
-        }
-        cli_buf_puts(b, "],\"record_count\":");
-        cli_buf_json_u64(b, total);
+    cli_buf_putc(b, ']');
+}
+
+/* One instance's shards as walked, "shards":[...]; returns the records recovered. */
+static uint64_t json_shards(cli_buf *b, const bb_dump *d, const bb_rinstance *in) {
+    cli_buf_puts(b, "\"shards\":[");
+    uint64_t total = 0;
+    for (size_t k = 0; k < in->shard_count; k++) {
+        const bb_rshard *sh = &in->shards[k];
+        bb_walk_stats st = {0, 0};
+        bb_shard_walk(d, sh, count_record, NULL, &st);
+        total += st.records;
+        cli_buf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
+        cli_buf_json_u64(b, sh->capacity);
+        cli_buf_puts(b, ",\"head\":");
+        cli_buf_json_u64(b, sh->head);
+        cli_buf_puts(b, ",\"records\":");
+        cli_buf_json_u64(b, st.records);
+        cli_buf_puts(b, ",\"skipped_bytes\":");
+        cli_buf_json_u64(b, st.skipped_bytes);
         cli_buf_putc(b, '}');
+    }
+    cli_buf_putc(b, ']');
+    return total;
+}
+
+/* One instance as a JSON object: id, host, intern entries, shards, record count. */
+static void json_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in) {
+    cli_buf_puts(b, "{\"instance_id\":");
+    json_hex(b, in->instance_id);
+    cli_buf_puts(b, ",\"host\":");
+    cli_buf_json_str(b, in->host.ptr, in->host.len);
+    cli_buf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
+    for (size_t k = 0; k < in->intern_count; k++) {
+        cli_buf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
+        cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        cli_buf_putc(b, '}');
+    }
+    cli_buf_puts(b, "],");
+    uint64_t total = json_shards(b, d, in);
+    cli_buf_puts(b, ",\"record_count\":");
+    cli_buf_json_u64(b, total);
+    cli_buf_putc(b, '}');
+}
+
+static void inspect_json(cli_buf *b, const bb_dump *d) {
+    cli_buf_putc(b, '{');
+    json_envelope(b, d);
+    cli_buf_putc(b, ',');
+    json_registry(b, d);
+    cli_buf_puts(b, ",\"instances\":[");
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        if (i) cli_buf_putc(b, ',');
+        json_instance(b, d, bb_dump_instance(d, i));
     }
     cli_buf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
     for (size_t i = 0; i < bb_dump_view_count(d); i++)
@@ -312,10 +331,7 @@ int cmd_inspect(int argc, char **argv) {
                                        optarg);
             break;
         case 'h': fputs(inspect_help, stdout); return CLI_OK;
-        case ':':
-            return cli_usage_error("inspect", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
+        default: return cli_option_error("inspect", c, argv);
         }
     }
     int n = argc - optind;

@@ -11,9 +11,10 @@
  * --no-dedup: one Schema section with the union registry (first input wins an id, file order),
  * then every other section of every input copied verbatim (unknown kinds too), inputs in order.
  *
- * dump_writer.h writes one instance from program descriptors, while a merge writes many
- * instances from decoded ones; both encode through dump_sections.h, here fed from the reader's
- * forms. Output goes to a temporary file renamed into place on success.
+ * bb_dump_write (backbeat/dump_writer.h) writes one instance from program descriptors, while a
+ * merge writes many instances from decoded ones; both encode through format/sections.h, here
+ * fed from the reader's forms, and record frames through backbeat/detail/frame.h. Output goes
+ * to a temporary file renamed into place on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/sections.h"
+#include "backbeat/detail/frame.h"
 #include "backbeat/model.h"
+#include "format/sections.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/u64map.h"
@@ -74,15 +76,10 @@ static int bytes_write(void *ctx, const void *d, size_t n) {
     return b->oom ? ENOMEM : 0;
 }
 
-/* b as a sink for the dump_sections.h encoders. */
+/* b as a sink for the format/sections.h encoders. */
 static bb_sink bytes_sink(bytes *b) {
     bb_sink s = {bytes_write, b};
     return s;
-}
-
-/* Store v at p[0..7], little-endian (record frames). */
-static void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* A decoded string as a wire string (the reader bounded its length to u16). */
@@ -141,6 +138,29 @@ static bool pwrite_all(int fd, const void *data, size_t len, uint64_t off) {
 
 typedef bb_section_ref section;
 
+/* How a phase of either merge ended; merge_report prints the message of the last two. */
+enum { MG_OK = 0, MG_FAIL /* message printed */, MG_OOM, MG_IO /* errno saved */ };
+
+/* MG_IO, saving errno into *err before anything (a close, a free) can change it. */
+static int io_fail(int *err) {
+    *err = errno;
+    return MG_IO;
+}
+
+/* The message of a merge that ended in `st` (MG_FAIL's was printed where it happened). */
+static int merge_report(int st, const char *out, int err) {
+    if (st == MG_IO) cli_error("cannot write %s: %s", out, strerror(err));
+    if (st == MG_OOM) cli_error("out of memory");
+    return st == MG_OK ? CLI_OK : CLI_FAIL;
+}
+
+/* False, with the message, when `ns` sections are more than the format's u16 count holds. */
+static bool section_count_ok(const char *out, size_t ns) {
+    if (ns <= 65535) return true;
+    cli_error("cannot write %s: %zu sections exceed the format's limit of 65535", out, ns);
+    return false;
+}
+
 /* ------------------------------------------------------------------ default: re-pack */
 
 typedef struct bucket {
@@ -162,6 +182,31 @@ typedef struct inst_out {
     size_t nintern;
     u64map shards; /* shard id -> bucket index + 1 */
 } inst_out;
+
+/* Everything a re-pack carries from phase to phase (see merge_repack). */
+typedef struct repack {
+    bb_dump **dumps;
+    size_t nd;
+    const char *out;
+    bb_model *model;
+    inst_out *insts; /* the model's instances, in its (id) order */
+    size_t ni;
+    bucket *bk; /* one per (instance, shard), in that order once planned */
+    size_t nb, bcap;
+    uint64_t nrec;
+    bb_strview *views; /* distinct view texts, first occurrence order */
+    size_t nviews;
+    bytes schema, env; /* the Schema section; the envelope and section table */
+    bytes *interns, *metas; /* per instance: its Intern section, its Meta section (if a host) */
+    size_t nmeta;
+    section *secs;
+    size_t ns, cur; /* sections; the next one to write */
+    uint64_t total; /* the output's size */
+    size_t bufcap;  /* each bucket's write buffer */
+    cli_out o;
+    bool opened;
+    int err; /* errno of an MG_IO */
+} repack;
 
 static int cmp_bucket(const void *a, const void *b) {
     const bucket *x = a, *y = b;
@@ -192,269 +237,332 @@ static bool flush_bucket(int fd, bucket *b) {
     return ok;
 }
 
-static int merge_repack(bb_dump **dumps, size_t nd, const char *out) {
-    int status = CLI_FAIL;
-    bb_model *model = NULL;
-    bb_model_iter *it = NULL;
-    inst_out *insts = NULL;
-    size_t ni = 0;
-    bucket *bk = NULL;
-    size_t nb = 0, bcap = 0;
-    section *secs = NULL;
-    bytes schema = {0}, env = {0}, *interns = NULL, *metas = NULL;
-    bb_strview *views = NULL;
-    size_t nviews = 0;
-    cli_out o = {NULL, NULL, -1};
-    bool opened = false;
-    bb_error err;
-    memset(&err, 0, sizeof err);
+/* Open the de-duplicating model over the inputs. */
+static int open_model(repack *rp) {
+    return cli_open_model(rp->dumps, rp->nd, &rp->model) ? MG_OK : MG_FAIL;
+}
 
-    if (bb_model_open(dumps, nd, true, &model, &err) != BB_OK) {
-        cli_error("%s", err.message[0] ? err.message : bb_strerror(err.status));
-        goto done;
+/* A new, empty bucket for (instance, shard). */
+static bool add_bucket(repack *rp, uint64_t instance_id, uint32_t shard_id) {
+    if (rp->nb == rp->bcap) {
+        size_t cap = rp->bcap ? rp->bcap * 2 : 16;
+        bucket *nbk = realloc(rp->bk, cap * sizeof *nbk);
+        if (!nbk) return false;
+        rp->bk = nbk;
+        rp->bcap = cap;
     }
+    memset(&rp->bk[rp->nb], 0, sizeof rp->bk[rp->nb]);
+    rp->bk[rp->nb].instance_id = instance_id;
+    rp->bk[rp->nb].shard_id = shard_id;
+    rp->nb++;
+    return true;
+}
 
-    /* Instances: the model's union, with intern tables and hosts gathered over the inputs. */
-    ni = bb_model_instance_count(model);
-    insts = calloc(ni ? ni : 1, sizeof *insts);
-    if (!insts) goto oom;
-    for (size_t i = 0; i < ni; i++) {
-        insts[i].id = bb_model_instance(model, i)->instance_id;
-        u64map_init(&insts[i].shards);
-    }
-    for (size_t i = 0; i < ni; i++) {
-        inst_out *io = &insts[i];
-        size_t total = 0;
-        for (size_t d = 0; d < nd; d++) {
-            const bb_rinstance *in = bb_dump_find_instance(dumps[d], io->id);
-            if (in) total += in->intern_count;
+/* Input instance `in`'s intern entries into io's union (`seen`: id -> first entry): the first
+ * input wins an id, and a later one that differs is warned about. */
+static bool union_interns(inst_out *io, const bb_rinstance *in, u64map *seen) {
+    for (size_t k = 0; k < in->intern_count; k++) {
+        const bb_rintern *e = &in->intern[k];
+        const bb_rintern *prev = u64map_get(seen, e->id);
+        if (prev) {
+            if (prev->bytes.len != e->bytes.len ||
+                memcmp(prev->bytes.ptr, e->bytes.ptr, e->bytes.len))
+                cli_error("warning: instance %016llx: intern id %u differs between "
+                          "inputs; keeping the first",
+                          (unsigned long long)io->id, e->id);
+            continue;
         }
-        io->intern = calloc(total ? total : 1, sizeof *io->intern);
-        if (!io->intern) goto oom;
-        u64map seen;
-        u64map_init(&seen);
-        for (size_t d = 0; d < nd; d++) {
-            const bb_rinstance *in = bb_dump_find_instance(dumps[d], io->id);
-            if (!in) continue;
-            if (in->has_meta && !io->has_meta) {
-                io->has_meta = true;
-                io->host = in->host;
-            }
-            for (size_t k = 0; k < in->intern_count; k++) {
-                const bb_rintern *e = &in->intern[k];
-                const bb_rintern *prev = u64map_get(&seen, e->id);
-                if (prev) {
-                    if (prev->bytes.len != e->bytes.len ||
-                        memcmp(prev->bytes.ptr, e->bytes.ptr, e->bytes.len))
-                        cli_error("warning: instance %016llx: intern id %u differs between "
-                                  "inputs; keeping the first",
-                                  (unsigned long long)io->id, e->id);
-                    continue;
-                }
-                if (!u64map_put(&seen, e->id, (void *)e)) {
-                    u64map_free(&seen);
-                    goto oom;
-                }
-                io->intern[io->nintern++] = *e;
-            }
-            /* every shard this input had, even empty */
-            for (size_t k = 0; k < in->shard_count; k++) {
-                uint32_t sid = in->shards[k].shard_id;
-                if (u64map_get(&io->shards, sid)) continue;
-                if (nb == bcap) {
-                    bcap = bcap ? bcap * 2 : 16;
-                    bucket *nbk = realloc(bk, bcap * sizeof *bk);
-                    if (!nbk) {
-                        u64map_free(&seen);
-                        goto oom;
-                    }
-                    bk = nbk;
-                }
-                memset(&bk[nb], 0, sizeof bk[nb]);
-                bk[nb].instance_id = io->id;
-                bk[nb].shard_id = sid;
-                nb++;
-                if (!u64map_put(&io->shards, sid, (void *)1)) {
-                    u64map_free(&seen);
-                    goto oom;
-                }
-            }
-        }
-        u64map_free(&seen);
-        qsort(io->intern, io->nintern, sizeof *io->intern, cmp_intern);
+        if (!u64map_put(seen, e->id, (void *)e)) return false;
+        io->intern[io->nintern++] = *e;
     }
-    qsort(bk, nb, sizeof *bk, cmp_bucket);
-    for (size_t i = 0; i < nb; i++) {
-        inst_out *io = find_inst(insts, ni, bk[i].instance_id);
-        if (!io || !u64map_put(&io->shards, bk[i].shard_id, (void *)(uintptr_t)(i + 1))) goto oom;
-    }
+    return true;
+}
 
-    /* Pass 1: bytes per bucket. */
-    if (bb_model_iter_new(model, &it) != BB_OK) goto oom;
-    bb_mrecord r;
+/* A bucket for every shard input instance `in` had (even an empty one) that io lacks. */
+static bool union_shards(repack *rp, inst_out *io, const bb_rinstance *in) {
+    for (size_t k = 0; k < in->shard_count; k++) {
+        uint32_t sid = in->shards[k].shard_id;
+        if (u64map_get(&io->shards, sid)) continue;
+        if (!add_bucket(rp, io->id, sid) || !u64map_put(&io->shards, sid, (void *)1))
+            return false;
+    }
+    return true;
+}
+
+/* One output instance, over the inputs in order: its host (the first Meta), the union of its
+ * intern tables (then sorted by id) and of its shards. */
+static bool gather_instance(repack *rp, inst_out *io) {
+    size_t total = 0;
+    for (size_t d = 0; d < rp->nd; d++) {
+        const bb_rinstance *in = bb_dump_find_instance(rp->dumps[d], io->id);
+        if (in) total += in->intern_count;
+    }
+    io->intern = calloc(total ? total : 1, sizeof *io->intern);
+    if (!io->intern) return false;
+    u64map seen;
+    u64map_init(&seen);
+    bool ok = true;
+    for (size_t d = 0; d < rp->nd && ok; d++) {
+        const bb_rinstance *in = bb_dump_find_instance(rp->dumps[d], io->id);
+        if (!in) continue;
+        if (in->has_meta && !io->has_meta) {
+            io->has_meta = true;
+            io->host = in->host;
+        }
+        ok = union_interns(io, in, &seen) && union_shards(rp, io, in);
+    }
+    u64map_free(&seen);
+    if (ok) qsort(io->intern, io->nintern, sizeof *io->intern, cmp_intern);
+    return ok;
+}
+
+/* Plan: the model's instances with what they gather, then the buckets sorted by (instance,
+ * shard), each instance's shard map pointing at its bucket (index + 1). */
+static int plan_instances(repack *rp) {
+    rp->ni = bb_model_instance_count(rp->model);
+    rp->insts = calloc(rp->ni ? rp->ni : 1, sizeof *rp->insts);
+    if (!rp->insts) return MG_OOM;
+    for (size_t i = 0; i < rp->ni; i++) {
+        rp->insts[i].id = bb_model_instance(rp->model, i)->instance_id;
+        u64map_init(&rp->insts[i].shards);
+    }
+    for (size_t i = 0; i < rp->ni; i++)
+        if (!gather_instance(rp, &rp->insts[i])) return MG_OOM;
+    if (rp->nb) qsort(rp->bk, rp->nb, sizeof *rp->bk, cmp_bucket);
+    for (size_t i = 0; i < rp->nb; i++) {
+        inst_out *io = find_inst(rp->insts, rp->ni, rp->bk[i].instance_id);
+        if (!io || !u64map_put(&io->shards, rp->bk[i].shard_id, (void *)(uintptr_t)(i + 1)))
+            return MG_OOM;
+    }
+    return MG_OK;
+}
+
+/* The bucket of record r, or NULL for an (instance, shard) the plan lacks; *last caches the
+ * instance of the previous record. */
+static bucket *bucket_of(repack *rp, inst_out **last, const bb_mrecord *r) {
+    if (!*last || (*last)->id != r->rec.instance_id)
+        *last = find_inst(rp->insts, rp->ni, r->rec.instance_id);
+    uintptr_t bi = *last ? (uintptr_t)u64map_get(&(*last)->shards, r->rec.shard_id) : 0;
+    return bi ? &rp->bk[bi - 1] : NULL;
+}
+
+/* Pass 1: bytes per bucket. */
+static int pass1_sizes(repack *rp) {
+    bb_model_iter *it;
+    if (bb_model_iter_new(rp->model, &it) != BB_OK) return MG_OOM;
     inst_out *last = NULL;
-    uint64_t nrec = 0;
+    bb_mrecord r;
+    int st = MG_OK;
     while (bb_model_next(it, &r)) {
-        if (!last || last->id != r.rec.instance_id) last = find_inst(insts, ni, r.rec.instance_id);
-        uintptr_t bi = last ? (uintptr_t)u64map_get(&last->shards, r.rec.shard_id) : 0;
-        if (!bi) {
+        bucket *b = bucket_of(rp, &last, &r);
+        if (!b) {
             cli_error("internal error: record of an unknown (instance, shard)");
-            goto done;
+            st = MG_FAIL;
+            break;
         }
-        bk[bi - 1].bytes += 18u + r.rec.schema->record_size;
-        nrec++;
+        b->bytes += BB__FRAME_SIZE(r.rec.schema->record_size);
+        rp->nrec++;
     }
     bb_model_iter_free(it);
-    it = NULL;
+    return st;
+}
 
-    /* Views: each distinct text once, first occurrence order. */
-    size_t nv_all = bb_model_view_count(model);
-    views = calloc(nv_all ? nv_all : 1, sizeof *views);
-    if (!views) goto oom;
-    for (size_t i = 0; i < nv_all; i++) {
-        bb_strview v = bb_model_view(model, i);
+/* Views: each distinct text once, first occurrence order. */
+static int collect_views(repack *rp) {
+    size_t n = bb_model_view_count(rp->model);
+    rp->views = calloc(n ? n : 1, sizeof *rp->views);
+    if (!rp->views) return MG_OOM;
+    for (size_t i = 0; i < n; i++) {
+        bb_strview v = bb_model_view(rp->model, i);
         bool dup = false;
-        for (size_t k = 0; k < nviews && !dup; k++)
-            dup = views[k].len == v.len && !memcmp(views[k].ptr, v.ptr, v.len);
-        if (!dup) views[nviews++] = v;
+        for (size_t k = 0; k < rp->nviews && !dup; k++)
+            dup = rp->views[k].len == v.len && !memcmp(rp->views[k].ptr, v.ptr, v.len);
+        if (!dup) rp->views[rp->nviews++] = v;
     }
+    return MG_OK;
+}
 
-    /* Encode the small sections. */
-    size_t nschemas = bb_model_schema_count(model);
-    bb_enc_schema_count(bytes_sink(&schema), (uint32_t)nschemas);
-    for (size_t i = 0; i < nschemas; i++) encode_schema(&schema, bb_model_schema(model, i));
-    interns = calloc(ni ? ni : 1, sizeof *interns);
-    metas = calloc(ni ? ni : 1, sizeof *metas);
-    if (!interns || !metas) goto oom;
-    size_t nmeta = 0;
-    for (size_t i = 0; i < ni; i++) {
-        bb_sink is = bytes_sink(&interns[i]);
-        bb_enc_intern_header(is, insts[i].id, (uint32_t)insts[i].nintern);
-        for (size_t k = 0; k < insts[i].nintern; k++)
-            bb_enc_intern_entry(is, insts[i].intern[k].id, (uint32_t)insts[i].intern[k].bytes.len,
-                                insts[i].intern[k].bytes.ptr);
-        if (interns[i].oom) goto oom;
-        if (insts[i].has_meta) {
-            bb_enc_meta(bytes_sink(&metas[i]), insts[i].id, wire_view(insts[i].host, true));
-            if (metas[i].oom) goto oom;
-            nmeta++;
-        }
-    }
-    if (schema.oom) goto oom;
+/* Instance io's Intern section into *in, and its Meta section into *meta when it has a host. */
+static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
+    bb_sink is = bytes_sink(in);
+    bb_enc_intern_header(is, io->id, (uint32_t)io->nintern);
+    for (size_t k = 0; k < io->nintern; k++)
+        bb_enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
+                            io->intern[k].bytes.ptr);
+    if (in->oom) return false;
+    if (io->has_meta) bb_enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
+    return !meta->oom;
+}
 
-    /* Section table: Schema, Intern per instance, Views, Shard per bucket, Meta per instance. */
-    size_t ns = 1 + ni + nviews + nb + nmeta;
-    if (ns > 65535) {
-        cli_error("cannot write %s: %zu sections exceed the format's limit of 65535", out, ns);
-        goto done;
+/* Encode the small sections: the union Schema, and per instance its Intern and Meta. */
+static int encode_small(repack *rp) {
+    size_t nschemas = bb_model_schema_count(rp->model);
+    bb_enc_schema_count(bytes_sink(&rp->schema), (uint32_t)nschemas);
+    for (size_t i = 0; i < nschemas; i++)
+        encode_schema(&rp->schema, bb_model_schema(rp->model, i));
+    rp->interns = calloc(rp->ni ? rp->ni : 1, sizeof *rp->interns);
+    rp->metas = calloc(rp->ni ? rp->ni : 1, sizeof *rp->metas);
+    if (!rp->interns || !rp->metas) return MG_OOM;
+    for (size_t i = 0; i < rp->ni; i++) {
+        if (!encode_instance(&rp->insts[i], &rp->interns[i], &rp->metas[i])) return MG_OOM;
+        rp->nmeta += rp->insts[i].has_meta;
     }
-    secs = calloc(ns, sizeof *secs);
-    if (!secs) goto oom;
-    size_t s = 0;
-    secs[s++] = (section){BB_SECTION_SCHEMA, schema.len, 0};
-    for (size_t i = 0; i < ni; i++) secs[s++] = (section){BB_SECTION_INTERN, interns[i].len, 0};
-    for (size_t i = 0; i < nviews; i++) secs[s++] = (section){BB_SECTION_VIEWS, views[i].len, 0};
-    for (size_t i = 0; i < nb; i++) {
+    return rp->schema.oom ? MG_OOM : MG_OK;
+}
+
+/* Section table: Schema, Intern per instance, Views, Shard per bucket (a ring of the next
+ * power of two >= its bytes, at least 64), Meta per instance with a host; then the envelope. */
+static int lay_out(repack *rp) {
+    rp->ns = 1 + rp->ni + rp->nviews + rp->nb + rp->nmeta;
+    if (!section_count_ok(rp->out, rp->ns)) return MG_FAIL;
+    rp->secs = calloc(rp->ns, sizeof *rp->secs);
+    if (!rp->secs) return MG_OOM;
+    section *s = rp->secs;
+    *s++ = (section){BB_SECTION_SCHEMA, rp->schema.len, 0};
+    for (size_t i = 0; i < rp->ni; i++) *s++ = (section){BB_SECTION_INTERN, rp->interns[i].len, 0};
+    for (size_t i = 0; i < rp->nviews; i++) *s++ = (section){BB_SECTION_VIEWS, rp->views[i].len, 0};
+    for (size_t i = 0; i < rp->nb; i++) {
         uint64_t cap = 64;
-        while (cap < bk[i].bytes) cap <<= 1;
-        bk[i].capacity = cap;
-        secs[s++] = (section){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + cap, 0};
+        while (cap < rp->bk[i].bytes) cap <<= 1;
+        rp->bk[i].capacity = cap;
+        *s++ = (section){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + cap, 0};
     }
-    for (size_t i = 0; i < ni; i++)
-        if (insts[i].has_meta) secs[s++] = (section){BB_SECTION_META, metas[i].len, 0};
-    uint64_t total = bb_sections_layout(secs, ns);
-    bb_enc_header(bytes_sink(&env), secs, ns);
-    if (env.oom) goto oom;
+    for (size_t i = 0; i < rp->ni; i++)
+        if (rp->insts[i].has_meta) *s++ = (section){BB_SECTION_META, rp->metas[i].len, 0};
+    rp->total = bb_sections_layout(rp->secs, rp->ns);
+    bb_enc_header(bytes_sink(&rp->env), rp->secs, rp->ns);
+    return rp->env.oom ? MG_OOM : MG_OK;
+}
 
-    if (!cli_out_open(&o, out)) goto done;
-    opened = true;
-    if (ftruncate(o.fd, (off_t)total) != 0) goto io_err;
-    if (!pwrite_all(o.fd, env.p, env.len, 0)) goto io_err;
-    s = 0;
-    if (!pwrite_all(o.fd, schema.p, schema.len, secs[s++].offset)) goto io_err;
-    for (size_t i = 0; i < ni; i++)
-        if (!pwrite_all(o.fd, interns[i].p, interns[i].len, secs[s++].offset)) goto io_err;
-    for (size_t i = 0; i < nviews; i++)
-        if (!pwrite_all(o.fd, views[i].ptr, views[i].len, secs[s++].offset)) goto io_err;
-    size_t bufcap = nb ? (32u << 20) / nb : 65536;
-    if (bufcap > 65536) bufcap = 65536;
-    if (bufcap < 4096) bufcap = 4096;
-    for (size_t i = 0; i < nb; i++) {
+/* Write (p, len) at the start of the next section. */
+static bool put_section(repack *rp, const void *p, size_t len) {
+    return pwrite_all(rp->o.fd, p, len, rp->secs[rp->cur++].offset);
+}
+
+/* Open the output at its full size; write the envelope, Schema, Intern and Views sections. */
+static int write_head(repack *rp) {
+    if (!cli_out_open(&rp->o, rp->out)) return MG_FAIL;
+    rp->opened = true;
+    if (ftruncate(rp->o.fd, (off_t)rp->total) != 0) return io_fail(&rp->err);
+    if (!pwrite_all(rp->o.fd, rp->env.p, rp->env.len, 0)) return io_fail(&rp->err);
+    if (!put_section(rp, rp->schema.p, rp->schema.len)) return io_fail(&rp->err);
+    for (size_t i = 0; i < rp->ni; i++)
+        if (!put_section(rp, rp->interns[i].p, rp->interns[i].len)) return io_fail(&rp->err);
+    for (size_t i = 0; i < rp->nviews; i++)
+        if (!put_section(rp, rp->views[i].ptr, rp->views[i].len)) return io_fail(&rp->err);
+    return MG_OK;
+}
+
+/* Every Shard section's header, and each bucket's write buffer (32 MiB shared out, 4 to 64 KiB
+ * each); then the Meta sections. */
+static int write_shards_and_metas(repack *rp) {
+    rp->bufcap = rp->nb ? (32u << 20) / rp->nb : 65536;
+    if (rp->bufcap > 65536) rp->bufcap = 65536;
+    if (rp->bufcap < 4096) rp->bufcap = 4096;
+    for (size_t i = 0; i < rp->nb; i++) {
+        bucket *b = &rp->bk[i];
         uint8_t hdr[BB_SHARD_HEADER_SIZE];
         bb_buffer_sink hb = {hdr, sizeof hdr, 0};
-        bb_enc_shard_header(bb_sink_buffer(&hb), bk[i].instance_id, bk[i].shard_id, bk[i].bytes,
-                            bk[i].capacity);
-        if (!pwrite_all(o.fd, hdr, sizeof hdr, secs[s].offset)) goto io_err;
-        bk[i].region_off = secs[s].offset + BB_SHARD_HEADER_SIZE;
-        s++;
-        bk[i].buf = malloc(bufcap);
-        if (!bk[i].buf) goto oom;
+        bb_enc_shard_header(bb_sink_buffer(&hb), b->instance_id, b->shard_id, b->bytes,
+                            b->capacity);
+        b->region_off = rp->secs[rp->cur].offset + BB_SHARD_HEADER_SIZE;
+        if (!put_section(rp, hdr, sizeof hdr)) return io_fail(&rp->err);
+        b->buf = malloc(rp->bufcap);
+        if (!b->buf) return MG_OOM;
     }
-    for (size_t i = 0; i < ni; i++)
-        if (insts[i].has_meta && !pwrite_all(o.fd, metas[i].p, metas[i].len, secs[s++].offset))
-            goto io_err;
+    for (size_t i = 0; i < rp->ni; i++)
+        if (rp->insts[i].has_meta && !put_section(rp, rp->metas[i].p, rp->metas[i].len))
+            return io_fail(&rp->err);
+    return MG_OK;
+}
 
-    /* Pass 2: the records, in global order, appended to their bucket's new ring. */
+/* Append record r's frame (backbeat/detail/frame.h) to bucket b's ring: through its buffer, or
+ * straight to the file when the frame is larger than the buffer. */
+static int put_frame(repack *rp, bucket *b, const bb_mrecord *r) {
+    size_t rs = r->rec.schema->record_size, n = BB__FRAME_SIZE(rs);
+    if (b->blen + n > rp->bufcap && !flush_bucket(rp->o.fd, b)) return io_fail(&rp->err);
+    if (n <= rp->bufcap) {
+        bb__frame_write(b->buf + b->blen, r->rec.ts, r->rec.event_id, r->rec.fields, rs);
+        b->blen += n;
+        return MG_OK;
+    }
+    uint8_t *big = malloc(n);
+    if (!big) return MG_OOM;
+    bb__frame_write(big, r->rec.ts, r->rec.event_id, r->rec.fields, rs);
+    bool ok = pwrite_all(rp->o.fd, big, n, b->region_off + b->fill);
+    int st = ok ? MG_OK : io_fail(&rp->err);
+    b->fill += n;
+    free(big);
+    return st;
+}
+
+/* Pass 2: the records, in global order, appended to their bucket's new ring. */
+static int pass2_records(repack *rp) {
     cli_progress prog;
     cli_progress_init(&prog, "merge");
-    if (bb_model_iter_new(model, &it) != BB_OK) goto oom;
-    last = NULL;
+    bb_model_iter *it;
+    if (bb_model_iter_new(rp->model, &it) != BB_OK) return MG_OOM;
+    inst_out *last = NULL;
     uint64_t done_n = 0;
+    bb_mrecord r;
+    int st = MG_OK;
     while (bb_model_next(it, &r)) {
-        if (!last || last->id != r.rec.instance_id) last = find_inst(insts, ni, r.rec.instance_id);
-        bucket *b = &bk[(uintptr_t)u64map_get(&last->shards, r.rec.shard_id) - 1];
-        size_t rs = r.rec.schema->record_size, n = 18 + rs;
-        if (b->blen + n > bufcap && !flush_bucket(o.fd, b)) goto io_err;
-        uint8_t *big = NULL;
-        uint8_t *dst = n <= bufcap ? b->buf + b->blen : (big = malloc(n));
-        if (!dst) goto oom;
-        put_le64(dst, r.rec.ts);
-        put_le64(dst + 8, r.rec.event_id);
-        memcpy(dst + 16, r.rec.fields, rs);
-        dst[16 + rs] = (uint8_t)(16 + rs);
-        dst[17 + rs] = (uint8_t)((16 + rs) >> 8);
-        if (n <= bufcap) {
-            b->blen += n;
-        } else {
-            bool ok = pwrite_all(o.fd, dst, n, b->region_off + b->fill);
-            b->fill += n;
-            free(big);
-            if (!ok) goto io_err;
-        }
-        if ((++done_n & 0xFFFF) == 0) cli_progress_update(done_n, nrec, &prog);
+        if ((st = put_frame(rp, bucket_of(rp, &last, &r), &r)) != MG_OK) break;
+        if ((++done_n & 0xFFFF) == 0) cli_progress_update(done_n, rp->nrec, &prog);
     }
-    for (size_t i = 0; i < nb; i++)
-        if (!flush_bucket(o.fd, &bk[i])) goto io_err;
-    cli_progress_done(&prog);
-    opened = false;
-    if (!cli_out_commit(&o)) goto done;
-    status = CLI_OK;
-    goto done;
+    bb_model_iter_free(it);
+    for (size_t i = 0; st == MG_OK && i < rp->nb; i++)
+        if (!flush_bucket(rp->o.fd, &rp->bk[i])) st = io_fail(&rp->err);
+    if (st == MG_OK) cli_progress_done(&prog);
+    return st;
+}
 
-io_err:
-    cli_error("cannot write %s: %s", out, strerror(errno));
-    goto done;
-oom:
-    cli_error("out of memory");
-done:
-    if (opened) cli_out_abort(&o);
-    if (it) bb_model_iter_free(it);
-    for (size_t i = 0; i < nb; i++) free(bk[i].buf);
-    free(bk);
-    for (size_t i = 0; insts && i < ni; i++) {
-        free(insts[i].intern);
-        u64map_free(&insts[i].shards);
+/* Rename the output into place. */
+static int commit_repack(repack *rp) {
+    rp->opened = false;
+    return cli_out_commit(&rp->o) ? MG_OK : MG_FAIL;
+}
+
+static void repack_free(repack *rp) {
+    if (rp->opened) cli_out_abort(&rp->o);
+    for (size_t i = 0; i < rp->nb; i++) free(rp->bk[i].buf);
+    free(rp->bk);
+    for (size_t i = 0; rp->insts && i < rp->ni; i++) {
+        free(rp->insts[i].intern);
+        u64map_free(&rp->insts[i].shards);
     }
-    free(insts);
-    for (size_t i = 0; interns && i < ni; i++) free(interns[i].p);
-    for (size_t i = 0; metas && i < ni; i++) free(metas[i].p);
-    free(interns);
-    free(metas);
-    free(views);
-    free(secs);
-    free(schema.p);
-    free(env.p);
-    if (model) bb_model_close(model);
+    free(rp->insts);
+    for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].p);
+    for (size_t i = 0; rp->metas && i < rp->ni; i++) free(rp->metas[i].p);
+    free(rp->interns);
+    free(rp->metas);
+    free(rp->views);
+    free(rp->secs);
+    free(rp->schema.p);
+    free(rp->env.p);
+    if (rp->model) bb_model_close(rp->model);
+}
+
+/* The default merge (see the file comment), phase by phase: open the model; plan the
+ * instances and buckets; pass 1 sizes the buckets; the views; encode the small sections; lay
+ * out the section table; write the head, then the shard headers and Meta sections; pass 2
+ * writes the records; commit. The first phase that fails ends it. */
+static int merge_repack(bb_dump **dumps, size_t nd, const char *out) {
+    static int (*const phases[])(repack *) = {
+        open_model,   plan_instances, pass1_sizes, collect_views,          encode_small,
+        lay_out,      write_head,     write_shards_and_metas, pass2_records, commit_repack,
+    };
+    repack rp;
+    memset(&rp, 0, sizeof rp);
+    rp.dumps = dumps;
+    rp.nd = nd;
+    rp.out = out;
+    rp.o.fd = -1;
+    int st = MG_OK;
+    for (size_t i = 0; st == MG_OK && i < sizeof phases / sizeof phases[0]; i++)
+        st = phases[i](&rp);
+    int status = merge_report(st, out, rp.err);
+    repack_free(&rp);
     return status;
 }
 
@@ -478,101 +586,141 @@ static bool copy_range(int in, uint64_t off, uint64_t len, int out, uint64_t dst
     return true;
 }
 
-static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const char *out) {
-    int status = CLI_FAIL;
-    bytes schema = {0}, env = {0};
-    section *secs = NULL;
+#define SPLICE_BUF (1u << 20)
+
+/* Everything a splice carries from phase to phase (see merge_splice). */
+typedef struct splicer {
+    bb_dump **dumps;
+    size_t nd;
+    char *const *paths;
+    const char *out;
+    bytes schema, env;
+    section *secs;
+    size_t ns, cur;
+    uint64_t total;
+    uint8_t *buf; /* SPLICE_BUF bytes for copying */
+    cli_out o;
+    bool opened;
+    int err; /* errno of an MG_IO */
+} splicer;
+
+/* Section i of dump d: its kind, and its offset and length in *off, *len. */
+static uint16_t section_of(const bb_dump *d, size_t i, uint64_t *off, uint64_t *len) {
+    uint16_t kind;
+    bb_dump_section(d, i, &kind, off, len);
+    return kind;
+}
+
+/* The union registry as one Schema section: the first input wins an id, file order. */
+static int splice_registry(splicer *sp) {
     u64map seen;
     u64map_init(&seen);
-    cli_out o = {NULL, NULL, -1};
-    bool opened = false;
-    uint8_t *buf = NULL;
-    int in = -1;
-
-    /* Union registry: first input wins an id, file order. */
     size_t count = 0;
-    bb_enc_schema_count(bytes_sink(&schema), 0); /* patched below */
-    for (size_t d = 0; d < nd; d++)
-        for (size_t i = 0; i < bb_dump_schema_count(dumps[d]); i++) {
-            const bb_rschema *s = bb_dump_schema(dumps[d], i);
+    int st = MG_OK;
+    bb_enc_schema_count(bytes_sink(&sp->schema), 0); /* patched below */
+    for (size_t d = 0; d < sp->nd && st == MG_OK; d++)
+        for (size_t i = 0; i < bb_dump_schema_count(sp->dumps[d]) && st == MG_OK; i++) {
+            const bb_rschema *s = bb_dump_schema(sp->dumps[d], i);
             if (u64map_get(&seen, s->id)) continue;
-            if (!u64map_put(&seen, s->id, (void *)1)) goto oom;
-            encode_schema(&schema, s);
+            if (!u64map_put(&seen, s->id, (void *)1)) {
+                st = MG_OOM;
+                break;
+            }
+            encode_schema(&sp->schema, s);
             count++;
         }
-    if (schema.oom) goto oom;
-    bb_buffer_sink count_at = {schema.p, BB_SCHEMA_HEADER_SIZE, 0};
-    bb_enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
-
-    size_t ns = 1;
-    for (size_t d = 0; d < nd; d++)
-        for (size_t i = 0; i < bb_dump_section_count(dumps[d]); i++) {
-            uint16_t kind;
-            uint64_t off, len;
-            bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind != BB_SECTION_SCHEMA) ns++;
-        }
-    if (ns > 65535) {
-        cli_error("cannot write %s: %zu sections exceed the format's limit of 65535", out, ns);
-        goto done;
-    }
-    secs = calloc(ns, sizeof *secs);
-    if (!secs) goto oom;
-    size_t s = 0;
-    secs[s++] = (section){BB_SECTION_SCHEMA, schema.len, 0};
-    for (size_t d = 0; d < nd; d++)
-        for (size_t i = 0; i < bb_dump_section_count(dumps[d]); i++) {
-            uint16_t kind;
-            uint64_t off, len;
-            bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind != BB_SECTION_SCHEMA) secs[s++] = (section){kind, len, 0};
-        }
-    uint64_t total = bb_sections_layout(secs, ns);
-    bb_enc_header(bytes_sink(&env), secs, ns);
-    buf = malloc(1 << 20);
-    if (env.oom || !buf) goto oom;
-
-    if (!cli_out_open(&o, out)) goto done;
-    opened = true;
-    if (ftruncate(o.fd, (off_t)total) != 0) goto io_err;
-    if (!pwrite_all(o.fd, env.p, env.len, 0) ||
-        !pwrite_all(o.fd, schema.p, schema.len, secs[0].offset))
-        goto io_err;
-    s = 1;
-    for (size_t d = 0; d < nd; d++) {
-        in = open(paths[d], O_RDONLY | O_CLOEXEC);
-        if (in < 0) {
-            cli_error("%s: %s", paths[d], strerror(errno));
-            goto done;
-        }
-        for (size_t i = 0; i < bb_dump_section_count(dumps[d]); i++) {
-            uint16_t kind;
-            uint64_t off, len;
-            bb_dump_section(dumps[d], i, &kind, &off, &len);
-            if (kind == BB_SECTION_SCHEMA) continue;
-            if (!copy_range(in, off, len, o.fd, secs[s++].offset, buf, 1 << 20)) goto io_err;
-        }
-        close(in);
-        in = -1;
-    }
-    opened = false;
-    if (!cli_out_commit(&o)) goto done;
-    status = CLI_OK;
-    goto done;
-
-io_err:
-    cli_error("cannot write %s: %s", out, strerror(errno));
-    goto done;
-oom:
-    cli_error("out of memory");
-done:
-    if (in >= 0) close(in);
-    if (opened) cli_out_abort(&o);
-    free(buf);
-    free(secs);
-    free(schema.p);
-    free(env.p);
     u64map_free(&seen);
+    if (st != MG_OK || sp->schema.oom) return MG_OOM;
+    bb_buffer_sink count_at = {sp->schema.p, BB_SCHEMA_HEADER_SIZE, 0};
+    bb_enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
+    return MG_OK;
+}
+
+/* Section table: the Schema, then every other section of every input, inputs in order; then
+ * the envelope and the copy buffer. */
+static int splice_layout(splicer *sp) {
+    uint64_t off, len;
+    sp->ns = 1;
+    for (size_t d = 0; d < sp->nd; d++)
+        for (size_t i = 0; i < bb_dump_section_count(sp->dumps[d]); i++)
+            sp->ns += section_of(sp->dumps[d], i, &off, &len) != BB_SECTION_SCHEMA;
+    if (!section_count_ok(sp->out, sp->ns)) return MG_FAIL;
+    sp->secs = calloc(sp->ns, sizeof *sp->secs);
+    if (!sp->secs) return MG_OOM;
+    section *s = sp->secs;
+    *s++ = (section){BB_SECTION_SCHEMA, sp->schema.len, 0};
+    for (size_t d = 0; d < sp->nd; d++)
+        for (size_t i = 0; i < bb_dump_section_count(sp->dumps[d]); i++) {
+            uint16_t kind = section_of(sp->dumps[d], i, &off, &len);
+            if (kind != BB_SECTION_SCHEMA) *s++ = (section){kind, len, 0};
+        }
+    sp->total = bb_sections_layout(sp->secs, sp->ns);
+    bb_enc_header(bytes_sink(&sp->env), sp->secs, sp->ns);
+    sp->buf = malloc(SPLICE_BUF);
+    return sp->env.oom || !sp->buf ? MG_OOM : MG_OK;
+}
+
+/* Open the output at its full size; write the envelope and the Schema section. */
+static int splice_head(splicer *sp) {
+    if (!cli_out_open(&sp->o, sp->out)) return MG_FAIL;
+    sp->opened = true;
+    if (ftruncate(sp->o.fd, (off_t)sp->total) != 0) return io_fail(&sp->err);
+    if (!pwrite_all(sp->o.fd, sp->env.p, sp->env.len, 0) ||
+        !pwrite_all(sp->o.fd, sp->schema.p, sp->schema.len, sp->secs[0].offset))
+        return io_fail(&sp->err);
+    sp->cur = 1;
+    return MG_OK;
+}
+
+/* Copy input d's sections but its Schema, verbatim, into their places. */
+static int splice_input(splicer *sp, size_t d) {
+    int in = open(sp->paths[d], O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        cli_error("%s: %s", sp->paths[d], strerror(errno));
+        return MG_FAIL;
+    }
+    int st = MG_OK;
+    for (size_t i = 0; i < bb_dump_section_count(sp->dumps[d]) && st == MG_OK; i++) {
+        uint64_t off, len;
+        if (section_of(sp->dumps[d], i, &off, &len) == BB_SECTION_SCHEMA) continue;
+        if (!copy_range(in, off, len, sp->o.fd, sp->secs[sp->cur++].offset, sp->buf, SPLICE_BUF))
+            st = io_fail(&sp->err);
+    }
+    close(in);
+    return st;
+}
+
+/* Every input's sections, in order, then rename the output into place. */
+static int splice_inputs(splicer *sp) {
+    for (size_t d = 0; d < sp->nd; d++) {
+        int st = splice_input(sp, d);
+        if (st != MG_OK) return st;
+    }
+    sp->opened = false;
+    return cli_out_commit(&sp->o) ? MG_OK : MG_FAIL;
+}
+
+/* --no-dedup, phase by phase: the union registry; the section table; the head; the inputs'
+ * sections, verbatim; commit. The first phase that fails ends it. */
+static int merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const char *out) {
+    static int (*const phases[])(splicer *) = {splice_registry, splice_layout, splice_head,
+                                              splice_inputs};
+    splicer sp;
+    memset(&sp, 0, sizeof sp);
+    sp.dumps = dumps;
+    sp.nd = nd;
+    sp.paths = paths;
+    sp.out = out;
+    sp.o.fd = -1;
+    int st = MG_OK;
+    for (size_t i = 0; st == MG_OK && i < sizeof phases / sizeof phases[0]; i++)
+        st = phases[i](&sp);
+    int status = merge_report(st, out, sp.err);
+    if (sp.opened) cli_out_abort(&sp.o);
+    free(sp.buf);
+    free(sp.secs);
+    free(sp.schema.p);
+    free(sp.env.p);
     return status;
 }
 
@@ -592,8 +740,7 @@ int cmd_merge(int argc, char **argv) {
         case 'o': out = optarg; break;
         case 'n': dedup = false; break;
         case 'h': fputs(merge_help, stdout); return CLI_OK;
-        case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+        default: return cli_option_error("merge", c, argv);
         }
     }
     size_t nd = (size_t)(argc - optind);

@@ -2,7 +2,7 @@
  *
  * The .bb format (FORMAT.md) is little-endian throughout. These inline helpers work byte by
  * byte, so they are correct on any host byte order, need no alignment, and are
- * async-signal-safe (no calls, no state). Shared by the dump writer and the reader.
+ * async-signal-safe (no calls, no state). Shared by the dump writer, the reader and the CLI.
  */
 #ifndef BB_LE_BYTES_H
 #define BB_LE_BYTES_H
@@ -41,6 +41,13 @@ static inline uint32_t bb_le_get_u32(const uint8_t *p) {
 static inline uint64_t bb_le_get_u64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Load the little-endian unsigned integer of `width` bytes (0..8) at p[0..width-1]. */
+static inline uint64_t bb_le_get_uw(const uint8_t *p, unsigned width) {
+    uint64_t v = 0;
+    for (unsigned k = 0; k < width; k++) v |= (uint64_t)p[k] << (8 * k);
     return v;
 }
 

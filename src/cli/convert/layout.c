@@ -1,4 +1,4 @@
-/* parquet_layout.c — the sparse-wide table's schema for a model (see parquet_layout.h). */
+/* convert/layout.c — the sparse-wide table's schema for a model (see convert/layout.h). */
 #include "cli/convert/layout.h"
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backbeat/schema.h"
+#include "format/names.h"
 
 static const char *const DENSE_NAMES[PQ_DENSE] = {"seq", "ts_nanos", "event", "event_id",
                                                   "instance_id"};
@@ -33,37 +34,10 @@ pq_type pq_type_of_field(uint8_t t)
     }
 }
 
-const char *pq_role_name(uint8_t role)
-{
-    switch (role) {
-    case BB_ROLE_KEY:
-        return "key";
-    case BB_ROLE_SPAN_ID:
-        return "span_id";
-    case BB_ROLE_PARENT_SPAN_ID:
-        return "parent_span_id";
-    default:
-        return "none";
-    }
-}
-
-const char *pq_phase_name(uint8_t phase)
-{
-    switch (phase) {
-    case BB_PHASE_ENTER:
-        return "enter";
-    case BB_PHASE_EXIT:
-        return "exit";
-    default:
-        return "none";
-    }
-}
-
 const char *pq_field_type_name(uint8_t t)
 {
-    static const char *const names[] = {"u8",  "u16",  "u32",   "u64",  "i8",   "i16",
-                                        "i32", "i64",  "bool",  "bytes", "enum", "interned"};
-    return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+    const char *n = bb_type_name(t);
+    return n ? n : "unknown";
 }
 
 const char *pq_type_name(pq_type t)

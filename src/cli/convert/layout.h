@@ -1,4 +1,4 @@
-/* parquet_layout.h — the shape of backbeat's sparse-wide Parquet table for one model
+/* convert/layout.h — the shape of backbeat's sparse-wide Parquet table for one model
  * (FORMAT.md, "What the reference CLI makes of a dump"), and where each event field goes.
  *
  * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,
@@ -88,10 +88,8 @@ pq_plan *pq_layout_find(const pq_layout *lay, uint64_t id);
 /* The Parquet-side type of a backbeat field type. */
 pq_type pq_type_of_field(uint8_t bb_type);
 
-/* Printable names: role ("none", "key", "span_id", "parent_span_id"), phase ("none",
- * "enter", "exit"), field type ("u8", ..., "interned"), table type ("UINT64", ...). */
-const char *pq_role_name(uint8_t role);
-const char *pq_phase_name(uint8_t phase);
+/* Printable names: field type (format/names.h's bb_type_name, "unknown" for a type the format
+ * does not define), table type ("UINT64", ...). Roles and phases: bb_role_name, bb_phase_name. */
 const char *pq_field_type_name(uint8_t type);
 const char *pq_type_name(pq_type t);
 

@@ -1,5 +1,5 @@
-/* parquet_writer.c — parquet_write (convert.h): the model's records, in global order and
- * filtered, as backbeat's sparse-wide Parquet table (layout: parquet_layout.h).
+/* convert/parquet.c — parquet_write (convert/writers.h): the model's records, in global order and
+ * filtered, as backbeat's sparse-wide Parquet table (layout: convert/layout.h).
  *
  * One pass over the model. Each record becomes one row: the dense columns, then each field
  * decoded and rendered into its leaf (promoted column or the event's group). Row groups of
@@ -8,7 +8,7 @@
  * checked every 8192 rows), so memory does not grow with the input. The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
  * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
- * (parquet_semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
+ * (convert/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include "backbeat/version.h"
 #include "backbeat/schema.h"
 #include "cli/convert/writers.h"
+#include "common/le_bytes.h"
 #include "parquet/column.h"
 #include "parquet/footer.h"
 #include "cli/convert/layout.h"
@@ -235,9 +236,7 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
             const bb_rfield *fd = &s->fields[f];
             const uint8_t *p = rec->fields + fd->offset;
             unsigned wd = fd->width;
-            uint64_t raw = 0;
-            for (unsigned k = 0; k < wd; k++)
-                raw |= (uint64_t)p[k] << (8 * k);
+            uint64_t raw = bb_le_get_uw(p, wd);
             if (fd->has_sentinel && raw == fd->sentinel) {
                 put_null(w, m, r);
             } else if (m->fast == PQ_FAST_UNSIGNED) {
@@ -334,12 +333,7 @@ static void instances_json(writer *w, pq_buf *b)
         pq_cstr(b, "{\"instance_id\":\"");
         pq_hex16(b, w->inst[i].id);
         pq_cstr(b, "\",\"host\":");
-        pq_buf h = {0};
-        const bb_rinstance *in = w->inst[i].inst;
-        pq_utf8_lossy(&h, (const uint8_t *)in->host.ptr, in->host.len);
-        pq_json_str(b, (const char *)h.data, h.len);
-        b->failed |= h.failed;
-        pq_buf_free(&h);
+        pq_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
         pq_cstr(b, ",\"rows\":");
         pq_dec_u64(b, w->inst[i].rows);
         pq_buf_byte(b, '}');

@@ -1,4 +1,4 @@
-/* parquet_semantics.h — the `backbeat.columns` footer document: what every column of the
+/* convert/semantics.h — the `backbeat.columns` footer document: what every column of the
  * table means, so the Parquet file is self-describing without the dump.
  *
  * A JSON object:

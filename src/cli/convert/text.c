@@ -1,7 +1,8 @@
-/* parquet_text.c — text rendering helpers of the Parquet writer (see parquet_text.h). */
+/* convert/text.c — text rendering helpers of the Parquet writer (see convert/text.h). */
 #include "cli/convert/text.h"
 
 #include "backbeat/reader.h"
+#include "common/json.h"
 
 #include <string.h>
 
@@ -66,26 +67,8 @@ void pq_dec_i64(pq_buf *b, int64_t v)
 
 void pq_json_str(pq_buf *b, const char *p, size_t n)
 {
-    static const char digits[] = "0123456789abcdef";
     pq_buf_byte(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '"' || c == '\\') {
-            pq_buf_byte(b, '\\');
-            pq_buf_byte(b, c);
-        } else if (c == '\n') {
-            pq_buf_put(b, "\\n", 2);
-        } else if (c == '\t') {
-            pq_buf_put(b, "\\t", 2);
-        } else if (c == '\r') {
-            pq_buf_put(b, "\\r", 2);
-        } else if (c < 0x20) {
-            char u[6] = {'\\', 'u', '0', '0', digits[c >> 4], digits[c & 15]};
-            pq_buf_put(b, u, 6);
-        } else {
-            pq_buf_byte(b, c);
-        }
-    }
+    (void)bb_json_escape_each(p, n, append_piece, b);
     pq_buf_byte(b, '"');
 }
 
@@ -96,7 +79,7 @@ void pq_json_cstr(pq_buf *b, const char *s)
 
 void pq_json_u64(pq_buf *b, uint64_t v)
 {
-    if (v > (1ull << 53)) {
+    if (v > BB_JSON_SAFE_MAX) {
         pq_buf_byte(b, '"');
         pq_dec_u64(b, v);
         pq_buf_byte(b, '"');

@@ -1,4 +1,4 @@
-/* parquet_text.h — text rendering used by the Parquet writer: lossy UTF-8 repair of interned
+/* convert/text.h — text rendering used by the Parquet writer: lossy UTF-8 repair of interned
  * strings, hex and decimal rendering of field values, and quoting for the JSON and SQL the
  * footer and the views carry. Everything appends to a pq_buf.
  */
@@ -24,11 +24,13 @@ void pq_dec_i64(pq_buf *b, int64_t v);
 /* Append v as 16 lower-case hex digits. */
 void pq_hex16(pq_buf *b, uint64_t v);
 
-/* Append (p, n) (valid UTF-8) as a JSON string literal, quotes included. */
+/* Append (p, n) as a JSON string literal, quotes included (common/json.h's bb_json_escape_each,
+ * so invalid UTF-8 is repaired as pq_utf8_lossy does). */
 void pq_json_str(pq_buf *b, const char *p, size_t n);
 /* Append a NUL-terminated string with pq_json_str. */
 void pq_json_cstr(pq_buf *b, const char *s);
-/* Append a u64 the way the golden JSON does: a number up to 2^53, a decimal string above. */
+/* Append a u64 the way the golden JSON does: a number up to 2^53, a decimal string above
+ * (BB_JSON_SAFE_MAX). */
 void pq_json_u64(pq_buf *b, uint64_t v);
 
 /* Append a SQL string literal ('...' with ' doubled) / a quoted identifier ("..." with "

@@ -1,4 +1,4 @@
-/* trace_writer.c — `convert --format trace`: Chrome Trace Event Format JSON, streamed.
+/* convert/trace.c — `convert --format trace`: Chrome Trace Event Format JSON, streamed.
  *
  * Layout of the output (opens in Perfetto and in chrome://tracing / DevTools):
  *   {"otherData":{"backbeat.base_ts_nanos":"<first record ts>",...},
@@ -121,6 +121,8 @@ typedef struct tw {
     proc *procs;
     size_t nprocs;
     proc *last_proc;
+    bool have;            /* a record passed the filter (the header is written) */
+    uint64_t seen, total; /* records pulled from the model so far, and in all */
 } tw;
 
 /* ------------------------------------------------------------------ small helpers */
@@ -466,6 +468,17 @@ static void list_unlink(tw *w, open_span *o) {
     else w->newest = o->prev;
 }
 
+/* Take o (after `prev` in the chain of `key`, or its head when prev is NULL) out of the
+ * open-span map. */
+static void chain_unlink(tw *w, uint64_t key, open_span *prev, open_span *o) {
+    if (prev)
+        prev->chain = o->chain;
+    else if (o->chain)
+        u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
+    else
+        u64map_del(&w->open, key);
+}
+
 static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     const bb_rschema *s = r->rec.schema;
     open_span *o = malloc(sizeof *o + s->record_size);
@@ -507,12 +520,7 @@ static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
         write_instant(w, r, ev, t, "orphan_exit");
         return;
     }
-    if (prev)
-        prev->chain = o->chain;
-    else if (o->chain)
-        u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
-    else
-        u64map_del(&w->open, key);
+    chain_unlink(w, key, prev, o);
     list_unlink(w, o);
     close_span(w, o, r->rec.ts, r);
     free(o);
@@ -554,6 +562,105 @@ static void free_all(tw *w) {
     free(w->procs);
 }
 
+/* Processes: one per instance of the model, pid = 1..N in its order. */
+static bool init_procs(tw *w) {
+    w->nprocs = bb_model_instance_count(w->model);
+    w->procs = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->procs);
+    if (!w->procs) return false;
+    for (size_t i = 0; i < w->nprocs; i++) {
+        w->procs[i].inst = bb_model_instance(w->model, i);
+        w->procs[i].instance_id = w->procs[i].inst->instance_id;
+        w->procs[i].pid = (uint32_t)i + 1;
+    }
+    return true;
+}
+
+/* What trace_record tells the record loop. */
+enum { REC_NEXT, REC_STOP /* out of memory: w->oom */, REC_FAIL /* errbuf set */ };
+
+/* One record the filter kept (the header first, at the first): a span's enter or exit, or an
+ * instant. */
+static int trace_record(tw *w, const bb_mrecord *r, char *errbuf, size_t errlen) {
+    if (!w->have) {
+        w->have = true;
+        w->base = r->rec.ts;
+        write_header(w);
+    }
+    w->last_ts = r->rec.ts;
+    proc *p = find_proc(w, r->rec.instance_id);
+    ev_info *ev = event_info(w, r->rec.schema);
+    if (!p) {
+        if (!ev) w->oom = true;
+        snprintf(errbuf, errlen, "record of unknown instance %016llx",
+                 (unsigned long long)r->rec.instance_id);
+        return REC_FAIL;
+    }
+    if (!ev) {
+        w->oom = true;
+        return REC_STOP;
+    }
+    thr *t = find_thr(w, p, r->rec.shard_id);
+    if (!t) return REC_STOP;
+    if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0)
+        span_enter(w, r, ev, t);
+    else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0)
+        span_exit(w, r, ev, t);
+    else
+        write_instant(w, r, ev, t, NULL);
+    return REC_NEXT;
+}
+
+/* Pull every record from the model, reporting progress, and write those the filter keeps;
+ * stops early on a write or allocation failure. */
+static int trace_records(tw *w, bb_model_iter *it, char *errbuf, size_t errlen) {
+    const convert_opts *opts = w->opts;
+    bb_mrecord r;
+    while (bb_model_next(it, &r)) {
+        w->seen++;
+        if ((w->seen & 0xFFFF) == 0) {
+            if (opts->progress) opts->progress(w->seen, w->total, opts->progress_ctx);
+            if (w->out.failed || w->oom) break;
+        }
+        if (opts->keep && !opts->keep(&r, opts->keep_ctx)) continue;
+        int st = trace_record(w, &r, errbuf, errlen);
+        if (st != REC_NEXT) return st;
+    }
+    return REC_NEXT;
+}
+
+/* Close what is still open at the last timestamp, innermost (latest begin) first so that each
+ * later one encloses the earlier. */
+static void close_unclosed(tw *w) {
+    while (!w->oom && !w->out.failed && w->newest) {
+        open_span *o = w->newest;
+        list_unlink(w, o);
+        close_span(w, o, w->last_ts, NULL);
+        uint64_t key = span_key(o->instance_id, o->span_id);
+        open_span *h = u64map_get(&w->open, key), *prev = NULL;
+        while (h && h != o) {
+            prev = h;
+            h = h->chain;
+        }
+        if (h) chain_unlink(w, key, prev, o);
+        free(o);
+    }
+}
+
+/* The end of the trace: the header if no record was kept, the unclosed spans, the closing
+ * brackets, the last progress report. */
+static int trace_finish(tw *w, char *errbuf, size_t errlen) {
+    if (!w->have) {
+        w->base = 0;
+        write_header(w);
+    }
+    close_unclosed(w);
+    cli_buf_puts(&w->out, "\n]}\n");
+    if (w->opts->progress) w->opts->progress(w->seen, w->total, w->opts->progress_ctx);
+    if (!w->oom) return 0;
+    snprintf(errbuf, errlen, "out of memory");
+    return 1;
+}
+
 /* Stream the model's records (those opts->keep accepts) as trace JSON into out_fd. */
 int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                 size_t errlen) {
@@ -561,99 +668,20 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
     memset(&w, 0, sizeof w);
     w.model = model;
     w.opts = opts;
+    w.total = bb_model_record_count(model);
     u64map_init(&w.events);
     u64map_init(&w.threads);
     u64map_init(&w.open);
-    int rc = 0;
-    bb_model_iter *it = NULL;
     if (!cli_buf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");
         return 1;
     }
-    w.nprocs = bb_model_instance_count(model);
-    w.procs = calloc(w.nprocs ? w.nprocs : 1, sizeof *w.procs);
-    if (!w.procs || bb_model_iter_new(model, &it) != BB_OK) {
+    int rc = 1;
+    bb_model_iter *it = NULL;
+    if (!init_procs(&w) || bb_model_iter_new(model, &it) != BB_OK)
         snprintf(errbuf, errlen, "out of memory");
-        rc = 1;
-        goto done;
-    }
-    for (size_t i = 0; i < w.nprocs; i++) {
-        w.procs[i].inst = bb_model_instance(model, i);
-        w.procs[i].instance_id = w.procs[i].inst->instance_id;
-        w.procs[i].pid = (uint32_t)i + 1;
-    }
-
-    uint64_t total = bb_model_record_count(model), seen = 0;
-    bool have = false;
-    bb_mrecord r;
-    while (bb_model_next(it, &r)) {
-        seen++;
-        if ((seen & 0xFFFF) == 0) {
-            if (opts->progress) opts->progress(seen, total, opts->progress_ctx);
-            if (w.out.failed || w.oom) break;
-        }
-        if (opts->keep && !opts->keep(&r, opts->keep_ctx)) continue;
-        if (!have) {
-            have = true;
-            w.base = r.rec.ts;
-            write_header(&w);
-        }
-        w.last_ts = r.rec.ts;
-        proc *p = find_proc(&w, r.rec.instance_id);
-        ev_info *ev = event_info(&w, r.rec.schema);
-        if (!p || !ev) {
-            if (!ev) w.oom = true;
-            if (!p) {
-                snprintf(errbuf, errlen, "record of unknown instance %016llx",
-                         (unsigned long long)r.rec.instance_id);
-                rc = 1;
-                goto done;
-            }
-            break;
-        }
-        thr *t = find_thr(&w, p, r.rec.shard_id);
-        if (!t) break;
-        if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0)
-            span_enter(&w, &r, ev, t);
-        else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0)
-            span_exit(&w, &r, ev, t);
-        else
-            write_instant(&w, &r, ev, t, NULL);
-    }
-    if (!have) {
-        w.base = 0;
-        write_header(&w);
-    }
-    /* Close what is still open at the last timestamp, innermost (latest begin) first so that
-     * each later one encloses the earlier. */
-    while (!w.oom && !w.out.failed && w.newest) {
-        open_span *o = w.newest;
-        list_unlink(&w, o);
-        close_span(&w, o, w.last_ts, NULL);
-        /* also drop it from the map */
-        uint64_t key = span_key(o->instance_id, o->span_id);
-        open_span *h = u64map_get(&w.open, key), *prev = NULL;
-        while (h && h != o) {
-            prev = h;
-            h = h->chain;
-        }
-        if (h) {
-            if (prev)
-                prev->chain = o->chain;
-            else if (o->chain)
-                u64map_put(&w.open, key, o->chain);
-            else
-                u64map_del(&w.open, key);
-        }
-        free(o);
-    }
-    cli_buf_puts(&w.out, "\n]}\n");
-    if (opts->progress) opts->progress(seen, total, opts->progress_ctx);
-    if (w.oom) {
-        snprintf(errbuf, errlen, "out of memory");
-        rc = 1;
-    }
-done:;
+    else if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
+        rc = trace_finish(&w, errbuf, errlen);
     int werr = cli_buf_finish(&w.out);
     if (!rc && werr) {
         snprintf(errbuf, errlen, "cannot write %s: %s", opts->out_name ? opts->out_name : "output",

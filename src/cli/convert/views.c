@@ -1,4 +1,4 @@
-/* parquet_views.c — parquet_views_ddl (convert.h): the query DDL of FORMAT.md that rides in
+/* convert/views.c — parquet_views_ddl (convert/writers.h): the query DDL of FORMAT.md that rides in
  * the Parquet footer (`backbeat.views`) and, after the binding of `events`, in OUT.views.sql.
  *
  *   CREATE OR REPLACE VIEW "<display name>" AS SELECT * FROM events WHERE event_id = <id>;
@@ -16,6 +16,7 @@
 #include "cli/convert/writers.h"
 #include "cli/convert/layout.h"
 #include "cli/convert/text.h"
+#include "format/names.h"
 
 /* True when the text's last non-blank character is ';' (or it is blank): a text whose last
  * statement lacks its terminator, or ends in a comment, is followed by an empty statement ";"
@@ -58,8 +59,8 @@ char *parquet_views_ddl(const bb_model *model)
             const char *col = lay.nodes[p->map[f].node].name;
             pq_sql_str(&b, col, strlen(col));
             pq_cstr(&b, ", ");
-            pq_sql_str(&b, pq_role_name(p->schema->fields[f].role),
-                       strlen(pq_role_name(p->schema->fields[f].role)));
+            pq_sql_str(&b, bb_role_name(p->schema->fields[f].role),
+                       strlen(bb_role_name(p->schema->fields[f].role)));
             pq_cstr(&b, ")");
             rows++;
         }

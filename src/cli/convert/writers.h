@@ -1,13 +1,15 @@
-/* convert.h — the contract between `backbeat convert` and its output writers.
+/* convert/writers.h — the contract of convert's output writers: parquet_write, trace_write
+ * and parquet_views_ddl, what `backbeat convert` (convert.c) hands them and what they return.
  *
- * convert.c parses options, opens the inputs as a bb_model, builds the record filter and
+ * The caller parses options, opens the inputs as a bb_model, builds the record filter and
  * opens the output (a temporary file renamed into place on success, or stdout). A writer then
  * pulls records from the model in global order, keeps those the filter accepts, and streams
- * its format into `out_fd`. Writers never create or rename files themselves, except the
- * Parquet writer's sidecar, which goes through the same temp-and-rename helper.
+ * its format into `out_fd`. Writers never create or rename files themselves (the Parquet
+ * sidecar OUT.views.sql is the caller's, from parquet_views_ddl), and depend on this header,
+ * never on the caller.
  */
-#ifndef BACKBEAT_CLI_CONVERT_H
-#define BACKBEAT_CLI_CONVERT_H
+#ifndef BACKBEAT_CLI_CONVERT_WRITERS_H
+#define BACKBEAT_CLI_CONVERT_WRITERS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,4 +43,4 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
  * malloc'ed NUL-terminated string (NULL on allocation failure). Owned by the Parquet writer. */
 char *parquet_views_ddl(const bb_model *model);
 
-#endif /* BACKBEAT_CLI_CONVERT_H */
+#endif /* BACKBEAT_CLI_CONVERT_WRITERS_H */
