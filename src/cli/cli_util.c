@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/json.h"
+#include "cli/json.h"
 
 /* ---------------------------------------------------------------- messages */
 

@@ -63,7 +63,7 @@ void cli_buf_i64(cli_buf *b, int64_t v);
 void cli_buf_hex16(cli_buf *b, uint64_t v);
 /* Lower-case hex of a byte string. */
 void cli_buf_hexbytes(cli_buf *b, const uint8_t *p, size_t n);
-/* A JSON string literal (quotes included), escaped by common/json.h's bb_json_escape_each:
+/* A JSON string literal (quotes included), escaped by cli/json.h's bb_json_escape_each:
  * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
  * practice, as the golden vectors expect). */
 void cli_buf_json_str(cli_buf *b, const char *s, size_t n);

@@ -1,4 +1,4 @@
-/* text_test.c — the CLI's text helpers: the one JSON escaper (common/json.h) through both its
+/* text_test.c — the CLI's text helpers: the one JSON escaper (cli/json.h) through both its
  * adapters (cli_buf_json_str, pq_json_str), which must agree byte for byte, on control bytes,
  * quotes, DEL, valid multi-byte UTF-8 and invalid UTF-8 (one U+FFFD per maximal invalid
  * subpart); and the format's name tables (format/names.h). */

@@ -2,7 +2,7 @@
 #include "cli/convert/text.h"
 
 #include "backbeat/reader.h"
-#include "common/json.h"
+#include "cli/json.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* common/json.c — JSON string escaping over the lossy UTF-8 decoder (see common/json.h). */
-#include "common/json.h"
+/* cli/json.c — JSON string escaping over the lossy UTF-8 decoder (see cli/json.h). */
+#include "cli/json.h"
 
 typedef struct escape_ctx {
     bb_text_fn fn;
