@@ -847,9 +847,7 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
     case 2: raw = bb_le_get_u16(p); break;
     case 4: raw = bb_le_get_u32(p); break;
     case 8: raw = bb_le_get_u64(p); break;
-    default:
-        raw = 0;
-        for (size_t k = 0; k < w; k++) raw |= (uint64_t)p[k] << (8 * k);
+    default: raw = bb_le_get_uw(p, (unsigned)w);
     }
     if (f->has_sentinel && f->width <= 8 && raw == f->sentinel) return v; /* ABSENT */
     switch (f->type) {

@@ -14,8 +14,8 @@
  * a group whose display name equals a dense column's gets "#<16 hex id>" appended; repeated
  * field names inside one group get "#2", "#3", ...
  */
-#ifndef BB_PARQUET_LAYOUT_H
-#define BB_PARQUET_LAYOUT_H
+#ifndef BB_CONVERT_LAYOUT_H
+#define BB_CONVERT_LAYOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,4 +93,4 @@ pq_type pq_type_of_field(uint8_t bb_type);
 const char *pq_field_type_name(uint8_t type);
 const char *pq_type_name(pq_type t);
 
-#endif /* BB_PARQUET_LAYOUT_H */
+#endif /* BB_CONVERT_LAYOUT_H */

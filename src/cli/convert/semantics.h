@@ -16,8 +16,8 @@
  * null. Dense column roles: "row" (seq), "timestamp" (ts_nanos, unit "ns"), "event",
  * "event_id", "instance_id"; promoted columns carry their key/span role; groups "event".
  */
-#ifndef BB_PARQUET_SEMANTICS_H
-#define BB_PARQUET_SEMANTICS_H
+#ifndef BB_CONVERT_SEMANTICS_H
+#define BB_CONVERT_SEMANTICS_H
 
 #include "cli/convert/layout.h"
 
@@ -25,4 +25,4 @@
  * allocation failure. */
 char *pq_semantics_json(const pq_layout *lay);
 
-#endif /* BB_PARQUET_SEMANTICS_H */
+#endif /* BB_CONVERT_SEMANTICS_H */

@@ -2,8 +2,8 @@
  * strings, hex and decimal rendering of field values, and quoting for the JSON and SQL the
  * footer and the views carry. Everything appends to a pq_buf.
  */
-#ifndef BB_PARQUET_TEXT_H
-#define BB_PARQUET_TEXT_H
+#ifndef BB_CONVERT_TEXT_H
+#define BB_CONVERT_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,4 +41,4 @@ void pq_sql_ident(pq_buf *b, const char *p, size_t n);
 /* Append a NUL-terminated string verbatim. */
 void pq_cstr(pq_buf *b, const char *s);
 
-#endif /* BB_PARQUET_TEXT_H */
+#endif /* BB_CONVERT_TEXT_H */
