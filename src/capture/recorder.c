@@ -221,6 +221,20 @@ void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts
     ring_put(ring, h->capacity, pos + BB__FRAME_HEAD + size, &len, BB__FRAME_TRAILER);
 }
 
+/* Contract: a record reserved at `pos` was found lapped once written (`head` - pos > capacity):
+ * mark the ring so that dumps drop every record that its bytes may have overlapped, those older
+ * than the end of its last occurrence below `head` (recorder_dump.c, drop_lapped). */
+void bb__record_lapped(bb_recorder *rec, uint32_t shard, uint64_t pos, size_t total,
+                       uint64_t head) {
+    uint64_t *mark = &rec->hot.cursors[shard].damaged_below;
+    uint64_t end = bb_ring_last_lap(pos, head, rec->hot.capacity) + total;
+    uint64_t cur = __atomic_load_n(mark, __ATOMIC_RELAXED);
+    while (cur < end &&
+           !__atomic_compare_exchange_n(mark, &cur, end, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+    __atomic_fetch_add(&rec->lapped, 1, __ATOMIC_RELAXED);
+}
+
 /* Contract: count a record refused for being larger than the ring. */
 void bb__record_too_large(bb_recorder *rec) {
     __atomic_fetch_add(&rec->too_large, 1, __ATOMIC_RELAXED);

@@ -11,6 +11,7 @@
 
 #include "capture/recorder_internal.h"
 #include "common/error_set.h"
+#include "common/le_bytes.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define BB_TSAN 1
@@ -61,14 +62,93 @@ static void blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
     if (first < n) memset(buf, 0, (size_t)(n - first));
 }
 
+/* Byte `pos` (absolute) of a ring of `cap` bytes, and little-endian u16 / u64 there, wrapping. */
+static uint8_t ring_byte(const uint8_t *r, uint64_t cap, uint64_t pos) {
+    return ((const volatile uint8_t *)r)[pos & (cap - 1)];
+}
+static uint64_t ring_le(const uint8_t *r, uint64_t cap, uint64_t pos, unsigned n) {
+    uint64_t at = pos & (cap - 1);
+    if (at + n <= cap) return bb_le_get_uw(r + at, n);
+    uint64_t v = 0;
+    for (unsigned k = 0; k < n; k++) v |= (uint64_t)ring_byte(r, cap, pos + k) << (8 * k);
+    return v;
+}
+
+/* Field bytes of event `id` among the dump's schemas, or -1 (linear, with a one-entry cache:
+ * only walked when a ring was lapped, see cut_below). */
+static int32_t size_of(const bb_dump_events *ev, uint64_t id, size_t *hint) {
+    if (*hint < ev->n && ev->events[*hint]->id == id) return ev->events[*hint]->record_size;
+    for (size_t k = 0; k < ev->n; k++)
+        if (ev->events[k]->id == id) {
+            *hint = k;
+            return ev->events[k]->record_size;
+        }
+    return -1;
+}
+
+/* The position where the reader's walk of `ring` down from h0 (FORMAT.md "Records and rings",
+ * the same steps as src/read/reader.c bb_shard_walk, over the same schemas) first accepts a
+ * record that starts below `end`: zeroing [low, there) leaves it every record it accepts above,
+ * and none that overlaps a position below `end`. */
+static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h0,
+                          uint64_t end, const bb_dump_events *ev) {
+    uint64_t pos = h0;
+    size_t hint = 0;
+    while (pos - low >= BB__FRAME_TRAILER) {
+        uint64_t len = ring_le(ring, cap, pos - BB__FRAME_TRAILER, BB__FRAME_TRAILER);
+        if (len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD) {
+            pos--;
+            continue;
+        }
+        uint64_t start = pos - BB__FRAME_TRAILER - len;
+        int32_t size = size_of(ev, ring_le(ring, cap, start + BB__FRAME_ID, 8), &hint);
+        if (size < 0 || len != BB__FRAME_HEAD + (uint64_t)size) {
+            pos--;
+            continue;
+        }
+        if (start < end) return pos;
+        pos = start;
+    }
+    return pos;
+}
+
+/* Drop from a copy of ring `i` (buf; the live ring on the crash path) whatever a lapped writer
+ * may have mixed into it: a writer descheduled between its reservation and its copy for a whole
+ * lap writes its record late over newer ones, and the bytes it touches cannot be told apart
+ * from theirs. Every record that may overlap such bytes starts below the end of their last
+ * occurrence under the head, so the window is cut at the first record the reader would accept
+ * that starts below it (cut_below); [low, cut) is zeroed and the reader's walk steps over the
+ * zeros. Two sources: writers still in flight whose reservation is below the window (`fl`,
+ * collected after the head was read), and lapped writes already done, which their writers
+ * marked in the cursor's `damaged_below` (bb__record_lapped; read after the in-flight table, so
+ * the mark of a writer that retired before the collection is seen). `end` comes in as the
+ * caller's own bound (bytes overwritten during the copy), 0 for none. */
+static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
+                        const bb_inflight *fl, size_t nfl, const bb_dump_events *ev,
+                        uint64_t end) {
+    uint64_t cap = h->capacity, low = h0 > cap ? h0 - cap : 0;
+    for (size_t k = 0; k < nfl; k++) {
+        if (fl[k].pos >= low || h0 <= fl[k].pos) continue;
+        uint64_t e = bb_ring_last_lap(fl[k].pos, h0, cap) + fl[k].len;
+        if (e > end) end = e;
+    }
+    uint64_t marked = __atomic_load_n(&h->cursors[i].damaged_below, __ATOMIC_ACQUIRE);
+    if (marked > end) end = marked;
+    if (end <= low) return;
+    blank(buf, cap, low, cut_below(buf, cap, low, h0, end, ev));
+}
+
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
  * So that no stale bytes pass for a record:
  *  - records that were in flight when the head was read (announced by their threads, see
  *    recorder_inflight.c) are copied again once complete, or zeroed if their writer does not
  *    finish within a few milliseconds (it is descheduled: its slot holds bytes of an older lap);
- *  - zeroed: bytes of the window [head - cap, head) that writers may have overwritten during the copy
- *    (positions from head to the cursor re-read after the copy, one lap later). */
-void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head) {
+ *  - cut: bytes of the window [head - cap, head) that writers may have overwritten during the
+ *    copy (positions from head to the cursor re-read after the copy, one lap later), and the
+ *    part of the window that lapped writers may have written into: the window loses every
+ *    record that starts below the highest such position (drop_lapped). */
+void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
+                            const bb_dump_events *ev) {
     struct bb__recorder_hot *h = &rec->hot;
     uint64_t cap = h->capacity;
     uint64_t *cursor = &h->cursors[i].head;
@@ -93,18 +173,31 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
             blank(buf, cap, from, to);
         }
     }
-    /* An RMW, not a load: it cannot be ordered before the copies' reads. */
+    /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
+     * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
+     * < cap hit nothing old): they are cut like a lapped writer's bytes. */
     uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
     *head = h0;
-    uint64_t from = h0 > cap ? h0 : cap; /* overwrites of positions < cap hit nothing old */
-    if (h1 > from) blank(buf, cap, from - cap, h1 - cap);
+    uint64_t from = h0 > cap ? h0 : cap;
+    drop_lapped(h, i, buf, h0, fl, nfl, ev, h1 > from ? h1 - cap : 0);
 }
 
 /* Contract: see recorder.h. */
 bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
                                      uint64_t *head) {
     if (!rec || !buf || !head || shard >= rec->hot.shard_count) return BB_ERR_INVALID;
-    bb_shard_snapshot_into(rec, shard, buf, head);
+    bb_dump_events ev = {NULL, 0};
+    const bb_event_desc **events = NULL;
+    for (size_t cap = 64;; cap = ev.n + 64) {
+        free(events);
+        events = malloc(cap * sizeof *events);
+        if (!events) return BB_ERR_NOMEM;
+        ev.n = bb_registry_snapshot(events, cap);
+        if (ev.n <= cap) break;
+    }
+    ev.events = events;
+    bb_shard_snapshot_into(rec, shard, buf, head, &ev);
+    free(events);
     return BB_OK;
 }
 
@@ -112,6 +205,8 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
 
 typedef struct dump_ctx {
     bb_recorder *rec;
+    const bb_dump_input *in; /* the dump's input: its schemas drive the lapped-writer cut */
+    bb_dump_events ev;
     bool live;           /* crash path: hand the writer the live rings */
     bool full_entry;     /* write BB_INTERN_FULL_ID first */
     uint32_t intern_ready;
@@ -138,11 +233,20 @@ static uint64_t shard_capacity(void *vctx, uint32_t i) {
 static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uint64_t *head) {
     dump_ctx *c = vctx;
     struct bb__recorder_hot *h = &c->rec->hot;
-    if (c->live) {
+    if (c->live) { /* crash path: no waiting, the live ring itself is cut (the process ends) */
+        uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
         *head = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
-        return h->rings + ((uint64_t)i << h->cap_log2);
+        bb_inflight fl[256];
+        int budget = 0;
+        size_t nfl = bb_inflight_collect(h->serial, i, *head, fl, 256, &budget);
+        c->ev.events = c->in->events;
+        c->ev.n = c->in->event_count;
+        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, 0);
+        return ring;
     }
-    bb_shard_snapshot_into(c->rec, i, scratch, head);
+    c->ev.events = c->in->events;
+    c->ev.n = c->in->event_count;
+    bb_shard_snapshot_into(c->rec, i, scratch, head, &c->ev);
     return scratch;
 }
 
@@ -150,7 +254,9 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
 static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const char *host,
                        bool live) {
     memset(in, 0, sizeof *in);
+    memset(c, 0, sizeof *c);
     c->rec = rec;
+    c->in = in;
     c->live = live;
     c->intern_ready = bb_intern_table_ready_prefix(&rec->intern);
     c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;

@@ -59,6 +59,7 @@ struct bb_recorder {
     uint64_t instance_id;
     char host[256];
     uint64_t too_large;          /* atomic */
+    uint64_t lapped;             /* atomic: records found lapped by their writer (bb__record_lapped) */
     uint32_t tmp_counter;        /* atomic: temp-file names of dump_path */
     uint32_t sig_busy;           /* atomic: a signal-safe dump is running */
     size_t rings_len;            /* mmap length of hot.rings */
@@ -92,6 +93,11 @@ typedef struct bb_inflight {
 } bb_inflight;
 /* The records of recorder `serial`'s shard in flight below `head` (see recorder_inflight.c);
  * `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us sleep). */
+/* The absolute position, in the last lap below `head` (> pos), of the ring bytes that position
+ * `pos` occupies: pos + k * cap for the largest k with that position < head. */
+static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
+    return pos + (head - 1 - pos) / cap * cap;
+}
 size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_inflight *out,
                            size_t cap, int *budget);
 /* Wait (spending `*budget`) for the announced record `e` to be complete; true when it is (its
@@ -99,7 +105,14 @@ size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_in
 bool bb_inflight_wait(const bb_inflight *e, int *budget);
 
 /* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
-/* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. */
-void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head);
+/* The schemas a dump carries, which decide what its reader accepts. */
+typedef struct bb_dump_events {
+    const bb_event_desc *const *events;
+    size_t n;
+} bb_dump_events;
+/* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. `ev`: the
+ * schemas of the dump it is for (the cut of lapped bytes walks the ring as its reader will). */
+void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
+                            const bb_dump_events *ev);
 
 #endif /* BACKBEAT_RECORDER_INTERNAL_H */

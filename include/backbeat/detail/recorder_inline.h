@@ -24,7 +24,8 @@ extern "C" {
 /* The shard cursor: total bytes ever reserved in the ring, alone on a 128-byte line. */
 struct bb__cursor {
     uint64_t head;
-    uint8_t pad[120];
+    uint64_t damaged_below; /* owned by the library (bb__record_lapped); never read inline */
+    uint8_t pad[112];
 };
 
 /* A thread's announcement of the record it is writing (src/capture/inflight.c): a dump re-copies
@@ -85,6 +86,8 @@ enum { BB__CPU_RSEQ = 1, BB__CPU_THREAD = 2, BB__CPU_SYSCALL = 3 };
 BB_API void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts,
                             uint64_t id, const void *fields, size_t size);
 BB_API void bb__record_too_large(bb_recorder *rec);
+BB_API void bb__record_lapped(bb_recorder *rec, uint32_t shard, uint64_t pos, size_t total,
+                              uint64_t head);
 BB_API uint32_t bb__cpu_slow(void);
 BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s,
                                        size_t len);
@@ -188,6 +191,12 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
     } else {
         bb__record_wrap(rec, shard, pos, ts, id, fields, size);
     }
+    /* Lapped while writing (descheduled for a whole lap of the ring): these bytes may have
+     * landed over newer records. Rare; the slow path marks the ring so dumps drop them. */
+    if (BB__UNLIKELY(__atomic_load_n(&h->cursors[shard].head, __ATOMIC_RELAXED) - pos >
+                     h->capacity))
+        bb__record_lapped(rec, shard, pos, total,
+                          __atomic_load_n(&h->cursors[shard].head, __ATOMIC_RELAXED));
     __atomic_store_n(&t->taglen, 0, __ATOMIC_RELEASE);
 }
 
