@@ -33,8 +33,12 @@ version="$(sed -n 's/^#define BB_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2
            "$SRC/include/backbeat/version.h" | paste -sd.)"
 major="${version%%.*}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "cannot read the version from version.h"
-# Nothing from the environment may point at another backbeat.
-unset PKG_CONFIG_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH
+# Nothing from the environment may point at another backbeat, or install elsewhere.
+unset PKG_CONFIG_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH DESTDIR
+# The build's library directory under the prefix (lib, or lib/<multiarch> when configured for /usr).
+L="$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
+L="${L:-lib}"
+case "$L" in /*) echo "CMAKE_INSTALL_LIBDIR=$L is absolute: the prefix cannot move; skipped"; exit 77 ;; esac
 export CMAKE_BUILD_PARALLEL_LEVEL=2
 
 step "install into $W/prefix"
@@ -49,30 +53,30 @@ check_tree() {
   diff -u headers.want headers.got >headers.diff || { cat headers.diff >&2; die "installed headers differ from include/"; }
   grep -q '^backbeat/detail/' headers.got || die "include/backbeat/detail/ not installed"
   for lib in backbeat backbeat-read; do
-    [ -f "$P/lib/lib$lib.a" ] || die "lib$lib.a not installed"
-    [ -f "$P/lib/lib$lib.so.$version" ] && [ ! -L "$P/lib/lib$lib.so.$version" ] ||
+    [ -f "$P/$L/lib$lib.a" ] || die "lib$lib.a not installed"
+    [ -f "$P/$L/lib$lib.so.$version" ] && [ ! -L "$P/$L/lib$lib.so.$version" ] ||
       die "lib$lib.so.$version not installed"
-    [ "$(readlink "$P/lib/lib$lib.so.$major")" = "lib$lib.so.$version" ] ||
+    [ "$(readlink "$P/$L/lib$lib.so.$major")" = "lib$lib.so.$version" ] ||
       die "lib$lib.so.$major is not a link to lib$lib.so.$version"
-    [ "$(readlink "$P/lib/lib$lib.so")" = "lib$lib.so.$major" ] ||
+    [ "$(readlink "$P/$L/lib$lib.so")" = "lib$lib.so.$major" ] ||
       die "lib$lib.so is not a link to lib$lib.so.$major"
-    readelf -d "$P/lib/lib$lib.so.$version" | grep -q "SONAME.*\[lib$lib.so.$major\]" ||
+    readelf -d "$P/$L/lib$lib.so.$version" | grep -q "SONAME.*\[lib$lib.so.$major\]" ||
       die "lib$lib.so.$version has not the soname lib$lib.so.$major"
-    ! readelf -d "$P/lib/lib$lib.so.$version" | grep -q 'RPATH\|RUNPATH' ||
+    ! readelf -d "$P/$L/lib$lib.so.$version" | grep -q 'RPATH\|RUNPATH' ||
       die "lib$lib.so.$version carries a run path"
-    [ -f "$P/lib/pkgconfig/$lib.pc" ] || die "$lib.pc not installed"
-    grep -q 'MIT' "$P/lib/pkgconfig/$lib.pc" || die "$lib.pc does not name the license"
-    ! grep -q "$SRC\|$BUILD\|$P" "$P/lib/pkgconfig/$lib.pc" || die "$lib.pc holds an absolute path"
+    [ -f "$P/$L/pkgconfig/$lib.pc" ] || die "$lib.pc not installed"
+    grep -q 'MIT' "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc does not name the license"
+    ! grep -q "$SRC\|$BUILD\|$P" "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc holds an absolute path"
   done
   for f in backbeatConfig.cmake backbeatConfigVersion.cmake backbeatTargets.cmake; do
-    [ -f "$P/lib/cmake/backbeat/$f" ] || die "lib/cmake/backbeat/$f not installed"
+    [ -f "$P/$L/cmake/backbeat/$f" ] || die "lib/cmake/backbeat/$f not installed"
   done
-  grep -q 'MIT' "$P/lib/cmake/backbeat/backbeatConfig.cmake" || die "the CMake package does not name the license"
-  ! grep -rq "$SRC\|$BUILD\|$P" "$P/lib/cmake/backbeat" || die "the CMake package holds an absolute path"
-  grep -q 'SameMajorVersion\|CVF_VERSION_MAJOR' "$P/lib/cmake/backbeat/backbeatConfigVersion.cmake" ||
+  grep -q 'MIT' "$P/$L/cmake/backbeat/backbeatConfig.cmake" || die "the CMake package does not name the license"
+  ! grep -rq "$SRC\|$BUILD\|$P" "$P/$L/cmake/backbeat" || die "the CMake package holds an absolute path"
+  grep -q 'SameMajorVersion\|CVF_VERSION_MAJOR' "$P/$L/cmake/backbeat/backbeatConfigVersion.cmake" ||
     die "backbeatConfigVersion.cmake is not SameMajorVersion"
   ! grep -q 'bb_common\|bb_format\|bb_capture\|bb_global\|bb_read\b\|bb_parquet\|bb_cli' \
-    "$P/lib/cmake/backbeat/"backbeatTargets*.cmake || die "internal targets in the export set"
+    "$P/$L/cmake/backbeat/"backbeatTargets*.cmake || die "internal targets in the export set"
   [ -x "$P/bin/backbeat" ] || die "bin/backbeat not installed"
   [ -f "$P/share/man/man1/backbeat.1" ] || die "man1/backbeat.1 not installed"
   for f in "$SRC"/docs/*.md "$SRC/LICENSE"; do
@@ -86,8 +90,8 @@ check_tree() {
 # -- every public header alone in a translation unit, C and C++ --------------------------------
 check_headers() {
   local P="$1" h
-  step "public headers compile alone (C gnu11 and C++17)"
-  export PKG_CONFIG_PATH="$P/lib/pkgconfig"
+  step "public headers compile alone (C gnu11 and C++17; gcc, and clang if present)"
+  export PKG_CONFIG_PATH="$P/$L/pkgconfig"
   for h in "$P"/include/backbeat/*.h; do
     h="backbeat/$(basename "$h")"
     printf '#include <%s>\nint bb_header_check;\n' "$h" >hdr.c
@@ -98,6 +102,14 @@ check_headers() {
     # shellcheck disable=SC2046
     run hdr.log c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
       $(pkg-config --cflags backbeat) hdr.cpp || die "$h alone (C++)"
+    if command -v clang >/dev/null && command -v clang++ >/dev/null; then
+      # shellcheck disable=SC2046
+      run hdr.log clang -std=gnu11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
+        $(pkg-config --cflags backbeat) hdr.c || die "$h alone (clang)"
+      # shellcheck disable=SC2046
+      run hdr.log clang++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
+        $(pkg-config --cflags backbeat) hdr.cpp || die "$h alone (clang++)"
+    fi
   done
 }
 
@@ -129,13 +141,13 @@ no_shared_backbeat() {
 consume_pkgconfig() {
   local P="$1" tag="$2" d="$W/pc-$2"
   mkdir -p "$d"
-  export PKG_CONFIG_PATH="$P/lib/pkgconfig"
+  export PKG_CONFIG_PATH="$P/$L/pkgconfig"
   step "pkg-config ($tag): module versions, paths inside the prefix"
   for m in backbeat backbeat-read; do
     [ "$(pkg-config --modversion $m)" = "$version" ] || die "pkg-config --modversion $m"
     inc="$(pkg-config --variable=includedir $m)"; lib="$(pkg-config --variable=libdir $m)"
     [ "$(realpath "$inc")" = "$(realpath "$P/include")" ] || die "$m includedir $inc is not in $P"
-    [ "$(realpath "$lib")" = "$(realpath "$P/lib")" ] || die "$m libdir $lib is not in $P"
+    [ "$(realpath "$lib")" = "$(realpath "$P/$L")" ] || die "$m libdir $lib is not in $P"
   done
   pkg-config --static --libs backbeat | grep -q -- '-lpthread' || die "backbeat.pc: no -lpthread for a static link"
   ! pkg-config --exists 'backbeat >= 1' || die "pkg-config accepts backbeat >= 1"
@@ -147,10 +159,10 @@ consume_pkgconfig() {
   # shellcheck disable=SC2046
   run cc.log cc -std=gnu11 -Wall -Wextra -Werror "$CONSUMER/count.c" \
     $(pkg-config --cflags --libs backbeat-read) -o "$d/count"
-  loads_from "$d/consumer" "$P/lib/libbackbeat.so.$major" "$P/lib"
-  loads_from "$d/count" "$P/lib/libbackbeat-read.so.$major" "$P/lib"
-  LD_LIBRARY_PATH="$P/lib" run run.log "$d/consumer" "$d/shared.bb" 7
-  check_dump "$d/shared.bb" 7 "$P/bin/backbeat" "$d/count" LD_LIBRARY_PATH="$P/lib"
+  loads_from "$d/consumer" "$P/$L/libbackbeat.so.$major" "$P/$L"
+  loads_from "$d/count" "$P/$L/libbackbeat-read.so.$major" "$P/$L"
+  LD_LIBRARY_PATH="$P/$L" run run.log "$d/consumer" "$d/shared.bb" 7
+  check_dump "$d/shared.bb" 7 "$P/bin/backbeat" "$d/count" LD_LIBRARY_PATH="$P/$L"
 
   step "pkg-config ($tag): static (pkg-config --static, libbackbeat.a)"
   # shellcheck disable=SC2046
@@ -174,14 +186,14 @@ consume_cmake() {
     step "find_package ($tag): $link targets"
     run cmake.log cmake -S "$CONSUMER" -B "$b" -DCMAKE_PREFIX_PATH="$P" -DBB_LINK=$link \
       -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-    grep -q "^backbeat_DIR:PATH=$P/lib/cmake/backbeat$" "$b/CMakeCache.txt" ||
+    grep -q "^backbeat_DIR:PATH=$P/$L/cmake/backbeat$" "$b/CMakeCache.txt" ||
       die "find_package found $(grep '^backbeat_DIR' "$b/CMakeCache.txt"), not $P"
     [ "$(grep -c "^-- backbeat::[a-z_]* $version MIT: include $P/include$" cmake.log)" -eq 4 ] ||
       { cat cmake.log >&2; die "imported targets' include dirs are not $P/include only"; }
     run build.log cmake --build "$b"
     if [ $link = shared ]; then
-      loads_from "$b/consumer" "$P/lib/libbackbeat.so.$major"
-      loads_from "$b/count" "$P/lib/libbackbeat-read.so.$major"
+      loads_from "$b/consumer" "$P/$L/libbackbeat.so.$major"
+      loads_from "$b/count" "$P/$L/libbackbeat-read.so.$major"
     else
       no_shared_backbeat "$b/consumer"
       no_shared_backbeat "$b/count"
@@ -207,7 +219,7 @@ consume_cmake() {
   # the next major, must not satisfy a request for this one.
   local next="$((major + 1)).0.0" F="$W/next-major"
   rm -rf "$F" && cp -a "$P" "$F"
-  sed -i "s/\"$version\"/\"$next\"/g" "$F/lib/cmake/backbeat/backbeatConfigVersion.cmake"
+  sed -i "s/\"$version\"/\"$next\"/g" "$F/$L/cmake/backbeat/backbeatConfigVersion.cmake"
   [ "$(P="$F" probe "$((major + 1)).0")" = "FOUND $next" ] || die "probe of the doctored package"
   [ "$(P="$F" probe "$major.1")" = "NOTFOUND" ] || die "version $next accepted for a request of $major.1"
   rm -rf "$F"

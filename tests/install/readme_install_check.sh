@@ -12,6 +12,12 @@ W="$3"
 rm -rf "$W" && mkdir -p "$W/home" "$W/run" "$W/project" && W="$(cd "$W" && pwd -P)" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+unset DESTDIR
+libdir="$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
+if [ "${libdir:-lib}" != lib ]; then
+  echo "this build installs libraries into $libdir, not the README's lib/: skipped"
+  exit 77
+fi
 
 python3 - "$SRC/README.md" "$W" <<'PY' || exit 1
 import re, sys
