@@ -12,7 +12,7 @@ want_test=0
 
 pkgs=(build-essential cmake pkg-config libzstd-dev)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(clang libclang-rt-dev python3 man-db groff-base)
+  pkgs+=(clang libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian)
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
