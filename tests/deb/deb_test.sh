@@ -72,7 +72,7 @@ fi
 
 step "dpkg-buildpackage -us -uc -b"
 t0=$(date +%s)
-(cd src && DEB_BUILD_OPTIONS="nocheck parallel=2" run "$W/build.log" nice dpkg-buildpackage -us -uc -b)
+(cd src && DEB_BUILD_OPTIONS="nocheck parallel=2" run "$W/dpkg-buildpackage.log" nice dpkg-buildpackage -us -uc -b)
 echo "   built in $(( $(date +%s) - t0 )) s"
 changes="$W/backbeat_${debver}_$ARCH.changes"
 [ -f "$changes" ] || die "no $changes"
@@ -203,7 +203,7 @@ for link in shared static; do
     die "find_package found $(grep '^backbeat_DIR' "$b/CMakeCache.txt"), not the root's"
   [ "$(grep -c "^-- backbeat::[a-z_]* $version MIT: include $R/include$" cmake.log)" -eq 4 ] ||
     { cat cmake.log >&2; die "imported targets' include dirs are not the root's"; }
-  run build.log cmake --build "$b"
+  run cmake-build.log cmake --build "$b"
   if [ $link = shared ]; then
     loads_from "$b/consumer" "$RL/libbackbeat.so.$major"
     loads_from "$b/count" "$RL/libbackbeat-read.so.$major"
