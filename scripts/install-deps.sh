@@ -21,7 +21,7 @@ esac
 
 pkgs=(build-essential cmake pkg-config libzstd-dev)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(clang libclang-rt-dev python3 shellcheck)
+  pkgs+=(clang libclang-rt-dev python3 shellcheck curl wget)
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
