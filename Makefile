@@ -2,10 +2,11 @@
 #   make demo   build everything, record a demo trace, convert it to Parquet and a trace
 #   make test   install test deps, build and run the whole suite (plain, ASan+UBSan, TSan)
 #   make bench  build optimised and run the benchmarks
+#   make release  static CLI archives + checksums in $(RELEASE_DIR) (scripts/release.sh)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test test-plain test-asan test-tsan bench clean
+.PHONY: all demo test test-plain test-asan test-tsan bench clean release
 
 all:
 	./scripts/install-deps.sh
@@ -41,6 +42,11 @@ bench:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build-bench -j$(JOBS)
 	./scripts/bench.sh build-bench
+
+RELEASE_DIR ?= out/release
+release:
+	./scripts/install-deps.sh --static
+	./scripts/release.sh $(RELEASE_DIR)
 
 clean:
 	rm -rf build build-test build-asan build-tsan build-bench

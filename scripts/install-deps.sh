@@ -4,17 +4,60 @@
 # Debian packages come from apt-get when run as root; otherwise the exact command to run is
 # printed and the script fails. Test-only readers (DuckDB, hyparquet, the DevTools trace engine)
 # come from npm, pinned by tests/js/package-lock.json. Nothing else is downloaded.
+#
+# --static (implied by --test): what scripts/build-static.sh and the release tests need: musl-gcc,
+# the aarch64 cross compiler with musl-dev:arm64 (multiarch: `dpkg --add-architecture arm64`),
+# qemu-user-static to run it, and deb-src lines for Debian's zstd source package (added as
+# /etc/apt/sources.list.d/backbeat-deb-src.sources when apt knows no source package libzstd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_test=0
-[ "${1:-}" = "--test" ] && want_test=1
+want_static=0
+case "${1:-}" in
+  --test) want_test=1; want_static=1 ;;
+  --static) want_static=1 ;;
+esac
 
 pkgs=(build-essential cmake pkg-config libzstd-dev)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(clang libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian)
+  pkgs+=(clang libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian shellcheck
+         curl wget)
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+fi
+need_update=0
+if [ "$want_static" = 1 ]; then
+  pkgs+=(musl-tools file dpkg-dev xz-utils)
+  if [ "$(dpkg --print-architecture)" = amd64 ]; then
+    pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu musl-dev:arm64 qemu-user-static)
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+      if [ "$(id -u)" = 0 ]; then
+        echo "install-deps: dpkg --add-architecture arm64 (for musl-dev:arm64)" >&2
+        dpkg --add-architecture arm64
+        need_update=1
+      else
+        echo "install-deps: run: sudo dpkg --add-architecture arm64 && sudo apt-get update" >&2
+        exit 1
+      fi
+    fi
+  fi
+  if [ -z "$(apt-cache showsrc libzstd 2>/dev/null)" ]; then
+    codename=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release)
+    [ -n "$codename" ] || codename=bookworm
+    srcfile=/etc/apt/sources.list.d/backbeat-deb-src.sources
+    if [ "$(id -u)" = 0 ]; then
+      echo "install-deps: adding deb-src lines ($srcfile) for Debian's zstd source package" >&2
+      printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
+        "Suites: $codename $codename-updates" "Components: main" \
+        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >"$srcfile"
+      need_update=1
+    else
+      echo "install-deps: apt knows no source package libzstd: add deb-src lines to $srcfile" >&2
+      exit 1
+    fi
+  fi
+  if [ "$need_update" = 1 ]; then apt-get update >/dev/null; fi
 fi
 
 missing=()
