@@ -32,7 +32,10 @@ size=$(wc -c <"$f")
 printf '\x5a' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
 cp "$dist/$archive" "$www/download/v0.0.2-nosum/"
 
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$www" >"$work/server.out" 2>"$work/server.log" &
+# The files exist before the server starts: the loop below may read before the child opens them.
+: >"$work/server.out"
+: >"$work/server.log"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$www" >>"$work/server.out" 2>>"$work/server.log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 port=
