@@ -4,6 +4,16 @@
  * registers itself from a constructor of the object that contains it (executable, static or
  * shared library, dlopen'ed plugin) and unregisters from its destructor (dlclose). Nothing here
  * is on the hot path.
+ *
+ * Unloaded objects: records of a dlclose'd plugin stay in the rings, so when the last
+ * registered descriptor of an id is removed the library keeps a deep copy of its schema (name,
+ * description, fields, labels, units: library-owned memory, never freed, one copy per id, at
+ * most 256 KiB of them per process; past that an unloaded schema is dropped and its records are
+ * skipped by readers). bb_registry_snapshot does not list these copies: it lists what is
+ * registered now. Every dump (bb_recorder_dump_*, including the crash path) writes the
+ * registered schemas, then the kept copies whose id is not registered, so a dump taken after
+ * the unload still decodes the plugin's records. Snapshots stay lock-free and
+ * async-signal-safe; the copy is made in bb_registry_remove (under the registry's lock).
  */
 #ifndef BACKBEAT_REGISTRY_H
 #define BACKBEAT_REGISTRY_H
@@ -34,7 +44,8 @@ BB_API size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t 
  * the constructor that BB_EVENT emits; safe to call from several threads. */
 BB_API void bb_registry_add(bb_event_desc *desc);
 
-/* Unlink `desc` (called by the destructor BB_EVENT emits, e.g. on dlclose). */
+/* Unlink `desc` (called by the destructor BB_EVENT emits, e.g. on dlclose). If no other
+ * registered descriptor has its id, a copy of its schema is kept for dumps (see above). */
 BB_API void bb_registry_remove(bb_event_desc *desc);
 
 /* Copy up to `cap` registered descriptors, de-duplicated by id (first registration wins),

@@ -1,7 +1,9 @@
 /* recorder_dump.c — dumping a recorder: snapshot each ring while writers keep recording, gather
  * the registry, intern table, views and host, and stream it all through the dump writer to an
  * fd, a path (temp name + rename) or a buffer; plus the async-signal-safe crash-path variant
- * that writes the live rings with preallocated descriptor arrays. */
+ * that writes the live rings with preallocated descriptor arrays. The schemas written are the
+ * registry's and those of unloaded objects it kept (registry_internal.h), so records of a
+ * dlclose'd plugin still in the rings decode. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "capture/recorder_internal.h"
+#include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
 
@@ -290,7 +293,7 @@ static bb_status gather(bb_dump_input *in, gathered *g, bb_error *err) {
     for (;;) {
         g->events = malloc(cap * sizeof *g->events);
         if (!g->events) goto nomem;
-        n = bb_registry_snapshot(g->events, cap);
+        n = bb__registry_snapshot_dump(g->events, cap);
         if (n <= cap) break;
         free(g->events);
         cap = n + 64;
@@ -437,7 +440,7 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_dump_input in;
     dump_ctx c;
     input_init(&in, &c, rec, NULL, true);
-    size_t n = bb_registry_snapshot(rec->sig_events, BB_SIG_MAX_EVENTS);
+    size_t n = bb__registry_snapshot_dump(rec->sig_events, BB_SIG_MAX_EVENTS);
     in.events = rec->sig_events;
     in.event_count = n < BB_SIG_MAX_EVENTS ? n : BB_SIG_MAX_EVENTS;
     n = bb_views_snapshot(rec->sig_views, BB_SIG_MAX_VIEWS);

@@ -11,18 +11,32 @@
  * rest of the list. Its memory belongs to the object being unloaded: a reader that races a
  * dlclose of that object may touch unmapped memory. That is a documented limitation (dumping
  * while unloading a plugin); nothing here frees a descriptor.
+ *
+ * Unloaded schemas. Records of an unloaded plugin stay in the rings, so dumps must still
+ * describe them: bb_registry_remove of the last linked descriptor of an id makes a deep copy
+ * (descriptor, fields, labels and every string in one malloc'ed block, library-owned) and
+ * appends it to a third list, `g_unloaded`. That list only grows (one copy per id, at most
+ * BB_UNLOADED_MAX_BYTES in all; past it a schema is dropped as before) and is never freed, so
+ * its readers need no more care than the others'. bb_registry_snapshot lists the registered
+ * descriptors only; bb__registry_snapshot_dump (registry_internal.h), what dumps write, lists
+ * them and then the unloaded copies whose id no registered descriptor has.
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backbeat/event.h"
 #include "backbeat/registry.h"
 #include "capture/abi_check.h"
+#include "capture/registry_internal.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb_event_desc *g_events; /* head; atomic accesses only */
 static bb_view_desc *g_views;   /* head; atomic accesses only */
 static uint64_t g_generation;   /* atomic accesses only */
+static bb_event_desc *g_unloaded; /* head of the unloaded copies; atomic accesses only */
+static size_t g_unloaded_bytes;   /* under g_lock */
 
 /* fork() while another thread is inside add/remove would leave the child's copy of the lock
  * held forever (and its exit-time destructors, which unregister, would hang). Hold the lock
@@ -40,6 +54,99 @@ __attribute__((constructor)) static void registry_init(void)
 #define STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
 static void bump(void) { __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE); }
+
+/* ---- unloaded copies (see the file comment) ------------------------------------------------ */
+
+static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+/* Bytes of one deep copy of `d`: the descriptor, its fields, their labels, then the strings. */
+static size_t copy_size(const bb_event_desc *d)
+{
+    size_t n = sizeof *d + (size_t)d->field_count * sizeof *d->fields;
+    size_t strings = str_size(d->name) + str_size(d->description);
+    for (uint16_t i = 0; i < d->field_count; i++) {
+        const bb_field_desc *f = &d->fields[i];
+        n += (size_t)f->label_count * sizeof *f->labels;
+        strings += str_size(f->name) + str_size(f->description) + str_size(f->unit);
+        for (uint16_t l = 0; l < f->label_count; l++)
+            strings += str_size(f->labels[l].label);
+    }
+    return n + strings;
+}
+
+/* Copy string `s` to *pool (advancing it); NULL stays NULL. */
+static const char *copy_str(char **pool, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    memcpy(*pool, s, n);
+    const char *r = *pool;
+    *pool += n;
+    return r;
+}
+
+/* A deep copy of `d` in one block of `size` bytes (copy_size), unlinked, or NULL. */
+static bb_event_desc *deep_copy(const bb_event_desc *d, size_t size)
+{
+    bb_event_desc *c = malloc(size);
+    if (!c)
+        return NULL;
+    bb_field_desc *fields = (bb_field_desc *)(c + 1);
+    bb_enum_label *labels = (bb_enum_label *)(fields + d->field_count);
+    size_t nlabels = 0;
+    for (uint16_t i = 0; i < d->field_count; i++)
+        nlabels += d->fields[i].label_count;
+    char *pool = (char *)(labels + nlabels);
+    *c = *d;
+    c->name = copy_str(&pool, d->name);
+    c->description = copy_str(&pool, d->description);
+    c->fields = d->field_count ? fields : NULL;
+    c->id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+    c->registry_next = NULL;
+    for (uint16_t i = 0; i < d->field_count; i++) {
+        const bb_field_desc *f = &d->fields[i];
+        bb_field_desc *g = &fields[i];
+        *g = *f;
+        g->name = copy_str(&pool, f->name);
+        g->description = copy_str(&pool, f->description);
+        g->unit = copy_str(&pool, f->unit);
+        g->labels = f->label_count ? labels : NULL;
+        for (uint16_t l = 0; l < f->label_count; l++) {
+            labels[l].value = f->labels[l].value;
+            labels[l].label = copy_str(&pool, f->labels[l].label);
+        }
+        labels += f->label_count;
+    }
+    return c;
+}
+
+/* Under g_lock, after `desc` was unlinked: keep a copy of its schema unless a linked
+ * descriptor or an earlier copy has its id, or the budget is spent. */
+static void keep_unloaded(const bb_event_desc *desc)
+{
+    uint64_t id = __atomic_load_n(&desc->id, __ATOMIC_RELAXED);
+    for (const bb_event_desc *d = LOAD(g_events); d; d = LOAD(d->registry_next))
+        if (__atomic_load_n(&d->id, __ATOMIC_RELAXED) == id)
+            return;
+    bb_event_desc *tail = NULL;
+    for (bb_event_desc *d = LOAD(g_unloaded); d; d = LOAD(d->registry_next)) {
+        if (d->id == id)
+            return;
+        tail = d;
+    }
+    size_t size = copy_size(desc);
+    if (size > BB_UNLOADED_MAX_BYTES - g_unloaded_bytes)
+        return;
+    bb_event_desc *c = deep_copy(desc, size);
+    if (!c)
+        return;
+    g_unloaded_bytes += size;
+    if (tail)
+        STORE(tail->registry_next, c);
+    else
+        STORE(g_unloaded, c);
+}
 
 /* Link `desc` at the tail unless it is already linked; fill its id first. */
 void bb_registry_add(bb_event_desc *desc)
@@ -80,6 +187,7 @@ void bb_registry_remove(bb_event_desc *desc)
             STORE(prev->registry_next, next);
         else
             STORE(g_events, next);
+        keep_unloaded(desc);
         bump();
         break;
     }
@@ -113,6 +221,39 @@ size_t bb_registry_snapshot(const bb_event_desc **out, size_t cap)
             dup = __atomic_load_n(&out[i]->id, __ATOMIC_RELAXED) == id;
         if (!dup && n >= cap)
             dup = seen_before(d, id);
+        if (dup)
+            continue;
+        if (n < cap)
+            out[n] = d;
+        n++;
+    }
+    return n;
+}
+
+/* True if an unloaded copy before `d` (from the head of g_unloaded) has id `id`. */
+static int unloaded_seen_before(const bb_event_desc *d, uint64_t id)
+{
+    for (const bb_event_desc *e = LOAD(g_unloaded); e && e != d; e = LOAD(e->registry_next))
+        if (e->id == id)
+            return 1;
+    return 0;
+}
+
+/* bb_registry_snapshot, then the unloaded copies whose id is not listed yet (unload order).
+ * Same discipline: lock-free, allocation-free, async-signal-safe. */
+size_t bb__registry_snapshot_dump(const bb_event_desc **out, size_t cap)
+{
+    if (!out)
+        cap = 0;
+    size_t live = bb_registry_snapshot(out, cap);
+    size_t n = live;
+    for (const bb_event_desc *d = LOAD(g_unloaded); d; d = LOAD(d->registry_next)) {
+        uint64_t id = d->id;
+        int dup = 0;
+        for (size_t i = 0; i < n && i < cap && !dup; i++)
+            dup = __atomic_load_n(&out[i]->id, __ATOMIC_RELAXED) == id;
+        if (!dup && n >= cap)
+            dup = seen_before(NULL, id) || unloaded_seen_before(d, id);
         if (dup)
             continue;
         if (n < cap)
