@@ -419,11 +419,18 @@ static int cmp_schema(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* qsort order of instance pointers by id. */
-static int cmp_inst(const void *a, const void *b) {
-    const bb_rinstance *x = *(const bb_rinstance *const *)a,
-                       *y = *(const bb_rinstance *const *)b;
-    return x->instance_id < y->instance_id ? -1 : x->instance_id > y->instance_id;
+
+/* An instance and the input it comes from, ordered by (id, input). */
+typedef struct inst_ref {
+    const bb_rinstance *in;
+    size_t input;
+} inst_ref;
+
+static int cmp_inst_ref(const void *a, const void *b) {
+    const inst_ref *x = a, *y = b;
+    if (x->in->instance_id != y->in->instance_id)
+        return x->in->instance_id < y->in->instance_id ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
 }
 
 const bb_rschema *bb_model_find_schema(const bb_model *m, uint64_t id) {
@@ -505,17 +512,32 @@ static bool build_instances_views(bb_model *m) {
     m->views = malloc((nviews ? nviews : 1) * sizeof *m->views);
     if (!m->inst || !m->views) return false;
     for (size_t d = 0; d < m->ndumps; d++) {
-        for (size_t i = 0; i < bb_dump_instance_count(m->dumps[d]); i++) {
-            const bb_rinstance *in = bb_dump_instance(m->dumps[d], i);
-            bool seen = false; /* the first input holding an instance supplies it */
-            for (size_t k = 0; k < m->ninst && !seen; k++)
-                seen = m->inst[k]->instance_id == in->instance_id;
-            if (!seen) m->inst[m->ninst++] = in;
-        }
+        for (size_t i = 0; i < bb_dump_instance_count(m->dumps[d]); i++)
+            m->inst[m->ninst++] = bb_dump_instance(m->dumps[d], i);
         for (size_t i = 0; i < bb_dump_view_count(m->dumps[d]); i++)
             m->views[m->nviews++] = bb_dump_view(m->dumps[d], i);
     }
-    qsort(m->inst, m->ninst, sizeof *m->inst, cmp_inst);
+    /* Sort by id, ties in input order (each dump's instances are distinct and its own array
+     * is in memory order, so the input order is restored by the input index), then keep the
+     * first of each id: the first input holding an instance supplies it. */
+    size_t *inp = malloc((m->ninst ? m->ninst : 1) * sizeof *inp);
+    if (!inp) return false;
+    for (size_t d = 0, k = 0; d < m->ndumps; d++)
+        for (size_t i = 0; i < bb_dump_instance_count(m->dumps[d]); i++) inp[k++] = d;
+    inst_ref *refs = malloc((m->ninst ? m->ninst : 1) * sizeof *refs);
+    if (!refs) {
+        free(inp);
+        return false;
+    }
+    for (size_t k = 0; k < m->ninst; k++) refs[k] = (inst_ref){m->inst[k], inp[k]};
+    free(inp);
+    qsort(refs, m->ninst, sizeof *refs, cmp_inst_ref);
+    size_t u = 0;
+    for (size_t k = 0; k < m->ninst; k++)
+        if (u == 0 || m->inst[u - 1]->instance_id != refs[k].in->instance_id)
+            m->inst[u++] = refs[k].in;
+    m->ninst = u;
+    free(refs);
     return true;
 }
 

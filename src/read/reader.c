@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,45 @@ static bb_status build_schema_index(ctx *c) {
     return BB_OK;
 }
 
+/* Enum labels: a field of at most LABEL_SCAN labels is searched linearly. A longer one is
+ * allocated with one extra bb_rlabel after its labels whose `label.ptr` points at a u16 array
+ * of the label indices sorted by (value, index): bb_decode_field binary-searches it and takes
+ * the first label of a value, as the linear search does. bb_decode_field is given schemas the
+ * reader decoded (reader.h); a hand-built bb_rfield of more labels would need that index. */
+enum { LABEL_SCAN = 16 };
+
+/* Build the sorted index of `n` labels (n > LABEL_SCAN) into labels[n]. */
+static bool index_labels(ctx *c, bb_rlabel *labels, size_t n) {
+    uint16_t *ix = dump_array(c->d, n, sizeof *ix);
+    if (!ix) {
+        fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (labels)");
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) ix[k] = (uint16_t)k;
+    /* stable bottom-up merge sort by value: ties keep index order */
+    uint16_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) {
+        fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (labels)");
+        return false;
+    }
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = labels[ix[j]].value < labels[ix[i]].value ? ix[j++] : ix[i++];
+            while (i < mid) tmp[o++] = ix[i++];
+            while (j < hi) tmp[o++] = ix[j++];
+        }
+        memcpy(ix, tmp, n * sizeof *ix);
+    }
+    free(tmp);
+    labels[n].value = n;
+    labels[n].label.ptr = (const char *)ix;
+    labels[n].label.len = n * sizeof *ix;
+    return true;
+}
+
 /* Decode one field of event `ev` from the Schema section `si`; rejects unknown type tags, label
  * counts larger than the bytes left, and a field lying outside the event's record. */
 static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema *ev,
@@ -232,12 +272,15 @@ static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema 
                     "left",
                     si, nlabels, (int)f->name.len, f->name.ptr, bb_cursor_left(cur));
     if (nlabels) {
-        bb_rlabel *labels = dump_array(c->d, nlabels, sizeof *labels);
+        /* Past LABEL_SCAN labels the array is followed by its value-sorted index (below). */
+        size_t room = nlabels > LABEL_SCAN ? nlabels + 1 : nlabels;
+        bb_rlabel *labels = dump_array(c->d, room, sizeof *labels);
         if (!labels) return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (labels)");
         for (size_t k = 0; k < nlabels; k++) {
             labels[k].value = bb_cursor_u64(cur);
             if ((st = read_str(c, si, cur, true, "an enum label", &labels[k].label))) return st;
         }
+        if (nlabels > LABEL_SCAN && !index_labels(c, labels, nlabels)) return BB_ERR_NOMEM;
         f->labels = labels;
     }
     f->label_count = nlabels;
@@ -363,12 +406,6 @@ static bb_status scan_shard(ctx *c, size_t si, tagged *t) {
     return BB_OK;
 }
 
-/* qsort order of u64 values. */
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Intern entries sort by id; ties keep file order (entries are views into the mapping, so the
  * address orders them), and the first one wins. */
 static int cmp_intern(const void *a, const void *b) {
@@ -377,57 +414,77 @@ static int cmp_intern(const void *a, const void *b) {
     return x->bytes.ptr < y->bytes.ptr ? -1 : x->bytes.ptr > y->bytes.ptr;
 }
 
+/* Tag indices sort by instance id, then file order. */
+static int cmp_tag(const void *a, const void *b, void *ctx) {
+    const tagged *tags = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (tags[x].instance_id != tags[y].instance_id)
+        return tags[x].instance_id < tags[y].instance_id ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /* Build the instance list from the scanned sections: every id of a Meta or Shard section,
  * sorted; per instance its first Meta host, its shards in file order, and the union of the
- * Intern sections tagged with its id (sorted by id, first entry of an id wins). */
+ * Intern sections tagged with its id (sorted by id, first entry of an id wins). The tags are
+ * grouped by one sort, so this is n log n in the number of sections. */
 static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
     bb_dump *d = c->d;
-    uint64_t *ids = malloc((ntags ? ntags : 1) * sizeof *ids);
-    if (!ids) return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (instances)");
-    size_t nids = 0;
-    for (size_t i = 0; i < ntags; i++) {
-        uint16_t k = d->secs[tags[i].si].kind;
-        if (k == BB_SECTION_META || k == BB_SECTION_SHARD) ids[nids++] = tags[i].instance_id;
+    size_t *order = malloc((ntags ? ntags : 1) * sizeof *order);
+    if (!order) return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (instances)");
+    for (size_t i = 0; i < ntags; i++) order[i] = i;
+    qsort_r(order, ntags, sizeof *order, cmp_tag, tags);
+    size_t u = 0; /* instances: ids with a Meta or Shard section */
+    for (size_t g = 0; g < ntags;) {
+        size_t e = g;
+        bool named = false;
+        for (; e < ntags && tags[order[e]].instance_id == tags[order[g]].instance_id; e++) {
+            uint16_t k = d->secs[tags[order[e]].si].kind;
+            if (k == BB_SECTION_META || k == BB_SECTION_SHARD) named = true;
+        }
+        if (named) u++;
+        g = e;
     }
-    qsort(ids, nids, sizeof *ids, cmp_u64);
-    size_t u = 0;
-    for (size_t i = 0; i < nids; i++)
-        if (u == 0 || ids[u - 1] != ids[i]) ids[u++] = ids[i];
     d->inst = dump_array(d, u, sizeof *d->inst);
     if (!d->inst) {
-        free(ids);
+        free(order);
         return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (instances)");
     }
-    d->ninst = u;
-    for (size_t n = 0; n < u; n++) {
-        bb_rinstance *in = &d->inst[n];
-        in->instance_id = ids[n];
-        in->host.ptr = "";
-        size_t nshards = 0, nintern = 0;
-        for (size_t i = 0; i < ntags; i++) {
-            if (tags[i].instance_id != ids[n]) continue;
-            uint16_t k = d->secs[tags[i].si].kind;
+    d->ninst = 0;
+    for (size_t g = 0; g < ntags;) {
+        uint64_t id = tags[order[g]].instance_id;
+        size_t e = g, nshards = 0, nintern = 0;
+        bool named = false;
+        for (; e < ntags && tags[order[e]].instance_id == id; e++) {
+            uint16_t k = d->secs[tags[order[e]].si].kind;
+            if (k == BB_SECTION_META || k == BB_SECTION_SHARD) named = true;
             if (k == BB_SECTION_SHARD) nshards++;
-            if (k == BB_SECTION_INTERN) nintern += tags[i].count;
-            if (k == BB_SECTION_META && !in->has_meta) {
-                in->has_meta = true;
-                in->host = tags[i].host;
-            }
+            if (k == BB_SECTION_INTERN) nintern += tags[order[e]].count;
         }
+        if (!named) { /* intern sections of an instance with no Meta or Shard: unused */
+            g = e;
+            continue;
+        }
+        bb_rinstance *in = &d->inst[d->ninst++];
+        in->instance_id = id;
+        in->host.ptr = "";
         bb_rshard *shards = dump_array(d, nshards, sizeof *shards);
         bb_rintern *intern = dump_array(d, nintern, sizeof *intern);
         if (!shards || !intern) {
-            free(ids);
+            free(order);
             return fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (instances)");
         }
         size_t ns = 0, ni = 0;
-        for (size_t i = 0; i < ntags; i++) {
-            if (tags[i].instance_id != ids[n]) continue;
-            uint16_t k = d->secs[tags[i].si].kind;
-            if (k == BB_SECTION_SHARD) shards[ns++] = tags[i].shard;
+        for (size_t j = g; j < e; j++) {
+            const tagged *t = &tags[order[j]];
+            uint16_t k = d->secs[t->si].kind;
+            if (k == BB_SECTION_META && !in->has_meta) {
+                in->has_meta = true;
+                in->host = t->host;
+            }
+            if (k == BB_SECTION_SHARD) shards[ns++] = t->shard;
             if (k == BB_SECTION_INTERN) {
-                const uint8_t *p = tags[i].body; /* bounds were checked by scan_intern */
-                for (uint32_t e = 0; e < tags[i].count; e++) {
+                const uint8_t *p = t->body; /* bounds were checked by scan_intern */
+                for (uint32_t x = 0; x < t->count; x++) {
                     intern[ni].id = bb_le_get_u32(p);
                     uint32_t len = bb_le_get_u32(p + 4);
                     intern[ni].bytes.ptr = (const char *)p + 8;
@@ -445,8 +502,9 @@ static bb_status build_instances(ctx *c, tagged *tags, size_t ntags) {
         in->shard_count = ns;
         in->intern = intern;
         in->intern_count = ui;
+        g = e;
     }
-    free(ids);
+    free(order);
     return BB_OK;
 }
 
@@ -781,6 +839,33 @@ bool bb_ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8
     return true;
 }
 
+/* Lowest absolute position `a` >= low such that the ring bytes [a, pos) are all zero (the
+ * caller knows pos-1 and pos-2 are). Scans backwards a word at a time, wrapping at the
+ * physical start of the region. */
+static uint64_t zero_run_start(const bb_rshard *s, uint64_t pos, uint64_t low) {
+    const size_t mask = (size_t)(s->capacity - 1);
+    while (pos > low) {
+        size_t at = (size_t)((pos - 1) & mask) + 1; /* physical end (exclusive) of this piece */
+        uint64_t piece = pos - low < at ? pos - low : at;
+        const uint8_t *p = s->region + at; /* scan down from p - 1 to p - piece */
+        uint64_t k = 0;
+        while (k < piece && ((uintptr_t)(p - k) & 7) != 0) {
+            if (p[-1 - (ptrdiff_t)k]) return pos - k;
+            k++;
+        }
+        while (k + 8 <= piece) {
+            uint64_t word;
+            memcpy(&word, p - k - 8, 8);
+            if (word) break;
+            k += 8;
+        }
+        for (; k < piece; k++)
+            if (p[-1 - (ptrdiff_t)k]) return pos - k;
+        pos -= piece;
+    }
+    return low;
+}
+
 void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *ctx,
                    bb_walk_stats *stats) {
     bb_walk_stats st = {0, 0};
@@ -796,6 +881,13 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
     /* pos only decreases and never drops below low, so this runs at most capacity times. */
     while (pos - low >= 2) {
         uint64_t len = ring_u16(s, pos - BB__FRAME_TRAILER);
+        if (len == 0) {
+            /* Both trailer bytes are zero, and so for every pos down to one past the start
+             * of this run of zero bytes: each of those positions would be rejected the same
+             * way one at a time (len 0 < BB__FRAME_HEAD). Jump to the first one that is not. */
+            pos = zero_run_start(s, pos, low) + 1;
+            continue;
+        }
         if (len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD) {
             pos--;
             continue;
@@ -879,6 +971,20 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
     case BB_TYPE_ENUM:
         v.kind = BB_VALUE_ENUM;
         v.u = raw;
+        if (f->label_count > LABEL_SCAN) { /* the sorted index after the labels */
+            const uint16_t *ix = (const uint16_t *)(const void *)f->labels[f->label_count].label.ptr;
+            size_t lo = 0, hi = f->label_count;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (f->labels[ix[mid]].value < raw) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < f->label_count && f->labels[ix[lo]].value == raw) {
+                v.has_label = true;
+                v.str = f->labels[ix[lo]].label;
+            }
+            break;
+        }
         for (size_t k = 0; k < f->label_count; k++)
             if (f->labels[k].value == raw) {
                 v.has_label = true;

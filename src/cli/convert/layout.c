@@ -138,13 +138,130 @@ static bool is_dense_name(const char *p, size_t n)
     return false;
 }
 
-/* True if (p, n) is some event's display name. */
-static bool is_display_name(const pq_layout *l, const char *p, size_t n)
+/* ---- name sets: open addressing over (bytes, length) -> int, growing at half full ---- */
+
+typedef struct name_slot {
+    const char *p; /* NULL = empty */
+    size_t n;
+    int value;
+} name_slot;
+
+typedef struct nameset {
+    name_slot *slots;
+    size_t mask, count;
+} nameset;
+
+static uint64_t name_hash(const char *p, size_t n)
 {
-    for (size_t i = 0; i < l->nplans; i++)
-        if (l->plans[i].display_len == n && memcmp(l->plans[i].display, p, n) == 0)
-            return true;
-    return false;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The slot of (p, n): the entry's, or the empty one where it would go. NULL if no table. */
+static name_slot *ns_slot(const nameset *s, const char *p, size_t n)
+{
+    if (!s->slots)
+        return NULL;
+    for (size_t j = (size_t)name_hash(p, n) & s->mask;; j = (j + 1) & s->mask) {
+        name_slot *e = &s->slots[j];
+        if (!e->p || (e->n == n && (n == 0 || memcmp(e->p, p, n) == 0)))
+            return e;
+    }
+}
+
+/* The value of (p, n), or -1 if absent. */
+static int ns_get(const nameset *s, const char *p, size_t n)
+{
+    const name_slot *e = ns_slot(s, p, n);
+    return e && e->p ? e->value : -1;
+}
+
+/* Insert or overwrite (p, n) -> value; the bytes must outlive the set. False if OOM. */
+static bool ns_put(nameset *s, const char *p, size_t n, int value)
+{
+    if ((s->count + 1) * 2 > (s->slots ? s->mask + 1 : 0)) {
+        size_t cap = s->slots ? (s->mask + 1) * 2 : 16;
+        name_slot *t = calloc(cap, sizeof *t);
+        if (!t)
+            return false;
+        nameset g = {t, cap - 1, 0};
+        for (size_t i = 0; s->slots && i <= s->mask; i++)
+            if (s->slots[i].p) {
+                *ns_slot(&g, s->slots[i].p, s->slots[i].n) = s->slots[i];
+                g.count++;
+            }
+        free(s->slots);
+        *s = g;
+    }
+    name_slot *e = ns_slot(s, p, n);
+    if (!e->p)
+        s->count++;
+    *e = (name_slot){p ? p : "", n, value};
+    return true;
+}
+
+static void ns_free(nameset *s)
+{
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+/* malloc'ed NUL-terminated copy of (p, n) with every NUL byte written as the two characters
+ * "\0" (column and group names are C strings: a NUL would cut them short); its length in
+ * *len. NULL if out of memory. */
+static char *escape_name(const char *p, size_t n, size_t *len)
+{
+    size_t extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += p[i] == 0;
+    char *s = malloc(n + extra + 1);
+    if (!s)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == 0) {
+            s[o++] = '\\';
+            s[o++] = '0';
+        } else {
+            s[o++] = p[i];
+        }
+    }
+    s[o] = 0;
+    *len = o;
+    return s;
+}
+
+/* A name for a node among the names `used` holds: `base` (length bn) itself when k <= 1 and
+ * unused, else base#k for the first k (from max(k, 2)) giving an unused name. Takes
+ * ownership of `base`; returns a malloc'ed name (recorded in `used` with `value`) or NULL. */
+static char *unique_name(nameset *used, char *base, size_t bn, int k, int value)
+{
+    if (!base)
+        return NULL;
+    char *name = base;
+    size_t len = bn;
+    if (k > 1 || ns_get(used, base, bn) >= 0) {
+        if (k < 2)
+            k = 2;
+        name = malloc(bn + 16);
+        if (!name) {
+            free(base);
+            return NULL;
+        }
+        for (;; k++) {
+            len = (size_t)snprintf(name, bn + 16, "%s#%d", base, k);
+            if (ns_get(used, name, len) < 0)
+                break;
+        }
+        free(base);
+    }
+    if (!ns_put(used, name, len, value)) {
+        free(name);
+        return NULL;
+    }
+    return name;
 }
 
 /* Build the id -> plan hash table; false if out of memory. */
@@ -181,8 +298,15 @@ pq_plan *pq_layout_find(const pq_layout *l, uint64_t id)
     }
 }
 
+/* Names shared by the passes: the root's children (dense, promoted, groups), the raw display
+ * names, the promoted columns by raw field name. */
+typedef struct names {
+    nameset root, display, prom;
+    int *prom_plan; /* per promoted column: the last plan that mapped a field to it, + 1 */
+} names;
+
 /* Promote the role fields of every event (pass 1). */
-static void promote(builder *b)
+static void promote(builder *b, names *nm)
 {
     pq_layout *l = b->lay;
     for (size_t p = 0; p < l->nplans && !b->failed; p++) {
@@ -192,39 +316,43 @@ static void promote(builder *b)
             const bb_rfield *fd = &s->fields[f];
             if (fd->role == BB_ROLE_NONE)
                 continue;
-            const char *nm = fd->name.ptr;
+            const char *fn = fd->name.ptr;
             size_t nl = fd->name.len;
-            if (is_dense_name(nm, nl) || is_display_name(l, nm, nl))
+            if (is_dense_name(fn, nl) || ns_get(&nm->display, fn, nl) >= 0)
                 continue;
-            bool dup = false;
-            for (size_t g = 0; g < f; g++)
-                if (pl->map[g].promoted && s->fields[g].name.len == nl &&
-                    memcmp(s->fields[g].name.ptr, nm, nl) == 0)
-                    dup = true;
-            if (dup)
-                continue;
-            size_t k = 0;
-            for (; k < l->nprom; k++)
-                if (name_eq(l->nodes[l->prom[k].node].name, nm, nl))
-                    break;
-            if (k == l->nprom) {
+            int k = ns_get(&nm->prom, fn, nl);
+            if (k >= 0 && nm->prom_plan[k] == (int)p + 1)
+                continue; /* repeats a name this event already promoted */
+            if (k < 0) {
                 if (l->nprom == b->prom_cap) {
                     size_t cap = b->prom_cap ? b->prom_cap * 2 : 16;
                     pq_promoted *n = realloc(l->prom, cap * sizeof *n);
-                    if (!n) {
+                    int *pp = realloc(nm->prom_plan, cap * sizeof *pp);
+                    if (n)
+                        l->prom = n;
+                    if (pp)
+                        nm->prom_plan = pp;
+                    if (!n || !pp) {
                         b->failed = true;
                         return;
                     }
-                    l->prom = n;
                     b->prom_cap = cap;
                 }
-                int leaf = add_leaf(b, dup_n(nm, nl), true, pq_type_of_field(fd->type), -1, 1,
-                                    true);
+                size_t el;
+                char *e = escape_name(fn, nl, &el);
+                int leaf = add_leaf(b, unique_name(&nm->root, e, el, 1, 1), true,
+                                    pq_type_of_field(fd->type), -1, 1, true);
                 if (leaf < 0)
                     return;
+                k = (int)l->nprom;
                 l->prom[l->nprom++] = (pq_promoted){.leaf = leaf, .node = l->leaves[leaf].node,
                                                     .role = fd->role};
+                if (!ns_put(&nm->prom, fn, nl, k)) {
+                    b->failed = true;
+                    return;
+                }
             }
+            nm->prom_plan[k] = (int)p + 1;
             pl->map[f] = (pq_fmap){.leaf = l->prom[k].leaf, .node = l->prom[k].node,
                                    .null_def = 0, .promoted = true};
         }
@@ -232,7 +360,7 @@ static void promote(builder *b)
 }
 
 /* Give every event with unpromoted fields its group (pass 2). */
-static void groups(builder *b)
+static void groups(builder *b, names *nm)
 {
     pq_layout *l = b->lay;
     for (size_t p = 0; p < l->nplans && !b->failed; p++) {
@@ -244,44 +372,45 @@ static void groups(builder *b)
                 nchild++;
         if (nchild == 0)
             continue;
+        /* pl->display is already escaped */
         char *gname;
+        size_t gl = pl->display_len;
         if (is_dense_name(pl->display, pl->display_len)) {
             gname = malloc(pl->display_len + 18);
             if (gname)
-                snprintf(gname, pl->display_len + 18, "%s#%016llx", pl->display,
-                         (unsigned long long)pl->id);
+                gl = (size_t)snprintf(gname, pl->display_len + 18, "%s#%016llx", pl->display,
+                                      (unsigned long long)pl->id);
         } else {
             gname = dup_n(pl->display, pl->display_len);
         }
-        int g = add_node(b, gname, true, nchild, PQ_STRING, -1);
+        int g = add_node(b, unique_name(&nm->root, gname, gl, 1, 1), true, nchild, PQ_STRING,
+                         -1);
         if (g < 0)
             return;
         pl->group_node = g;
+        nameset used = {0};  /* leaf names of this group */
+        nameset count = {0}; /* raw field name -> earlier unpromoted fields of that name */
         for (size_t f = 0; f < s->field_count && !b->failed; f++) {
             if (pl->map[f].promoted)
                 continue;
             const bb_rfield *fd = &s->fields[f];
-            /* earlier same-named fields of this group */
-            int same = 0;
-            for (size_t q = 0; q < f; q++)
-                if (!pl->map[q].promoted && s->fields[q].name.len == fd->name.len &&
-                    memcmp(s->fields[q].name.ptr, fd->name.ptr, fd->name.len) == 0)
-                    same++;
-            char *name;
-            if (same == 0) {
-                name = dup_n(fd->name.ptr, fd->name.len);
-            } else {
-                name = malloc(fd->name.len + 16);
-                if (name)
-                    snprintf(name, fd->name.len + 16, "%.*s#%d", (int)fd->name.len,
-                             fd->name.ptr, same + 1);
+            int same = ns_get(&count, fd->name.ptr, fd->name.len);
+            same = same < 0 ? 0 : same;
+            if (!ns_put(&count, fd->name.ptr, fd->name.len, same + 1)) {
+                b->failed = true;
+                break;
             }
-            int leaf = add_leaf(b, name, true, pq_type_of_field(fd->type), g, 2, true);
+            size_t el;
+            char *e = escape_name(fd->name.ptr, fd->name.len, &el);
+            int leaf = add_leaf(b, unique_name(&used, e, el, same + 1, 1), true,
+                                pq_type_of_field(fd->type), g, 2, true);
             if (leaf < 0)
-                return;
+                break;
             pl->map[f] = (pq_fmap){.leaf = leaf, .node = l->leaves[leaf].node, .null_def = 1,
                                    .promoted = false};
         }
+        ns_free(&used);
+        ns_free(&count);
     }
 }
 
@@ -311,6 +440,7 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
 {
     memset(l, 0, sizeof *l);
     builder b = {.lay = l};
+    names nm = {0};
     size_t n = bb_model_schema_count(model);
     l->plans = calloc(n ? n : 1, sizeof *l->plans);
     if (!l->plans)
@@ -320,12 +450,30 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
         pq_plan *pl = &l->plans[i];
         pl->schema = bb_model_schema(model, i);
         pl->id = pl->schema->id;
-        pl->display = bb_model_display_name(model, pl->id);
-        if (!pl->display) {
+        /* The model's display name is the event name's bytes, then "#<16 hex id>" when
+         * several ids share the name, then a NUL (model.c): its length is known even when the
+         * name holds a NUL. The table carries it escaped (escape_name). */
+        const char *disp = bb_model_display_name(model, pl->id);
+        if (!disp) {
             b.failed = true;
             break;
         }
-        pl->display_len = strlen(pl->display);
+        size_t raw_len = pl->schema->name.len + (disp[pl->schema->name.len] == '#' ? 17 : 0);
+        if (strlen(disp) == raw_len) {
+            pl->display = disp;
+            pl->display_len = raw_len;
+        } else { /* a NUL inside */
+            pl->display_own = escape_name(disp, raw_len, &pl->display_len);
+            pl->display = pl->display_own;
+            if (!pl->display) {
+                b.failed = true;
+                break;
+            }
+        }
+        if (!ns_put(&nm.display, disp, raw_len, 1)) {
+            b.failed = true;
+            break;
+        }
         pl->group_node = -1;
         pl->map = calloc(pl->schema->field_count ? pl->schema->field_count : 1,
                          sizeof *pl->map);
@@ -335,12 +483,17 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
         }
     }
     for (int i = 0; i < PQ_DENSE && !b.failed; i++)
-        add_leaf(&b, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])), false, DENSE_TYPES[i], -1,
-                 0, DENSE_DICT[i]);
+        add_leaf(&b, unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
+                                 strlen(DENSE_NAMES[i]), 1, 1),
+                 false, DENSE_TYPES[i], -1, 0, DENSE_DICT[i]);
     if (!b.failed)
-        promote(&b);
+        promote(&b, &nm);
     if (!b.failed)
-        groups(&b);
+        groups(&b, &nm);
+    ns_free(&nm.root);
+    ns_free(&nm.display);
+    ns_free(&nm.prom);
+    free(nm.prom_plan);
     if (!b.failed)
         fast_paths(l);
     if (b.failed || !build_lookup(l)) {
@@ -357,8 +510,10 @@ void pq_layout_free(pq_layout *l)
     free(l->nodes);
     free(l->leaves);
     if (l->plans)
-        for (size_t i = 0; i < l->nplans; i++)
+        for (size_t i = 0; i < l->nplans; i++) {
             free(l->plans[i].map);
+            free(l->plans[i].display_own);
+        }
     free(l->plans);
     free(l->prom);
     free(l->lookup);

@@ -12,7 +12,11 @@
  * a role field whose name is a dense column's or an event's display name, or that repeats a
  * name already promoted for the same event, stays in its event's group instead ("demoted");
  * a group whose display name equals a dense column's gets "#<16 hex id>" appended; repeated
- * field names inside one group get "#2", "#3", ...
+ * field names inside one group get "#2", "#3", ... After every rename the names are unique:
+ * a name already taken among its siblings (the root's columns and groups, or one group's
+ * leaves) gets the next "#k" (k = 2, 3, ...) that is free. A NUL byte in an event or field
+ * name is written as the two characters "\0" in every name the table carries (columns,
+ * groups, the `event` column, the views).
  */
 #ifndef BB_CONVERT_LAYOUT_H
 #define BB_CONVERT_LAYOUT_H
@@ -44,8 +48,9 @@ enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL 
 typedef struct pq_plan {
     uint64_t id;
     const bb_rschema *schema; /* the model's (union registry) schema */
-    const char *display;      /* bb_model_display_name */
+    const char *display;      /* bb_model_display_name, NULs escaped as "\\0" */
     size_t display_len;
+    char *display_own;        /* display when escaped (owned), else NULL */
     int group_node;           /* schema node of its group, -1 when it has none */
     pq_fmap *map;             /* per field of the schema */
     pq_dict_cache c_event, c_id;

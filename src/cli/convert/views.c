@@ -7,9 +7,11 @@
  *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted field per event
  *   then every view set of the inputs, verbatim (a newline added after a text lacking one, and
  *   an empty statement ";" after a text whose last statement is unterminated; a text identical
- *   to an earlier one, as successive dumps of one process carry, once).
+ *   to an earlier one, as successive dumps of one process carry, once; a text holding a NUL
+ *   byte is left out, with a warning on stderr: the DDL is one C string).
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +31,22 @@ static bool ends_statement(bb_strview v) {
     return n == 0 || v.ptr[n - 1] == ';';
 }
 
+/* FNV-1a of a view text. */
+static uint64_t text_hash(bb_strview v)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < v.len; i++)
+        h = (h ^ (uint8_t)v.ptr[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The model whose NUL-carrying view sets were reported: the DDL is built twice per convert
+ * (footer and sidecar), the warning is printed once. */
+static const bb_model *warned_for;
+
 char *parquet_views_ddl(const bb_model *model)
 {
+    bool nul_views = false;
     pq_layout lay;
     if (!pq_layout_build(model, &lay))
         return NULL;
@@ -73,21 +89,45 @@ char *parquet_views_ddl(const bb_model *model)
     size_t nv = bb_model_view_count(model);
     if (nv)
         pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
-    for (size_t i = 0; i < nv; i++) {
+    /* Texts seen so far, by hash (successive dumps of one process carry the same sets). */
+    size_t slots = 16;
+    while (slots < nv * 2)
+        slots *= 2;
+    size_t *seen = calloc(slots, sizeof *seen); /* view index + 1, 0 = empty */
+    if (!seen)
+        b.failed = true;
+    for (size_t i = 0; i < nv && seen; i++) {
         bb_strview v = bb_model_view(model, i);
-        bool dup = false; /* successive dumps of one process carry the same sets */
-        for (size_t j = 0; j < i && !dup; j++) {
-            bb_strview o = bb_model_view(model, j);
-            dup = o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0);
+        if (memchr(v.ptr, 0, v.len)) { /* the DDL is one C string: never cut it short */
+            if (warned_for != model)
+                fprintf(stderr,
+                        "backbeat: warning: view set %zu of the inputs contains a NUL byte (at "
+                        "byte %zu); it is left out of the views\n",
+                        i + 1, (size_t)((const char *)memchr(v.ptr, 0, v.len) - v.ptr));
+            nul_views = true;
+            continue;
+        }
+        bool dup = false;
+        size_t h = (size_t)text_hash(v) & (slots - 1);
+        for (; seen[h]; h = (h + 1) & (slots - 1)) {
+            bb_strview o = bb_model_view(model, seen[h] - 1);
+            if (o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0)) {
+                dup = true;
+                break;
+            }
         }
         if (dup)
             continue;
+        seen[h] = i + 1;
         pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');
         if (!ends_statement(v))
             pq_cstr(&b, ";\n");
     }
+    free(seen);
+    if (nul_views)
+        warned_for = model;
     pq_buf_byte(&b, 0);
     pq_layout_free(&lay);
     if (b.failed) {
