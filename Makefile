@@ -3,6 +3,7 @@
 #   make test   install test deps, build and run the whole suite (plain, ASan+UBSan, TSan)
 #   make bench  build optimised and run the benchmarks
 #   make release  static CLI archives + checksums in $(RELEASE_DIR) (scripts/release.sh)
+# SPDX-License-Identifier: MIT
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 

@@ -13,6 +13,7 @@
 #   BACKBEAT_INSTALL_DIR  where the binary goes (default: ~/.local/bin; created if missing)
 #   BACKBEAT_BASE_URL     where releases live (default: https://github.com/backbeat-dev/backbeat/releases),
 #                         laid out as BASE/latest/download/FILE and BASE/download/TAG/FILE
+# SPDX-License-Identifier: MIT
 set -eu
 
 say() { echo "install.sh: $*" >&2; }

@@ -4,6 +4,7 @@
 //
 // Usage: node bench/convert_duckdb.mjs IN.parquet OUT.parquet [LEVEL [REPEAT]]  (best of REPEAT)
 //   prints: duckdb_rows=N duckdb_seconds=S (wall) duckdb_cpu=C (user+system) duckdb_bytes=B
+// SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';

@@ -10,6 +10,7 @@
 # time. Prints one summary block.
 #
 # Usage: bench/convert_parquet.sh BUILD_DIR   (env: BENCH_RECORDS, BENCH_DIR, BENCH_LEVEL)
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"

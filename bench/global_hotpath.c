@@ -7,6 +7,7 @@
  * the extra cost taken as the median of the paired differences; enabled and disabled. Prints numbers, asserts
  * nothing. Run: build-bench/bench/global_hotpath, or scripts/bench.sh build-bench global.
  */
+/* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>

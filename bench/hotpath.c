@@ -9,6 +9,7 @@
  *  - BB_RECORD with the recorder disabled, and the bare loop;
  *  - throughput of 1 thread vs 2 threads (one per core, the default clock).
  * Prints ns/event and the ratio to the floor. Usage: hotpath [events_per_rep] [reps]. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>

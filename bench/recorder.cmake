@@ -1,5 +1,6 @@
 # Recorder hot-path benchmark (issue 3): build-bench/bench/hotpath, run by scripts/bench.sh
 # (section `hotpath`, part of `make bench`).
+# SPDX-License-Identifier: MIT
 add_executable(hotpath ${CMAKE_CURRENT_SOURCE_DIR}/hotpath.c)
 target_link_libraries(hotpath PRIVATE backbeat Threads::Threads)
 target_compile_definitions(hotpath PRIVATE _GNU_SOURCE)

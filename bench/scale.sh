@@ -5,6 +5,7 @@
 # and the 2n/n ratios. A linear step shows ratios near 2 (or near 1 for a small fixed part);
 # a quadratic one near 4. Timings are noisy on a shared machine: read the ratios, not the
 # absolute figures. Scratch files go to BB_BENCH_DIR (default BUILD_DIR/bench_scale_work).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 b="$(cd "${1:-build}" && pwd)"
 cli="$b/backbeat"

@@ -1,6 +1,7 @@
 /* demo.c — the README's demo: a toy key-value server records real traffic through a recorder
  * (spans with parents, enums, static and dynamic interned strings, a views block), then dumps
  * it. Usage: demo OUT.bb */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

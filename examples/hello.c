@@ -1,5 +1,6 @@
 /* hello.c — the README's first example, compiled and run by the test suite so it stays true.
  * Usage: hello OUT.bb */
+/* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 
 /* Which side is sending a packet. */

@@ -3,6 +3,7 @@
  * the model's merge over it. Built as a real fuzzer only with clang (-DBB_FUZZ=ON); the smoke
  * driver (smoke_main.c) calls the same entry point from ctest.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stddef.h>
 #include <stdint.h>
 

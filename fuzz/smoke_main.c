@@ -3,6 +3,7 @@
  * lengths), are fed through LLVMFuzzerTestOneInput in exactly-sized heap buffers, so the
  * sanitizer pass catches any out-of-bounds read. Exits 77 when the golden vectors are absent.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

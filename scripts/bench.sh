@@ -3,6 +3,7 @@
 # the machine is shared) and print their figures. With no SECTION every section runs; each
 # section is a block below guarded by `want NAME`. Sizes: BB_BENCH_RECORDS (default 10 million).
 # Scratch files go to BB_BENCH_DIR (default BUILD_DIR/bench_work) and are removed afterwards.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 B="$(cd "${1:-build}" && pwd)"
 [ $# -gt 0 ] && shift

@@ -17,6 +17,7 @@
 # Environment: BB_STATIC_WORKDIR  work directory (default: build-static/ in the source tree)
 #              JOBS               parallel jobs (default 2)
 # Packages: scripts/install-deps.sh --static
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 
 usage() { echo "usage: $0 x86_64-linux-musl|aarch64-linux-musl OUTDIR" >&2; exit 2; }

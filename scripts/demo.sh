@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh BUILD_DIR — the README's main job: run the demo program (it records real traffic
 # and dumps it), inspect the dump, and convert it to Parquet and to a Chrome/Perfetto trace.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 b="${1:-build}"
 out="$(pwd)/out"

@@ -9,6 +9,7 @@
 # the aarch64 cross compiler with musl-dev:arm64 (multiarch: `dpkg --add-architecture arm64`),
 # qemu-user-static to run it, and deb-src lines for Debian's zstd source package (added as
 # /etc/apt/sources.list.d/backbeat-deb-src.sources when apt knows no source package libzstd).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

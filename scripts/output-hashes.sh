@@ -5,6 +5,7 @@
 # write (pq_gendump, cli_gen) and their conversions, and any EXTRA_DUMP (a recorded demo dump).
 # Run it on two builds and diff the listings: a refactoring that keeps outputs must print the
 # same lines. Timestamps and pids never enter these outputs, so two runs of one build agree.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 b="$(cd "$1" && pwd)"; w="$2"; shift 2
 compat="${BACKBEAT_COMPAT_DIR:-$(cd "$(dirname "$0")/.." && pwd)/../shared/compat}"

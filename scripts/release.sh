@@ -19,6 +19,7 @@
 #                                  aarch64-linux-musl)
 #              BB_STATIC_WORKDIR   passed to build-static.sh (default: OUTDIR/.work)
 #              TAR                 a GNU tar (default: gtar if present, else tar)
+# SPDX-License-Identifier: MIT
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd -P)

@@ -1,5 +1,6 @@
 # The ABI of the shared libraries: exactly the committed symbol lists are exported (tests/abi/),
 # sonames are versioned, and bb_version agrees with version.h.
+# SPDX-License-Identifier: MIT
 foreach(lib backbeat backbeat_read)
   get_target_property(_out ${lib} OUTPUT_NAME)
   add_test(NAME abi_exports_${_out}

@@ -1,4 +1,5 @@
 # Tests of the .bb dump writer (src/capture/dump_writer.c).
+# SPDX-License-Identifier: MIT
 bb_test(writer_bytes SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/capture/dump/writer_bytes.c)
 bb_test(writer_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/capture/dump/writer_errors.c)
 bb_test(writer_golden SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/capture/dump/writer_golden.c)

@@ -1,4 +1,5 @@
 # Tests of event definition (include/backbeat/event.h), event ids and the registry.
+# SPDX-License-Identifier: MIT
 set(BB_EV ${CMAKE_CURRENT_SOURCE_DIR}/capture/events)
 set(BB_EV_FLAGS -std=gnu11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only)
 set(BB_EV_CXXFLAGS -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only)

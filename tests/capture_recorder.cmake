@@ -1,4 +1,5 @@
 # Tests of the recorder (src/capture/: recorder*.c, inflight.c, clock.c, cpu.c, intern.c, span.c).
+# SPDX-License-Identifier: MIT
 set(BB_REC ${CMAKE_CURRENT_SOURCE_DIR}/capture/recorder)
 bb_test(recorder_basic SOURCES ${BB_REC}/basic.c ${BB_REC}/rec_util.c)
 # The same without rseq (glibc tunable): the CPU hint falls back to the thread-pointer hash.

@@ -1,6 +1,7 @@
 # Tests of the `backbeat` CLI (src/cli): error paths, inspect --json, trace output (checked by
 # the DevTools trace engine and by our own parse), merge. The Node tests need
 # `npm ci --prefix tests/js`; without node_modules they exit 77 (skipped).
+# SPDX-License-Identifier: MIT
 add_executable(cli_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_gen.c)
 target_compile_definitions(cli_gen PRIVATE _GNU_SOURCE)
 target_link_libraries(cli_gen PRIVATE backbeat)

@@ -3,6 +3,7 @@
 # against the packages extracted into a throwaway root and read by the extracted CLI.
 # no-sanitize: the package build is its own (Debian's flags), and the consumers link with a plain
 # `cc`. The package build compiles the project once more: one at a time with the install tests.
+# SPDX-License-Identifier: MIT
 find_program(BB_DEB_BASH bash REQUIRED)
 add_test(NAME deb_packages
          COMMAND ${BB_DEB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/deb/deb_test.sh

@@ -1,5 +1,6 @@
 # Tests of the global recorder (issue 5): unit tests of its parts (configuration, naming,
 # throttle/limits, dumper) and end-to-end tests with real child processes (tests/global/).
+# SPDX-License-Identifier: MIT
 function(bb_global_unit name)
   bb_test(${name} INTERNAL ${ARGN})
   # test paths are built with snprintf into fixed buffers on purpose

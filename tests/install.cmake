@@ -4,6 +4,7 @@
 # man page; headers alone. no-sanitize: the consumers link with a plain `cc`, which cannot
 # resolve a sanitizer build's instrumented libraries. The README's Install section is run
 # literally by install_readme. Both install this build: one at a time (RESOURCE_LOCK).
+# SPDX-License-Identifier: MIT
 find_program(BB_INSTALL_BASH bash REQUIRED)
 add_test(NAME install_consume
          COMMAND ${BB_INSTALL_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh

@@ -1,6 +1,7 @@
 # Tests of the Parquet encoder (src/parquet) and of convert's table writer (src/cli/convert):
 # drivers below call them directly; the checks themselves are Node scripts (tests/js/parquet_*.mjs) that
 # read the files back with DuckDB and hyparquet (installed by `npm ci --prefix tests/js`).
+# SPDX-License-Identifier: MIT
 set(BB_PQ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/parquet)
 set(BB_CONV_DIR ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert)
 

@@ -2,6 +2,7 @@
 # by following the README and docs: the demo's views in DuckDB and its trace in the DevTools
 # trace engine, CLI edge cases, BACKBEAT_SIGNAL before first use, the README's first example
 # run literally. Node tests exit 77 (skipped) without `npm ci --prefix tests/js`.
+# SPDX-License-Identifier: MIT
 find_program(BB_QA_NODE node)
 if(BB_QA_NODE)
   add_test(NAME qa_demo COMMAND ${BB_QA_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/qa/demo_check.mjs
@@ -32,3 +33,6 @@ if(BB_QA_NODE)
   set_tests_properties(qa_views_unterminated PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
     ENVIRONMENT "BB_NODE_MODULES=${BB_NODE_MODULES}")
 endif()
+# Every source file names its license (SPDX), as LICENSE and the package metadata do.
+add_test(NAME qa_spdx COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/qa/spdx_check.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(qa_spdx PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa")

@@ -1,4 +1,5 @@
 # Tests of the dump reader (src/read/reader.c, src/read/utf8.c) and the multi-dump model (src/read/model.c).
+# SPDX-License-Identifier: MIT
 set(BB_READER_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/read)
 bb_test(reader_golden SOURCES ${BB_READER_TEST_DIR}/golden.c ${BB_READER_TEST_DIR}/dump_json.c)
 bb_test(model_golden SOURCES ${BB_READER_TEST_DIR}/multi.c ${BB_READER_TEST_DIR}/dump_json.c

@@ -5,6 +5,7 @@
 # install.sh end to end against a loopback HTTP server, and shellcheck of the shipped scripts.
 # Labelled no-sanitize: they build and run their own binaries, not the sanitized ones.
 # Packages: scripts/install-deps.sh --test (which implies --static).
+# SPDX-License-Identifier: MIT
 find_program(BB_RELEASE_BASH bash)
 set(BB_RELEASE_DIR ${CMAKE_CURRENT_BINARY_DIR}/release_work)
 set(BB_RELEASE_SCRIPTS ${CMAKE_CURRENT_SOURCE_DIR}/release)

@@ -2,6 +2,7 @@
  * an id (registration time only), registry add/remove, and snapshots (the crash-dump path; the
  * de-duplication is O(n^2) without allocation) for growing registries. Prints numbers; asserts
  * nothing about them. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

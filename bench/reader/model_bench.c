@@ -8,6 +8,7 @@
  * time to iterate the merged stream decoding every field, in records per second (all times
  * are process CPU time, so a loaded machine does not skew them).
  */
+/* SPDX-License-Identifier: MIT */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>

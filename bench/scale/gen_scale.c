@@ -10,6 +10,7 @@
  * Everything but manymeta goes through the public dump writer; manymeta writes the bytes of
  * the sections itself (the writer emits one Meta section per dump).
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* backbeat/backbeat.h — the umbrella header: define events (event.h), record them and dump
  * (recorder.h), or use the process-wide recorder (global.h); version.h. What a program includes. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_BACKBEAT_H
 #define BACKBEAT_BACKBEAT_H
 

@@ -10,6 +10,7 @@
  * Sections are written in the reference order: Schema, Intern, one Views per text, one Shard
  * per ring (in the order given), Meta.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DUMP_WRITER_H
 #define BACKBEAT_DUMP_WRITER_H
 

@@ -4,6 +4,7 @@
  * bb_error (may be NULL) with a human-readable message and, for dump parsing, the byte offset
  * where the problem was found. The library never aborts.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_ERROR_H
 #define BACKBEAT_ERROR_H
 

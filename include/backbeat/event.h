@@ -64,6 +64,7 @@
  * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles as C11 (GNU
  * extensions used: __typeof__, __attribute__, __atomic builtins) and as C++17.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_EVENT_H
 #define BACKBEAT_EVENT_H
 #ifndef BB__EVENT_NOT_SYSTEM_HEADER

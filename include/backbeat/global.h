@@ -25,6 +25,7 @@
  * child's pid; enabled if the parent's was). Until then, in the child, triggers and crashes
  * write nothing. fork() waits for a dump in progress to finish.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_GLOBAL_H
 #define BACKBEAT_GLOBAL_H
 

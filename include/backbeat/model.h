@@ -9,6 +9,7 @@
  * Memory: one 4-byte locator per recovered record (positions into the mapped rings) plus a
  * k-way merge heap, independent of record sizes. Records are decoded straight from the mapping.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_MODEL_H
 #define BACKBEAT_MODEL_H
 

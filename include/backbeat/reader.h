@@ -8,6 +8,7 @@
  * All structures returned are owned by the bb_dump and valid until bb_dump_close. Strings are
  * views into the mapping (NOT NUL-terminated): use ptr/len.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_READER_H
 #define BACKBEAT_READER_H
 

@@ -37,6 +37,7 @@
  * path: user code compiles it in, so its layout is ABI (detail/abi.h), but it is not API and may
  * change in any release.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_RECORDER_H
 #define BACKBEAT_RECORDER_H
 

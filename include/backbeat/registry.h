@@ -15,6 +15,7 @@
  * the unload still decodes the plugin's records. Snapshots stay lock-free and
  * async-signal-safe; the copy is made in bb_registry_remove (under the registry's lock).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_REGISTRY_H
 #define BACKBEAT_REGISTRY_H
 

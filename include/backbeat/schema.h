@@ -4,6 +4,7 @@
  * registry links together, and what the dump writer serialises into the Schema section
  * (FORMAT.md, kind 0). Freestanding: only <stdint.h>, <stddef.h> and <stdbool.h>.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_SCHEMA_H
 #define BACKBEAT_SCHEMA_H
 

@@ -8,6 +8,7 @@
  *
  * Freestanding, C and C++.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_VERSION_H
 #define BACKBEAT_VERSION_H
 

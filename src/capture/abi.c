@@ -2,6 +2,7 @@
  * accept a descriptor whose tag is this library's, refuse any other with one message on stderr
  * per process (naming the object that holds the first refused descriptor), so a plugin built
  * against other headers is never misread. Only the tag, the descriptor's first member, is read. */
+/* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
 /* abi_check.h — the check of a descriptor's layout tag (abi.c, detail/abi.h), for the capture
  * library's entry points that receive structures compiled into programs. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_CAPTURE_ABI_CHECK_H
 #define BB_CAPTURE_ABI_CHECK_H
 

@@ -2,6 +2,7 @@
  * calibration against CLOCK_MONOTONIC (once per process), the wall-clock epoch latched at
  * creation, and the choice of the default clock (BACKBEAT_CLOCK overrides it). The per-event
  * reads are inline in recorder.h. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

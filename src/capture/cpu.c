@@ -1,6 +1,7 @@
 /* cpu.c — where the fast path gets its CPU hint: glibc's rseq area (cpu_id_start, read through
  * the thread pointer + __rseq_offset, no syscall) when glibc registered rseq, else a hash of the
  * thread pointer (a cheap, stable per-thread shard), else sched_getcpu(). */
+/* SPDX-License-Identifier: MIT */
 #include <sched.h>
 #include <stddef.h>
 

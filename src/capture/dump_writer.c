@@ -10,6 +10,7 @@
  * stdio, no locale, no malloc), so with the fd sink the whole write may run inside a signal
  * handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
  */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/dump_writer.h"
 
 #include <errno.h>

@@ -6,6 +6,7 @@
  * labels. One walker produces that stream; it either hashes it or copies it out (for tests).
  * Nothing here allocates or takes a lock.
  */
+/* SPDX-License-Identifier: MIT */
 #include <string.h>
 
 #include "backbeat/event.h"

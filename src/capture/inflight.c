@@ -9,6 +9,7 @@
  * copies the ring, then for each of them waits (briefly) for it to complete and copies its bytes
  * again; a record still unfinished after the wait (its writer is descheduled) is blanked in the
  * snapshot. Blanked bytes read as zero lengths, which the walk steps over. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>

@@ -8,6 +8,7 @@
  * CAS; a lookup that loses the CAS race to an equal string returns the winner's id and leaves
  * its own entry as a harmless duplicate (same bytes, unused id). Ids are entry index + 1; 0 is
  * BB_INTERN_FULL_ID. */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,6 +2,7 @@
  * instance id, host), enable/disable, accessors, the function forms of recording and the slow
  * paths of the inline fast path (wrap at the ring end, record too large). Dumps are in
  * recorder_dump.c, clocks in clock.c, the CPU hint in cpu.c, interning in intern.c. */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -4,6 +4,7 @@
  * that writes the live rings with preallocated descriptor arrays. The schemas written are the
  * registry's and those of unloaded objects it kept (registry_internal.h), so records of a
  * dlclose'd plugin still in the rings decode. */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* recorder_internal.h — the full bb_recorder layout and the internal interfaces between the
  * recorder's files (recorder.c, clock.c, cpu.c, intern.c, span.c, recorder_dump.c). Private to
  * the library. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_RECORDER_INTERNAL_H
 #define BACKBEAT_RECORDER_INTERNAL_H
 

@@ -21,6 +21,7 @@
  * descriptors only; bb__registry_snapshot_dump (registry_internal.h), what dumps write, lists
  * them and then the unloaded copies whose id no registered descriptor has.
  */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>

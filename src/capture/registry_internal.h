@@ -1,5 +1,6 @@
 /* registry_internal.h — what the dump path needs of the registry beyond registry.h. Private to
  * the library (not exported). */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_REGISTRY_INTERNAL_H
 #define BACKBEAT_REGISTRY_INTERNAL_H
 

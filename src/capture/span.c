@@ -1,6 +1,7 @@
 /* span.c — span ids minted without coordination (per-thread counter in the high 48 bits, a
  * per-thread seed in the low 16) and the generic span enter/exit records used by the scoped
  * helper: fields are found by their role (span_id, parent_span_id) in the descriptor. */
+/* SPDX-License-Identifier: MIT */
 #include <string.h>
 
 #include "capture/abi_check.h"

@@ -1,5 +1,6 @@
 /* cli_util.c — messages, option-value parsers, buffered JSON-aware output, temp-and-rename
  * output files and TTY-only progress for the `backbeat` tool (see cli_util.h). */
+/* SPDX-License-Identifier: MIT */
 #include "cli/cli_util.h"
 
 #include <errno.h>

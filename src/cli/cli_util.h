@@ -5,6 +5,7 @@
  * temp-file-then-rename output discipline (no output that looks complete unless it is), and
  * progress reporting on stderr when (and only when) stderr is a terminal.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_UTIL_H
 #define BACKBEAT_CLI_UTIL_H
 

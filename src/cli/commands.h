@@ -3,6 +3,7 @@
  * Each takes the arguments after the subcommand name (argv[0] is the subcommand) and returns
  * the process exit status: 0 success, 1 failure, 2 usage error.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_COMMANDS_H
 #define BACKBEAT_CLI_COMMANDS_H
 

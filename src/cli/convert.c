@@ -6,6 +6,7 @@
  * binding the base view `events` to the Parquet file by absolute path, then the query DDL of
  * parquet_views_ddl(). (No sidecar for stdout or a device such as /dev/null.)
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>

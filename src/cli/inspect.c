@@ -6,6 +6,7 @@
  * the view sets (count, sizes). JSON follows the golden vectors' conventions: ids as 16-digit
  * hex strings, integers above 2^53 as decimal strings.
  */
+/* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

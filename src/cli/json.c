@@ -1,4 +1,5 @@
 /* cli/json.c — JSON string escaping over the lossy UTF-8 decoder (see cli/json.h). */
+/* SPDX-License-Identifier: MIT */
 #include "cli/json.h"
 
 typedef struct escape_ctx {

@@ -1,5 +1,6 @@
 /* main.c — entry point of the `backbeat` tool: dispatches to a subcommand, prints the top-level
  * help and the version. Exit status: 0 success, 1 failure, 2 usage error. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
 

@@ -16,6 +16,7 @@
  * fed from the reader's forms, and record frames through backbeat/detail/frame.h. Output goes
  * to a temporary file renamed into place on success.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -1,5 +1,6 @@
 /* skill.c — `backbeat skill`: a Markdown guide for a newcomer (or an agent) to the tool, the
  * Parquet table's shape, loading the views in DuckDB, and common queries. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* u64map.h — a small open-addressing hash map from uint64_t keys to pointers, for the CLI's
  * per-event, per-span and per-shard lookups (linear probing, backward-shift deletion, grows at
  * 1/2 load). Keys are mixed before use, so any key distribution is fine. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_U64MAP_H
 #define BACKBEAT_CLI_U64MAP_H
 

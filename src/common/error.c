@@ -1,4 +1,5 @@
 /* error.c — bb_strerror: the message for each bb_status. */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/error.h"
 
 const char *bb_strerror(bb_status status) {

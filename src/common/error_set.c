@@ -1,4 +1,5 @@
 /* error_set.c — filling a caller's bb_error (see error_set.h). */
+/* SPDX-License-Identifier: MIT */
 #include "common/error_set.h"
 
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* error_set.h — the one way the libraries fill a caller's bb_error (error.h): clear it on
  * success, set it from a printf format, or build it piece by piece without stdio (the dump
  * writer's messages, async-signal-safe). Every setter accepts err == NULL. Internal. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_COMMON_ERROR_SET_H
 #define BB_COMMON_ERROR_SET_H
 

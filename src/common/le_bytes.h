@@ -4,6 +4,7 @@
  * byte, so they are correct on any host byte order, need no alignment, and are
  * async-signal-safe (no calls, no state). Shared by the dump writer, the reader and the CLI.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_LE_BYTES_H
 #define BB_LE_BYTES_H
 

@@ -1,5 +1,6 @@
 /* format/names.c — printable names of field types, roles, phases and section kinds (see
  * format/names.h). */
+/* SPDX-License-Identifier: MIT */
 #include "format/names.h"
 
 #include "backbeat/schema.h"

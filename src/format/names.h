@@ -2,6 +2,7 @@
  * section kind), their one home. Internal (hidden visibility): `backbeat inspect` and the
  * convert writers print them. The values are those of backbeat/schema.h and format/sections.h.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_FORMAT_NAMES_H
 #define BB_FORMAT_NAMES_H
 

@@ -5,6 +5,7 @@
  * allocated and no library function other than the sink is called, so the encoders are
  * async-signal-safe whenever the sink is.
  */
+/* SPDX-License-Identifier: MIT */
 #include "format/sections.h"
 
 #include "backbeat/schema.h"

@@ -11,6 +11,7 @@
  * returns 0, or the first non-zero value the sink returned (it then stops writing). Everything
  * here is async-signal-safe when the sink is.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DUMP_SECTIONS_H
 #define BACKBEAT_DUMP_SECTIONS_H
 

@@ -1,5 +1,6 @@
 /* sink.c — the byte sinks of dump_writer.h (an fd, a caller's buffer) that the dump writer and
  * `backbeat merge` stream `.bb` bytes into. */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

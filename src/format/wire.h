@@ -2,6 +2,7 @@
  * magic, version and flags, the section kinds, and the fixed sizes of headers. The encoder
  * (sections.h), the reader (src/read) and merge all take them from here; the record frame's
  * constants are in include/backbeat/detail/frame.h (the inline fast path needs them). */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_FORMAT_WIRE_H
 #define BB_FORMAT_WIRE_H
 

@@ -7,6 +7,7 @@
  * child forgets the parent's recorder (never touching its locks or thread) and rebuilds its own
  * on first use, with the configuration parsed in the parent.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

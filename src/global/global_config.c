@@ -4,6 +4,7 @@
  * reported through a warning callback (naming the variable, the value given and the value
  * used instead), so the whole table of docs/ENVIRONMENT.md is unit-testable.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
  * dump behaviour. A handler installed after ours that chains to ours keeps working: it runs
  * first, ours dumps and returns to it.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

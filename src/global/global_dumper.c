@@ -6,6 +6,7 @@
  * a storm of triggers costs one byte and coalesces into one dump. Dumps are serialised by one
  * mutex held for the whole dump (the thread's and dump_now's); the crash path takes no lock.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -9,6 +9,7 @@
  *   - crash signal handlers and alternate signal stacks (global_crash.c).
  * Symbols are prefixed bb__g_ (exported from the shared library only so tests can reach them).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_GLOBAL_INTERNAL_H
 #define BACKBEAT_GLOBAL_INTERNAL_H
 

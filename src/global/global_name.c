@@ -5,6 +5,7 @@
  * written to a temporary name and then hard-linked under its final name, which fails instead of
  * replacing an existing file, so no dump is overwritten or seen half-written.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

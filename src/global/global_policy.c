@@ -5,6 +5,7 @@
  * of the files this process wrote in slots allocated once, which the crash path may use
  * (async-signal-safe: no allocation after init).
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

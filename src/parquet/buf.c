@@ -1,4 +1,5 @@
 /* parquet_buf.c — growth and release of pq_buf (see parquet_buf.h). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/buf.h"
 
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * Allocation failure is sticky: once an append fails, `failed` stays set and further appends
  * do nothing, so callers check once at the end of a unit of work instead of after every byte.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_PARQUET_BUF_H
 #define BB_PARQUET_BUF_H
 

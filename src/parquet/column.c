@@ -1,4 +1,5 @@
 /* parquet_column.c — page and column-chunk writer for one leaf column (see parquet_column.h). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/column.h"
 
 #include <errno.h>

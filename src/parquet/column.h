@@ -12,6 +12,7 @@
  * Dictionary columns fall back to PLAIN for the rest of the chunk when the dictionary grows
  * too big or turns out not to pay (most values distinct).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_PARQUET_COLUMN_H
 #define BB_PARQUET_COLUMN_H
 

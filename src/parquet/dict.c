@@ -1,4 +1,5 @@
 /* parquet_dict.c — column-chunk dictionary (see parquet_dict.h). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/dict.h"
 
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * Two flavours: byte strings (BYTE_ARRAY: 4-byte length + bytes per entry) and 8-byte integers
  * (INT64: 8 raw bytes per entry). Lookup is an open-addressing hash table of entry indices.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_PARQUET_DICT_H
 #define BB_PARQUET_DICT_H
 

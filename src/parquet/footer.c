@@ -1,5 +1,6 @@
 /* parquet_footer.c — FileMetaData serialisation (see parquet_footer.h). Field ids are those of
  * parquet.thrift (parquet-format). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/footer.h"
 
 #include <stdlib.h>

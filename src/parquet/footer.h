@@ -1,6 +1,7 @@
 /* parquet_footer.h — the Parquet footer: FileMetaData (schema, row groups with their column
  * chunks and statistics, key-value metadata, created_by, column_orders) in compact Thrift.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_PARQUET_FOOTER_H
 #define BB_PARQUET_FOOTER_H
 

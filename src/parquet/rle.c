@@ -1,4 +1,5 @@
 /* parquet_rle.c — RLE / bit-packing hybrid encoder (see parquet_rle.h). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/rle.h"
 
 void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width)

@@ -7,6 +7,7 @@
  * stop at the page's value count), so the encoder borrows values from a long run to complete a
  * pending bit-packed group before starting the RLE run.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_PARQUET_RLE_H
 #define BB_PARQUET_RLE_H
 

@@ -1,4 +1,5 @@
 /* thrift_compact.c — Thrift compact protocol encoder (see thrift_compact.h). */
+/* SPDX-License-Identifier: MIT */
 #include "parquet/thrift_compact.h"
 
 #include <string.h>

@@ -7,6 +7,7 @@
  * Field ids within one struct must be written in increasing order (deltas of 1..15 use the
  * short header; anything else the long form). Output goes to a pq_buf (sticky failure).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_THRIFT_COMPACT_H
 #define BB_THRIFT_COMPACT_H
 

@@ -8,6 +8,7 @@
  * comes first and a duplicate (equal key to the previous record) is dropped. Records are rebuilt
  * from the mapping on demand: memory is 4 bytes per record plus per-ring state.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

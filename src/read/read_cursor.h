@@ -6,6 +6,7 @@
  * absolute offset where the missing bytes begin) and returns zero, and every later read also
  * fails, so callers may chain reads and test `ok` once.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_READ_CURSOR_H
 #define BB_READ_CURSOR_H
 

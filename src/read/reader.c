@@ -7,6 +7,7 @@
  * by the input size. bb_shard_walk recovers records newest-first with the torn-record resync of
  * FORMAT.md "Records and rings"; bb_decode_field applies compat/README.md "JSON conventions".
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

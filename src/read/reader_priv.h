@@ -3,6 +3,7 @@
  * The model keeps only 4-byte locators (payload start relative to the ring's valid window) and
  * rebuilds records from the mapping on demand; these helpers do the ring arithmetic.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_READER_PRIV_H
 #define BB_READER_PRIV_H
 

@@ -4,6 +4,7 @@
  * following the Unicode "maximal subpart" practice (compat/README.md "JSON conventions"):
  * `ff fe 78` becomes U+FFFD U+FFFD "x", and a truncated multi-byte sequence is one U+FFFD.
  */
+/* SPDX-License-Identifier: MIT */
 #include <string.h>
 
 #include "backbeat/reader.h"

@@ -3,6 +3,7 @@
 # names in LIST (one per line, sorted): the public API of the headers plus the bb__ machinery the
 # inline fast path calls. Any difference fails and is printed (+ exported but not listed,
 # - listed but not exported). Update LIST only together with the public headers.
+# SPDX-License-Identifier: MIT
 set -eu
 lib="$1"; list="$2"
 got="$(nm -D --defined-only "$lib" | awk '{print $3}' | LC_ALL=C sort)"

@@ -1,6 +1,7 @@
 /* version_test.c — version.h and the libraries agree: bb_version() of libbackbeat is
  * BB_VERSION_STRING, bb_version_number() is BB_VERSION_NUMBER, and the string is what the
  * numbers say. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
 # unwritable output exits 1, names the output and leaves no file behind; usage errors exit 2;
 # --help works on every subcommand and --version prints the version. Needs the golden
 # basic.bb (exits 77 without it).
+# SPDX-License-Identifier: MIT
 set -u
 B="$1"
 W="$2"

@@ -8,6 +8,7 @@
  *   cli_gen spans2 OUT.bb     instance fe..02: reuses spans1's span ids (pairing is per instance)
  *   cli_gen bench OUT.bb N    N records on 4 shards (notes and span pairs), for benchmarks
  */
+/* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
 # conversion of 100k records with stderr redirected to a file prints nothing there; converting
 # to a trace and to Parquet, merging, and converting the merge all succeed on that dump, and
 # the trace represents every record.
+# SPDX-License-Identifier: MIT
 set -u
 B="$1" GEN="$2" W="$3"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1

@@ -2,6 +2,7 @@
 // relative, --event globs on qualified and display names, --instance), checked on trace output
 // against the golden expected records: the records a trace represents (instants, and one or two
 // per slice) must be exactly the filtered subset.
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

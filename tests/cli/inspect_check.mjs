@@ -2,6 +2,7 @@
 // its expected.json: envelope, registry (every field's type, unit, sentinel, role, labels),
 // instances (host, intern entries), views, shards (capacity, head, records recovered) and the
 // torn dump's skipped bytes; the text form names the same things; several dumps give an array.
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,7 @@
 // well-formed (inspect: instances, hosts, unioned intern tables, views once, compact rings with
 // nothing skipped, power-of-two capacities). When DuckDB is installed (tests/js), the same holds
 // for Parquet rows: every column of every row equal.
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,6 +2,7 @@
 // ```sql block of the guide, with its example names replaced by basic.bb's, executes against
 // basic.bb converted to Parquet with its views sidecar loaded, and the span-duration query
 // finds basic.bb's two closed spans (7000 and 3000 ns).
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,6 +2,7 @@
  * adapters (cli_buf_json_str, pq_json_str), which must agree byte for byte, on control bytes,
  * quotes, DEL, valid multi-byte UTF-8 and invalid UTF-8 (one U+FFFD per maximal invalid
  * subpart); and the format's name tables (format/names.h). */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* u64map_test.c — the CLI's open-addressing map (src/cli/u64map.c) against a reference: random
  * inserts, replacements and deletions (backward-shift deletion is where such maps break),
  * including key 0 and keys that collide in their home slot; every lookup is checked. */
+/* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

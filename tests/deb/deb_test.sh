@@ -10,6 +10,7 @@
 # that root through pkg-config and through find_package (shared and static), run, and its dump
 # read by the extracted CLI. Before any of it: the debian/ metadata agrees with the tree
 # (version.h, the export lists in tests/abi/). Any failing step stops the test naming it.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 SRC="$(cd "$1" && pwd -P)"
 W="$2"

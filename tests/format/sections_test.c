@@ -4,6 +4,7 @@
  * exactly their BB_*_SIZE, bb_sections_layout places bodies back to back after the table, and a
  * sink failing at any byte makes an encoder return that sink's code and write nothing after it.
  * Byte values themselves are checked elsewhere (writer_bytes, writer_golden, the merge tests). */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 

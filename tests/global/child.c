@@ -20,6 +20,7 @@
  *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
  *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

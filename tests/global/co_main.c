@@ -1,5 +1,6 @@
 /* co_main.c — with BACKBEAT_COMPILED_OUT, BB_GRECORD (co_off.c) neither evaluates its arguments
  * nor touches the global recorder: after 1000 calls it has still not been built. */
+/* SPDX-License-Identifier: MIT */
 #include <backbeat/global.h>
 
 #include "gtest_util.h"

@@ -1,5 +1,6 @@
 /* co_off.c — compiled with -DBACKBEAT_COMPILED_OUT (tests/global.cmake): BB_GRECORD here must
  * compile (arguments type-checked) and do nothing at all, not even build the global recorder. */
+/* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 
 BB_EVENT(co_ev, "bbtest", "CompiledOut", "Never recorded.",

@@ -1,5 +1,6 @@
 /* config_test.c — BACKBEAT_* parsing: defaults, valid values, size suffixes, and exactly one
  * warning (naming the variable, the value and the value used) per invalid value. */
+/* SPDX-License-Identifier: MIT */
 #include <signal.h>
 
 #include "global/global_internal.h"

@@ -1,5 +1,6 @@
 // cxx_test.cpp — global.h from C++17: BB_GRECORD_PTR, the bb_global_* API and a dump, with the same
 // warnings as the C code (-Wall -Wextra -Wpedantic -Werror).
+// SPDX-License-Identifier: MIT
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

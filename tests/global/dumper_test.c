@@ -1,6 +1,7 @@
 /* dumper_test.c — the dumper over a fake dump callback: a trigger storm writes at most one dump
  * per throttle window, triggers from a signal handler work, dump_now names and limits, a
  * failing directory is reported once, and the signal-safe path publishes a file. */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

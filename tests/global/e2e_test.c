@@ -5,6 +5,7 @@
  * CLI (`backbeat convert`, path in BB_CLI). argv[1] names the scenario (one ctest each). No
  * timing assertion: every wait is a generous poll on a condition.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

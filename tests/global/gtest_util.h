@@ -1,5 +1,6 @@
 /* gtest_util.h — small helpers shared by the global recorder's tests: checks, temporary
  * directories, listing the dump files in one. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_GTEST_UTIL_H
 #define BB_GTEST_UTIL_H
 

@@ -1,6 +1,7 @@
 /* lazy_test.c — the global recorder built by racing first uses: threads released together all
  * get the same recorder, every record lands (BACKBEAT_ENABLE arms it before the first one is
  * taken), enable/disable work, and a synchronous dump holds exactly what was recorded. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 
 #include <backbeat/event.h>

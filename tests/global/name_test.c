@@ -1,5 +1,6 @@
 /* name_test.c — dump file naming: the UTC stamp, stem/extension split, the -N suffix, and
  * publishing that never replaces an existing file (same-millisecond collisions). */
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 
 #include "global/global_internal.h"

@@ -1,5 +1,6 @@
 /* policy_test.c — the throttle window (first dump never throttled) and both limit policies,
  * reasoned about by counts; keep-newest removes exactly the oldest files it wrote. */
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 
 #include "global/global_internal.h"

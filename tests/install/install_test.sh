@@ -11,6 +11,7 @@
 # names every subcommand and option of `backbeat --help`. Then the prefix is MOVED and the
 # consumers are built and run again from the new place (relocatable package files).
 # Any failing step stops the test with a message naming it.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 SRC="$(cd "$1" && pwd -P)"
 BUILD="$(cd "$2" && pwd -P)"

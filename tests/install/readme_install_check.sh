@@ -5,6 +5,7 @@
 # HOME=WORK/home (so ~/.local is a temporary prefix), `build` pointed at this build tree and
 # examples/ at this source tree; its CMake block is written as the CMakeLists.txt of a project
 # holding examples/hello.c, and the shell block after it runs line by line in that project.
+# SPDX-License-Identifier: MIT
 set -u
 SRC="$(cd "$1" && pwd -P)"
 BUILD="$(cd "$2" && pwd -P)"

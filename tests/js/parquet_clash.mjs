@@ -10,6 +10,7 @@
 // sets backbeat.host, and an `--event` filter renumbers `seq` over the rows kept.
 //
 // Usage: node parquet_clash.mjs cli|driver TOOL PQ_GENDUMP
+// SPDX-License-Identifier: MIT
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

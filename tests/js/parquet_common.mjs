@@ -2,6 +2,7 @@
 // vectors, converting dumps (through the CLI or the test driver), reading a Parquet file with
 // DuckDB and with hyparquet, an independent model of the table layout (FORMAT.md) computed
 // from the golden expected.json schemas, and value-by-value comparison.
+// SPDX-License-Identifier: MIT
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -5,6 +5,7 @@
 // per-event view, backbeat_keys and the dumps' own view sets answer correctly.
 //
 // Usage: node parquet_golden.mjs cli|driver TOOL   (TOOL: build/backbeat or pq_convert)
+// SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 import path from 'node:path';
 import { check, compareRows, compatDir, convert, duckRows, expectedRows, finish, hypRows,

@@ -3,6 +3,7 @@
 // above 2^63) read back value by value by DuckDB and hyparquet, plus its statistics.
 //
 // Usage: node parquet_lowlevel.mjs PQ_LOWLEVEL
+// SPDX-License-Identifier: MIT
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';

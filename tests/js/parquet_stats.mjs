@@ -4,6 +4,7 @@
 // rows a full scan finds. The full scan itself is checked against the generator's formulas.
 //
 // Usage: node parquet_stats.mjs cli|driver TOOL PQ_GENDUMP
+// SPDX-License-Identifier: MIT
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,7 @@
 // back exactly (a = i, b = -(i % 1000), tag, k = 3i), other groups NULL (a sample of groups).
 //
 // Usage: node parquet_wide.mjs cli|driver TOOL PQ_GENDUMP
+// SPDX-License-Identifier: MIT
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,6 +3,7 @@
 // expected.json values and the three Perfetto traps; the DevTools trace engine
 // (@paulirish/trace_engine) loads it and must keep every slice with its begin, duration and
 // nesting.
+// SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkEngine, checkTrace, compatDir, expectTrace, Failures, goldenSingle, mustRun,

@@ -8,6 +8,7 @@
 // traps (one name per span, small pids/tids with process_name/thread_name, relative ns-exact
 // ts). checkEngine() loads the trace in the DevTools trace engine and checks that every slice
 // is in its thread's tree with the right begin, duration and parent.
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,7 @@
 // orphan exit, and a second instance reusing the same span ids (pairing is per instance).
 // Timestamps are at Unix-epoch scale with odd nanoseconds. Checked by our own parse against
 // the generator's records and by the DevTools trace engine.
+// SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkEngine, checkTrace, expectTrace, Failures, mustRun, skipUnlessEngine } from './trace_lib.mjs';

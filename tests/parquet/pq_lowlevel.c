@@ -5,6 +5,7 @@
  * Usage: pq_lowlevel OUT.parquet   (the data is a pure function of the row number; the reader
  * script recomputes it).
  */
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * stretches, alternations, runs across the literal buffer's capacity) at every bit width
  * 1..24 decode back to exactly the values fed in (padding inside the stream would shift them).
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
 #  - a zero-width bytes field (legal in the format) converts: its hex text is empty (the
 #    Parquet writer applied an offset to a NULL buffer, which the sanitizer pass rejects).
 # Needs the golden basic.bb (exits 77 without it).
+# SPDX-License-Identifier: MIT
 set -u
 B="$1"
 W="$2"

@@ -4,6 +4,7 @@
 // from the views.sql sidecar in DuckDB return one row per request, per instance, with sane
 // durations; the trace opens in the DevTools trace engine with every cache lookup nested in
 // the request it serves (when both are on one shard's lane).
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

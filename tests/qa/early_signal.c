@@ -12,6 +12,7 @@
  *            exactly once each (no endless ping-pong between the two handlers).
  * The parent checks the child's exit status (0: every check passed; killed by SIGUSR1: the
  * bug) and that the dump directory holds one dump. */
+/* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>

@@ -4,6 +4,7 @@
 # inspect, convert to Parquet and to a trace) runs line by line, with the paths it names
 # (examples/, include, build/) pointed at this source and build tree, and writes every output
 # it promises.
+# SPDX-License-Identifier: MIT
 set -u
 SRC="$1"
 BUILD="$2"

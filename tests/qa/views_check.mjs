@@ -1,5 +1,6 @@
 // views_check.mjs GEN BACKBEAT WORKDIR — view sets whose last statement lacks its ';' (or ends
 // in a comment) still give a views.sql sidecar that DuckDB loads, each view working.
+// SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

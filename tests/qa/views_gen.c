@@ -1,5 +1,6 @@
 /* views_gen.c OUT.bb — a dump carrying view sets whose last statement has no terminating ';'
  * (one ends in a comment), which the views.sql sidecar must still load as separate statements. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 
 #include <backbeat/backbeat.h>

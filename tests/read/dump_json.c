@@ -1,4 +1,5 @@
 /* dump_json.c — JSON rendering of reader/model output in the golden files' shape (tests only). */
+/* SPDX-License-Identifier: MIT */
 #include "dump_json.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* dump_json.h — render what the reader and the model recover as JSON in the shape of the golden
  * files (compat/README.md "expected.json shape"), so tests can compare structurally.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_DUMP_JSON_H
 #define BB_TEST_DUMP_JSON_H
 

@@ -3,6 +3,7 @@
  * strings, views, shards with head/capacity/record counts, and every record in global order with
  * its decoded values), and the walk's skipped-byte counts on the torn fixture. Exits 77 when the golden vectors are absent.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * and message, or a walk that terminates and accepts only records that truly validate.
  * Inputs live in exactly-sized heap copies, so the sanitizer pass catches any overread.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* model_json.c — JSON rendering of a model's merged record stream (multi_*.expected.json). */
+/* SPDX-License-Identifier: MIT */
 #include "dump_json.h"
 
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
  * equal keys collapsed to the first input's copy (or all kept without dedup).
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

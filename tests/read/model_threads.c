@@ -3,6 +3,7 @@
  * same sequence as a single-threaded run. Labelled concurrent (runs under ThreadSanitizer).
  * Exits 77 when the golden vectors are absent.
  */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * order; without dedup it yields every copy; record_count always equals what iteration yields.
  * Exits 77 when the golden vectors are absent.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
 # (python3 -m http.server on 127.0.0.1, a free port) serving the archives in DIST laid out like
 # GitHub releases: latest/download/ and download/v0.1.0/, plus broken releases. Each case runs
 # `sh install.sh` (dash on Debian) and checks the exit code, the message and what got installed.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$1 dist=$2 work=$3
 installer=$src/install.sh

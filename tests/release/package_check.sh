@@ -3,6 +3,7 @@
 # (scripts/release.sh --package) into DIST/a and DIST/b: the archives and checksums must be
 # byte-identical, the checksums must verify, and each archive must hold exactly the layout
 # the installer and users expect. DIST/a is what install_sh_test.sh serves.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$1 bindir=$2 dist=$3
 fail() { echo "package_check: $*" >&2; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # reproducible.sh SRC BIN WORK — a second static x86_64 build, in another work directory with its
 # own zstd, is byte-identical to BIN and mentions neither build's paths.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$1 bin=$2 work=$3
 rm -rf "$work"

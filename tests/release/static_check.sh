@@ -3,6 +3,7 @@
 # shared library, and in an empty root (only the binary, a golden dump, and for aarch64 the
 # static qemu) `inspect` and `convert -o x.json` give byte for byte what the dynamic CLI gives.
 # Exits 77 (skipped) without golden vectors, or when no empty root can be entered.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 target=$1 bin=$2 dyn=$3 work=$4
 fail() { echo "static_check($target): $*" >&2; exit 1; }

@@ -6,6 +6,7 @@
  * including file: a test's main ends with `return failures ? 1 : 0;`. Meant for tests made of
  * one translation unit (each file including it has its own counter). Header-only.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_CHECK_H
 #define BB_TEST_CHECK_H
 

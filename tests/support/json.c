@@ -1,4 +1,5 @@
 /* json.c — the test-only JSON parser declared in json.h (recursive descent over a buffer). */
+/* SPDX-License-Identifier: MIT */
 #include "json.h"
 
 #include <errno.h>

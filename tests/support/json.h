@@ -4,6 +4,7 @@
  * compared exactly (json_u64 / json_i64 also accept the golden files' decimal strings for
  * magnitudes above 2^53). Not for production input: errors are reported, not recovered.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_JSON_H
 #define BB_TEST_JSON_H
 

@@ -1,4 +1,5 @@
 /* read_fd.c — test_read_fd (see read_fd.h). */
+/* SPDX-License-Identifier: MIT */
 #include "read_fd.h"
 
 #include <unistd.h>

@@ -1,4 +1,5 @@
 /* read_fd.h — read back what a test wrote to a pipe or file descriptor. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_READ_FD_H
 #define BB_TEST_READ_FD_H
 

@@ -1,4 +1,5 @@
 /* json_selftest.c — checks the test-support JSON parser on the golden files and edge cases. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,6 +18,7 @@
  *
  * Machinery: may change in any release. Freestanding, C and C++.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DETAIL_ABI_H
 #define BACKBEAT_DETAIL_ABI_H
 

@@ -1,4 +1,5 @@
 /* backbeat/detail/event_impl.h — machinery behind event.h; not API, it may change in any release. */
+/* SPDX-License-Identifier: MIT */
 /* Read include/backbeat/event.h for the contract. This header holds what expands it: C/C++ type
  * tags, the per-field steps, the event/enum/views expansions and the argument validation that
  * turns a malformed BB_EVENT or field macro into one static assertion naming the event and the

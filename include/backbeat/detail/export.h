@@ -2,6 +2,7 @@
  * exports is exactly what a public header declares with it (the libraries are compiled with
  * hidden visibility; tests/abi compares the exported symbols with a committed list).
  * Machinery: may change in any release. Freestanding, C and C++. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DETAIL_EXPORT_H
 #define BACKBEAT_DETAIL_EXPORT_H
 

@@ -5,6 +5,7 @@
  *
  * Machinery: may change in any release (the wire layout itself is the format's, and does not).
  * Written with memcpy of native integers: backbeat builds only on little-endian targets. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DETAIL_FRAME_H
 #define BACKBEAT_DETAIL_FRAME_H
 

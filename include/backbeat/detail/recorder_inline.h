@@ -5,6 +5,7 @@
  * Machinery: may change in any release. User code compiles it in, so the structures here are
  * ABI, guarded by the layout tag (detail/abi.h). Included by recorder.h only.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DETAIL_RECORDER_INLINE_H
 #define BACKBEAT_DETAIL_RECORDER_INLINE_H
 

@@ -1,4 +1,5 @@
 /* convert/layout.c — the sparse-wide table's schema for a model (see convert/layout.h). */
+/* SPDX-License-Identifier: MIT */
 #include "cli/convert/layout.h"
 
 #include <stdio.h>

@@ -18,6 +18,7 @@
  * name is written as the two characters "\0" in every name the table carries (columns,
  * groups, the `event` column, the views).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_LAYOUT_H
 #define BB_CONVERT_LAYOUT_H
 

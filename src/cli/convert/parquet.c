@@ -10,6 +10,7 @@
  * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
  * (convert/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* convert/semantics.c — the `backbeat.columns` JSON document (see convert/semantics.h). */
+/* SPDX-License-Identifier: MIT */
 #include "cli/convert/semantics.h"
 
 #include <string.h>

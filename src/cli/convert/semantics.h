@@ -16,6 +16,7 @@
  * null. Dense column roles: "row" (seq), "timestamp" (ts_nanos, unit "ns"), "event",
  * "event_id", "instance_id"; promoted columns carry their key/span role; groups "event".
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_SEMANTICS_H
 #define BB_CONVERT_SEMANTICS_H
 

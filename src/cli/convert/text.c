@@ -1,4 +1,5 @@
 /* convert/text.c — text rendering helpers of the Parquet writer (see convert/text.h). */
+/* SPDX-License-Identifier: MIT */
 #include "cli/convert/text.h"
 
 #include "backbeat/reader.h"

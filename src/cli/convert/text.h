@@ -2,6 +2,7 @@
  * strings, hex and decimal rendering of field values, and quoting for the JSON and SQL the
  * footer and the views carry. Everything appends to a pq_buf.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_TEXT_H
 #define BB_CONVERT_TEXT_H
 

@@ -38,6 +38,7 @@
  * at the same nanosecond never share a lane: the file order of equal-ts "X" events (inner slice
  * first, since it closes first) is read differently by different viewers.
  */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
  *   to an earlier one, as successive dumps of one process carry, once; a text holding a NUL
  *   byte is left out, with a warning on stderr: the DDL is one C string).
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

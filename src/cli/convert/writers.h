@@ -8,6 +8,7 @@
  * sidecar OUT.views.sql is the caller's, from parquet_views_ddl), and depend on this header,
  * never on the caller.
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_CONVERT_WRITERS_H
 #define BACKBEAT_CLI_CONVERT_WRITERS_H
 

@@ -2,6 +2,7 @@
  * built with another layout tag is refused with one message on stderr naming it, its events and
  * views never enter the registry or a dump, its records (inline and function form) never reach
  * the recorder, and the host goes on recording its own events around it. */
+/* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * BB__ABI_LAYOUT by tests/capture_abi.cmake): its events and view set must be refused at
  * registration, and its inline records and function-form records must never reach the host's
  * recorder (loaded by abi_refuse.c). */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/backbeat.h"
 
 BB_EVENT(foreign_ev, "foreign", "Event", NULL, BB_KEY(uint64_t, k, NULL));

@@ -3,6 +3,7 @@
  * fixed input: fixed instance id, host, 2 events, 1 intern entry, 1 view, 2 small shards.
  * Written through the fd sink (a pipe and a temp file) and the buffer sink; bb_dump_size must
  * equal the bytes written; a buffer sink one byte too small must fail without overflowing. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

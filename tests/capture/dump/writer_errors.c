@@ -1,6 +1,7 @@
 /* writer_errors.c — the dump writer rejects what cannot be encoded (strings past their u16
  * length, oversized records, malformed schemas or shards) with BB_ERR_INVALID and a message,
  * before writing a single byte; and a sink that fails (a too-small buffer) yields an error. */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

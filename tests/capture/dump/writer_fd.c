@@ -8,6 +8,7 @@
  * allocate, also with hundreds of shards; bb_dump_write run from inside a signal handler
  * writes the same bytes as the buffer sink. (Labelled no-sanitize: the sanitizer runtimes
  * intercept the same symbols.) */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

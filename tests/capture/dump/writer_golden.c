@@ -3,6 +3,7 @@
  * [ts][event_id][fields][u16 len] at the head wrapping at the capacity, the after_snapshot
  * edits, schemas in registry_order) with bb_dump_write, and compare byte for byte with NAME.bb.
  * Exits 77 when the compat dir is absent. */
+/* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

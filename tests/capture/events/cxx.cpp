@@ -1,5 +1,6 @@
 // cxx.cpp — event.h as C++17: the golden fixture schemas compile as C++ and produce the same
 // descriptors (same golden ids, same layout), and structs are filled the C++ way.
+// SPDX-License-Identifier: MIT
 #include <cstdio>
 #include <cstring>
 

@@ -1,5 +1,6 @@
 // cxx_extern_c.cpp — event.h included inside an extern "C" block still compiles as C++17
 // (its templates are declared extern "C++"). Compile-only test.
+// SPDX-License-Identifier: MIT
 extern "C" {
 #include "backbeat/event.h"
 }

@@ -1,6 +1,7 @@
 /* Control for the compile-fail tests: correct files in the same setting compile cleanly,
  * including a record of exactly BB_MAX_RECORD_SIZE bytes and an enum field named after its
  * type, and the limits: 64 fields per event, 128 labels per enum. */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_ENUM(ok_kind, int16_t, (OK_NEG, -1, "neg"), (OK_POS, 1, "pos"));
 BB_SPAN_EXIT_EVENT(ok_exit, "fail", "Ok", NULL,

@@ -7,6 +7,7 @@
 # compiler's stderr that contains "error" and requires it to start with "<path>/<basename of
 # FILE>:<line>:" where <line> is the line of FILE marked /* EXPECT-ERROR */ (any line of FILE if
 # there is no marker), and to match the extended regular expression REGEX.
+# SPDX-License-Identifier: MIT
 set -u
 cc=$1; shift
 flags=

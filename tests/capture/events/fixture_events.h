@@ -7,6 +7,7 @@
  * (multi_other); define BB_FIXTURE_NO_OTHER_SAMPLE to leave the latter out (a program that
  * registers both has two schemas under one name, as a merged dump does).
  */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_FIXTURE_EVENTS_H
 #define BB_TEST_FIXTURE_EVENTS_H
 

@@ -6,6 +6,7 @@
  * dynamic, offset, width, role, unit, sentinel, labels) equals the expected JSON. Every golden
  * schema is covered, and all of them are in the registry without being listed anywhere.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* Freestanding compile check: event.h and the headers it includes need nothing but the
  * compiler's own freestanding headers (ctest compiles this with -ffreestanding -nostdinc and
  * only the compiler's include directory), warning-free. */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 
 BB_ENUM(fs_state, uint32_t, (FS_IDLE, 0, "idle"), (FS_BUSY, 1, "busy"),

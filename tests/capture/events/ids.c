@@ -4,6 +4,7 @@
  * from the JSON and both bb_event_id_input (the byte stream) and bb_event_id_compute (the id)
  * are compared with the vector.
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

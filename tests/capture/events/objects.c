@@ -7,6 +7,7 @@
  * library keeps a copy of each (registry.c, "unloaded schemas"): a later dump still describes
  * the plugin's records still in the rings, once per id across load/unload rounds, and decodes
  * them with their values. */
+/* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* plugin.c — a dlopen'ed plugin defining events and a view set (loaded by events_objects).
  * It records through the executable's recorder (one registry and one library per process). */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/backbeat.h"
 
 BB_EVENT(plugin_a, "plugin", "A", NULL, BB_KEY(uint64_t, k, NULL));

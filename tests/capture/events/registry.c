@@ -3,6 +3,7 @@
  * head, middle and tail, re-adding, view sets, the generation counter, lazy ids
  * (bb_event_id on a never-registered descriptor), and snapshots taken from a signal handler
  * while the registry is being modified. */
+/* SPDX-License-Identifier: MIT */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

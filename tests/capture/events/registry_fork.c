@@ -1,6 +1,7 @@
 /* registry_fork.c — fork() while other threads register and unregister events: every child
  * can still use the registry (add, remove, snapshot) and exit, which runs the unregistering
  * destructors. A child stuck on a lock inherited held would be killed by its alarm and fail. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

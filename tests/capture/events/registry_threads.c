@@ -4,6 +4,7 @@
  * reader threads take snapshots meanwhile. Every snapshot entry must be a fully initialised
  * descriptor (its id set before it became visible), entries must be distinct by id, and at the
  * end the registry holds exactly what was left registered. */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

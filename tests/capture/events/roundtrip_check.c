@@ -1,4 +1,5 @@
 /* roundtrip_check.c — see roundtrip_check.h. */
+/* SPDX-License-Identifier: MIT */
 #include "roundtrip_check.h"
 
 int rt_failures;

@@ -1,6 +1,7 @@
 /* roundtrip_check.h — shared checks of the round-trip tests: the values an event struct held
  * come back from a dump, field by field (by name, through bb_decode_field), and the dump's
  * schemas equal the program's descriptors. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_ROUNDTRIP_CHECK_H
 #define BB_TEST_ROUNDTRIP_CHECK_H
 

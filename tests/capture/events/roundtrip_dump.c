@@ -6,6 +6,7 @@
  * 1/2/4/8 with labelled and unlabelled values, sentinel hits and misses, both interned kinds
  * with a missing id, span enter/exit, the zero-field marker), in order. rt::Unrecorded has no
  * records and is still in the dump's registry. */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,6 @@
 /* roundtrip_events.h — events covering every field type, role, enum repr width, sentinel,
  * interned kind, span phase and a zero-field marker, for the round-trip tests. */
+/* SPDX-License-Identifier: MIT */
 #ifndef BB_TEST_ROUNDTRIP_EVENTS_H
 #define BB_TEST_ROUNDTRIP_EVENTS_H
 

@@ -3,6 +3,7 @@
  * BB_SPAN_ENTER / BB_SPAN_EXIT and interned strings from bb_intern_str, dumped with
  * bb_recorder_dump_buffer and read back: the registry holds every descriptor (the never
  * recorded one too) and every recorded value comes back. */
+/* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
 

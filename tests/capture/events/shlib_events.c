@@ -1,6 +1,7 @@
 /* shlib_events.c — events defined in a shared library (linked by events_objects). It also
  * defines fixture::Tick, which the executable defines too: the registry holds both
  * descriptors but snapshots list the id once. */
+/* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 
 BB_EVENT(shlib_hello, "shlib", "Hello", "Defined in a shared library.",

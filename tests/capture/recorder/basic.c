@@ -2,6 +2,7 @@
  * BB_RECORD and the function forms, values read back exactly, clocks (manual, user, default,
  * BACKBEAT_CLOCK), record-too-large refusal, intern (static cache, dynamic, full table), views,
  * spans (explicit, BB_SPAN_ENTER/EXIT, scoped with cleanup, parent ids), dump_path. */
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,5 +1,6 @@
 #!/bin/sh
 # check_compiled_out.sh OUT.o TWIN.o IN.o — see compiled_out.c.
+# SPDX-License-Identifier: MIT
 set -eu
 out="$1"; twin="$2"; in="$3"
 tmp="${TMPDIR:-/tmp}/bb_co.$$"; mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT

@@ -2,6 +2,7 @@
  * every recording macro in record_work() must vanish, so that its object code is byte-identical
  * to the twin's (-DCO_TWIN: the macros replaced by nothing) and references no backbeat symbol;
  * compiled normally, record_work() must reference the recorder (the check can fail). */
+/* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 
 BB_EVENT(co_event, "test::compiled_out", "Event", NULL, BB_KEY(uint64_t, key, NULL),

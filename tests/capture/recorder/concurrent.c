@@ -6,6 +6,7 @@
  * reservations on one cursor are exercised. Also: concurrent dynamic interning of the same
  * strings from several threads while dumps read the table. Runs under ThreadSanitizer (label
  * concurrent). */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>

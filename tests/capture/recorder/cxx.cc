@@ -1,6 +1,7 @@
 // cxx.cc — the recorder's public headers and macros used from C++ (C++17, -Wpedantic clean):
 // BB_RECORD with designated initializers, a field-less event, spans, interning; the records
 // read back through the reader.
+// SPDX-License-Identifier: MIT
 #include <backbeat/backbeat.h>
 #include <backbeat/reader.h>
 

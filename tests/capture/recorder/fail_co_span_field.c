@@ -1,5 +1,6 @@
 /* fail_co_span_field.c — must NOT compile: with BACKBEAT_COMPILED_OUT the span macros still
  * type-check their field initialisers, so a misspelled field is caught in every build. */
+/* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 
 BB_SPAN_ENTER_EVENT(co_begin, "test::co", "Begin", NULL, BB_SPAN_ID(uint64_t, span, NULL),

@@ -8,6 +8,7 @@
  *
  * Usage: recorder_lapped [THREADS [SECONDS]] (default 200 threads, 2 s). Stops by itself.
  * Not under TSan: lapped writers race on the same ring bytes by design (the point of the test). */
+/* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* rec_util.c — see rec_util.h. */
+/* SPDX-License-Identifier: MIT */
 #include "rec_util.h"
 
 #include <string.h>

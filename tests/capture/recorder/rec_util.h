@@ -1,5 +1,6 @@
 /* rec_util.h — helpers shared by the recorder tests: CHECK macros, dumping a recorder into
  * memory and reading it back through the reader, collecting a shard's records. */
+/* SPDX-License-Identifier: MIT */
 #ifndef REC_UTIL_H
 #define REC_UTIL_H
 

@@ -3,6 +3,7 @@
  * stream while an interval timer interrupts it (at arbitrary points, also inside the record
  * fast path); the handler records its own numbered stream and, once, dumps the live rings.
  * Both the handler's dump and a normal dump afterwards hold both streams, in order, exact. */
+/* SPDX-License-Identifier: MIT */
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>

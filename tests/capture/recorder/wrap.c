@@ -2,6 +2,7 @@
  * batches of mixed-size records through a 4 KiB ring, the walk recovers precisely the records
  * that lie wholly in the last `capacity` bytes, newest first, values exact — including the one
  * that straddles the physical end of the region (seen many times over the run). */
+/* SPDX-License-Identifier: MIT */
 #include <string.h>
 
 #include "rec_util.h"

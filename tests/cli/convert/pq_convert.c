@@ -5,6 +5,7 @@
  * Usage: pq_convert OUT.parquet DUMP...   (BACKBEAT_PARQUET_ROW_GROUP is honoured by the
  * writer). Exit 0 on success, 1 with a message on stderr otherwise.
  */
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

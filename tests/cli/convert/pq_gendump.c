@@ -14,6 +14,7 @@
  * sentinel (NULL). Everything is a pure function of i: tests/js/parquet_stats.mjs recomputes
  * what it needs.
  */
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* consumer.c — a program outside the tree, built against an installed backbeat: defines an
  * event, records a few through a recorder and dumps them to the path given on the command line.
  * usage: consumer OUT.bb [COUNT] */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 

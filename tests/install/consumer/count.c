@@ -1,6 +1,7 @@
 /* count.c — the tool half of the consumer: opens a dump with the installed read library and
  * counts its records (every shard of every instance), and those of one event.
  * usage: count DUMP [EVENT-NAME]   prints "<records> <records of EVENT-NAME>" */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
 
