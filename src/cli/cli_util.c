@@ -352,6 +352,9 @@ static void pending_add(char *tmp) {
         int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
             struct sigaction sa;
+            /* An inherited ignore (nohup, a shell's trap '' HUP) is kept: the user asked for
+             * the signal not to end the process. */
+            if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = on_fatal_signal;
             sigemptyset(&sa.sa_mask);
