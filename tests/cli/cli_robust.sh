@@ -18,5 +18,14 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$B" merge s.bb s.bb -o ms.bb 2>err.txt || fail "merge of 65533 shards with itself: $(cat err.txt)"
 "$B" convert s.bb -o s.trace.json >/dev/null 2>&1 && "$B" convert ms.bb -o ms.trace.json >/dev/null 2>&1 &&
   cmp -s s.trace.json ms.trace.json || fail "65533-shard merge changed the records"
+
+# SIGHUP with an inherited ignore (nohup): the conversion completes. (Sent 50 ms in; a
+# conversion that is done by then passes trivially.)
+"$3" bench big.bb 1000000 >/dev/null || fail "cli_gen bench"
+bash -c 'trap "" HUP; exec "$0" convert big.bb -o big.parquet' "$B" >/dev/null 2>&1 &
+pid=$!
+sleep 0.05; kill -HUP "$pid" 2>/dev/null
+wait "$pid" || fail "convert under an ignored SIGHUP exited $?"
+[ -s big.parquet ] || fail "no output after SIGHUP"
 echo "cli_robust: $fails failures"
 [ "$fails" = 0 ]
