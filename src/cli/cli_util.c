@@ -373,6 +373,17 @@ static void pending_remove(char *tmp) {
         if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
 }
 
+bool cli_out_is_input(const char *out, char *const *inputs, size_t n) {
+    struct stat so, si;
+    if (!out || !strcmp(out, "-") || stat(out, &so) != 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_error("cannot write %s: it is the input %s", out, inputs[i]);
+            return true;
+        }
+    return false;
+}
+
 bool cli_out_open(cli_out *o, const char *path) {
     memset(o, 0, sizeof *o);
     o->fd = -1;

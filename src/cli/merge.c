@@ -753,6 +753,7 @@ int cmd_merge(int argc, char **argv) {
     if (!nd) return cli_usage_error("merge", "no dump given");
     if (!out) return cli_usage_error("merge", "no output given (-o OUT.bb)");
     if (!strcmp(out, "-")) return cli_usage_error("merge", "merge writes a file; -o - is not supported");
+    if (cli_out_is_input(out, &argv[optind], nd)) return CLI_FAIL;
     bb_dump **dumps;
     if (!cli_open_dumps(&argv[optind], nd, &dumps)) return CLI_FAIL;
     int st = dedup ? merge_repack(dumps, nd, out) : merge_splice(dumps, nd, &argv[optind], out);

@@ -19,6 +19,13 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$B" convert s.bb -o s.trace.json >/dev/null 2>&1 && "$B" convert ms.bb -o ms.trace.json >/dev/null 2>&1 &&
   cmp -s s.trace.json ms.trace.json || fail "65533-shard merge changed the records"
 
+# An output that is one of the inputs (same device and inode) is refused; the input is intact.
+cp n.bb in.bb && ln -f in.bb hard.bb
+"$B" convert in.bb -o in.bb 2>err.txt && fail "convert in.bb -o in.bb succeeded"
+grep -q "it is the input" err.txt || fail "convert onto its input: $(cat err.txt)"
+"$B" merge n.bb in.bb -o ./hard.bb 2>err.txt && fail "merge onto an input succeeded"
+cmp -s in.bb n.bb || fail "the input was replaced"
+
 # SIGHUP with an inherited ignore (nohup): the conversion completes. (Sent 50 ms in; a
 # conversion that is done by then passes trivially.)
 "$3" bench big.bb 1000000 >/dev/null || fail "cli_gen bench"
