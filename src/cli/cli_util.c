@@ -406,6 +406,12 @@ bool cli_out_open(cli_out *o, const char *path) {
         }
         return true;
     }
+    /* Through a symlink: write beside its target and rename onto the target (the link stays). */
+    struct stat lst;
+    char *resolved = NULL;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL)))
+        path = resolved;
+    bool existed = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     o->path = strdup(path);
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
@@ -414,12 +420,15 @@ bool cli_out_open(cli_out *o, const char *path) {
     o->tmp = malloc(n);
     if (!o->path || !o->tmp) {
         cli_error("cannot write %s: out of memory", path);
+        free(resolved);
         free(o->path);
         free(o->tmp);
         o->path = o->tmp = NULL;
         return false;
     }
     snprintf(o->tmp, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+    free(resolved);
+    path = o->path;
     o->fd = mkstemp(o->tmp);
     if (o->fd < 0) {
         cli_error("cannot write %s: %s", path, strerror(errno));
@@ -429,10 +438,10 @@ bool cli_out_open(cli_out *o, const char *path) {
         return false;
     }
     pending_add(o->tmp);
-    /* mkstemp creates 0600; give the usual 0666 & ~umask. */
+    /* mkstemp creates 0600: keep the mode of the file replaced, else the usual 0666 & ~umask. */
     mode_t um = umask(0);
     umask(um);
-    (void)fchmod(o->fd, 0666 & ~um);
+    (void)fchmod(o->fd, existed ? st.st_mode & 07777 : 0666 & ~um);
     return true;
 }
 

@@ -26,6 +26,13 @@ grep -q "it is the input" err.txt || fail "convert onto its input: $(cat err.txt
 "$B" merge n.bb in.bb -o ./hard.bb 2>err.txt && fail "merge onto an input succeeded"
 cmp -s in.bb n.bb || fail "the input was replaced"
 
+# Replacing keeps the file's mode; -o on a symlink writes through it (the link stays).
+rm -f t.json l.json && : >t.json && chmod 640 t.json && ln -s t.json l.json
+"$B" convert n.bb -o l.json >/dev/null 2>&1 || fail "convert through a symlink"
+[ -L l.json ] || fail "the symlink was replaced"
+[ -s t.json ] || fail "the symlink's target was not written"
+[ "$(stat -c %a t.json)" = 640 ] || fail "mode not kept: $(stat -c %a t.json)"
+
 # SIGHUP with an inherited ignore (nohup): the conversion completes. (Sent 50 ms in; a
 # conversion that is done by then passes trivially.)
 "$3" bench big.bb 1000000 >/dev/null || fail "cli_gen bench"
