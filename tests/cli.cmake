@@ -40,3 +40,12 @@ if(BB_NODE)
 endif()
 bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/u64map_test.c LIBS bb_cli_parts)
 bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/text_test.c LIBS bb_cli_parts)
+
+# Robustness (issue "Reliability"): merge of dumps without shards or instances, of a dump with
+# 65533 shards and no intern entries; output-file safety (inputs, modes, symlinks, stale
+# temporaries, SIGHUP under nohup).
+add_executable(robust_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/robust_gen.c)
+target_link_libraries(robust_gen PRIVATE backbeat)
+bb_cli_test(cli_robust COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_robust.sh
+            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:robust_gen> $<TARGET_FILE:cli_gen>
+            ${BB_CLI_WORK}/robust)

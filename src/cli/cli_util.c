@@ -353,6 +353,9 @@ static void pending_add(char *tmp) {
         int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
             struct sigaction sa;
+            /* An inherited ignore (nohup, a shell's trap '' HUP) is kept: the user asked for
+             * the signal not to end the process. */
+            if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = on_fatal_signal;
             sigemptyset(&sa.sa_mask);
@@ -369,6 +372,17 @@ static void pending_add(char *tmp) {
 static void pending_remove(char *tmp) {
     for (int i = 0; i < MAX_PENDING; i++)
         if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+}
+
+bool cli_out_is_input(const char *out, char *const *inputs, size_t n) {
+    struct stat so, si;
+    if (!out || !strcmp(out, "-") || stat(out, &so) != 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_error("cannot write %s: it is the input %s", out, inputs[i]);
+            return true;
+        }
+    return false;
 }
 
 bool cli_out_open(cli_out *o, const char *path) {
@@ -393,6 +407,12 @@ bool cli_out_open(cli_out *o, const char *path) {
         }
         return true;
     }
+    /* Through a symlink: write beside its target and rename onto the target (the link stays). */
+    struct stat lst;
+    char *resolved = NULL;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL)))
+        path = resolved;
+    bool existed = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     o->path = strdup(path);
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
@@ -401,12 +421,15 @@ bool cli_out_open(cli_out *o, const char *path) {
     o->tmp = malloc(n);
     if (!o->path || !o->tmp) {
         cli_error("cannot write %s: out of memory", path);
+        free(resolved);
         free(o->path);
         free(o->tmp);
         o->path = o->tmp = NULL;
         return false;
     }
     snprintf(o->tmp, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+    free(resolved);
+    path = o->path;
     o->fd = mkstemp(o->tmp);
     if (o->fd < 0) {
         cli_error("cannot write %s: %s", path, strerror(errno));
@@ -416,10 +439,10 @@ bool cli_out_open(cli_out *o, const char *path) {
         return false;
     }
     pending_add(o->tmp);
-    /* mkstemp creates 0600; give the usual 0666 & ~umask. */
+    /* mkstemp creates 0600: keep the mode of the file replaced, else the usual 0666 & ~umask. */
     mode_t um = umask(0);
     umask(um);
-    (void)fchmod(o->fd, 0666 & ~um);
+    (void)fchmod(o->fd, existed ? st.st_mode & 07777 : 0666 & ~um);
     return true;
 }
 

@@ -89,6 +89,9 @@ typedef struct cli_out {
     int fd;
 } cli_out;
 
+/* True, with "cannot write OUT: it is the input IN", when `out` names the same file (device and
+ * inode) as one of the n inputs. */
+bool cli_out_is_input(const char *out, char *const *inputs, size_t n);
 /* Open `path` for writing. On failure prints "cannot write PATH: reason" and returns false. */
 bool cli_out_open(cli_out *o, const char *path);
 /* Close and rename into place. On failure prints a message, removes the temporary, returns

@@ -182,6 +182,7 @@ static int conv_operands(conv *c, int argc, char **argv) {
     c->ninputs = (size_t)(argc - optind);
     if (!c->ninputs) return cli_usage_error("convert", "no dump given");
     if (!c->out) return cli_usage_error("convert", "no output given (-o OUT)");
+    if (cli_out_is_input(c->out, c->inputs, c->ninputs)) return CLI_FAIL;
     if (c->fmt != FMT_NONE) return CONV_GO;
     if (!strcmp(c->out, "-")) return cli_usage_error("convert", "--format is required with -o -");
     if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;

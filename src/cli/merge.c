@@ -4,8 +4,9 @@
  * (instance, shard) compactly: its surviving records, in global (= ring) order, back to back
  * from position 0 of a new ring whose capacity is the next power of two, so the head is the byte
  * count and a reader's walk recovers exactly those records in the same order. Kept per
- * instance: the union of its intern tables (first input wins an id), its host (Meta), and every
- * (instance, shard) an input had, even empty ones. One Schema section holds the union registry;
+ * instance: the union of its intern tables (first input wins an id; an Intern section only when
+ * the union has entries: FORMAT.md allows any number, and none reads as an empty table), its
+ * host (Meta), and every (instance, shard) an input had, even empty ones. One Schema section holds the union registry;
  * the inputs' view texts follow, each distinct text once.
  *
  * --no-dedup: one Schema section with the union registry (first input wins an id, file order),
@@ -198,8 +199,8 @@ typedef struct repack {
     bb_strview *views; /* distinct view texts, first occurrence order */
     size_t nviews;
     bytes schema, env; /* the Schema section; the envelope and section table */
-    bytes *interns, *metas; /* per instance: its Intern section, its Meta section (if a host) */
-    size_t nmeta;
+    bytes *interns, *metas; /* per instance: its Intern section (if entries), its Meta (if a host) */
+    size_t nintern, nmeta;  /* instances with an Intern section; with a Meta section */
     section *secs;
     size_t ns, cur; /* sections; the next one to write */
     uint64_t total; /* the output's size */
@@ -383,16 +384,18 @@ static int collect_views(repack *rp) {
     return MG_OK;
 }
 
-/* Instance io's Intern section into *in, and its Meta section into *meta when it has a host. */
+/* Instance io's Intern section into *in when it has entries, and its Meta section into *meta
+ * when it has a host. */
 static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
+    if (io->has_meta) bb_enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
+    if (meta->oom) return false;
+    if (!io->nintern) return true;
     bb_sink is = bytes_sink(in);
     bb_enc_intern_header(is, io->id, (uint32_t)io->nintern);
     for (size_t k = 0; k < io->nintern; k++)
         bb_enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
                             io->intern[k].bytes.ptr);
-    if (in->oom) return false;
-    if (io->has_meta) bb_enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
-    return !meta->oom;
+    return !in->oom;
 }
 
 /* Encode the small sections: the union Schema, and per instance its Intern and Meta. */
@@ -407,20 +410,22 @@ static int encode_small(repack *rp) {
     for (size_t i = 0; i < rp->ni; i++) {
         if (!encode_instance(&rp->insts[i], &rp->interns[i], &rp->metas[i])) return MG_OOM;
         rp->nmeta += rp->insts[i].has_meta;
+        rp->nintern += rp->insts[i].nintern != 0;
     }
     return rp->schema.oom ? MG_OOM : MG_OK;
 }
 
-/* Section table: Schema, Intern per instance, Views, Shard per bucket (a ring of the next
+/* Section table: Schema, Intern per instance with entries, Views, Shard per bucket (a ring of the next
  * power of two >= its bytes, at least 64), Meta per instance with a host; then the envelope. */
 static int lay_out(repack *rp) {
-    rp->ns = 1 + rp->ni + rp->nviews + rp->nb + rp->nmeta;
+    rp->ns = 1 + rp->nintern + rp->nviews + rp->nb + rp->nmeta;
     if (!section_count_ok(rp->out, rp->ns)) return MG_FAIL;
     rp->secs = calloc(rp->ns, sizeof *rp->secs);
     if (!rp->secs) return MG_OOM;
     section *s = rp->secs;
     *s++ = (section){BB_SECTION_SCHEMA, rp->schema.len, 0};
-    for (size_t i = 0; i < rp->ni; i++) *s++ = (section){BB_SECTION_INTERN, rp->interns[i].len, 0};
+    for (size_t i = 0; i < rp->ni; i++)
+        if (rp->insts[i].nintern) *s++ = (section){BB_SECTION_INTERN, rp->interns[i].len, 0};
     for (size_t i = 0; i < rp->nviews; i++) *s++ = (section){BB_SECTION_VIEWS, rp->views[i].len, 0};
     for (size_t i = 0; i < rp->nb; i++) {
         uint64_t cap = 64;
@@ -448,7 +453,8 @@ static int write_head(repack *rp) {
     if (!pwrite_all(rp->o.fd, rp->env.p, rp->env.len, 0)) return io_fail(&rp->err);
     if (!put_section(rp, rp->schema.p, rp->schema.len)) return io_fail(&rp->err);
     for (size_t i = 0; i < rp->ni; i++)
-        if (!put_section(rp, rp->interns[i].p, rp->interns[i].len)) return io_fail(&rp->err);
+        if (rp->insts[i].nintern && !put_section(rp, rp->interns[i].p, rp->interns[i].len))
+            return io_fail(&rp->err);
     for (size_t i = 0; i < rp->nviews; i++)
         if (!put_section(rp, rp->views[i].ptr, rp->views[i].len)) return io_fail(&rp->err);
     return MG_OK;
@@ -748,6 +754,7 @@ int cmd_merge(int argc, char **argv) {
     if (!nd) return cli_usage_error("merge", "no dump given");
     if (!out) return cli_usage_error("merge", "no output given (-o OUT.bb)");
     if (!strcmp(out, "-")) return cli_usage_error("merge", "merge writes a file; -o - is not supported");
+    if (cli_out_is_input(out, &argv[optind], nd)) return CLI_FAIL;
     bb_dump **dumps;
     if (!cli_open_dumps(&argv[optind], nd, &dumps)) return CLI_FAIL;
     int st = dedup ? merge_repack(dumps, nd, out) : merge_splice(dumps, nd, &argv[optind], out);
