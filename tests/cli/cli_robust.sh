@@ -4,6 +4,7 @@
 # (no qsort of an empty, NULL array: run under UBSan in the sanitizer build); a dump of 65533
 # shards without intern entries (65535 sections) merges with itself (no empty Intern section
 # is written) and gives the same records.
+# SPDX-License-Identifier: MIT
 set -u
 B="$1"; G="$2"; W="$4"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1

@@ -11,6 +11,7 @@
  *                                Intern section is dropped from the written dump and the
  *                                remaining shards appended (at most 65533: 65535 sections)
  */
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
