@@ -138,7 +138,9 @@ BB_API void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out
 
 /* Copy shard `shard`'s ring into `buf` (which holds bb_recorder_shard_capacity bytes) and set
  * *head to its cursor (total bytes ever reserved), as a dump would (writers are not stopped;
- * bytes overwritten during the copy are zeroed). BB_ERR_INVALID for a bad shard. */
+ * records that bytes overwritten during the copy, or written late by a lapped writer, may have
+ * touched are zeroed). BB_ERR_INVALID for a bad shard, BB_ERR_NOMEM when the registry snapshot
+ * it walks by cannot be allocated. */
 BB_API bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
                                             uint64_t *head);
 
