@@ -39,3 +39,9 @@ bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVE
              $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
+# Many long interned strings: read back exactly, dictionary kept, budget unaffected.
+add_executable(pq_genstrings ${BB_CONV_DIR}/pq_genstrings.c)
+target_compile_definitions(pq_genstrings PRIVATE _GNU_SOURCE)
+target_link_libraries(pq_genstrings PRIVATE backbeat)
+bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
+             $<TARGET_FILE:pq_genstrings>)

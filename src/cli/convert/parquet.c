@@ -263,8 +263,7 @@ static size_t buffered_bytes(const writer *w)
 {
     size_t n = 0;
     for (size_t i = 0; i < w->lay.nleaves; i++)
-        n += w->cols[i].chunk.len + w->cols[i].vals.len + w->cols[i].lev.len +
-             w->cols[i].dict.plain.len;
+        n += pq_col_buffered(&w->cols[i]);
     return n;
 }
 
