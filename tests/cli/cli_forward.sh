@@ -6,6 +6,7 @@
 # (with its OUT.views.sql) and to a trace, and `merge` (with and without --no-dedup, then
 # converted) give exactly what they give for the same dump without the section, or with phase
 # or role 0 written instead; and that 0 does change the output (the patch reached something).
+# merge drops an unknown section when it re-packs, and carries it verbatim with --no-dedup.
 # SPDX-License-Identifier: MIT
 set -u
 B="$1"; G="$2"; P="$3"; W="$4"
@@ -62,6 +63,13 @@ for k in 5 99 65535; do
   "$B" inspect --json kind$k.bb | grep -q "\"kind\":$k," || fail "inspect does not list section kind $k"
   m="$(outputs kind$k.bb)" || fail "section kind $k: $m"
   same base.bb kind$k.bb "section kind $k"
+  # merge re-packs what it understood (the unknown section is dropped); --no-dedup splices the
+  # sections verbatim (it is carried over).
+  "$B" merge kind$k.bb -o mk.bb && "$B" inspect --json mk.bb | grep -q '"kind_name":"unknown"' &&
+    fail "merge carried section kind $k over"
+  "$B" merge kind$k.bb --no-dedup -o mk.bb && "$B" inspect --json mk.bb | grep -q "\"kind\":$k," ||
+    fail "merge --no-dedup dropped section kind $k"
+  rm -f mk.bb
 done
 
 # Unknown phases and roles: read as none, so every output is that of the dump with 0 written.

@@ -3,6 +3,7 @@
 #  - the disk fills up (a file-size limit, `ulimit -f`: the same failed write): convert to a
 #    trace and to Parquet and merge exit 1 with "cannot write OUT: File too large", leave no
 #    output, no sidecar and no temporary, and an existing OUT keeps its old content;
+#  - OUT is a directory: exit 1, "Is a directory", nothing written into it;
 #  - a directory that cannot be written (mode 555, or /sys when running as root): exit 1, a
 #    message naming OUT, nothing created;
 #  - SIGTERM, then SIGKILL, sent while a conversion runs: OUT is its old content or the whole
@@ -56,6 +57,14 @@ if [ -n "$rodir" ]; then
   done
   [ "$rodir" = ro ] && [ -n "$(ls -A ro)" ] && fail "files in the read-only directory: $(ls -A ro)"
 fi
+
+# An output that is a directory.
+mkdir d.json && "$B" convert small.bb -o d.json 2>err.txt
+rc=$?
+[ $rc = 1 ] || fail "-o a directory exited $rc"
+grep -q "cannot write d.json: Is a directory" err.txt || fail "-o a directory: $(cat err.txt)"
+[ -z "$(ls -A d.json)" ] || fail "files written into the directory"
+rmdir d.json
 
 # A signal mid-write: OUT is old or complete. A complete trace ends with '}'.
 complete() { [ "$(cat "$1")" = old ] || [ "$(tail -c 2 "$1" | tr -d '\n')" = "}" ]; }
