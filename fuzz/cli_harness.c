@@ -49,10 +49,17 @@ static void remove_workdir(void) {
     rmdir(workdir);
 }
 
+/* The sanitizers' report channel, present when built with one: libFuzzer's -close_fd_mask=2
+ * closes stderr but keeps that channel open, so a broken promise is still read in the log. */
+extern void __sanitizer_report_error_summary(const char *summary) __attribute__((weak));
+
 /* A broken CLI promise: say which and end the process as a crash. */
 static void violation(const char *cmd, const char *what, const char *detail) {
-    fprintf(stderr, "cli_harness: %s broke its contract: %s%s%s\n", cmd, what, detail ? ": " : "",
-            detail ? detail : "");
+    char msg[512];
+    snprintf(msg, sizeof msg, "cli_harness: %s broke its contract: %s%s%s", cmd, what,
+             detail ? ": " : "", detail ? detail : "");
+    fprintf(stderr, "%s\n", msg);
+    if (__sanitizer_report_error_summary) __sanitizer_report_error_summary(msg);
     abort();
 }
 
