@@ -43,4 +43,5 @@ if [ "$status" -ne 0 ] || grep -qE 'ERROR: (libFuzzer|AddressSanitizer|LeakSanit
   echo "run.sh: $name: FINDING (exit $status) after ${execs:-?} runs; input: $(grep -o "$artifacts/[^ ]*" "$log" | tail -1)" >&2
   exit 1
 fi
-echo "run.sh: $name: ${execs:-?} runs in ${seconds}s, corpus $(find "$corpus" -type f | wc -l) inputs, no finding"
+cov="$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)"
+echo "run.sh: $name: ${execs:-?} runs in ${seconds}s, ${cov:-cov: ?}, corpus $(find "$corpus" -type f | wc -l) inputs, no finding"
