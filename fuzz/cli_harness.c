@@ -138,24 +138,36 @@ static int run(const char *name, cli_cmd cmd, char **argv) {
     return st;
 }
 
-int cli_fuzz_inspect_json(const uint8_t *data, size_t size) {
-    setup();
-    write_file("a.bb", data, size);
-    char in[512], out[512], sub[] = "inspect", opt[] = "--json";
+/* One inspect run (`opt` "--json" or NULL for text) with stdout captured in the file "stdout":
+ * on success the JSON is one object, the text starts with "dump ". */
+static int inspect_once(char *opt) {
+    char in[512], out[512], sub[] = "inspect";
+    const char *name = opt ? "inspect --json" : "inspect";
     path_of(in, sizeof in, "a.bb");
     path_of(out, sizeof out, "stdout");
     int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (saved < 0 || fd < 0 || dup2(fd, STDOUT_FILENO) < 0) abort();
     close(fd);
-    char *argv[] = {sub, opt, in, NULL};
-    int st = run("inspect --json", cmd_inspect, argv);
+    char *argv[] = {sub, opt ? opt : in, opt ? in : NULL, NULL};
+    int st = run(name, cmd_inspect, argv);
     if (dup2(saved, STDOUT_FILENO) < 0) abort();
     close(saved);
-    char head[2], tail[2];
-    if (st == 0 && (!file_edges("stdout", 1, head, tail) || head[0] != '{' || tail[0] != '}'))
-        violation("inspect --json", "success without one JSON object on stdout", NULL);
+    char head[5], tail[5];
+    if (st == 0 && opt && (!file_edges("stdout", 1, head, tail) || head[0] != '{' || tail[0] != '}'))
+        violation(name, "success without one JSON object on stdout", NULL);
+    if (st == 0 && !opt && (!file_edges("stdout", 5, head, tail) || memcmp(head, "dump ", 5)))
+        violation(name, "success without the dump's description on stdout", NULL);
     static const char *const none[] = {NULL};
-    check_files("inspect --json", none);
+    check_files(name, none);
+    return st;
+}
+
+int cli_fuzz_inspect(const uint8_t *data, size_t size) {
+    setup();
+    write_file("a.bb", data, size);
+    char json[] = "--json";
+    int st = inspect_once(json);
+    if (inspect_once(NULL) != st) violation("inspect", "text and --json disagree on the input", NULL);
     return st;
 }
 

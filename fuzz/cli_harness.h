@@ -11,7 +11,8 @@
  *   - on failure, nothing is left in the output directory: no output, no sidecar, no temporary;
  *   - on success, exactly the expected outputs exist and look complete: a Parquet file starts
  *     and ends with "PAR1" and has its OUT.views.sql; a trace is a JSON object or array; a
- *     merged dump opens again with the reader; inspect --json printed one JSON object.
+ *     merged dump opens again with the reader; inspect --json printed one JSON object and
+ *     inspect's text starts with "dump ".
  *
  * Standard output goes to /dev/null (inspect's to a file that is checked, then emptied);
  * messages on stderr are left alone (run libFuzzer with -close_fd_mask=2 to silence them).
@@ -28,8 +29,9 @@
  * (a dump merged with itself). */
 #define CLI_FUZZ_SEP "\n--bbfuzz-next-dump--\n"
 
-/* `backbeat inspect --json IN.bb`. */
-int cli_fuzz_inspect_json(const uint8_t *data, size_t size);
+/* `backbeat inspect --json IN.bb`, then `backbeat inspect IN.bb` (text): both must agree on
+ * the status. Returns it. */
+int cli_fuzz_inspect(const uint8_t *data, size_t size);
 /* `backbeat convert IN.bb -o out.EXT` (ext "parquet" or "json"). */
 int cli_fuzz_convert(const uint8_t *data, size_t size, const char *ext);
 /* `backbeat merge A.bb B.bb -o out.bb`, then the same with --no-dedup (data split at

@@ -1,5 +1,5 @@
 /* regress_main.c — replays the committed fuzz regression inputs (tests/fuzz_regress/) through
- * every whole-CLI harness (inspect --json, convert to Parquet and to a trace, merge with and
+ * every whole-CLI harness (inspect, text and --json, convert to Parquet and to a trace, merge with and
  * without --no-dedup) as a plain ctest test, so the plain and sanitizer suites both rerun every
  * past finding. A broken CLI promise or a sanitizer report ends the run (cli_harness.c aborts);
  * otherwise prints how many inputs ran and each one's statuses. Fails when the directory holds
@@ -40,7 +40,7 @@ static void replay(const char *path) {
         fprintf(stderr, "fuzz_cli_regress: cannot read %s\n", path);
         exit(1);
     }
-    int si = cli_fuzz_inspect_json(data, len);
+    int si = cli_fuzz_inspect(data, len);
     int sp = cli_fuzz_convert(data, len, "parquet");
     int st = cli_fuzz_convert(data, len, "json");
     int sm = cli_fuzz_merge(data, len);
