@@ -6,7 +6,8 @@
 # (with its OUT.views.sql) and to a trace, and `merge` (with and without --no-dedup, then
 # converted) give exactly what they give for the same dump without the section, or with phase
 # or role 0 written instead; and that 0 does change the output (the patch reached something).
-# merge drops an unknown section when it re-packs, and carries it verbatim with --no-dedup.
+# merge drops an unknown section when it re-packs, and carries it verbatim with --no-dedup. A
+# presence byte other than 0 or 1 reads as present.
 # SPDX-License-Identifier: MIT
 set -u
 B="$1"; G="$2"; P="$3"; W="$4"
@@ -84,6 +85,13 @@ for what in phase role; do
     m="$(outputs $what$v.bb)" || fail "$what $v: $m"
     same ${what}0.bb $what$v.bb "$what $v"
   done
+done
+# Presence bytes other than 1 (FORMAT.md: "anything else = present"): the outputs of the
+# dump as written.
+for v in 2 255; do
+  "$P" presence base.bb presence$v.bb $v >/dev/null || fail "patch presence $v"
+  m="$(outputs presence$v.bb)" || fail "presence $v: $m"
+  same base.bb presence$v.bb "presence byte $v"
 done
 echo "cli_forward: $fails failures"
 [ "$fails" = 0 ]

@@ -1,16 +1,20 @@
 /* forward_patch.c — rewrites a valid dump into what a newer writer might produce, for the
  * forward-compatibility test (cli_forward.sh): FORMAT.md says a reader skips section kinds it
- * does not know and reads an unknown span phase or field role as "none".
+ * does not know and reads an unknown span phase or field role as "none", and that any non-zero
+ * presence byte means present.
  *
  *   forward_patch kind  IN OUT K   insert a section of kind K (first in the section table, its
  *                                  body after the others'), every other offset moved to match
  *   forward_patch phase IN OUT P   every event whose phase is not 0 gets phase byte P
  *   forward_patch role  IN OUT R   every field whose role is not 0 gets role byte R
+ *   forward_patch presence IN OUT V  every presence byte of the schema's opt_str and opt_u64
+ *                                  values that is not 0 gets V ("anything else = present")
  *
  * The format has no checksums; event ids stay as written (a reader takes them from the file).
  * Prints how many places it patched; exits 1 when none (or on a dump it cannot walk).
  */
 /* SPDX-License-Identifier: MIT */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,9 +75,23 @@ static uint8_t *take(cur *c, size_t n) {
     return r;
 }
 
+static int presence = -1; /* the presence byte to write, or -1 */
+static int presence_patched;
+
+/* A presence byte: patched when asked; returns whether the value is present. */
+static int present(cur *c) {
+    uint8_t *p = take(c, 1);
+    if (!*p) return 0;
+    if (presence >= 0) {
+        *p = (uint8_t)presence;
+        presence_patched++;
+    }
+    return 1;
+}
+
 static void skip_str(cur *c) { take(c, get(take(c, 2), 2)); }
 static void skip_opt_str(cur *c) {
-    if (*take(c, 1)) skip_str(c);
+    if (present(c)) skip_str(c);
 }
 
 /* Walk one field; patch its role when `role` >= 0. Returns 1 when patched. */
@@ -85,7 +103,7 @@ static int walk_field(cur *c, int role) {
     take(c, 4); /* offset, width */
     uint8_t *r = take(c, 1);
     skip_opt_str(c);
-    if (*take(c, 1)) take(c, 8);
+    if (present(c)) take(c, 8);
     for (uint64_t k = get(take(c, 2), 2); k > 0; k--) {
         take(c, 8);
         skip_str(c);
@@ -163,8 +181,10 @@ int main(int argc, char **argv) {
         free(o.p);
         n = 1;
     } else {
-        if (strcmp(argv[1], "phase") && strcmp(argv[1], "role")) die("unknown patch");
-        n = patch_schema(&b, argv[1][0] == 'p' ? (int)v : -1, argv[1][0] == 'r' ? (int)v : -1);
+        bool is_phase = !strcmp(argv[1], "phase"), is_role = !strcmp(argv[1], "role");
+        if (!strcmp(argv[1], "presence")) presence = (int)v;
+        else if (!is_phase && !is_role) die("unknown patch");
+        n = patch_schema(&b, is_phase ? (int)v : -1, is_role ? (int)v : -1) + presence_patched;
         spill(argv[3], b.p, b.len);
     }
     free(b.p);
