@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ static void path_of(char *buf, size_t n, const char *name) {
 }
 
 static bool is_input(const char *name) {
-    return !strcmp(name, "a.bb") || !strcmp(name, "b.bb") || !strcmp(name, "stdout");
+    return !strcmp(name, "a.bb") || !strcmp(name, "b.bb") || !strcmp(name, "stdout") ||
+           !strcmp(name, "stderr");
 }
 
 /* Remove every file of the work directory (all of them when `inputs_too`). */
@@ -52,6 +54,7 @@ static void remove_workdir(void) {
 /* The sanitizers' report channel, present when built with one: libFuzzer's -close_fd_mask=2
  * closes stderr but keeps that channel open, so a broken promise is still read in the log. */
 extern void __sanitizer_report_error_summary(const char *summary) __attribute__((weak));
+extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
 /* A broken CLI promise: say which and end the process as a crash. */
 static void violation(const char *cmd, const char *what, const char *detail) {
@@ -75,6 +78,13 @@ static void setup(void) {
         abort();
     }
     atexit(remove_workdir);
+    /* The CLI's stderr is captured during each call (run()); sanitizer reports keep going to
+     * the real stderr (unless libFuzzer already sent them elsewhere and closed it). */
+    struct stat e, n;
+    bool closed = fstat(STDERR_FILENO, &e) == 0 && stat("/dev/null", &n) == 0 &&
+                  e.st_dev == n.st_dev && e.st_ino == n.st_ino;
+    if (!closed && __sanitizer_set_report_fd)
+        __sanitizer_set_report_fd((void *)(intptr_t)dup(STDERR_FILENO));
     int fd = open("/dev/null", O_WRONLY);
     if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) abort();
     close(fd);
@@ -129,12 +139,37 @@ static bool file_edges(const char *name, size_t n, char *head, char *tail) {
     return ok;
 }
 
-/* Run `cmd` on a NULL-ended argument vector; the status must be 0 or 1. */
+/* After a failure the captured stderr must hold a "backbeat: " message naming a file of the
+ * work directory (an input or the output). */
+static void check_message(const char *name) {
+    char p[512], msg[4096];
+    path_of(p, sizeof p, "stderr");
+    int fd = open(p, O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, msg, sizeof msg - 1);
+    if (fd >= 0) close(fd);
+    msg[n > 0 ? n : 0] = 0;
+    char *line = strstr(msg, "backbeat: ");
+    if (!line || !strstr(line, workdir))
+        violation(name, "a failure without a message naming the file", msg);
+}
+
+/* Run `cmd` on a NULL-ended argument vector, its stderr captured; the status must be 0 or 1,
+ * and a failure must say which file is wrong. */
 static int run(const char *name, cli_cmd cmd, char **argv) {
     int argc = 0;
     while (argv[argc]) argc++;
+    char p[512];
+    path_of(p, sizeof p, "stderr");
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO), fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (saved < 0 || fd < 0 || dup2(fd, STDERR_FILENO) < 0) abort();
+    close(fd);
     int st = cmd(argc, argv);
+    fflush(stderr);
+    if (dup2(saved, STDERR_FILENO) < 0) abort();
+    close(saved);
     if (st != 0 && st != 1) violation(name, "exit status neither 0 nor 1", NULL);
+    if (st == 1) check_message(name);
     return st;
 }
 

@@ -8,14 +8,15 @@
  * ends the process with abort(), so libFuzzer records it as a crash:
  *
  *   - the status is 0 or 1 (2 would be a usage error: the argument vectors here are valid);
+ *   - on failure, stderr holds a "backbeat: " message naming the input or output file;
  *   - on failure, nothing is left in the output directory: no output, no sidecar, no temporary;
  *   - on success, exactly the expected outputs exist and look complete: a Parquet file starts
  *     and ends with "PAR1" and has its OUT.views.sql; a trace is a JSON object or array; a
  *     merged dump opens again with the reader; inspect --json printed one JSON object and
  *     inspect's text starts with "dump ".
  *
- * Standard output goes to /dev/null (inspect's to a file that is checked, then emptied);
- * messages on stderr are left alone (run libFuzzer with -close_fd_mask=2 to silence them).
+ * Standard output goes to /dev/null (inspect's to a file that is checked, then emptied); the
+ * CLI's stderr is captured in a file during each call (sanitizer reports are not).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_FUZZ_CLI_HARNESS_H
