@@ -1,13 +1,14 @@
 # Thin wrapper over CMake/ctest for the README's commands.
 #   make demo   build everything, record a demo trace, convert it to Parquet and a trace
-#   make test   install test deps, build and run the whole suite (plain, ASan+UBSan, TSan)
+#   make test   install test deps, build and run the whole suite (plain, ASan+UBSan, TSan, fuzz)
+#   make test-fuzz  build the libFuzzer targets (clang) and run each for FUZZ_SECONDS (45)
 #   make bench  build optimised and run the benchmarks
 #   make release  static CLI archives + checksums in $(RELEASE_DIR) (scripts/release.sh)
 # SPDX-License-Identifier: MIT
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test test-plain test-asan test-tsan bench clean release
+.PHONY: all demo test test-plain test-asan test-tsan test-fuzz bench clean release
 
 all:
 	./scripts/install-deps.sh
@@ -19,7 +20,7 @@ demo: all
 
 test: 
 	./scripts/install-deps.sh --test
-	$(MAKE) test-plain test-asan test-tsan
+	$(MAKE) test-plain test-asan test-tsan test-fuzz
 
 test-plain:
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON >/dev/null
@@ -38,6 +39,19 @@ test-tsan:
 	cmake --build build-tsan -j$(JOBS)
 	cd build-tsan && ctest --output-on-failure -j$(JOBS) -L concurrent
 
+# libFuzzer targets under ASan+UBSan (fuzz/run.sh: -rss_limit_mb=2048 -timeout=10, fails on any
+# report). FUZZ_SECONDS=3600 make test-fuzz runs each for an hour.
+FUZZ_SECONDS ?= 45
+# (fuzz_reader, the reader alone, is built too: FUZZ_TARGETS=fuzz_reader runs it; the CLI targets
+# cover the reader as well.)
+FUZZ_TARGETS ?= fuzz_cli_convert_parquet fuzz_cli_convert_trace fuzz_cli_merge fuzz_cli_inspect
+test-fuzz:
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON \
+	  -DBB_SANITIZE=address,undefined -DBB_FUZZ=ON >/dev/null
+	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGETS) fuzz_reader cli_gen robust_gen \
+	  gen_scale
+	for t in $(FUZZ_TARGETS); do FUZZ_BUILD=build-fuzz ./fuzz/run.sh $$t $(FUZZ_SECONDS) || exit 1; done
+
 bench:
 	./scripts/install-deps.sh --test
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -50,4 +64,4 @@ release:
 	./scripts/release.sh $(RELEASE_DIR)
 
 clean:
-	rm -rf build build-test build-asan build-tsan build-bench
+	rm -rf build build-test build-asan build-tsan build-bench build-fuzz

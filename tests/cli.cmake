@@ -49,3 +49,15 @@ target_link_libraries(robust_gen PRIVATE backbeat)
 bb_cli_test(cli_robust COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_robust.sh
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:robust_gen> $<TARGET_FILE:cli_gen>
             ${BB_CLI_WORK}/robust)
+
+# Forward compatibility (FORMAT.md): unknown section kinds skipped, unknown phases and roles read
+# as none, by inspect, convert (both outputs) and merge.
+add_executable(forward_patch ${CMAKE_CURRENT_SOURCE_DIR}/cli/forward_patch.c)
+bb_cli_test(cli_forward COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_forward.sh
+            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> $<TARGET_FILE:forward_patch>
+            ${BB_CLI_WORK}/forward)
+
+# Hostile outputs: a full disk (file-size limit), a read-only directory, SIGTERM and SIGKILL
+# mid-write.
+bb_cli_test(cli_outputs COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_outputs.sh
+            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/outputs)

@@ -8,10 +8,9 @@ bb_test(reader_hostile SOURCES ${BB_READER_TEST_DIR}/hostile.c)
 
 # Fuzzing. The smoke run feeds the golden dumps and fixed-seed mutants of them through the fuzz
 # entry point (under ASan in the sanitizer pass). -DBB_FUZZ=ON with clang also builds the real
-# libFuzzer target: build/tests/fuzz_reader [corpus dir].
-set(BB_FUZZ_DIR ${CMAKE_SOURCE_DIR}/fuzz)
+# libFuzzer target: build/tests/fuzz_reader [corpus dir] (the option BB_FUZZ is declared in
+# fuzz.cmake, with the whole-CLI targets).
 bb_test(reader_fuzz_smoke SOURCES ${BB_FUZZ_DIR}/fuzz_reader.c ${BB_FUZZ_DIR}/smoke_main.c)
-option(BB_FUZZ "Build the libFuzzer target fuzz_reader (clang only)" OFF)
 if(BB_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "BB_FUZZ=ON needs clang (CC=clang)")

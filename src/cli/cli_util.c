@@ -361,6 +361,13 @@ static void pending_add(char *tmp) {
             sigemptyset(&sa.sa_mask);
             sigaction(sigs[i], &sa, NULL);
         }
+        /* Past a file-size limit (ulimit -f) a write fails with EFBIG, reported and cleaned
+         * up like a full disk, instead of SIGXFSZ killing the process beside its temporary. */
+        struct sigaction xa;
+        if (sigaction(SIGXFSZ, NULL, &xa) == 0 && xa.sa_handler == SIG_DFL) {
+            xa.sa_handler = SIG_IGN;
+            sigaction(SIGXFSZ, &xa, NULL);
+        }
     }
     for (int i = 0; i < MAX_PENDING; i++)
         if (!pending_tmp[i]) {
