@@ -27,3 +27,17 @@ if(TARGET backbeat_cli)
       LABELS "${labels}")
   endforeach()
 endif()
+
+# Damaged ring files, and the fuzz target's smoke run (fuzz/fuzz_ringfile.c over a ring file
+# this process writes and fixed-seed mutants of it). -DBB_FUZZ=ON with clang also builds the
+# libFuzzer target: build/tests/fuzz_ringfile [corpus dir].
+bb_test(ringfile_fuzz_smoke INTERNAL SOURCES ${CMAKE_SOURCE_DIR}/fuzz/fuzz_ringfile.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/cli/ringfile_fuzz_smoke.c LIBS bb_cli_parts)
+if(BB_FUZZ)
+  add_executable(fuzz_ringfile ${CMAKE_SOURCE_DIR}/fuzz/fuzz_ringfile.c)
+  target_include_directories(fuzz_ringfile PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
+  target_compile_definitions(fuzz_ringfile PRIVATE _GNU_SOURCE)
+  target_compile_options(fuzz_ringfile PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_ringfile PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_ringfile PRIVATE bb_cli_parts Threads::Threads ${CMAKE_DL_LIBS})
+endif()

@@ -86,10 +86,11 @@ static bool read_regions(const uint8_t *d, const cli_ring_info *in, regions *r, 
 bool cli_ring_header(const uint8_t *d, size_t len, uint64_t size, cli_ring_info *info, char *why,
                      size_t cap) {
     memset(info, 0, sizeof *info);
+    if (len >= BB_RING_MAGIC_SIZE && !cli_ring_is(d, len))
+        return fail(why, cap, "not a ring file (wrong magic)");
     if (len < BB_RING_HEADER_SIZE)
         return fail(why, cap, "truncated: %zu bytes, shorter than the %u-byte header", len,
                     BB_RING_HEADER_SIZE);
-    if (!cli_ring_is(d, len)) return fail(why, cap, "not a ring file (wrong magic)");
     uint32_t v = get32(d, BB_RH_VERSION);
     if (v != BB_RING_VERSION)
         return fail(why, cap, "ring file version %u is not supported (this backbeat reads %u)", v,
