@@ -119,14 +119,15 @@ static bb_status append_all(bb_ring_file *rf) {
     return BB_OK;
 }
 
-/* Contract: see ring_backing.h. Linked before the snapshot, so a registration racing with it
- * is appended at least once (the reader de-duplicates schemas by id). */
+/* Contract: see ring_backing.h. Linked and filled under the lock: a registration racing with
+ * it either is in the snapshot (its hook waits for the lock) or was added to the registry
+ * before the snapshot; either way it is appended at least once (the reader de-duplicates
+ * schemas by id). */
 bb_status bb_ring_meta_attach(bb_ring_file *rf) {
     pthread_once(&g_once, install_atfork);
     pthread_mutex_lock(&g_meta_lock);
     rf->next = g_files;
-    __atomic_store_n(&g_files, rf, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before the snapshot (see note_event) */
+    g_files = rf;
     bb_status st = append_all(rf);
     pthread_mutex_unlock(&g_meta_lock);
     return st;
@@ -137,7 +138,7 @@ void bb_ring_meta_detach(bb_ring_file *rf) {
     pthread_mutex_lock(&g_meta_lock);
     for (bb_ring_file **p = &g_files; *p; p = &(*p)->next)
         if (*p == rf) {
-            __atomic_store_n(p, rf->next, __ATOMIC_RELEASE);
+            *p = rf->next;
             break;
         }
     pthread_mutex_unlock(&g_meta_lock);
@@ -145,8 +146,6 @@ void bb_ring_meta_detach(bb_ring_file *rf) {
 
 /* Contract: see ring_backing.h. */
 void bb__ring_files_note_event(const bb_event_desc *desc) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with attach: one of us sees the other */
-    if (!__atomic_load_n(&g_files, __ATOMIC_ACQUIRE)) return; /* no ring file: no lock */
     pthread_once(&g_once, install_atfork);
     pthread_mutex_lock(&g_meta_lock);
     for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_event(rf, desc);
@@ -155,8 +154,6 @@ void bb__ring_files_note_event(const bb_event_desc *desc) {
 
 /* Contract: see ring_backing.h. */
 void bb__ring_files_note_views(const bb_view_desc *views) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with attach: one of us sees the other */
-    if (!__atomic_load_n(&g_files, __ATOMIC_ACQUIRE)) return; /* no ring file: no lock */
     pthread_once(&g_once, install_atfork);
     pthread_mutex_lock(&g_meta_lock);
     for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_views(rf, views);
