@@ -556,6 +556,15 @@ static bool open_ring(const char *path, bb_dump **out) {
     return true;
 }
 
+const uint8_t *cli_dump_memory(const bb_dump *dump, size_t *len) {
+    for (ring_dump *rd = g_ring_dumps; rd; rd = rd->next)
+        if (rd->dump == dump) {
+            *len = (size_t)bb_dump_file_size(dump);
+            return rd->mem;
+        }
+    return NULL;
+}
+
 bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps) {
     bb_dump **d = calloc(n ? n : 1, sizeof *d);
     if (!d) {

@@ -10,7 +10,9 @@
  *                reporting each round
  *   live         record 1000, dump (bb_global_dump), record 1000 more, report, wait
  *   oom          record while allocating and touching memory until killed
- *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP) */
+ *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP)
+ *   fork         record 10, fork a child that records 10 and exits normally (removing its own
+ *                file only), report {1, its exit status}, wait to be killed */
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backbeat/backbeat.h"
@@ -113,6 +116,21 @@ __attribute__((noreturn)) static int oom(void) {
     }
 }
 
+static int forking(void) {
+    for (uint64_t seq = 0; seq < 10; seq++)
+        BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (uint64_t seq = 100; seq < 110; seq++)
+            BB_GRECORD(ring_rec, .thread = 1, .seq = seq, .check = ring_check(1, seq));
+        exit(0);
+    }
+    int st = -1;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return 7;
+    report(1, (uint64_t)st);
+    for (;;) pause();
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     if (!bb_global()) return 6;
@@ -122,6 +140,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "churn") && argc > 2) return plugin(argv[2], true);
     if (!strcmp(argv[1], "live")) return live();
     if (!strcmp(argv[1], "oom")) return oom();
+    if (!strcmp(argv[1], "fork")) return forking();
     if (!strcmp(argv[1], "exit")) {
         for (uint64_t seq = 0; seq < 10; seq++)
             BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));

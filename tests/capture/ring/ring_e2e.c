@@ -3,7 +3,8 @@
  * strings, during registry churn, after a live dump, at an OOM kill in a memory-limited cgroup,
  * and the file's lifecycle at a normal exit. Each recovers the ring file with `backbeat
  * recover` and checks every record against what the child reported through its pipe.
- * Usage: ring_e2e SCENARIO (heavy, shared, plugin, churn, live, exit, keep, fallback, oom). */
+ * Usage: ring_e2e SCENARIO (heavy, shared, plugin, churn, live, exit, keep,
+ * fallback, fork, cli, oom). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
@@ -429,17 +430,51 @@ static void live(void) {
         if (ds[i]) bb_dump_close(ds[i]);
 }
 
-/* A normal exit removes the file; BACKBEAT_RING_KEEP=1 keeps it (and it recovers). */
-static void lifecycle(bool keep) {
+/* Run the `exit` child once (BACKBEAT_RING_KEEP as `keep`); its exit status. */
+static int run_exit_child(bool keep) {
     char *env[] = {base_env("1"), env_shards, "BACKBEAT_ENABLE=1",
                    keep ? "BACKBEAT_RING_KEEP=1" : "BACKBEAT_RING_KEEP=0", NULL};
     char *args[] = {"exit", NULL};
     ring_child c;
-    if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) {
-        CHECK(0, "spawn");
+    if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) return -1;
+    return ring_wait(&c);
+}
+
+/* Two kept files recovered into one dump: two instances, each with its 10 records. */
+static void recover_two(const char *first) {
+    int st = run_exit_child(true);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x", st);
+    char cmd[600], second[512] = "", out[512];
+    snprintf(cmd, sizeof cmd, "ls '%s'/*.ring | grep -v '^%s$' | head -1", g_dir, first);
+    FILE *p = popen(cmd, "r");
+    if (p && fgets(second, sizeof second, p)) second[strcspn(second, "\n")] = 0;
+    if (p) pclose(p);
+    CHECK(second[0], "a second ring file");
+    snprintf(out, sizeof out, "%s/both.bb", g_dir);
+    char *args[] = {"recover", (char *)first, second, "-o", out, NULL};
+    CHECK(ring_cli(BB_CLI, args, NULL) == 0, "recover of two files");
+    bb_dump *d = NULL;
+    bb_error err;
+    if (bb_dump_open(out, &d, &err) != BB_OK) {
+        CHECK(0, "%s: %s", out, err.message);
         return;
     }
-    int st = ring_wait(&c);
+    found f;
+    memset(&f, 0, sizeof f);
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        f.inst = bb_dump_instance(d, i);
+        for (size_t s = 0; s < f.inst->shard_count; s++)
+            bb_shard_walk(d, &f.inst->shards[s], on_record, &f, NULL);
+    }
+    CHECK(bb_dump_instance_count(d) == 2 && f.th[0].n == 20 && f.bad == 0,
+          "%zu instances, %zu records", bb_dump_instance_count(d), f.th[0].n);
+    found_free(&f);
+    bb_dump_close(d);
+}
+
+/* A normal exit removes the file; BACKBEAT_RING_KEEP=1 keeps it (and it recovers). */
+static void lifecycle(bool keep) {
+    int st = run_exit_child(keep);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x", st);
     char ring[512], out[512];
     int n = ring_find(g_dir, ring, sizeof ring);
@@ -455,19 +490,110 @@ static void lifecycle(bool keep) {
     CHECK(f.bad == 0 && f.th[0].n == 10, "%zu records", f.th[0].n);
     found_free(&f);
     bb_dump_close(d);
+    recover_two(ring);
 }
 
-/* A ring directory that cannot hold the file: the recorder falls back to anonymous memory. */
+/* True when the file holds `a` and `b`. */
+static bool file_says(const char *path, const char *a, const char *b) {
+    char buf[4096];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    return strstr(buf, a) && (!b || strstr(buf, b));
+}
+
+/* A ring file that cannot be created (no such directory) or sized (a file size limit, as a
+ * full disk would): a message naming the file and the reason, the recorder falls back to
+ * anonymous memory (the child records and exits 0), no file is left behind. */
 static void fallback(void) {
-    char *env[] = {"BACKBEAT_RING_DIR=/nonexistent/backbeat-ring-dir", "BACKBEAT_ENABLE=1", NULL};
+    char err[512], env_dir2[300];
+    snprintf(err, sizeof err, "%s/stderr.txt", g_dir);
+    snprintf(env_dir2, sizeof env_dir2, "BACKBEAT_RING_DIR=%s", g_dir);
+    char *missing[] = {"BACKBEAT_RING_DIR=/nonexistent/backbeat-ring-dir", "BACKBEAT_ENABLE=1", NULL};
+    char *small[] = {env_dir2, "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", NULL};
     char *args[] = {"exit", NULL};
+    for (int k = 0; k < 2; k++) {
+        ring_child_stderr = err;
+        ring_child_fsize = k ? 65536 : 0;
+        ring_child c;
+        bool ok = ring_spawn(&c, BB_RING_CHILD, args, k ? small : missing, NULL);
+        ring_child_stderr = NULL;
+        ring_child_fsize = 0;
+        if (!ok) {
+            CHECK(0, "spawn");
+            return;
+        }
+        int st = ring_wait(&c);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x (no global recorder?)", st);
+        CHECK(file_says(err, k ? "cannot reserve" : "cannot create", "anonymous memory"),
+              "the fallback message (case %d)", k);
+        char ring[512];
+        CHECK(ring_find(g_dir, ring, sizeof ring) == 0, "no ring file left behind (case %d)", k);
+    }
+}
+
+/* The recorder never removes another process's file: a fork child makes, and at its normal
+ * exit removes, its own; the parent's stays and recovers with the parent's records only. */
+static void forked(void) {
+    char *env[] = {base_env("1"), env_shards, "BACKBEAT_ENABLE=1", NULL};
+    char *args[] = {"fork", NULL};
     ring_child c;
     if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) {
         CHECK(0, "spawn");
         return;
     }
-    int st = ring_wait(&c);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x (no global recorder?)", st);
+    uint64_t msg[2];
+    CHECK(ring_report(&c, msg) && msg[0] == 1 && msg[1] == 0, "the fork child exited 0");
+    char ring[512], out[512];
+    CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "only the parent's ring file");
+    char pidpart[64];
+    snprintf(pidpart, sizeof pidpart, "backbeat.%ld.", (long)c.pid);
+    CHECK(strstr(ring, pidpart) != NULL, "%s is the parent's", ring);
+    CHECK(ring_kill(&c), "the child did not die of SIGKILL");
+    snprintf(out, sizeof out, "%s/recovered.bb", g_dir);
+    bb_dump *d = recover(ring, out);
+    if (!d) return;
+    found f;
+    memset(&f, 0, sizeof f);
+    walk(d, &f, 0);
+    CHECK(f.bad == 0 && f.th[0].n == 10 && f.th[1].n == 0, "%zu parent, %zu child records",
+          f.th[0].n, f.th[1].n);
+    found_free(&f);
+    bb_dump_close(d);
+}
+
+/* Usage and input errors of recover: exit 2 / 1, the message naming the file. */
+static void cli_errors(void) {
+    char err[512], notring[512], out[512];
+    snprintf(err, sizeof err, "%s/stderr.txt", g_dir);
+    snprintf(notring, sizeof notring, "%s/plain.txt", g_dir);
+    snprintf(out, sizeof out, "%s/out.bb", g_dir);
+    FILE *f = fopen(notring, "w");
+    if (f) {
+        for (int i = 0; i < 5000; i++) fputc('x', f);
+        fclose(f);
+    }
+    struct {
+        char *args[6];
+        int status;
+        const char *says;
+    } cases[] = {
+        {{"recover", NULL}, 2, "no ring file"},
+        {{"recover", notring, NULL}, 2, "no output"},
+        {{"recover", notring, "-o", out, NULL}, 1, "not a ring file"},
+        {{"recover", notring, "-o", notring, NULL}, 1, "it is the input"},
+        {{"recover", "--scan", "/nonexistent/backbeat-dir", NULL}, 1, "cannot list"},
+        {{"recover", "--scan", g_dir, out, NULL}, 2, "--scan takes only"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ring_child_stderr = err;
+        int st = ring_cli(BB_CLI, cases[k].args, NULL);
+        ring_child_stderr = NULL;
+        CHECK(st == cases[k].status && file_says(err, cases[k].says, NULL), "case %zu: exit %d", k, st);
+        CHECK(access(out, F_OK) != 0, "case %zu wrote an output", k);
+    }
+    CHECK(file_says(err, "--scan", NULL), "last message");
 }
 
 /* Write `value` into the cgroup file dir/name; false (with errno) on failure. */
@@ -543,6 +669,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(sc, "exit")) lifecycle(false);
     else if (!strcmp(sc, "keep")) lifecycle(true);
     else if (!strcmp(sc, "fallback")) fallback();
+    else if (!strcmp(sc, "fork")) forked();
+    else if (!strcmp(sc, "cli")) cli_errors();
     else if (!strcmp(sc, "oom")) rc = oom_scenario();
     else rc = 2;
     remove_dir();

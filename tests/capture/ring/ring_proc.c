@@ -9,12 +9,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+const char *ring_child_stderr;
+unsigned long ring_child_fsize;
+
+/* In the child: the stderr redirection and file size limit asked for. */
+static void child_limits(void) {
+    if (ring_child_stderr) {
+        int fd = open(ring_child_stderr, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0) _exit(125);
+    }
+    if (ring_child_fsize) {
+        struct rlimit rl = {ring_child_fsize, ring_child_fsize};
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    }
+}
 
 /* In the child: join the cgroup, set up fd 3 and the environment, exec. */
 static void child_exec(int wfd, const char *exe, char *const *args, char *const *env,
                        const char *cgroup_procs) {
+    child_limits();
     if (cgroup_procs) {
         FILE *f = fopen(cgroup_procs, "w");
         if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) _exit(120);
@@ -75,6 +93,7 @@ int ring_cli(const char *cli, char *const *args, const char *out_path) {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        child_limits();
         if (out_path) {
             int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
             if (fd < 0 || dup2(fd, 1) < 0) _exit(123);

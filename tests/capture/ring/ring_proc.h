@@ -15,6 +15,11 @@ typedef struct ring_child {
     int reports; /* read end of the child's fd 3 */
 } ring_child;
 
+/* When set, the next children's (and CLI runs') stderr goes to this file. */
+extern const char *ring_child_stderr;
+/* When non-zero, the next children run with this RLIMIT_FSIZE and SIGXFSZ ignored. */
+extern unsigned long ring_child_fsize;
+
 /* Start `exe` with args (NULL-terminated) and the environment assignments in env ("K=V",
  * NULL-terminated) added; with `cgroup_procs`, the child first joins that cgroup. */
 bool ring_spawn(ring_child *c, const char *exe, char *const *args, char *const *env,
