@@ -97,6 +97,19 @@ static void meta_damage(const uint8_t *d, size_t len) {
     CHECK(recover(u, len, &c, &info, why), "%s", why);
     CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100, "unfinished: %zu skipped, %zu late, %zu early",
           info.meta_skipped, c.late, c.early);
+    memcpy(u, d, len); /* killed in the payload's copy: the rest, checksum and magic unwritten */
+    uint32_t plen;
+    memcpy(&plen, d + e + BB_RME_OFF_LEN, 4);
+    memset(u + e + BB_RME_HEAD + plen / 2, 0, plen - plen / 2);
+    memset(u + e + BB_RME_OFF_MAGIC, 0, 4);
+    memset(u + e + BB_RME_OFF_CHECK, 0, 4);
+    CHECK(recover(u, len, &c, &info, why), "%s", why);
+    CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100, "half-copied: %zu skipped",
+          info.meta_skipped);
+    memcpy(u, d, len); /* killed right after claiming the space: an all-zero head */
+    memset(u + e, 0, BB_RME_HEAD + (plen + 7u) / 8 * 8);
+    CHECK(recover(u, len, &c, &info, why), "%s", why);
+    CHECK(c.late == 0 && c.early == 100 && !info.meta_stopped, "claimed only: %zu late", c.late);
     memcpy(u, d, len);
     u[e + BB_RME_HEAD + 3] ^= 0x40; /* a payload byte overwritten */
     CHECK(recover(u, len, &c, &info, why), "%s", why);

@@ -9,7 +9,8 @@
  *   churn PATH   dlopen / record / dlclose PATH in a loop (registry updates all the time),
  *                reporting each round
  *   live         record 1000, dump (bb_global_dump), record 1000 more, report, wait
- *   oom          record while allocating and touching memory until killed
+ *   oom          record while allocating and touching memory until killed (exit 3 after
+ *                4 GiB)
  *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP)
  *   fork         record 10, fork a child that records 10 and exits normally (removing its own
  *                file only), report {1, its exit status}, wait to be killed */
@@ -109,11 +110,12 @@ static int live(void) {
 
 __attribute__((noreturn)) static int oom(void) {
     report(0, 0);
-    for (uint64_t seq = 0;; seq++) {
+    for (uint64_t seq = 0; seq < 4096; seq++) { /* 4 GiB: not killed means no memory limit */
         char *p = malloc(1 << 20);
         if (p) memset(p, (int)seq, 1 << 20);
         BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));
     }
+    exit(3);
 }
 
 static int forking(void) {
