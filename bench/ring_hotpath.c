@@ -94,6 +94,8 @@ int main(int argc, char **argv) {
     double t[MAX_REC][64], q[MAX_REC][64];
     for (int k = 0; k < nrec; k++) rec[k] = make(dirs[k], cpus);
     if (!rec[0]) return 1;
+    printf("   %ld shards of %u KiB, clock %s, cpu hint %s; runs alternate between the recorders\n",
+           cpus, RING / 1024, bb_recorder_clock_name(rec[0]), bb_recorder_cpu_hint_name(rec[0]));
     for (int r = 0; r < REPS; r++)
         for (int k = 0; k < nrec; k++) {
             if (!rec[k]) continue;
