@@ -8,6 +8,7 @@ target_link_libraries(bb_ring_plugin PRIVATE backbeat)
 add_executable(ring_child ${BB_RING_DIR}/ring_child.c)
 target_compile_definitions(ring_child PRIVATE _GNU_SOURCE)
 target_link_libraries(ring_child PRIVATE backbeat Threads::Threads ${CMAKE_DL_LIBS})
+bb_test(ring_api SOURCES ${BB_RING_DIR}/ring_api_test.c)
 
 if(TARGET backbeat_cli)
   add_executable(ring_e2e ${BB_RING_DIR}/ring_e2e.c ${BB_RING_DIR}/ring_proc.c)

@@ -594,6 +594,22 @@ static void cli_errors(void) {
         CHECK(access(out, F_OK) != 0, "case %zu wrote an output", k);
     }
     CHECK(file_says(err, "--scan", NULL), "last message");
+    char fake[512], listing[512];
+    snprintf(fake, sizeof fake, "%s/backbeat.1.0000000000000000.ring", g_dir);
+    snprintf(listing, sizeof listing, "%s/scan.txt", g_dir);
+    CHECK(rename(notring, fake) == 0, "rename");
+    char *scan[] = {"recover", "--scan", g_dir, NULL};
+    CHECK(ring_cli(BB_CLI, scan, listing) == 0 && file_says(listing, fake, "invalid: not a ring file"),
+          "--scan reports a damaged file");
+    char *rec[] = {"recover", fake, "-o", out, NULL};
+    ring_child_stderr = err;
+    CHECK(ring_cli(BB_CLI, rec, NULL) == 1 && file_says(err, fake, "not a ring file"),
+          "recover names the file");
+    ring_child_stderr = NULL;
+    char *inspect[] = {"inspect", fake, NULL};
+    ring_child_stderr = err;
+    CHECK(ring_cli(BB_CLI, inspect, "/dev/null") == 1, "inspect refuses it");
+    ring_child_stderr = NULL;
 }
 
 /* Write `value` into the cgroup file dir/name; false (with errno) on failure. */
