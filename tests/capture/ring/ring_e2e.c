@@ -209,7 +209,7 @@ static bool check_windows(const bb_dump *d, const uint64_t *marks, uint32_t nmar
 static void check_threads(found *f, int threads, const uint64_t *last, bool cut, bool own_shard) {
     for (int t = 0; t < threads; t++) {
         seqs *s = &f->th[t];
-        qsort(s->v, s->n, sizeof *s->v, cmp_u64);
+        if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_u64);
         if (!cut && (s->n > 0 || own_shard))
             CHECK(s->n > 0 && s->v[s->n - 1] >= last[t], "thread %d: newest %llu, reported %llu", t,
                   s->n ? (unsigned long long)s->v[s->n - 1] : 0ull, (unsigned long long)last[t]);
@@ -351,7 +351,7 @@ static void churn(void) {
     found f;
     memset(&f, 0, sizeof f);
     walk(d, &f, 4);
-    qsort(f.th[0].v, f.th[0].n, sizeof *f.th[0].v, cmp_u64);
+    if (f.th[0].n) qsort(f.th[0].v, f.th[0].n, sizeof *f.th[0].v, cmp_u64);
     CHECK(f.bad == 0, "%zu records corrupted", f.bad);
     CHECK(f.plugin >= 100 * last, "%zu plugin records, %llu rounds", f.plugin,
           (unsigned long long)last);
