@@ -11,11 +11,12 @@ BB_EVENT(ring_plugin_ev, "ring_plugin", "Late", "registered by a plugin after st
          BB_FIELD(uint32_t, _pad, NULL));
 BB_VIEWS(ring_plugin_views, "CREATE VIEW ring_plugin_late AS SELECT 42 AS answer;");
 
-/* Record `count` events numbered from `first`, each with the string "late-<n>". */
+/* Record `count` events numbered from `first`, each with the string "late-<n mod 4096>" (a
+ * bounded set: the intern table holds 16384 strings by default). */
 static void plugin_run(uint64_t first, uint64_t count) {
     for (uint64_t n = first; n < first + count; n++) {
         char s[32];
-        snprintf(s, sizeof s, "late-%llu", (unsigned long long)n);
+        snprintf(s, sizeof s, "late-%llu", (unsigned long long)(n % 4096));
         BB_GRECORD(ring_plugin_ev, .n = n, .label = bb_intern_str(bb_global(), s));
     }
 }
