@@ -123,6 +123,7 @@ static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance,
 }
 
 static void free_file(bb_ring_file *rf) {
+    free(rf->seen);
     if (rf->base) munmap(rf->base, rf->size);
     if (rf->fd >= 0) close(rf->fd);
     free(rf->path);

@@ -24,6 +24,9 @@ typedef struct bb_ring_file {
     pid_t pid;         /* the creator: only it removes the file */
     bool keep;         /* leave the file at close / exit */
     uint64_t seq;      /* next metadata entry's sequence number (under the meta lock) */
+    uint64_t *seen;    /* open-addressing set of what the log holds (event ids, view text
+                          hashes), so a plugin loaded again does not fill the log (meta lock) */
+    size_t seen_cap, seen_n;
     struct bb_ring_file *next; /* the list of open files (ring_meta.c) */
 } bb_ring_file;
 

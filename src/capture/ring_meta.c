@@ -55,6 +55,33 @@ static void append(bb_ring_file *rf, uint16_t kind, const void *payload, uint32_
     __atomic_store_n((uint32_t *)(void *)(e + BB_RME_OFF_MAGIC), BB_RME_MAGIC, __ATOMIC_RELEASE);
 }
 
+/* Add key to rf's set; false when it was there already (or cannot be remembered: then the
+ * entry is appended again, which readers de-duplicate). Keys are never 0 (0 marks a free slot:
+ * a zero key is remapped). */
+static bool first_time(bb_ring_file *rf, uint64_t key) {
+    if (!key) key = 1;
+    if (rf->seen_n * 2 >= rf->seen_cap) {
+        size_t cap = rf->seen_cap ? rf->seen_cap * 2 : 256;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t) return true;
+        for (size_t i = 0; i < rf->seen_cap; i++) {
+            if (!rf->seen[i]) continue;
+            size_t j = (size_t)(rf->seen[i] * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = rf->seen[i];
+        }
+        free(rf->seen);
+        rf->seen = t;
+        rf->seen_cap = cap;
+    }
+    size_t j = (size_t)(key * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (rf->seen_cap - 1);
+    for (; rf->seen[j]; j = (j + 1) & (rf->seen_cap - 1))
+        if (rf->seen[j] == key) return false;
+    rf->seen[j] = key;
+    rf->seen_n++;
+    return true;
+}
+
 /* The Schema-section entry of `desc` (malloc'ed, *len bytes), or NULL (not encodable, or no
  * memory): the dump writer's bytes for a dump holding only this schema, minus the count. */
 static uint8_t *encode_event(const bb_event_desc *desc, uint32_t *len, uint8_t **whole) {
@@ -80,6 +107,7 @@ static uint8_t *encode_event(const bb_event_desc *desc, uint32_t *len, uint8_t *
 }
 
 static void append_event(bb_ring_file *rf, const bb_event_desc *desc) {
+    if (!first_time(rf, desc->id)) return; /* the id is the hash of the schema's content */
     uint8_t *whole = NULL;
     uint32_t len = 0;
     const uint8_t *p = encode_event(desc, &len, &whole);
@@ -88,7 +116,11 @@ static void append_event(bb_ring_file *rf, const bb_event_desc *desc) {
 }
 
 static void append_views(bb_ring_file *rf, const bb_view_desc *v) {
-    if (v->sql) append(rf, BB_RME_VIEWS, v->sql, (uint32_t)strnlen(v->sql, BB_RME_MAX_LEN + 1));
+    if (!v->sql) return;
+    uint32_t len = (uint32_t)strnlen(v->sql, BB_RME_MAX_LEN + 1);
+    /* keyed apart from event ids by the top bit flipped (a collision only skips an entry) */
+    if (first_time(rf, bb_ring_fnv64(v->sql, len) ^ (UINT64_C(1) << 63)))
+        append(rf, BB_RME_VIEWS, v->sql, len);
 }
 
 /* Everything registered so far, into rf (g_meta_lock held). */

@@ -138,6 +138,7 @@ typedef struct recovered {
     uint32_t *intern_ids; /* index into the table: id - 1 */
     size_t ninterns;
     u64map sizes; /* event id -> record_size + 1 */
+    u64map view_texts; /* FNV-1a 64 of a view text -> its piece + 1 (index), de-duplication */
 } recovered;
 
 static void recovered_free(recovered *r) {
@@ -145,6 +146,7 @@ static void recovered_free(recovered *r) {
     free(r->views);
     free(r->intern_ids);
     u64map_free(&r->sizes);
+    u64map_free(&r->view_texts);
 }
 
 /* The schema entry p[len] as the reader sees it: its id and record size; false if the reader
@@ -181,10 +183,20 @@ static bool push(piece **v, size_t *n, const uint8_t *p, size_t len) {
     return true;
 }
 
+/* A view set's text, once: a plugin loaded again registers its view set again. (A hash
+ * collision between different texts keeps both.) */
+static bool take_views(recovered *r, const uint8_t *p, uint32_t len) {
+    uint64_t h = bb_ring_fnv64(p, len);
+    uintptr_t at = (uintptr_t)u64map_get(&r->view_texts, h);
+    if (at && r->views[at - 1].len == len && !memcmp(r->views[at - 1].p, p, len)) return true;
+    if (!at && !u64map_put(&r->view_texts, h, (void *)(uintptr_t)(r->nviews + 1))) return false;
+    return push(&r->views, &r->nviews, p, len);
+}
+
 /* One accepted metadata entry. */
 static bool take_entry(recovered *r, uint16_t kind, const uint8_t *p, uint32_t len,
                        cli_ring_info *info) {
-    if (kind == BB_RME_VIEWS) return push(&r->views, &r->nviews, p, len);
+    if (kind == BB_RME_VIEWS) return take_views(r, p, len);
     uint64_t id;
     uint16_t size;
     if (kind != BB_RME_EVENT || !check_schema(p, len, &id, &size)) {
@@ -376,6 +388,7 @@ bool cli_ring_to_dump(const uint8_t *d, size_t len, uint8_t **out, size_t *out_l
     recovered r;
     memset(&r, 0, sizeof r);
     u64map_init(&r.sizes);
+    u64map_init(&r.view_texts);
     bool ok = walk_meta(d, &g, &r, info) && take_interns(d, &g, &r);
     if (!ok) {
         recovered_free(&r);

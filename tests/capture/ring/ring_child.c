@@ -6,8 +6,9 @@
  *                every 1024 records
  *   plugin PATH  dlopen PATH after start, record 100 of its events (strings made at run time),
  *                report {0xFFFFFFFF, 100}, wait to be killed
- *   churn PATH   dlopen / record / dlclose PATH in a loop (registry updates all the time),
- *                reporting each round
+ *   churn PATH   dlopen / record / dlclose PATH in a loop, and register and record a new
+ *                schema each round (the ring file's log grows all the time), reporting each
+ *                round
  *   live         record 1000, dump (bb_global_dump), record 1000 more, report, wait
  *   oom          record while allocating and touching memory until killed (exit 3 after
  *                4 GiB)
@@ -78,6 +79,19 @@ static const struct ring_plugin_api *load(const char *path, void **h) {
     return api;
 }
 
+/* A schema made at run time, new each round: "ring_churn::Dyn<round>" {u64 v}, registered
+ * (appended to the ring file's log) and recorded once with v = round. */
+static void dyn_event(uint64_t round) {
+    static const bb_field_desc field = {"v", NULL, NULL, NULL, 0, 0, 8, 0, BB_TYPE_U64, 0, 0, 0};
+    bb_event_desc *d = calloc(1, sizeof *d);
+    char *name = malloc(48);
+    if (!d || !name) exit(8);
+    snprintf(name, 48, "ring_churn::Dyn%llu", (unsigned long long)round);
+    *d = (bb_event_desc){BB__ABI_LAYOUT, name, NULL, &field, 1, 8, BB_PHASE_NONE, 0, NULL};
+    bb_registry_add(d); /* kept registered: the process is killed */
+    bb_record_event(bb_global(), d, &round, 8);
+}
+
 __attribute__((noreturn)) static int plugin(const char *path, bool churn) {
     for (uint64_t round = 0;; round++) {
         void *h;
@@ -88,6 +102,7 @@ __attribute__((noreturn)) static int plugin(const char *path, bool churn) {
             for (;;) pause();
         }
         dlclose(h);
+        dyn_event(round);
         BB_GRECORD(ring_rec, .thread = 0, .seq = round, .check = ring_check(0, round));
         report(0, round);
     }

@@ -36,6 +36,7 @@ typedef struct found {
     seqs th[MAX_THREADS];
     size_t bad;        /* records whose bytes are not what was written */
     size_t plugin;     /* ring_plugin::Late records, all checked */
+    size_t dyn;        /* ring_churn::Dyn<v> records whose v matches their name */
     uint64_t plugin_seen[4]; /* bitmap of n < 256 */
     const bb_rinstance *inst;
 } found;
@@ -78,8 +79,24 @@ static void check_plugin(found *f, const uint8_t *fields) {
     if (n < 256) f->plugin_seen[n / 64] |= 1ull << (n % 64);
 }
 
+/* A ring_churn::Dyn<v> record: its field v must be the number in its schema's name. */
+static void check_dyn(found *f, const bb_record *r) {
+    uint64_t v;
+    memcpy(&v, r->fields, 8);
+    char want[48];
+    snprintf(want, sizeof want, "ring_churn::Dyn%llu", (unsigned long long)v);
+    if (named(r->schema, want))
+        f->dyn++;
+    else
+        f->bad++;
+}
+
 static int on_record(const bb_record *r, void *ctx) {
     found *f = ctx;
+    if (r->schema->name.len > 15 && !memcmp(r->schema->name.ptr, "ring_churn::Dyn", 15)) {
+        check_dyn(f, r);
+        return 0;
+    }
     if (named(r->schema, "ring_plugin::Late")) {
         check_plugin(f, r->fields);
         return 0;
@@ -353,11 +370,14 @@ static void churn(void) {
     walk(d, &f, 4);
     if (f.th[0].n) qsort(f.th[0].v, f.th[0].n, sizeof *f.th[0].v, cmp_u64);
     CHECK(f.bad == 0, "%zu records corrupted", f.bad);
-    /* A round is 100 plugin records (34 bytes) and one Rec (42): the 1 MiB ring holds ~300. */
-    uint64_t fit = (1u << 20) / (100 * 34 + 42) - 2, rounds = last < fit ? last : fit;
+    /* A round is 100 plugin records (34 bytes), one Dyn (26) and one Rec (42): the 1 MiB ring
+     * holds ~300. */
+    uint64_t fit = (1u << 20) / (100 * 34 + 26 + 42) - 2, rounds = last < fit ? last : fit;
     CHECK(f.plugin >= 100 * rounds, "%zu plugin records, %llu rounds", f.plugin,
           (unsigned long long)last);
     CHECK(f.th[0].n && f.th[0].v[f.th[0].n - 1] >= last, "rounds recorded up to the kill");
+    CHECK(f.dyn + 1 >= rounds, "%zu run-time schemas decoded, %llu rounds", f.dyn,
+          (unsigned long long)rounds);
     found_free(&f);
     bb_dump_close(d);
 }
