@@ -158,9 +158,18 @@ static int recover_one(const char *in, const char *out) {
     if (!ok) return CLI_FAIL;
     fprintf(stderr,
             "backbeat: %s: instance %016llx, %u shards, %zu schemas, %zu view sets, %zu intern "
-            "entries recovered%s\n",
+            "entries recovered\n",
             in, (unsigned long long)info.instance_id, info.shards, info.events, info.views,
-            info.interns, info.meta_skipped ? " (unfinished or damaged metadata skipped)" : "");
+            info.interns);
+    if (info.meta_skipped || info.meta_stopped || info.meta_dropped)
+        fprintf(stderr, "backbeat: %s: %zu unfinished or damaged metadata entries skipped%s%s\n", in,
+                info.meta_skipped, info.meta_stopped ? ", the rest of the log unreadable" : "",
+                info.meta_dropped ? ", some entries never fitted in the log" : "");
+    if (info.cut_shards)
+        fprintf(stderr,
+                "backbeat: %s: %u rings cut below the mark a lapped writer left (as a live dump "
+                "cuts them)\n",
+                in, info.cut_shards);
     return CLI_OK;
 }
 

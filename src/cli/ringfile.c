@@ -277,12 +277,14 @@ static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint6
     return pos;
 }
 
-static void cut_lapped(uint8_t *ring, uint64_t cap, uint64_t head, uint64_t damaged,
+/* True when the ring was cut. */
+static bool cut_lapped(uint8_t *ring, uint64_t cap, uint64_t head, uint64_t damaged,
                        const u64map *sizes) {
     uint64_t low = head > cap ? head - cap : 0;
-    if (damaged <= low || damaged > head) return;
+    if (damaged <= low || damaged > head) return false;
     uint64_t to = cut_below(ring, cap, low, head, damaged, sizes);
     for (uint64_t a = low; a < to; a++) ring[a & (cap - 1)] = 0;
+    return true;
 }
 
 /* ---- the dump ---------------------------------------------------------------------------- */
@@ -338,13 +340,13 @@ static int write_bodies(bb_sink s, const cli_ring_info *info, const recovered *r
 }
 
 /* Cut each copied ring as a live dump would (a lapped writer's mark in its cursor). */
-static void cut_rings(uint8_t *out, const plan *pl, const cli_ring_info *info,
+static void cut_rings(uint8_t *out, const plan *pl, cli_ring_info *info,
                       const recovered *r, const uint8_t *d, const regions *g) {
     size_t first = 2 + r->nviews;
     for (uint32_t i = 0; i < info->shards; i++) {
         const uint8_t *c = d + g->cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
         uint8_t *ring = out + pl->secs[first + i].offset + BB_SHARD_HEADER_SIZE;
-        cut_lapped(ring, info->capacity, get64(c, 0), get64(c, 8), &r->sizes);
+        info->cut_shards += cut_lapped(ring, info->capacity, get64(c, 0), get64(c, 8), &r->sizes);
     }
 }
 

@@ -26,6 +26,7 @@ typedef struct cli_ring_info {
     size_t meta_skipped;  /* metadata entries unfinished or damaged, skipped */
     bool meta_stopped;    /* the log's rest could not be walked (a damaged entry length) */
     uint32_t meta_dropped; /* entries the writer could not fit in the log */
+    uint32_t cut_shards;   /* rings cut below a lapped writer's mark (as a live dump cuts) */
 } cli_ring_info;
 
 /* True when `len` bytes at `data` start with the ring file magic. */

@@ -376,6 +376,8 @@ static void churn(void) {
     CHECK(f.plugin >= 100 * rounds, "%zu plugin records, %llu rounds", f.plugin,
           (unsigned long long)last);
     CHECK(f.th[0].n && f.th[0].v[f.th[0].n - 1] >= last, "rounds recorded up to the kill");
+    CHECK(bb_dump_view_count(d) == 1, "the plugin's view set once, not %zu times",
+          bb_dump_view_count(d));
     CHECK(f.dyn + 1 >= rounds, "%zu run-time schemas decoded, %llu rounds", f.dyn,
           (unsigned long long)rounds);
     found_free(&f);
