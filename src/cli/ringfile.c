@@ -234,14 +234,20 @@ static bool walk_meta(const uint8_t *d, const regions *g, recovered *r, cli_ring
     return true;
 }
 
-/* The intern entries that are complete and whose hash matches their bytes. */
+/* The intern entries that are complete and whose hash matches their bytes. Each string's bytes
+ * have their own place in the arena, so the ready entries' lengths add up to at most its size:
+ * past that the table is inconsistent and the rest is left out (which also keeps the hashing
+ * linear in the file's size). */
 static bool take_interns(const uint8_t *d, const regions *g, recovered *r) {
     r->intern_ids = malloc(((size_t)g->entries + 1) * sizeof *r->intern_ids);
     if (!r->intern_ids) return false;
+    uint64_t budget = g->bytes;
     for (uint32_t i = 0; i < g->entries; i++) {
         const uint8_t *e = d + g->intern + (uint64_t)i * BB_RING_INTERN_ENTRY;
         uint32_t off = get32(e, 0), len = get32(e, 4), hash = get32(e, 8), ready = get32(e, 12);
         if (ready != 1 || off > g->bytes || len > g->bytes - off || len > UINT16_MAX) continue;
+        if (len > budget) break;
+        budget -= len;
         if (bb_ring_fnv32(BB_RING_FNV32_INIT, d + g->arena + off, len) != hash) continue;
         r->intern_ids[r->ninterns++] = i;
     }

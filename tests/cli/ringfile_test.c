@@ -132,6 +132,22 @@ static void data_damage(const uint8_t *d, size_t len, size_t interns) {
     u[arena] ^= 0x20;
     CHECK(recover(u, len, &c, &info, why), "%s", why);
     CHECK(info.interns == interns - 1, "%zu of %zu intern entries", info.interns, interns);
+    memcpy(u, d, len); /* every entry claims the same long string: cut at the arena's size */
+    uint64_t intern = get64(d, BB_RH_INTERN_OFF);
+    uint32_t entries, bytes;
+    memcpy(&entries, d + BB_RH_INTERN_ENTRIES, 4);
+    memcpy(&bytes, d + BB_RH_INTERN_BYTES, 4);
+    uint32_t want_hash = 2166136261u, one = 1, zero = 0, big = bytes / 2 + 1;
+    for (uint32_t k = 0; k < big; k++) want_hash = (want_hash ^ u[arena + k]) * 16777619u;
+    for (uint32_t i = 0; i < entries; i++) {
+        uint8_t *e = u + intern + (uint64_t)i * 16;
+        memcpy(e, &zero, 4);
+        memcpy(e + 4, &big, 4);
+        memcpy(e + 8, &want_hash, 4);
+        memcpy(e + 12, &one, 4);
+    }
+    CHECK(recover(u, len, &c, &info, why), "%s", why);
+    CHECK(info.interns == 1, "overlapping entries: %zu taken", info.interns);
     memcpy(u, d, len);
     srand(7);
     for (size_t i = rings; i < len; i++) u[i] = (uint8_t)rand();
