@@ -135,7 +135,7 @@ typedef struct recovered {
     size_t nevents;
     piece *views;
     size_t nviews;
-    uint32_t *intern_ids; /* index into the table: id - 1 */
+    struct intern_ok { uint32_t index, off, len; } *interns; /* id = index + 1; validated */
     size_t ninterns;
     u64map sizes; /* event id -> record_size + 1 */
     u64map view_texts; /* FNV-1a 64 of a view text -> its piece + 1 (index), de-duplication */
@@ -144,7 +144,7 @@ typedef struct recovered {
 static void recovered_free(recovered *r) {
     free(r->events);
     free(r->views);
-    free(r->intern_ids);
+    free(r->interns);
     u64map_free(&r->sizes);
     u64map_free(&r->view_texts);
 }
@@ -239,8 +239,8 @@ static bool walk_meta(const uint8_t *d, const regions *g, recovered *r, cli_ring
  * past that the table is inconsistent and the rest is left out (which also keeps the hashing
  * linear in the file's size). */
 static bool take_interns(const uint8_t *d, const regions *g, recovered *r) {
-    r->intern_ids = malloc(((size_t)g->entries + 1) * sizeof *r->intern_ids);
-    if (!r->intern_ids) return false;
+    r->interns = malloc(((size_t)g->entries + 1) * sizeof *r->interns);
+    if (!r->interns) return false;
     uint64_t budget = g->bytes;
     for (uint32_t i = 0; i < g->entries; i++) {
         const uint8_t *e = d + g->intern + (uint64_t)i * BB_RING_INTERN_ENTRY;
@@ -249,7 +249,7 @@ static bool take_interns(const uint8_t *d, const regions *g, recovered *r) {
         if (len > budget) break;
         budget -= len;
         if (bb_ring_fnv32(BB_RING_FNV32_INIT, d + g->arena + off, len) != hash) continue;
-        r->intern_ids[r->ninterns++] = i;
+        r->interns[r->ninterns++] = (struct intern_ok){i, off, len};
     }
     return true;
 }
@@ -301,17 +301,15 @@ typedef struct plan {
     uint64_t total;
 } plan;
 
-static bool plan_sections(const cli_ring_info *info, const recovered *r, const uint8_t *d,
-                          const regions *g, plan *pl, char *why, size_t cap) {
+static bool plan_sections(const cli_ring_info *info, const recovered *r, plan *pl, char *why,
+                          size_t cap) {
     pl->n = 3 + r->nviews + info->shards;
     if (pl->n > UINT16_MAX) return fail(why, cap, "too many view sets and shards for one dump");
     pl->secs = calloc(pl->n, sizeof *pl->secs);
     if (!pl->secs) return fail(why, cap, "out of memory");
     uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
     for (size_t i = 0; i < r->nevents; i++) schema += r->events[i].len;
-    for (size_t i = 0; i < r->ninterns; i++)
-        intern += BB_INTERN_ENTRY_HEADER_SIZE +
-                  get32(d + g->intern + (uint64_t)r->intern_ids[i] * BB_RING_INTERN_ENTRY, 4);
+    for (size_t i = 0; i < r->ninterns; i++) intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
     size_t k = 0;
     pl->secs[k++] = (bb_section_ref){BB_SECTION_SCHEMA, schema, 0};
     pl->secs[k++] = (bb_section_ref){BB_SECTION_INTERN, intern, 0};
@@ -331,8 +329,8 @@ static int write_bodies(bb_sink s, const cli_ring_info *info, const recovered *r
     for (size_t i = 0; !rc && i < r->nevents; i++) rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
     if (!rc) rc = bb_enc_intern_header(s, info->instance_id, (uint32_t)r->ninterns);
     for (size_t i = 0; !rc && i < r->ninterns; i++) {
-        const uint8_t *e = d + g->intern + (uint64_t)r->intern_ids[i] * BB_RING_INTERN_ENTRY;
-        rc = bb_enc_intern_entry(s, r->intern_ids[i] + 1, get32(e, 4), d + g->arena + get32(e, 0));
+        const struct intern_ok *e = &r->interns[i]; /* validated once: the file may change */
+        rc = bb_enc_intern_entry(s, e->index + 1, e->len, d + g->arena + e->off);
     }
     for (size_t i = 0; !rc && i < r->nviews; i++) rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
     for (uint32_t i = 0; !rc && i < info->shards; i++) {
@@ -359,7 +357,7 @@ static void cut_rings(uint8_t *out, const plan *pl, cli_ring_info *info,
 static bool assemble(const uint8_t *d, const regions *g, cli_ring_info *info, recovered *r,
                      uint8_t **out, size_t *out_len, char *why, size_t cap) {
     plan pl = {NULL, 0, 0};
-    if (!plan_sections(info, r, d, g, &pl, why, cap)) return false;
+    if (!plan_sections(info, r, &pl, why, cap)) return false;
     uint8_t *buf = pl.total <= SIZE_MAX ? malloc((size_t)pl.total) : NULL;
     if (!buf) {
         free(pl.secs);
