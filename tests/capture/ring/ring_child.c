@@ -13,12 +13,14 @@
  *   oom          record while allocating and touching memory until killed (exit 3 after
  *                4 GiB)
  *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP)
+ *   crash        record 1000, then SIGSEGV (with BACKBEAT_DUMP_ON_CRASH the handler dumps)
  *   fork         record 10, fork a child that records 10 and exits normally (removing its own
  *                file only), report {1, its exit status}, wait to be killed */
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +160,12 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "live")) return live();
     if (!strcmp(argv[1], "oom")) return oom();
     if (!strcmp(argv[1], "fork")) return forking();
+    if (!strcmp(argv[1], "crash")) {
+        for (uint64_t seq = 0; seq < 1000; seq++)
+            BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));
+        raise(SIGSEGV);
+        return 10;
+    }
     if (!strcmp(argv[1], "exit")) {
         for (uint64_t seq = 0; seq < 10; seq++)
             BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));

@@ -3,8 +3,8 @@
  * strings, during registry churn, after a live dump, at an OOM kill in a memory-limited cgroup,
  * and the file's lifecycle at a normal exit. Each recovers the ring file with `backbeat
  * recover` and checks every record against what the child reported through its pipe.
- * Usage: ring_e2e SCENARIO (heavy, shared, plugin, churn, live, exit, keep,
- * fallback, fork, cli, oom). */
+ * Usage: ring_e2e SCENARIO (heavy, shared, plugin, churn, live, crash, exit,
+ * keep, fallback, fork, cli, oom). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
@@ -384,10 +384,10 @@ static void churn(void) {
     bb_dump_close(d);
 }
 
-/* The first dump file named live.* in the test directory. */
-static bool find_live(char *out, size_t cap) {
+/* The first dump file named STEM.*.bb in the test directory. */
+static bool find_dump(const char *stem, char *out, size_t cap) {
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls '%s'/live.*.bb 2>/dev/null | head -1", g_dir);
+    snprintf(cmd, sizeof cmd, "ls '%s'/%s.*.bb 2>/dev/null | head -1", g_dir, stem);
     FILE *p = popen(cmd, "r");
     bool ok = p && fgets(out, (int)cap, p);
     if (p) pclose(p);
@@ -395,7 +395,8 @@ static bool find_live(char *out, size_t cap) {
     return ok && *out;
 }
 
-/* Records 0..1999 through the de-duplicating model of a live dump and a recovered one. */
+/* Records 0..1999 through the (de-duplicating) model of two dumps of one process: how many,
+ * and how many seen twice. */
 static size_t count_model(bb_dump **ds, bool dedup, size_t *dups) {
     static unsigned char seen[2000];
     memset(seen, 0, sizeof seen);
@@ -435,7 +436,7 @@ static void live(void) {
     CHECK(ring_kill(&c), "the child did not die of SIGKILL");
     char ring[512], out[512], livep[512];
     CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "one ring file in %s", g_dir);
-    CHECK(find_live(livep, sizeof livep), "the live dump");
+    CHECK(find_dump("live", livep, sizeof livep), "the live dump");
     snprintf(out, sizeof out, "%s/recovered.bb", g_dir);
     bb_dump *ds[2] = {NULL, recover(ring, out)};
     bb_error err;
@@ -494,6 +495,40 @@ static void recover_two(const char *first) {
           "%zu instances, %zu records", bb_dump_instance_count(d), f.th[0].n);
     found_free(&f);
     bb_dump_close(d);
+}
+
+/* A crash: the crash handler's dump and the ring file the crash leaves behind hold the same
+ * records, with the same keys (converted together: each once). */
+static void crash(void) {
+    char path_env[400];
+    snprintf(path_env, sizeof path_env, "BACKBEAT_PATH=%s/crash.bb", g_dir);
+    char *env[] = {base_env("2"), env_shards, "BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_CRASH=1",
+                   path_env,
+                   "ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=0",
+                   "UBSAN_OPTIONS=handle_segv=0", "TSAN_OPTIONS=handle_segv=0", NULL};
+    char *args[] = {"crash", NULL};
+    ring_child c;
+    if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    int st = ring_wait(&c);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "died of SIGSEGV (status %#x)", st);
+    char ring[512], out[512], dump[512];
+    CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "the crash leaves the ring file");
+    CHECK(find_dump("crash", dump, sizeof dump), "the crash dump");
+    snprintf(out, sizeof out, "%s/recovered.bb", g_dir);
+    bb_dump *ds[2] = {NULL, recover(ring, out)};
+    bb_error err;
+    CHECK(bb_dump_open(dump, &ds[0], &err) == BB_OK, "%s", err.message);
+    if (ds[0] && ds[1]) {
+        size_t dups, n = count_model(ds, true, &dups);
+        CHECK(n == 1000 && dups == 0, "deduplicated: %zu records, %zu duplicates", n, dups);
+        n = count_model(ds, false, &dups);
+        CHECK(n == 2000 && dups == 1000, "not deduplicated: %zu records", n);
+    }
+    for (int i = 0; i < 2; i++)
+        if (ds[i]) bb_dump_close(ds[i]);
 }
 
 /* A normal exit removes the file; BACKBEAT_RING_KEEP=1 keeps it (and it recovers). */
@@ -734,6 +769,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(sc, "keep")) lifecycle(true);
     else if (!strcmp(sc, "fallback")) fallback();
     else if (!strcmp(sc, "fork")) forked();
+    else if (!strcmp(sc, "crash")) crash();
     else if (!strcmp(sc, "cli")) cli_errors();
     else if (!strcmp(sc, "oom")) rc = oom_scenario();
     else rc = 2;
