@@ -80,6 +80,10 @@ static void write_header(uint8_t *b, const bb_recorder *rec, const layout *l) {
     put64(b, BB_RH_TSC_MULT, h->tsc_mult);
     put64(b, BB_RH_NS_BASE, h->ns_base);
     put64(b, BB_RH_MONO_OFFSET, (uint64_t)h->mono_offset);
+    put64(b, BB_RH_PROC_START, bb_ring_proc_start((long)getpid()));
+    char boot[BB_RING_BOOT_ID_MAX];
+    bb_ring_boot_id(boot);
+    memcpy(b + BB_RH_BOOT_ID, boot, BB_RING_BOOT_ID_MAX - 1);
     size_t hl = strnlen(rec->host, BB_RING_HOST_MAX - 1);
     memcpy(b + BB_RH_HOST, rec->host, hl); /* the rest of the field stays zero */
     put64(b, BB_RH_CHECK, bb_ring_fnv64(b, BB_RING_CHECKED));

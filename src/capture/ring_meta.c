@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backbeat/dump_writer.h"
 #include "capture/recorder_internal.h"
@@ -21,11 +22,17 @@ static bb_ring_file *g_files; /* under g_meta_lock */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 /* fork: never copy the lock held; the child forgets the parent's files (their metadata is the
- * parent's to keep). */
+ * parent's to keep) and closes its copies of their descriptors, so that their lock (which says
+ * "the writer is alive") goes when the parent goes, even if the child lives on. The mappings
+ * stay: a file-backed recorder the child still uses keeps working. */
 static void fork_prepare(void) { pthread_mutex_lock(&g_meta_lock); }
 static void fork_parent(void) { pthread_mutex_unlock(&g_meta_lock); }
 static void fork_child(void) {
     pthread_mutex_init(&g_meta_lock, NULL);
+    for (bb_ring_file *rf = g_files; rf; rf = rf->next) {
+        if (rf->fd >= 0) close(rf->fd);
+        rf->fd = -1;
+    }
     g_files = NULL;
 }
 static void install_atfork(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }

@@ -539,7 +539,7 @@ static bool open_ring(const char *path, bb_dump **out) {
     cli_ring_info info;
     int alive = 0;
     if (!cli_ring_load(path, &mem, &len, &info, &alive)) return false;
-    if (alive == 1)
+    if (alive == CLI_RING_RUNNING)
         cli_error("warning: %s: the process writing it (pid %llu) is still running", path,
                   (unsigned long long)info.pid);
     ring_dump *rd = malloc(sizeof *rd);

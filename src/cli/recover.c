@@ -64,14 +64,15 @@ static void scan_one(const char *path) {
         close(fd);
         return;
     }
-    int alive = cli_ring_alive(fd, why, sizeof why);
+    int alive = cli_ring_alive(fd, &info, why, sizeof why);
     close(fd);
     char when[32];
     iso_time(info.start_ns, when, sizeof when);
-    const char *state = alive == 1                          ? "running"
-                        : alive < 0                         ? "unknown"
+    const char *state = alive == CLI_RING_RUNNING  ? "running"
+                        : alive == CLI_RING_ORPHAN ? "gone (a process it forked still maps it)"
+                        : alive < 0                ? "unknown"
                         : info.state == BB_RING_STATE_CLOSED ? "gone (closed)"
-                                                            : "gone";
+                                                             : "gone";
     printf("%s\tpid %llu\thost %s\tstarted %s\tsize %llu\t%s%s\n", path,
            (unsigned long long)info.pid, info.host, when, (unsigned long long)sb.st_size, state,
            "");
@@ -118,16 +119,22 @@ static bool check_input(const char *path, bool force) {
         close(fd);
         return false;
     }
-    int alive = cli_ring_alive(fd, why, sizeof why);
+    int alive = cli_ring_alive(fd, &info, why, sizeof why);
     close(fd);
-    if (alive != 0 && !force) {
-        cli_error(alive == 1 ? "%s: the process writing it (pid %llu) is still running; use "
-                               "--force to recover a snapshot anyway"
-                             : "%s: cannot tell whether its process (pid %llu) is still "
-                               "running; use --force",
+    if ((alive == CLI_RING_RUNNING || alive == CLI_RING_UNKNOWN) && !force) {
+        cli_error(alive == CLI_RING_RUNNING
+                      ? "%s: the process writing it (pid %llu) is still running; use --force to "
+                        "recover a snapshot anyway"
+                      : "%s: cannot tell whether its process (pid %llu) is still running; use "
+                        "--force",
                   path, (unsigned long long)info.pid);
         return false;
     }
+    if (alive == CLI_RING_ORPHAN)
+        fprintf(stderr,
+                "backbeat: %s: its process (pid %llu) is gone; a process it forked still maps the "
+                "file (and could write to it)\n",
+                path, (unsigned long long)info.pid);
     return true;
 }
 

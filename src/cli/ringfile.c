@@ -111,6 +111,9 @@ bool cli_ring_header(const uint8_t *d, size_t len, uint64_t size, cli_ring_info 
         info->shards > 4096 || c < 4096 || c > (UINT64_C(1) << 40) || (c & (c - 1)) != 0)
         return fail(why, cap, "header has an invalid geometry (%u shards of %llu bytes)",
                     info->shards, (unsigned long long)c);
+    info->proc_start = get64(d, BB_RH_PROC_START);
+    memcpy(info->boot_id, d + BB_RH_BOOT_ID, sizeof info->boot_id);
+    info->boot_id[sizeof info->boot_id - 1] = 0;
     const char *host = (const char *)d + BB_RH_HOST;
     size_t hl = strnlen(host, BB_RING_HOST_MAX);
     if (hl == BB_RING_HOST_MAX) return fail(why, cap, "header host is not terminated");
@@ -408,14 +411,21 @@ bool cli_ring_to_dump(const uint8_t *d, size_t len, uint8_t **out, size_t *out_l
     return ok;
 }
 
-int cli_ring_alive(int fd, char *why, size_t cap) {
+int cli_ring_alive(int fd, const cli_ring_info *info, char *why, size_t cap) {
     if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
         flock(fd, LOCK_UN);
-        return 0;
+        return CLI_RING_GONE;
     }
-    if (errno == EWOULDBLOCK) return 1;
-    fail(why, cap, "cannot test its lock: %s", strerror(errno));
-    return -1;
+    if (errno != EWOULDBLOCK) {
+        fail(why, cap, "cannot test its lock: %s", strerror(errno));
+        return CLI_RING_UNKNOWN;
+    }
+    char boot[BB_RING_BOOT_ID_MAX];
+    bb_ring_boot_id(boot);
+    if (!info->proc_start || !boot[0] || strcmp(boot, info->boot_id) != 0)
+        return CLI_RING_RUNNING; /* cannot tell: take the lock's word */
+    uint64_t now = info->pid <= (uint64_t)INT32_MAX ? bb_ring_proc_start((long)info->pid) : 0;
+    return now == info->proc_start ? CLI_RING_RUNNING : CLI_RING_ORPHAN;
 }
 
 bool cli_ring_path_is(const char *path) {
@@ -444,10 +454,11 @@ bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_in
         close(fd);
         return false;
     }
-    *alive = cli_ring_alive(fd, why, sizeof why);
-    close(fd);
     static const uint8_t none[1];
     bool ok = cli_ring_to_dump(map ? map : none, len, out, out_len, info, why, sizeof why);
+    char lwhy[256];
+    *alive = ok ? cli_ring_alive(fd, info, lwhy, sizeof lwhy) : CLI_RING_UNKNOWN;
+    close(fd);
     if (map) munmap(map, len);
     if (!ok) cli_error("%s: %s", path, why);
     return ok;

@@ -19,6 +19,8 @@ typedef struct cli_ring_info {
     uint64_t capacity;
     uint32_t shards;
     uint32_t state;     /* BB_RING_STATE_* (format/ring_file.h), as last written */
+    uint64_t proc_start; /* the writer's start time (clock ticks since boot), 0 unknown */
+    char boot_id[40];   /* the boot it ran in, "" unknown */
     char host[256];
     size_t events;        /* distinct schemas recovered */
     size_t views;         /* view sets recovered */
@@ -43,14 +45,21 @@ bool cli_ring_header(const uint8_t *data, size_t len, uint64_t size, cli_ring_in
 bool cli_ring_to_dump(const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
                       cli_ring_info *info, char *why, size_t cap);
 
-/* Whether the process that writes the ring file open as `fd` is still running: 1 yes (its lock
- * is held), 0 no, -1 unknown (the lock cannot be tested; the reason in why). */
-int cli_ring_alive(int fd, char *why, size_t cap);
+/* Whether the process that wrote the ring file open as `fd` (header in `info`) still runs:
+ *   CLI_RING_GONE     its lock is free (the kernel drops it when the process dies);
+ *   CLI_RING_RUNNING  its lock is held and the process with its pid and start time exists in
+ *                     this boot (or that cannot be checked: another boot id, no /proc);
+ *   CLI_RING_ORPHAN   its lock is held, but not by it: the process is gone and a process that
+ *                     inherited the file's mapping (a fork child) keeps the lock;
+ *   CLI_RING_UNKNOWN  the lock cannot be tested (the reason in why). */
+enum { CLI_RING_UNKNOWN = -1, CLI_RING_GONE = 0, CLI_RING_RUNNING = 1, CLI_RING_ORPHAN = 2 };
+int cli_ring_alive(int fd, const cli_ring_info *info, char *why, size_t cap);
 
 
 
 /* Open the ring file `path` and build its dump (as cli_ring_to_dump); *alive as
- * cli_ring_alive. On failure prints "PATH: reason" and returns false. */
+ * cli_ring_alive (CLI_RING_UNKNOWN when the header does not validate). On failure prints
+ * "PATH: reason" and returns false. */
 bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_info *info,
                    int *alive);
 

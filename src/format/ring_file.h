@@ -55,12 +55,15 @@
 #define BB_RH_TSC_MULT 144      /* u64 */
 #define BB_RH_NS_BASE 152       /* u64 */
 #define BB_RH_MONO_OFFSET 160   /* i64 */
-#define BB_RH_HOST 168          /* 256 bytes, NUL-terminated */
-#define BB_RING_CHECKED 424     /* end of the checked part */
-#define BB_RH_CHECK 424         /* u64: FNV-1a 64 of [0, 424) */
-#define BB_RH_STATE 432         /* u32 (atomic): BB_RING_STATE_* */
-#define BB_RH_META_DROPPED 436  /* u32 (atomic): metadata entries that did not fit */
-#define BB_RH_META_TAIL 440     /* u64 (atomic): bytes of the metadata log in use */
+#define BB_RH_PROC_START 168    /* u64: the process's start time (/proc/PID/stat field 22) */
+#define BB_RH_BOOT_ID 176       /* 40 bytes: /proc/sys/kernel/random/boot_id, NUL-terminated */
+#define BB_RING_BOOT_ID_MAX 40u
+#define BB_RH_HOST 216          /* 256 bytes, NUL-terminated */
+#define BB_RING_CHECKED 472     /* end of the checked part */
+#define BB_RH_CHECK 472         /* u64: FNV-1a 64 of [0, 472) */
+#define BB_RH_STATE 480         /* u32 (atomic): BB_RING_STATE_* */
+#define BB_RH_META_DROPPED 484  /* u32 (atomic): metadata entries that did not fit */
+#define BB_RH_META_TAIL 488     /* u64 (atomic): bytes of the metadata log in use */
 
 enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
 
@@ -106,6 +109,12 @@ static inline uint32_t bb_rme_check(const uint8_t *e, uint32_t len) {
     h = bb_ring_fnv32(h, e + BB_RME_OFF_SEQ, 8);
     return bb_ring_fnv32(h, e + BB_RME_HEAD, len);
 }
+
+/* The process identity a reader compares with a live process: its start time in clock ticks
+ * since boot (field 22 of /proc/PID/stat; 0 when unknown) and the boot id (into out[40], ""
+ * when unknown). Linux only; uses stdio. */
+uint64_t bb_ring_proc_start(long pid);
+void bb_ring_boot_id(char out[BB_RING_BOOT_ID_MAX]);
 
 /* The ring file name: DIR/backbeat.<pid>.<instance as 16 hex digits>.ring */
 #define BB_RING_NAME_FMT "backbeat.%ld.%016llx.ring"

@@ -15,7 +15,8 @@
  *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP)
  *   crash        record 1000, then SIGSEGV (with BACKBEAT_DUMP_ON_CRASH the handler dumps)
  *   fork         record 10, fork a child that records 10 and exits normally (removing its own
- *                file only), report {1, its exit status}, wait to be killed */
+ *                file only), report {1, its exit status}; fork a child that records once,
+ *                reports {2, its pid} and sleeps; wait to be killed */
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -147,6 +148,11 @@ static int forking(void) {
     int st = -1;
     if (pid < 0 || waitpid(pid, &st, 0) != pid) return 7;
     report(1, (uint64_t)st);
+    if (fork() == 0) { /* lives on after this process is killed */
+        BB_GRECORD(ring_rec, .thread = 2, .seq = 0, .check = ring_check(2, 0));
+        report(2, (uint64_t)getpid()); /* its own ring file exists now */
+        for (;;) pause();
+    }
     for (;;) pause();
 }
 

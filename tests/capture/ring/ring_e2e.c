@@ -592,6 +592,25 @@ static void fallback(void) {
     }
 }
 
+/* Files in the test directory whose name ends with `suffix`. */
+static int scan_count(const char *suffix) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '%s$'", g_dir, suffix);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1) n = -1;
+    if (p) pclose(p);
+    return n;
+}
+
+/* Remove the ring files of other processes than `pid` (the sleeper's, still in use by it). */
+static void remove_others(pid_t pid) {
+    char cmd[500];
+    snprintf(cmd, sizeof cmd, "cd '%s' && for f in backbeat.*.ring; do case $f in "
+             "backbeat.%ld.*) ;; *) rm -f \"$f\";; esac; done", g_dir, (long)pid);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 /* The recorder never removes another process's file: a fork child makes, and at its normal
  * exit removes, its own; the parent's stays and recovers with the parent's records only. */
 static void forked(void) {
@@ -602,22 +621,28 @@ static void forked(void) {
         CHECK(0, "spawn");
         return;
     }
-    uint64_t msg[2];
+    uint64_t msg[2], sleeper[2] = {0, 0};
     CHECK(ring_report(&c, msg) && msg[0] == 1 && msg[1] == 0, "the fork child exited 0");
+    CHECK(ring_report(&c, sleeper) && sleeper[0] == 2 && sleeper[1] > 1, "the sleeper's pid");
     char ring[512], out[512];
-    CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "only the parent's ring file");
+    CHECK(scan_count(".ring") == 2, "the parent's and the sleeper's ring files");
+    remove_others(c.pid);
+    CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "only the parent's ring file is left");
     char pidpart[64];
     snprintf(pidpart, sizeof pidpart, "backbeat.%ld.", (long)c.pid);
     CHECK(strstr(ring, pidpart) != NULL, "%s is the parent's", ring);
     CHECK(ring_kill(&c), "the child did not die of SIGKILL");
+    CHECK(scan_says("\tgone (a process it forked still maps it)"),
+          "gone although a fork child that inherited the mapping lives");
+    if (sleeper[1] > 1) kill((pid_t)sleeper[1], SIGKILL);
     snprintf(out, sizeof out, "%s/recovered.bb", g_dir);
     bb_dump *d = recover(ring, out);
     if (!d) return;
     found f;
     memset(&f, 0, sizeof f);
     walk(d, &f, 0);
-    CHECK(f.bad == 0 && f.th[0].n == 10 && f.th[1].n == 0, "%zu parent, %zu child records",
-          f.th[0].n, f.th[1].n);
+    CHECK(f.bad == 0 && f.th[0].n == 10 && f.th[1].n == 0 && f.th[2].n == 0,
+          "%zu parent, %zu and %zu children's records", f.th[0].n, f.th[1].n, f.th[2].n);
     found_free(&f);
     bb_dump_close(d);
 }
