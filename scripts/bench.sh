@@ -59,6 +59,13 @@ if want hotpath; then
   "$B/bench/hotpath"
 fi
 
+# ---------------------------------------------------------------- ring: file-backed vs anonymous
+# BB_RECORD into rings in a MAP_SHARED ring file ($TMPDIR or /tmp, and /dev/shm) against the
+# same recorder in anonymous memory, alternating in one run (issue 12; bench/ring_hotpath.c).
+if want ring; then
+  "$B/bench/ring_hotpath"
+fi
+
 # ---------------------------------------------------------------- global: BB_GRECORD vs BB_RECORD
 # What recording through the global recorder costs over a local recorder (issue 5;
 # bench/global_hotpath.c): same event, clock and ring; enabled and disabled.

@@ -98,6 +98,22 @@ BB_API bb_status bb_recorder_create(const bb_recorder_options *opts, bb_recorder
 /* Convenience: default options with `shards` rings of `bytes_per_shard` bytes. NULL on failure. */
 BB_API bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard);
 
+/* Create a recorder (disabled) whose rings, cursors, schemas, views and intern table live in a
+ * ring file mapped MAP_SHARED, DIR/backbeat.<pid>.<instance id in 16 hex digits>.ring
+ * (docs/RING_FILE.md), so that they survive the process however it ends (SIGKILL, the OOM
+ * killer): `backbeat recover` turns the file into an ordinary dump. Recording and the record
+ * bytes are the same as with bb_recorder_create. The file's whole size is reserved on disk
+ * here; bb_recorder_free removes it unless `keep` (only in the process that created it).
+ * Errors: BB_ERR_INVALID (options as bb_recorder_create, or no DIR), BB_ERR_IO (the file
+ * cannot be created, sized or mapped: `err` names it and the reason), BB_ERR_NOMEM; *out is
+ * then NULL and no file is left behind. A fork child shares the parent's mapping: record into
+ * a file-backed recorder from one process only. */
+BB_API bb_status bb_recorder_create_ring(const bb_recorder_options *opts, const char *dir,
+                                         bool keep, bb_recorder **out, bb_error *err);
+
+/* The path of the recorder's ring file, or NULL for a recorder in anonymous memory. */
+BB_API const char *bb_recorder_ring_path(const bb_recorder *rec);
+
 /* Free the recorder and its rings. No thread may record into it or dump it any more. NULL is
  * ignored. */
 BB_API void bb_recorder_free(bb_recorder *rec);

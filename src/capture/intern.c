@@ -38,11 +38,29 @@ bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t by
     return BB_OK;
 }
 
+/* Contract: see recorder_internal.h. */
+bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
+                                  void *entry_mem, void *arena_mem) {
+    memset(t, 0, sizeof *t);
+    if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
+    uint32_t slots = round_pow2(entries) * 2;
+    t->cap_entries = entries;
+    t->cap_bytes = bytes;
+    t->slot_mask = slots - 1;
+    t->external = true;
+    t->entries = entry_mem;
+    t->arena = arena_mem;
+    t->slots = calloc(slots, sizeof *t->slots);
+    return t->slots ? BB_OK : BB_ERR_NOMEM;
+}
+
 /* Contract: free the table's memory (idempotent). */
 void bb_intern_table_destroy(bb_intern_table *t) {
     free(t->slots);
-    free(t->entries);
-    free(t->arena);
+    if (!t->external) {
+        free(t->entries);
+        free(t->arena);
+    }
     t->slots = NULL;
     t->entries = NULL;
     t->arena = NULL;

@@ -12,6 +12,8 @@
 #include "backbeat/event.h"
 #include "capture/abi_check.h"
 #include "capture/recorder_internal.h"
+#include "capture/ring_backing.h"
+#include "common/error_set.h"
 
 static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
 
@@ -35,78 +37,129 @@ static uint64_t random_u64(void) {
     return v;
 }
 
-/* Contract: see recorder.h. */
-bb_status bb_recorder_create(const bb_recorder_options *opts_in, bb_recorder **out) {
-    if (!out) return BB_ERR_INVALID;
+/* Ring geometry from the options: shards and a power-of-two capacity (log2). */
+static bb_status geometry(const bb_recorder_options *opts, uint32_t *shards_out, uint32_t *log2_out) {
+    uint32_t shards = opts->shards;
+    if (shards == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        shards = n < 1 ? 1u : n > 64 ? 64u : (uint32_t)n;
+    }
+    if (shards > 4096) return BB_ERR_INVALID;
+    uint64_t want = opts->bytes_per_shard ? opts->bytes_per_shard : (UINT64_C(1) << 20);
+    if (want > (UINT64_C(1) << 40)) return BB_ERR_INVALID;
+    uint32_t log2 = 12; /* at least 4096: a record of <= 4096 bytes always fits */
+    while ((UINT64_C(1) << log2) < want) log2++;
+    uint64_t cap = UINT64_C(1) << log2;
+    if (cap * shards / shards != cap || cap * shards > (UINT64_C(1) << 46)) return BB_ERR_INVALID;
+    *shards_out = shards;
+    *log2_out = log2;
+    return BB_OK;
+}
+
+/* Instance id and host label (before the storage: a ring file's header carries them). */
+static void identity(bb_recorder *rec, const bb_recorder_options *opts) {
+    rec->instance_id = opts->instance_id ? opts->instance_id : random_u64();
+    if (opts->host) {
+        strncpy(rec->host, opts->host, sizeof rec->host - 1);
+    } else if (gethostname(rec->host, sizeof rec->host - 1) != 0) {
+        rec->host[0] = 0;
+    }
+    rec->host[sizeof rec->host - 1] = 0;
+}
+
+/* Anonymous storage: rings, cursors and the intern table in private memory. */
+static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes) {
+    struct bb__recorder_hot *h = &rec->hot;
+    rec->rings_len = (size_t)(h->capacity * h->shard_count);
+    void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    h->rings = rings == MAP_FAILED ? NULL : rings;
+    h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * h->shard_count);
+    if (h->cursors) memset(h->cursors, 0, sizeof(struct bb__cursor) * h->shard_count);
+    bb_status st = bb_intern_table_init(&rec->intern, entries, bytes);
+    if (st != BB_OK) return st;
+    return h->rings && h->cursors ? BB_OK : BB_ERR_NOMEM;
+}
+
+/* Create a recorder; with `dir`, its storage is a ring file there (ring_backing.c). */
+static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool keep,
+                       bb_recorder **out, bb_error *err) {
+    if (!out) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "recorder: out is NULL");
     *out = NULL;
     bb_recorder_options opts;
     if (opts_in)
         opts = *opts_in;
     else
         bb_recorder_options_init(&opts);
-
-    uint32_t shards = opts.shards;
-    if (shards == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        shards = n < 1 ? 1u : n > 64 ? 64u : (uint32_t)n;
-    }
-    if (shards > 4096) return BB_ERR_INVALID;
-    uint64_t want = opts.bytes_per_shard ? opts.bytes_per_shard : (UINT64_C(1) << 20);
-    if (want > (UINT64_C(1) << 40)) return BB_ERR_INVALID;
-    uint32_t log2 = 12; /* at least 4096: a record of <= 4096 bytes always fits */
-    while ((UINT64_C(1) << log2) < want) log2++;
+    uint32_t shards, log2;
+    bb_status st = geometry(&opts, &shards, &log2);
+    if (st != BB_OK)
+        return bb__err_set(err, st, UINT64_MAX, NULL, "recorder: invalid shard count or size");
     uint64_t cap = UINT64_C(1) << log2;
-    if (cap * shards / shards != cap || cap * shards > (UINT64_C(1) << 46)) return BB_ERR_INVALID;
 
     bb_recorder *rec = aligned_alloc(128, (sizeof *rec + 127) / 128 * 128);
-    if (!rec) return BB_ERR_NOMEM;
+    if (!rec) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "recorder: out of memory");
     memset(rec, 0, sizeof *rec);
     struct bb__recorder_hot *h = &rec->hot;
 
     const char *why = NULL;
-    bb_status st = bb_clock_setup(h, &opts, &rec->clock_kind, &why);
+    st = bb_clock_setup(h, &opts, &rec->clock_kind, &why);
     if (st != BB_OK) {
         free(rec);
-        return st;
+        return bb__err_set(err, st, UINT64_MAX, NULL, "recorder: %s", why ? why : "clock");
     }
     bb_cpu_setup(h);
     h->shard_count = shards;
     h->capacity = cap;
     h->cap_log2 = log2;
+    h->mask = cap - 1;
     h->fastmod_m = UINT64_MAX / shards + 1;
     h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
+    identity(rec, &opts);
 
-    rec->rings_len = (size_t)(cap * shards);
-    void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * shards);
+    uint32_t entries = opts.intern_entries ? opts.intern_entries : 16384;
+    uint32_t bytes = opts.intern_bytes ? opts.intern_bytes : (1u << 20);
     rec->sig_events = calloc(BB_SIG_MAX_EVENTS, sizeof *rec->sig_events);
     rec->sig_views = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_views);
     rec->sig_view_sql = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_view_sql);
-    st = bb_intern_table_init(&rec->intern, opts.intern_entries ? opts.intern_entries : 16384,
-                              opts.intern_bytes ? opts.intern_bytes : (1u << 20));
-    h->rings = rings == MAP_FAILED ? NULL : rings;
     h->ring_of = malloc(sizeof *h->ring_of * shards);
-    if (!h->rings || !h->ring_of || !h->cursors || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
-        st != BB_OK) {
+    if (dir)
+        st = bb_ring_backing_create(rec, dir, keep, entries, bytes, err);
+    else
+        st = anon_storage(rec, entries, bytes);
+    if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql) {
         bb_recorder_free(rec);
-        return st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
+        if (st == BB_OK || !dir) {
+            st = st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
+            bb__err_set(err, st, UINT64_MAX, NULL, "recorder: %s", bb_strerror(st));
+        }
+        return st;
     }
-    memset(h->cursors, 0, sizeof(struct bb__cursor) * shards);
-    h->mask = cap - 1;
     for (uint32_t i = 0; i < shards; i++) h->ring_of[i] = h->rings + ((uint64_t)i << log2);
-
-    rec->instance_id = opts.instance_id ? opts.instance_id : random_u64();
-    if (opts.host) {
-        strncpy(rec->host, opts.host, sizeof rec->host - 1);
-    } else if (gethostname(rec->host, sizeof rec->host - 1) != 0) {
-        rec->host[0] = 0;
-    }
-    rec->host[sizeof rec->host - 1] = 0;
     *out = rec;
     return BB_OK;
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_create(const bb_recorder_options *opts, bb_recorder **out) {
+    return build(opts, NULL, false, out, NULL);
+}
+
+/* Contract: see recorder.h. */
+bb_status bb_recorder_create_ring(const bb_recorder_options *opts, const char *dir, bool keep,
+                                  bb_recorder **out, bb_error *err) {
+    if (!dir || !*dir) {
+        if (out) *out = NULL;
+        return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "recorder: no ring directory");
+    }
+    return build(opts, dir, keep, out, err);
+}
+
+/* Contract: see recorder.h. */
+const char *bb_recorder_ring_path(const bb_recorder *rec) {
+    return rec && rec->ring ? rec->ring->path : NULL;
 }
 
 /* Contract: see recorder.h. */
@@ -122,13 +175,17 @@ bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard) {
 /* Contract: see recorder.h. */
 void bb_recorder_free(bb_recorder *rec) {
     if (!rec) return;
-    if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
-    free(rec->hot.cursors);
+    bb_intern_table_destroy(&rec->intern);
+    if (rec->ring) {
+        bb_ring_backing_close(rec); /* rings, cursors and intern memory live in the file */
+    } else {
+        if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
+        free(rec->hot.cursors);
+    }
     free(rec->hot.ring_of);
     free(rec->sig_events);
     free(rec->sig_views);
     free(rec->sig_view_sql);
-    bb_intern_table_destroy(&rec->intern);
     free(rec);
 }
 

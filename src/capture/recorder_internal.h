@@ -35,6 +35,7 @@ typedef struct bb_intern_table {
     uint32_t *slots;       /* atomic each: 0 empty, else entry index + 1 */
     bb_intern_entry *entries;
     uint8_t *arena;
+    bool external;         /* entries and arena are not ours to free (a ring file's) */
 } bb_intern_table;
 
 /* The string BB_INTERN_FULL_ID resolves to. */
@@ -42,6 +43,10 @@ typedef struct bb_intern_table {
 
 /* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
 bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t bytes);
+/* As bb_intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
+ * layout of bb_intern_entry) and the arena (a ring file's, ring_backing.c). */
+bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
+                                  void *entry_mem, void *arena_mem);
 void bb_intern_table_destroy(bb_intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
 uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len);
@@ -68,6 +73,7 @@ struct bb_recorder {
     const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
     const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
+    struct bb_ring_file *ring;        /* file-backed storage (ring_backing.h), or NULL */
 };
 
 /* ---- clocks (clock.c) ---------------------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include "backbeat/registry.h"
 #include "capture/abi_check.h"
 #include "capture/registry_internal.h"
+#include "capture/ring_backing.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb_event_desc *g_events; /* head; atomic accesses only */
@@ -171,6 +172,7 @@ void bb_registry_add(bb_event_desc *desc)
         STORE(g_events, desc);
     bump();
     pthread_mutex_unlock(&g_lock);
+    bb__ring_files_note_event(desc); /* ring files keep their metadata current */
 }
 
 /* Unlink `desc` if it is linked. Its own link is left intact for racing readers. */
@@ -288,6 +290,7 @@ void bb_views_add(bb_view_desc *views)
         STORE(g_views, views);
     bump();
     pthread_mutex_unlock(&g_lock);
+    bb__ring_files_note_views(views);
 }
 
 void bb_views_remove(bb_view_desc *views)

@@ -115,10 +115,14 @@ void cli_progress_done(cli_progress *p);
 /* Monotonic nanoseconds (for progress and benchmarks). */
 uint64_t cli_now_ns(void);
 
-/* Open every dump in `paths`; on failure prints the reader's message (naming the file), closes
+/* Open every dump in `paths` (ring files are recovered in memory, as `backbeat recover` does,
+ * with a warning when their process still runs); on failure prints the reader's message (naming the file), closes
  * what was opened and returns false. `*dumps` is a malloc'ed array of n dumps. */
 bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps);
 void cli_close_dumps(bb_dump **dumps, size_t n);
+/* The bytes of a dump cli_open_dumps built in memory from a ring file (docs/RING_FILE.md), and
+ * their length; NULL for a dump read from its file. */
+const uint8_t *cli_dump_memory(const bb_dump *dump, size_t *len);
 /* Open the de-duplicating model over `n` open dumps; on failure prints the model's message and
  * returns false. */
 bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model);

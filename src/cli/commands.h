@@ -11,5 +11,6 @@ int cmd_inspect(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_skill(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 #endif /* BACKBEAT_CLI_COMMANDS_H */

@@ -679,8 +679,18 @@ static int splice_head(splicer *sp) {
     return MG_OK;
 }
 
-/* Copy input d's sections but its Schema, verbatim, into their places. */
+/* Copy input d's sections but its Schema, verbatim, into their places: from its file, or from
+ * the memory a ring file was recovered into. */
 static int splice_input(splicer *sp, size_t d) {
+    size_t mlen = 0;
+    const uint8_t *mem = cli_dump_memory(sp->dumps[d], &mlen);
+    for (size_t i = 0; mem && i < bb_dump_section_count(sp->dumps[d]); i++) {
+        uint64_t off, len;
+        if (section_of(sp->dumps[d], i, &off, &len) == BB_SECTION_SCHEMA) continue;
+        if (!pwrite_all(sp->o.fd, mem + off, (size_t)len, sp->secs[sp->cur++].offset))
+            return io_fail(&sp->err);
+    }
+    if (mem) return MG_OK;
     int in = open(sp->paths[d], O_RDONLY | O_CLOEXEC);
     if (in < 0) {
         cli_error("%s: %s", sp->paths[d], strerror(errno));

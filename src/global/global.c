@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backbeat/global.h"
+#include "capture/ring_backing.h"
 #include "common/error_set.h"
 #include "global/global_internal.h"
 
@@ -90,13 +91,14 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
 
 static void at_exit(void) {
     gstate *st = state();
-    if (!st || !st->dumper) return;
-    if (g_cfg.dump_on_exit) {
+    if (!st) return;
+    if (st->dumper && g_cfg.dump_on_exit) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
-    } else {
+    } else if (st->dumper) {
         bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
     }
+    bb_ring_backing_exit(st->rec); /* a normal exit removes the ring file (unless kept) */
 }
 
 static void fork_prepare(void) {
@@ -155,6 +157,21 @@ static void install_trigger_signal(int sig) {
     }
 }
 
+/* The recorder with options `o`: in a ring file under BACKBEAT_RING_DIR when set, falling back
+ * to anonymous memory (with a message) when the file cannot be created, sized or mapped. */
+static bb_status create_rec(const bb_recorder_options *o, bb_recorder **rec) {
+    if (!g_cfg.ring_dir[0]) return bb_recorder_create(o, rec);
+    bb_error err;
+    memset(&err, 0, sizeof err);
+    bb_status st = bb_recorder_create_ring(o, g_cfg.ring_dir, g_cfg.ring_keep, rec, &err);
+    if (st != BB_ERR_IO) return st;
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s; recording into anonymous memory (a SIGKILL loses it)",
+             err.message);
+    bb__g_stderr_line(msg);
+    return bb_recorder_create(o, rec);
+}
+
 /* Build the recorder (g_lock held). Returns it or NULL (g_dead set). */
 static bb_recorder *build_locked(void) {
     if (!g_cfg_ready) {
@@ -168,7 +185,7 @@ static bb_recorder *build_locked(void) {
     o.bytes_per_shard = g_cfg.bytes;
     o.host = g_cfg.host;
     bb_recorder *rec = NULL;
-    bb_status st = bb_recorder_create(&o, &rec);
+    bb_status st = create_rec(&o, &rec);
     if (st != BB_OK && g_cfg.bytes > (1u << 20)) {
         /* Too big for this process: fall back to 1 MiB rings rather than tracing nothing. */
         char msg[200];
@@ -179,7 +196,7 @@ static bb_recorder *build_locked(void) {
         bb__g_stderr_line(msg);
         g_cfg.bytes = 1u << 20;
         o.bytes_per_shard = g_cfg.bytes;
-        st = bb_recorder_create(&o, &rec);
+        st = create_rec(&o, &rec);
     }
     gstate *gs = st == BB_OK ? calloc(1, sizeof *gs) : NULL;
     if (!gs) {

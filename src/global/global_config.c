@@ -256,6 +256,17 @@ void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, b
         !bb__g_parse_bool(v, &cfg->dump_on_exit))
         warnf(warn, warn_ctx, "BACKBEAT_DUMP_ON_EXIT", v, "is not a boolean", "off");
 
+    /* BACKBEAT_RING_DIR, BACKBEAT_RING_KEEP: file-backed rings (docs/RING_FILE.md) */
+    if ((v = get("BACKBEAT_RING_DIR", get_ctx)) && *v) {
+        size_t l = strlen(v);
+        if (l + 64 >= sizeof cfg->ring_dir)
+            warnf(warn, warn_ctx, "BACKBEAT_RING_DIR", v, "is too long", "anonymous memory");
+        else
+            memcpy(cfg->ring_dir, v, l + 1);
+    }
+    if ((v = get("BACKBEAT_RING_KEEP", get_ctx)) && *v && !bb__g_parse_bool(v, &cfg->ring_keep))
+        warnf(warn, warn_ctx, "BACKBEAT_RING_KEEP", v, "is not a boolean", "off");
+
     /* BACKBEAT_CLOCK: read by the recorder itself (clock.c), which ignores any other value;
      * checked here so that an invalid one is reported like every other variable. */
     if ((v = get("BACKBEAT_CLOCK", get_ctx)) && *v && strcmp(v, "tsc") != 0 &&

@@ -46,6 +46,8 @@ typedef struct bb__g_config {
     int signal;               /* 0 = none */
     bool dump_on_crash;
     bool dump_on_exit;
+    char ring_dir[PATH_MAX];  /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
+    bool ring_keep;           /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid

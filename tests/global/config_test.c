@@ -69,6 +69,7 @@ int main(void) {
     CHECK(c.host[0] != '\0' || 1); /* system hostname (may legitimately be empty) */
     CHECK(c.signal == 0);
     CHECK(!c.dump_on_crash && !c.dump_on_exit);
+    CHECK(c.ring_dir[0] == '\0' && !c.ring_keep);
 
     /* shard default is capped at 16 */
     memset(&w, 0, sizeof w);
@@ -91,6 +92,8 @@ int main(void) {
     SET("BACKBEAT_SIGNAL", "usr2");
     SET("BACKBEAT_DUMP_ON_PANIC", "on");
     SET("BACKBEAT_DUMP_ON_EXIT", "TRUE");
+    SET("BACKBEAT_RING_DIR", "/dev/shm/rings");
+    SET("BACKBEAT_RING_KEEP", "1");
     parse(&c, &v, &w);
     CHECK(w.n == 0);
     CHECK(c.enable);
@@ -105,6 +108,8 @@ int main(void) {
     CHECK(c.signal == SIGUSR2);
     CHECK(c.dump_on_crash);
     CHECK(c.dump_on_exit);
+    CHECK_STR(c.ring_dir, "/dev/shm/rings");
+    CHECK(c.ring_keep);
 
     /* BACKBEAT_DUMP_ON_CRASH wins over its alias */
     v.n = 0;
@@ -183,6 +188,19 @@ int main(void) {
     expect_warn("BACKBEAT_DUMP_ON_PANIC", "sometimes", "off", &c);
     expect_warn("BACKBEAT_DUMP_ON_EXIT", "2", "off", &c);
     expect_warn("BACKBEAT_CLOCK", "rdtsc", "the default clock", &c);
+    expect_warn("BACKBEAT_RING_KEEP", "maybe", "off", &c);
+    CHECK(!c.ring_keep);
+    {
+        static char long_dir[PATH_MAX];
+        memset(long_dir, 'd', sizeof long_dir - 1);
+        long_dir[0] = '/';
+        env le = {.n = 1};
+        le.kv[0][0] = "BACKBEAT_RING_DIR";
+        le.kv[0][1] = long_dir;
+        parse(&c, &le, &w);
+        CHECK(w.n == 1 && strstr(w.msg[0], "BACKBEAT_RING_DIR") != NULL);
+        CHECK(c.ring_dir[0] == '\0');
+    }
     for (int k = 0; k < 2; k++) { /* the two valid clocks: no warning */
         env ce = {.n = 1};
         ce.kv[0][0] = "BACKBEAT_CLOCK";

@@ -1,0 +1,122 @@
+/* ring_file.h — the layout of a ring file (docs/RING_FILE.md), its one home: the file a
+ * file-backed recorder maps MAP_SHARED (src/capture/ring_file.c) so that its rings, cursors,
+ * schemas, views and intern table survive the process, and that `backbeat recover` turns into a
+ * `.bb` dump (src/cli/ringfile.c). Our own on-disk format, versioned apart from `.bb`.
+ *
+ * All integers little-endian (native: backbeat builds only on little-endian targets). The file:
+ *
+ *   [0, 4096)             header (below)
+ *   [cursors_off, ...)    shard_count cursors of 128 bytes: u64 head, u64 damaged_below, pad
+ *   [meta_off, +meta_len) the metadata log: entries appended under a lock (below)
+ *   [intern_off, ...)     intern_cap_entries entries of 16 bytes: u32 off, len, hash, ready
+ *   [arena_off, ...)      intern_cap_bytes bytes of interned string bytes
+ *   [rings_off, ...)      shard_count rings of capacity bytes, shard i at rings_off + i * cap
+ *
+ * Every region starts on a multiple of 4096. */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_FORMAT_RING_FILE_H
+#define BB_FORMAT_RING_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BB_RING_MAGIC "BBRING\r\n"
+#define BB_RING_MAGIC_SIZE 8u
+#define BB_RING_VERSION 1u
+#define BB_RING_HEADER_SIZE 4096u
+#define BB_RING_ALIGN 4096u
+#define BB_RING_CURSOR_STRIDE 128u
+#define BB_RING_HOST_MAX 256u
+
+/* Header offsets. [0, BB_RING_CHECKED) never changes after creation and is covered by the
+ * FNV-1a 64 checksum at BB_RH_CHECK; the fields after it change while the process runs. */
+#define BB_RH_MAGIC 0           /* 8 bytes */
+#define BB_RH_VERSION 8         /* u32 */
+#define BB_RH_HEADER_SIZE 12    /* u32 = 4096 */
+#define BB_RH_PAGE_SIZE 16      /* u32: the writer's page size */
+#define BB_RH_SHARDS 20         /* u32 */
+#define BB_RH_CAPACITY 24       /* u64: bytes per ring, a power of two */
+#define BB_RH_CLOCK 32          /* u32: bb_clock_kind */
+#define BB_RH_CURSOR_STRIDE 36  /* u32 = 128 */
+#define BB_RH_INSTANCE 40       /* u64 */
+#define BB_RH_PID 48            /* u64 */
+#define BB_RH_START_NS 56       /* u64: CLOCK_REALTIME at creation */
+#define BB_RH_CLOCK_NS 64       /* u64: the recorder's clock at creation */
+#define BB_RH_FILE_SIZE 72      /* u64 */
+#define BB_RH_CURSORS_OFF 80    /* u64 */
+#define BB_RH_META_OFF 88       /* u64 */
+#define BB_RH_META_LEN 96       /* u64 */
+#define BB_RH_INTERN_OFF 104    /* u64 */
+#define BB_RH_ARENA_OFF 112     /* u64 */
+#define BB_RH_INTERN_ENTRIES 120 /* u32 */
+#define BB_RH_INTERN_BYTES 124  /* u32 */
+#define BB_RH_RINGS_OFF 128     /* u64 */
+#define BB_RH_TSC_BASE 136      /* u64: clock parameters (informative) */
+#define BB_RH_TSC_MULT 144      /* u64 */
+#define BB_RH_NS_BASE 152       /* u64 */
+#define BB_RH_MONO_OFFSET 160   /* i64 */
+#define BB_RH_PROC_START 168    /* u64: the process's start time (/proc/PID/stat field 22) */
+#define BB_RH_BOOT_ID 176       /* 40 bytes: /proc/sys/kernel/random/boot_id, NUL-terminated */
+#define BB_RING_BOOT_ID_MAX 40u
+#define BB_RH_HOST 216          /* 256 bytes, NUL-terminated */
+#define BB_RING_CHECKED 472     /* end of the checked part */
+#define BB_RH_CHECK 472         /* u64: FNV-1a 64 of [0, 472) */
+#define BB_RH_STATE 480         /* u32 (atomic): BB_RING_STATE_* */
+#define BB_RH_META_DROPPED 484  /* u32 (atomic): metadata entries that did not fit */
+#define BB_RH_META_TAIL 488     /* u64 (atomic): bytes of the metadata log in use */
+
+enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
+
+/* A metadata log entry: a 24-byte head, then `len` payload bytes, padded to a multiple of 8.
+ * The writer fills kind, len, seq and the payload, then the checksum, and stores the magic
+ * last (release): an entry without its magic is unfinished, one whose checksum fails is
+ * damaged; a reader skips either (by `len` when it fits the log, else it stops). */
+#define BB_RME_MAGIC 0x454D4242u /* "BBME" */
+#define BB_RME_HEAD 24u
+#define BB_RME_OFF_MAGIC 0 /* u32 */
+#define BB_RME_OFF_KIND 4  /* u16 */
+#define BB_RME_OFF_LEN 8   /* u32 */
+#define BB_RME_OFF_CHECK 12 /* u32: FNV-1a 32 of kind (2 bytes), len (4), seq (8), payload */
+#define BB_RME_OFF_SEQ 16  /* u64: 0, 1, 2, ... in append order */
+#define BB_RME_MAX_LEN (1u << 24)
+
+enum {
+    BB_RME_EVENT = 1, /* one Schema-section entry of FORMAT.md (no count) */
+    BB_RME_VIEWS = 2  /* the SQL text of one view set */
+};
+
+/* Size of the intern entry in the file (the bb_intern_entry of the recorder). */
+#define BB_RING_INTERN_ENTRY 16u
+
+/* FNV-1a over bytes, 32 and 64 bits (the intern table's hash is the 32-bit one). */
+static inline uint32_t bb_ring_fnv32(uint32_t h, const void *p, size_t n) {
+    const uint8_t *b = (const uint8_t *)p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+#define BB_RING_FNV32_INIT 2166136261u
+static inline uint64_t bb_ring_fnv64(const void *p, size_t n) {
+    const uint8_t *b = (const uint8_t *)p;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* The checksum of a metadata entry whose head is at `e` (the payload follows it). */
+static inline uint32_t bb_rme_check(const uint8_t *e, uint32_t len) {
+    uint32_t h = bb_ring_fnv32(BB_RING_FNV32_INIT, e + BB_RME_OFF_KIND, 2);
+    h = bb_ring_fnv32(h, e + BB_RME_OFF_LEN, 4);
+    h = bb_ring_fnv32(h, e + BB_RME_OFF_SEQ, 8);
+    return bb_ring_fnv32(h, e + BB_RME_HEAD, len);
+}
+
+/* The process identity a reader compares with a live process: its start time in clock ticks
+ * since boot (field 22 of /proc/PID/stat; 0 when unknown) and the boot id (into out[40], ""
+ * when unknown). Linux only; uses stdio. */
+uint64_t bb_ring_proc_start(long pid);
+void bb_ring_boot_id(char out[BB_RING_BOOT_ID_MAX]);
+
+/* The ring file name: DIR/backbeat.<pid>.<instance as 16 hex digits>.ring */
+#define BB_RING_NAME_FMT "backbeat.%ld.%016llx.ring"
+
+#endif /* BB_FORMAT_RING_FILE_H */

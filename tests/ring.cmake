@@ -1,0 +1,44 @@
+# Tests of file-backed rings and `backbeat recover` (issue 12, docs/RING_FILE.md): end-to-end
+# scenarios that SIGKILL a real child (tests/capture/ring/), unit tests of damaged ring files,
+# and the ring file fuzz target's smoke run.
+# SPDX-License-Identifier: MIT
+set(BB_RING_DIR ${CMAKE_CURRENT_SOURCE_DIR}/capture/ring)
+add_library(bb_ring_plugin MODULE ${BB_RING_DIR}/ring_plugin.c)
+target_link_libraries(bb_ring_plugin PRIVATE backbeat)
+add_executable(ring_child ${BB_RING_DIR}/ring_child.c)
+target_compile_definitions(ring_child PRIVATE _GNU_SOURCE)
+target_link_libraries(ring_child PRIVATE backbeat Threads::Threads ${CMAKE_DL_LIBS})
+bb_test(ring_api SOURCES ${BB_RING_DIR}/ring_api_test.c)
+
+if(TARGET backbeat_cli)
+  add_executable(ring_e2e ${BB_RING_DIR}/ring_e2e.c ${BB_RING_DIR}/ring_proc.c)
+  target_link_libraries(ring_e2e PRIVATE backbeat backbeat_read bb_test_support Threads::Threads)
+  target_compile_definitions(ring_e2e PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>"
+    BB_RING_CHILD="$<TARGET_FILE:ring_child>" BB_RING_PLUGIN="$<TARGET_FILE:bb_ring_plugin>")
+  target_include_directories(ring_e2e PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_compile_options(ring_e2e PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-format-truncation>)
+  add_dependencies(ring_e2e backbeat_cli ring_child bb_ring_plugin)
+  foreach(sc heavy shared plugin churn live crash exit keep fallback fork cli oom)
+    add_test(NAME ring_e2e_${sc} COMMAND ring_e2e ${sc})
+    set(labels "")
+    if(sc MATCHES "heavy|shared|churn")
+      set(labels concurrent)
+    endif()
+    set_tests_properties(ring_e2e_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180
+      LABELS "${labels}")
+  endforeach()
+endif()
+
+# Damaged ring files, and the fuzz target's smoke run (fuzz/fuzz_ringfile.c over a ring file
+# this process writes and fixed-seed mutants of it). -DBB_FUZZ=ON with clang also builds the
+# libFuzzer target: build/tests/fuzz_ringfile [corpus dir].
+bb_test(ringfile_fuzz_smoke INTERNAL SOURCES ${CMAKE_SOURCE_DIR}/fuzz/fuzz_ringfile.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/cli/ringfile_fuzz_smoke.c LIBS bb_cli_parts)
+if(BB_FUZZ)
+  add_executable(fuzz_ringfile ${CMAKE_SOURCE_DIR}/fuzz/fuzz_ringfile.c)
+  target_include_directories(fuzz_ringfile PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
+  target_compile_definitions(fuzz_ringfile PRIVATE _GNU_SOURCE)
+  target_compile_options(fuzz_ringfile PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_ringfile PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_ringfile PRIVATE bb_cli_parts Threads::Threads ${CMAKE_DL_LIBS})
+endif()
