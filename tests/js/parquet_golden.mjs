@@ -78,9 +78,9 @@ for (const c of cases) {
     check(doc.version === 1, `${c.name}: columns version`);
     check(doc.events.length === layout.events.length, `${c.name}: columns events`);
     for (const e of layout.events) {
-      const d = doc.events.find((x) => x.event === e.display);
+      const d = doc.events.find((x) => x.event_id === e.schema.id);
       if (!check(d, `${c.name}: columns lacks ${e.display}`)) continue;
-      check(d.event_id === e.schema.id && d.name === e.schema.name && d.phase === e.schema.phase &&
+      check(d.event === e.display && d.name === e.schema.name && d.phase === e.schema.phase &&
             d.description === e.schema.description && d.record_size === e.schema.record_size,
             `${c.name}: ${e.display} event semantics`);
       e.schema.fields.forEach((f, k) => {
@@ -101,16 +101,17 @@ for (const c of cases) {
   // Sidecar in DuckDB: per-event views, backbeat_keys, the dumps' view sets.
   const ex = await con.extractStatements(sidecar);
   for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
-  for (const e of layout.events) {
-    const got = (await con.runAndReadAll(`SELECT seq FROM "${e.display.replaceAll('"', '""')}" ORDER BY seq`))
+  for (const name of layout.names) {
+    const got = (await con.runAndReadAll(`SELECT seq FROM "${name.replaceAll('"', '""')}" ORDER BY seq`))
       .getRowObjectsJS().map((r) => r.seq);
-    const exp = want.filter((r) => r.event === e.display).map((r) => r.seq);
-    check(JSON.stringify(got.map(String)) === JSON.stringify(exp.map(String)), `${c.name}: view ${e.display} rows`);
+    const exp = want.filter((r) => r.event === name).map((r) => r.seq);
+    check(JSON.stringify(got.map(String)) === JSON.stringify(exp.map(String)), `${c.name}: view ${name} rows`);
   }
   const keys = (await con.runAndReadAll('SELECT event, field, role FROM backbeat_keys ORDER BY ALL'))
     .getRowObjectsJS().map((r) => `${r.event}|${r.field}|${r.role}`);
   const wantKeys = [];
   for (const e of layout.events) e.place.forEach((p) => { if (!p.group) wantKeys.push(`${e.display}|${p.column}|${p.field.role}`); });
+  wantKeys.splice(0, wantKeys.length, ...new Set(wantKeys)); // one row per (event, column, role)
   wantKeys.sort();
   check(JSON.stringify(keys) === JSON.stringify([...wantKeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))),
         `${c.name}: backbeat_keys ${JSON.stringify(keys)} want ${JSON.stringify(wantKeys)}`);

@@ -254,6 +254,9 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
         bb_value v = bb_decode_field(s, f, rec->fields, mr->instance);
         put_value(w, m, r, &v);
     }
+    /* the group's fields other versions have: present group, NULL leaf */
+    for (size_t i = 0; i < pl->nmissing; i++)
+        pq_col_null(&w->cols[pl->missing[i]], r, 1);
     w->rg_rows++;
     w->rows++;
 }
