@@ -53,6 +53,7 @@ static const char *const guide[] = {
     "| --- | --- | --- |\n"
     "| `seq` | UINT64 | 0-based row number in global order |\n"
     "| `ts_nanos` | UINT64 | the record's timestamp (ns) |\n"
+    "| `ts` | TIMESTAMP (ns, UTC) | the same as a timestamp (time functions without a cast) |\n"
     "| `event` | STRING | qualified name `ns::Name`, the same in every build |\n"
     "| `event_id` | UINT64 | content hash of the event's schema (tells builds apart) |\n"
     "| `instance_id` | UINT64 | the process (recorder instance) that wrote it |\n"

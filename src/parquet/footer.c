@@ -46,6 +46,16 @@ static void schema_element(tc_writer *w, const pq_node *n)
         tc_field_struct(w, 1);  /* STRING: StringType {} */
         tc_struct_end(w);
         tc_struct_end(w);
+    } else if (!group && n->type == PQ_INT64 && n->logical == PQ_LOGICAL_TIMESTAMP_NS_UTC) {
+        tc_field_struct(w, 10); /* LogicalType */
+        tc_field_struct(w, 8);  /* TIMESTAMP: TimestampType */
+        tc_field_bool(w, 1, true); /* isAdjustedToUTC */
+        tc_field_struct(w, 2);  /* unit: TimeUnit */
+        tc_field_struct(w, 3);  /* NANOS: NanoSeconds {} */
+        tc_struct_end(w);
+        tc_struct_end(w);
+        tc_struct_end(w);
+        tc_struct_end(w);
     } else if (!group && n->type == PQ_UINT64) {
         tc_field_i32(w, 6, CT_UINT_64);
         tc_field_struct(w, 10); /* LogicalType */

@@ -15,7 +15,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { check, checkSidecar, compareRows, convert, duckRows, finish, hypRows, readers, sqlStr, tmpDir } from './parquet_common.mjs';
+import { check, checkSidecar, compareRows, convert, duckRows, finish, hypRows, readers, sameValue, sqlStr, tmpDir,
+         tsValue } from './parquet_common.mjs';
 
 const [kind, tool, gendump] = process.argv.slice(2);
 const { duck, hyp, compressors } = await readers();
@@ -45,8 +46,9 @@ const rows = [
   row(10, 'clash::F', { ...NONE, r: 11n, 'clash::F': { r: 12n } }),
   row(11, 'ts_nanos', { ...NONE, [TS]: { v: 4n } }),
 ];
-const strip = (rs) => rs.map(({ event_id, instance_id, ...rest }) => {
+const strip = (rs) => rs.map(({ event_id, instance_id, ts, ...rest }) => {
   check(instance_id === 42n, 'instance_id 42');
+  check(sameValue(ts, tsValue(rest.ts_nanos)), `ts of ${rest.ts_nanos}`);
   return rest;
 });
 const order = ['seq', 'ts_nanos', 'event', 'k', 'flag', 'r', 'clash::A', 'clash::B', 'clash::E', 'clash::F', TS];

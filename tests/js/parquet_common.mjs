@@ -85,7 +85,7 @@ export async function hypRows(hyp, compressors, file) {
 }
 
 // ---- an independent model of the table layout ----------------------------------------------
-const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id'];
+const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts'];
 // The widening rule (docs/PARQUET_TABLE.md): kinds BOOL < USMALL < U64 < STRING,
 // USMALL < SIGNED < STRING, BOOL < SIGNED; a leaf's kind is the join of its fields' kinds.
 const kindOf = (t) => (['u8', 'u16', 'u32'].includes(t) ? 'USMALL' : t === 'u64' ? 'U64'
@@ -174,12 +174,20 @@ function tableValue(v, field, type) {
   return BigInt(v);
 }
 
+// The `ts` column's expected value: the nanoseconds (a TsNanos), NULL past INT64.
+export class TsNanos { constructor(ns) { this.ns = ns; } }
+export function tsValue(ns) {
+  const b = BigInt(ns);
+  return b <= 0x7fffffffffffffffn ? new TsNanos(b) : null;
+}
+
 // Expected rows: [{seq, ts_nanos, event, event_id, instance_id, <promoted>..., <group>...}].
 export function expectedRows(layout, records) {
   return records.map((r, i) => {
     const e = layout.byId.get(r.event_id) ?? layout.byDisplay.get(r.event);
     const row = { seq: BigInt(i), ts_nanos: BigInt(r.ts), event: e.display,
-                  event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id) };
+                  event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id),
+                  ts: tsValue(r.ts) };
     for (const name of layout.promoted.keys()) row[name] = null;
     for (const g of layout.groupNames) row[g] = null;
     if (e.group) {
@@ -204,6 +212,11 @@ function show(v) {
 export function sameValue(a, b) {
   if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
   if (typeof b === 'bigint') return typeof a === 'bigint' ? a === b : false;
+  if (b instanceof TsNanos) {
+    // readers hand a TIMESTAMP(NANOS) over as a bigint (ns), or a JS Date (ms)
+    if (typeof a === 'bigint') return a === b.ns;
+    return a instanceof Date && BigInt(a.getTime()) === b.ns / 1000000n;
+  }
   if (typeof b === 'object') {
     if (typeof a !== 'object') return false;
     const ka = Object.keys(a), kb = Object.keys(b);

@@ -94,7 +94,7 @@ for (const c of cases) {
               `${c.name}: ${e.display}.${f.name} semantics ${JSON.stringify(g)}`);
       });
     }
-    for (const col of ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id'])
+    for (const col of ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts'])
       check(doc.columns.some((x) => x.name === col && x.role), `${c.name}: columns lacks ${col}`);
   }
 
@@ -122,11 +122,18 @@ for (const c of cases) {
     check(rec.length === 3 && rec[0].ts_nanos === want[want.length - 1].ts_nanos, 'basic: dump macro `recent`');
   }
   // A few schema facts: unsigned columns are UINT_64 / INTEGER(64,false); strings UTF8.
-  const schema = (await con.runAndReadAll(`SELECT name, type, converted_type, repetition_type FROM parquet_schema(${sqlStr(out)})`)).getRowObjectsJS();
+  const schema = (await con.runAndReadAll(`SELECT name, type, converted_type, repetition_type, logical_type FROM parquet_schema(${sqlStr(out)})`)).getRowObjectsJS();
   for (const col of ['seq', 'ts_nanos', 'event_id', 'instance_id']) {
     const s = schema.find((x) => x.name === col);
     check(s && s.type === 'INT64' && s.converted_type === 'UINT_64' && s.repetition_type === 'REQUIRED', `${c.name}: ${col} is a required UINT64`);
   }
+  const tsCol = schema.find((x) => x.name === 'ts');
+  check(tsCol && tsCol.type === 'INT64' && tsCol.repetition_type === 'OPTIONAL' &&
+        /TIMESTAMP/i.test(String(tsCol.logical_type)) && /NANOS/i.test(String(tsCol.logical_type)) &&
+        /isAdjustedToUTC=(1|true)/i.test(String(tsCol.logical_type)),
+        `${c.name}: ts is TIMESTAMP(NANOS, UTC): ${JSON.stringify(tsCol, (k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
+  const badTs = (await con.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlStr(out)}) WHERE ts IS DISTINCT FROM make_timestamptz((ts_nanos // 1000)::BIGINT)`)).getRowObjectsJS()[0].n;
+  check(badTs === 0n, `${c.name}: ${badTs} rows whose ts (DuckDB, microseconds) is not ts_nanos`);
   const ev = schema.find((x) => x.name === 'event');
   check(ev && ev.type === 'BYTE_ARRAY' && ev.converted_type === 'UTF8', `${c.name}: event is a string`);
   const created = (await con.runAndReadAll(`SELECT created_by FROM parquet_file_metadata(${sqlStr(out)})`)).getRowObjectsJS()[0].created_by;

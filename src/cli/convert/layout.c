@@ -11,10 +11,10 @@
 #include "format/names.h"
 
 static const char *const DENSE_NAMES[PQ_DENSE] = {"seq", "ts_nanos", "event", "event_id",
-                                                  "instance_id"};
+                                                  "instance_id", "ts"};
 static const pq_type DENSE_TYPES[PQ_DENSE] = {PQ_UINT64, PQ_UINT64, PQ_STRING, PQ_UINT64,
-                                              PQ_UINT64};
-static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true};
+                                              PQ_UINT64, PQ_INT64};
+static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false};
 
 pq_type pq_type_of_field(uint8_t t)
 {
@@ -600,10 +600,14 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
             break;
         }
     }
-    for (int i = 0; i < PQ_DENSE && !b.failed; i++)
-        add_leaf(&b, unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
-                                 strlen(DENSE_NAMES[i]), 1, 1),
-                 false, DENSE_TYPES[i], -1, 0, DENSE_DICT[i]);
+    for (int i = 0; i < PQ_DENSE && !b.failed; i++) {
+        bool ts = i == PQ_L_TSTAMP; /* OPTIONAL: NULL where ts_nanos passes INT64 */
+        int leaf = add_leaf(&b, unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
+                                            strlen(DENSE_NAMES[i]), 1, 1),
+                            ts, DENSE_TYPES[i], -1, ts ? 1 : 0, DENSE_DICT[i]);
+        if (ts && leaf >= 0)
+            l->nodes[l->leaves[leaf].node].logical = PQ_LOGICAL_TIMESTAMP_NS_UTC;
+    }
     if (!b.failed)
         promote(&b, &nm);
     for (size_t k = 0; k < l->nprom && !b.failed; k++) { /* the joined types */

@@ -3,8 +3,8 @@
  *
  * Names and types are a function of the event, not of which dumps were converted together.
  * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,
- * `instance_id`; then the
- * promoted role fields (key, span_id, parent_span_id) as top-level OPTIONAL columns, unioned
+ * `instance_id`, then OPTIONAL `ts` (INT64 TIMESTAMP(NANOS, UTC): ts_nanos, NULL past
+ * 2^63-1 ns, year 2262); then the promoted role fields (key, span_id, parent_span_id) as top-level OPTIONAL columns, unioned
  * by name across events in registry order; then one OPTIONAL group per qualified event name
  * (whatever versions, i.e. event ids, are present), holding the union by field name of every
  * version's other fields as OPTIONAL leaves (a field a version lacks is NULL on its rows). A
@@ -36,7 +36,7 @@
 
 /* Leaf indices of the dense columns. */
 enum { PQ_L_SEQ = 0, PQ_L_TS = 1, PQ_L_EVENT = 2, PQ_L_EVENT_ID = 3, PQ_L_INSTANCE = 4,
-       PQ_DENSE = 5 };
+       PQ_L_TSTAMP = 5, PQ_DENSE = 6 };
 
 /* Where one field of an event goes. */
 typedef struct pq_fmap {

@@ -219,6 +219,8 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
     const bb_record *rec = &mr->rec;
     pq_col_u64(&w->cols[PQ_L_SEQ], r, w->rows);
     pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX) /* else NULL: past TIMESTAMP's range (year 2262) */
+        pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
     pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
     pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
     if (is) {

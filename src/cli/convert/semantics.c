@@ -46,6 +46,7 @@ static const struct {
     {"event", NULL, "event type: its qualified name (event_id tells its versions apart)"},
     {"event_id", NULL, "content-addressed id of the event's schema"},
     {"instance_id", NULL, "id of the recording process instance"},
+    {"time", NULL, "ts_nanos as a TIMESTAMP(NANOS, UTC); NULL past 2^63-1 ns"},
 };
 
 /* A group's role, event name, the ids of its versions and description. */
@@ -95,6 +96,8 @@ static void columns(pq_buf *b, const pq_layout *l)
                 pq_cstr(b, ",\"unit\":");
                 pq_json_cstr(b, DENSE[i].unit);
             }
+            if (n->logical == PQ_LOGICAL_TIMESTAMP_NS_UTC)
+                pq_cstr(b, ",\"logical\":\"TIMESTAMP(NANOS,UTC)\"");
             pq_cstr(b, ",\"description\":");
             pq_json_cstr(b, DENSE[i].description);
         } else if (n->num_children == 0) {
