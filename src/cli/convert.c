@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/convert/writers.h"
 #include "cli/u64map.h"
+#include "parquet/codec.h"
 
 static const char convert_help[] =
     "usage: backbeat convert DUMP... -o OUT [options]\n"
@@ -33,7 +34,8 @@ static const char convert_help[] =
     "  -f, --format FMT           parquet | trace (default: from OUT's extension,\n"
     "                             .parquet -> parquet, .json -> trace)\n"
     "      --host NAME            override the host label of every instance\n"
-    "      --compression-level N  zstd level for Parquet (default 3)\n"
+    "      --compression C        Parquet page codec: zstd (default), snappy, gzip, none\n"
+    "      --compression-level N  zstd level for Parquet (default 3; gzip: 1..9)\n"
     "\n"
     "filters (a record is kept when it passes all of them):\n"
     "      --since T              keep records with ts >= T\n"
@@ -125,6 +127,7 @@ typedef struct conv {
     const char *out, *host;
     enum fmt fmt;
     int level;
+    pq_codec codec;
     bool since_rel, until_rel; /* --since / --until relative to the first record */
     const char **events;       /* --event patterns */
     size_t nevents;
@@ -141,6 +144,18 @@ static int conv_format(conv *c, const char *arg) {
     else
         return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)",
                                arg);
+    return CONV_GO;
+}
+
+/* --compression: a codec this build has. */
+static int conv_codec(conv *c, const char *arg) {
+    if (!pq_codec_parse(arg, &c->codec))
+        return cli_usage_error("convert", "unknown --compression '%s' (use zstd, snappy, gzip or "
+                                          "none)", arg);
+    if (!pq_codec_available(c->codec))
+        return cli_usage_error("convert", "--compression %s: this backbeat was built without it "
+                                          "(%s missing at build time)", arg,
+                               c->codec == PQ_CODEC_SNAPPY ? "libsnappy" : "zlib");
     return CONV_GO;
 }
 
@@ -162,6 +177,7 @@ static int conv_option(conv *c, int opt, char **argv) {
         if (cli_parse_int(optarg, -131072, 22, &c->level)) return CONV_GO;
         return cli_usage_error("convert", "--compression-level needs a zstd level (up to 22), "
                                           "got '%s'", optarg);
+    case 'C': return conv_codec(c, optarg);
     case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
     case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
     case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
@@ -199,6 +215,7 @@ static int conv_options(conv *c, int argc, char **argv) {
                                          {"format", required_argument, NULL, 'f'},
                                          {"host", required_argument, NULL, 'H'},
                                          {"compression-level", required_argument, NULL, 'c'},
+                                         {"compression", required_argument, NULL, 'C'},
                                          {"since", required_argument, NULL, 's'},
                                          {"until", required_argument, NULL, 'u'},
                                          {"event", required_argument, NULL, 'e'},
@@ -338,6 +355,7 @@ static int conv_write(conv *c, const bb_model *model) {
         .out_name = c->out,
         .host_override = c->host,
         .compression_level = c->level,
+        .codec = (int)c->codec,
         .keep = filtering ? filt_keep : NULL,
         .keep_ctx = &c->f,
         .progress = cli_progress_update,

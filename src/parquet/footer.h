@@ -29,6 +29,7 @@ enum { PQ_LOGICAL_NONE = 0, PQ_LOGICAL_TIMESTAMP_NS_UTC = 1 };
 
 typedef struct pq_rowgroup {
     uint64_t num_rows;
+    int codec;             /* pq_codec of its pages (parquet/codec.h); 0 = zstd */
     pq_chunk_meta *chunks; /* one per leaf, in leaf order */
 } pq_rowgroup;
 

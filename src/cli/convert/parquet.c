@@ -6,6 +6,7 @@
  * BACKBEAT_PARQUET_ROW_GROUP rows (default 1 Mi) are written as they fill, or earlier when the
  * buffered column chunks pass a memory budget (BACKBEAT_PARQUET_BUDGET bytes, default 64 MiB,
  * checked every 8192 rows), so memory does not grow with the input. The
+ * pages are compressed with the codec of --compression (zstd by default). The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
  * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
  * (convert/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
@@ -288,6 +289,7 @@ static bool flush_row_group(writer *w)
     }
     pq_rowgroup *rg = &w->rgs[w->nrg];
     rg->num_rows = w->rg_rows;
+    rg->codec = w->ctx.codec;
     rg->chunks = calloc(w->lay.nleaves, sizeof *rg->chunks);
     if (!rg->chunks)
         return false;
@@ -408,6 +410,7 @@ static int run(writer *w)
         per = 1u << 20;
     if (per < (64u << 10))
         per = 64u << 10;
+    w->ctx.codec = o ? o->codec : 0;
     w->ctx.page_bytes = per;
     w->ctx.dict_max = per;
     w->cols = calloc(w->lay.nleaves, sizeof *w->cols);

@@ -25,6 +25,7 @@ typedef struct convert_opts {
     const char *out_name;      /* output path as the user gave it ("-" for stdout), for messages */
     const char *host_override; /* --host, or NULL */
     int compression_level;     /* --compression-level (zstd), default 3 */
+    int codec;                 /* --compression: a pq_codec (parquet/codec.h), 0 = zstd */
     convert_pred keep;         /* NULL keeps everything */
     void *keep_ctx;
     /* Progress: called every so often with the records written so far (may be NULL). */
