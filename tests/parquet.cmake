@@ -38,5 +38,6 @@ bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet)
 bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>)
+bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)

@@ -3,6 +3,7 @@
 // every CLI conversion of the Node tests (parquet_common.mjs convert) and by the fleet test.
 //
 // Usage: node sidecar_check.mjs FILE.parquet...   exit 0 ok, 1 a sidecar fails, 77 no DuckDB
+//        node sidecar_check.mjs --views FILE.sql... (a dataset's views.sql)
 // SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 
@@ -12,8 +13,10 @@ try { duck = await import('@duckdb/node-api'); } catch (e) {
   process.exit(77);
 }
 let failures = 0;
-for (const out of process.argv.slice(2)) {
-  const side = `${out}.views.sql`;
+const args = process.argv.slice(2);
+const direct = args[0] === '--views';
+for (const out of direct ? args.slice(1) : args) {
+  const side = direct ? out : `${out}.views.sql`;
   if (!fs.existsSync(side)) { console.log(`FAIL: ${side} missing`); failures++; continue; }
   const db = await duck.DuckDBInstance.create(':memory:');
   const c = await db.connect();
