@@ -41,3 +41,10 @@ bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq
 bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
+
+# The fleet: three builds of one event set on four hosts (fleet_gen), converted one by one
+# into a dataset and all at once, read as one table by DuckDB (views.sql and a plain
+# read_parquet), Polars (nodejs-polars) and Arrow's Rust reader (parquet-wasm).
+add_executable(fleet_gen ${BB_CONV_DIR}/fleet_gen.c)
+target_link_libraries(fleet_gen PRIVATE backbeat)
+bb_node_test(parquet_fleet fleet_check.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
