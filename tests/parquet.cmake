@@ -39,6 +39,8 @@ bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVE
              $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
+# two appenders at once (processes): the lock and the renames
+set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 

@@ -32,7 +32,8 @@
 #include "backbeat/schema.h"
 
 #define RING 65536
-#define F(n, off, w, t, ...) {.name = n, .offset = off, .width = w, .type = t, __VA_ARGS__}
+/* F(name, offset, width, type, more designators...) */
+#define F(n, off, w, ...) {.name = n, .offset = off, .width = w, .type = __VA_ARGS__}
 
 static const bb_enum_label TIER[] = {{1, "l1"}, {2, "l2"}};
 
