@@ -43,6 +43,12 @@ bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
 set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
+# Many long interned strings: read back exactly, dictionary kept, budget unaffected.
+add_executable(pq_genstrings ${BB_CONV_DIR}/pq_genstrings.c)
+target_compile_definitions(pq_genstrings PRIVATE _GNU_SOURCE)
+target_link_libraries(pq_genstrings PRIVATE backbeat)
+bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
+             $<TARGET_FILE:pq_genstrings>)
 
 # The fleet: three builds of one event set on four hosts (fleet_gen), converted one by one
 # into a dataset and all at once, read as one table by DuckDB (views.sql and a plain

@@ -385,6 +385,34 @@ bool cli_out_is_input(const char *out, char *const *inputs, size_t n) {
     return false;
 }
 
+/* The file a chain of symlinks at `path` ends at, existing or not (malloc'ed); NULL when `path`
+ * is not a symlink or the chain cannot be followed (a loop, out of memory). */
+static char *link_target(const char *path) {
+    struct stat lst;
+    if (lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode)) return NULL;
+    char *cur = realpath(path, NULL);
+    if (cur) return cur;
+    cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        if (lstat(cur, &lst) != 0 || !S_ISLNK(lst.st_mode)) return cur; /* the missing end */
+        char to[PATH_MAX];
+        ssize_t len = readlink(cur, to, sizeof to - 1);
+        if (len <= 0) break;
+        to[len] = 0;
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = to[0] == '/' || !slash ? 0 : (size_t)(slash - cur + 1);
+        char *next = malloc(dirlen + (size_t)len + 1);
+        if (next) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, to, (size_t)len + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    return NULL;
+}
+
 bool cli_out_open(cli_out *o, const char *path) {
     memset(o, 0, sizeof *o);
     o->fd = -1;
@@ -407,10 +435,10 @@ bool cli_out_open(cli_out *o, const char *path) {
         }
         return true;
     }
-    /* Through a symlink: write beside its target and rename onto the target (the link stays). */
-    struct stat lst;
-    char *resolved = NULL;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL)))
+    /* Through a symlink: write beside its target and rename onto the target (the link stays;
+     * a dangling link gets its target created). */
+    char *resolved = link_target(path);
+    if (resolved)
         path = resolved;
     bool existed = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     o->path = strdup(path);

@@ -206,6 +206,18 @@ static int conv_option(conv *c, int opt, char **argv) {
     }
 }
 
+/* Whether OUT.views.sql, which a Parquet output to a file also writes, is one of the inputs
+ * (the error is printed). */
+static bool sidecar_is_input(const conv *c) {
+    size_t n = strlen(c->out) + sizeof ".views.sql";
+    char *sidecar = malloc(n);
+    if (!sidecar) return false; /* the write itself reports the lack of memory */
+    snprintf(sidecar, n, "%s.views.sql", c->out);
+    bool is = cli_out_is_input(sidecar, c->inputs, c->ninputs);
+    free(sidecar);
+    return is;
+}
+
 /* After the options: the inputs, the output, and its format (from its extension if not
  * given). */
 static int conv_operands(conv *c, int argc, char **argv) {
@@ -220,13 +232,16 @@ static int conv_operands(conv *c, int argc, char **argv) {
     }
     if (!c->out) return cli_usage_error("convert", "no output given (-o OUT)");
     if (cli_out_is_input(c->out, c->inputs, c->ninputs)) return CLI_FAIL;
-    if (c->fmt != FMT_NONE) return CONV_GO;
-    if (!strcmp(c->out, "-")) return cli_usage_error("convert", "--format is required with -o -");
-    if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;
-    else if (ends_with(c->out, ".json")) c->fmt = FMT_TRACE;
-    else
-        return cli_usage_error("convert", "unknown output format for %s (use .parquet or "
-                                          ".json, or --format)", c->out);
+    if (c->fmt == FMT_NONE) {
+        if (!strcmp(c->out, "-"))
+            return cli_usage_error("convert", "--format is required with -o -");
+        if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;
+        else if (ends_with(c->out, ".json")) c->fmt = FMT_TRACE;
+        else
+            return cli_usage_error("convert", "unknown output format for %s (use .parquet or "
+                                              ".json, or --format)", c->out);
+    }
+    if (c->fmt == FMT_PARQUET && strcmp(c->out, "-") && sidecar_is_input(c)) return CLI_FAIL;
     return CONV_GO;
 }
 

@@ -32,6 +32,7 @@ struct bb__g_dumper {
     bool fail_reported;
     char *name;            /* name_cap bytes */
     char *tmp;             /* name_cap bytes */
+    int tmp_live;          /* atomic: `tmp` names a file being written (the crash path removes it) */
 
     int pipe_rd, pipe_wr;
     int pending;           /* atomic: a trigger is waiting */
@@ -146,9 +147,11 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
     d->last_ms = ms;
     d->last_seq = seq;
 
+    __atomic_store_n(&d->tmp_live, 1, __ATOMIC_RELEASE);
     int fd = open(d->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
+        __atomic_store_n(&d->tmp_live, 0, __ATOMIC_RELEASE);
         report_failure(d, "cannot create dump", strerror(e));
         if (err) {
             err->status = BB_ERR_IO;
@@ -167,6 +170,7 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
     }
     if (st != BB_OK) {
         unlink(d->tmp);
+        __atomic_store_n(&d->tmp_live, 0, __ATOMIC_RELEASE);
         report_failure(d, "cannot write dump", local.message[0] ? local.message : bb_strerror(st));
         if (err) {
             *err = local;
@@ -175,6 +179,7 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
         return st;
     }
     int e = bb__g_publish(d->tmp, d->name, d->name_cap, d->base, d->dot, ts, &seq);
+    __atomic_store_n(&d->tmp_live, 0, __ATOMIC_RELEASE);
     if (e) {
         report_failure(d, "cannot publish dump", strerror(e));
         if (err) {
@@ -315,9 +320,16 @@ void bb__g_dumper_finish(bb__g_dumper *d) {
     pthread_mutex_unlock(&d->lock);
 }
 
+/* A crash interrupted a normal dump: remove its partial temporary file, which nothing would
+ * ever publish (best effort; signal-safe). */
+static void drop_live_tmp(bb__g_dumper *d) {
+    if (__atomic_load_n(&d->tmp_live, __ATOMIC_ACQUIRE)) unlink(d->tmp);
+}
+
 int bb__g_dumper_dump_signal(bb__g_dumper *d) {
     if (!d || !d->o.write_signal) return EINVAL;
     if (__atomic_exchange_n(&d->crash_busy, 1, __ATOMIC_ACQ_REL)) return EBUSY;
+    drop_live_tmp(d);
     bool first_refusal;
     if (!bb__g_limits_admit(&d->limits, &first_refusal)) {
         bb__g_stderr_line("dump limit reached (keep-oldest): no crash dump written");

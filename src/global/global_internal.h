@@ -183,7 +183,8 @@ void bb__g_dumper_trigger(bb__g_dumper *d);
 bb_status bb__g_dumper_dump_now(bb__g_dumper *d, char *name, size_t cap, bb_error *err);
 
 /* Crash path (async-signal-safe, no locks, no allocation): write a dump with write_signal.
- * Returns 0 when written. */
+ * A normal dump interrupted by the crash has its partial temporary file removed (the process
+ * is going away: nothing would publish it). Returns 0 when written. */
 int bb__g_dumper_dump_signal(bb__g_dumper *d);
 
 /* Stop the thread (after it finishes the dump it is writing; pending throttled triggers are

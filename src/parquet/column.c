@@ -88,8 +88,8 @@ void pq_col_free(pq_column *c)
     pq_buf_free(&c->smin_s);
     pq_buf_free(&c->smax_s);
     pq_dict_free(&c->dict);
-    free(c->ptr_cache);
-    c->ptr_cache = NULL;
+    free(c->ptr_slots);
+    c->ptr_slots = NULL;
 }
 
 void pq_col_gap_slow(pq_column *c, uint64_t row)
@@ -315,7 +315,8 @@ static void stats_str(pq_column *c, const void *p, size_t n)
 #define PQ_DICT_PROBE 4096
 static bool dict_give_up(pq_column *c)
 {
-    if (c->dict.plain.len <= c->ctx->dict_max) {
+    uint64_t own = c->dict.plain.len - c->stable_bytes;
+    if (own <= c->ctx->dict_max && c->dict.plain.len <= PQ_STABLE_DICT_MAX) {
         if (c->chunk_values != PQ_DICT_PROBE || c->dict.count <= PQ_DICT_PROBE / 2)
             return false;
         c->sticky_plain = true;
@@ -399,8 +400,11 @@ static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
             c->failed = true;
             return -1;
         }
-        if (added)
+        if (added) {
             stats_str(c, p, n);
+            if (c->adding_stable)
+                c->stable_bytes += (uint64_t)n + 4;
+        }
         put_index(c, (uint32_t)idx);
         if (dict_give_up(c))
             return -1;
@@ -438,28 +442,72 @@ void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_d
     }
 }
 
+/* Hash of a stable value's address. */
+static uint32_t ptr_hash(const void *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Double the address map (or create it); false if out of memory. */
+static bool ptr_grow(pq_column *c)
+{
+    size_t n = c->ptr_slots ? ((size_t)c->ptr_mask + 1) * 2 : 64;
+    if (n > ((size_t)1 << 31))
+        return false;
+    pq_ptr_slot *s = calloc(n, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; c->ptr_slots && i <= c->ptr_mask; i++) {
+        pq_ptr_slot *o = &c->ptr_slots[i];
+        if (!o->p)
+            continue;
+        size_t j = ptr_hash(o->p) & (n - 1);
+        while (s[j].p)
+            j = (j + 1) & (n - 1);
+        s[j] = *o;
+    }
+    free(c->ptr_slots);
+    c->ptr_slots = s;
+    c->ptr_mask = (uint32_t)(n - 1);
+    return true;
+}
+
+/* The map's slot of (p, n), created empty if new; NULL if out of memory. */
+static pq_ptr_slot *ptr_slot(pq_column *c, const void *p, size_t n)
+{
+    if ((!c->ptr_slots || ((uint64_t)c->ptr_count + 1) * 2 > (uint64_t)c->ptr_mask + 1) &&
+        !ptr_grow(c))
+        return NULL;
+    size_t j = ptr_hash(p) & c->ptr_mask;
+    for (;;) {
+        pq_ptr_slot *s = &c->ptr_slots[j];
+        if (!s->p) {
+            *s = (pq_ptr_slot){.p = p, .n = n};
+            c->ptr_count++;
+            return s;
+        }
+        if (s->p == p && s->n == n)
+            return s;
+        j = (j + 1) & c->ptr_mask;
+    }
+}
+
 void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
 {
-    if (!c->page_dict) {
+    pq_ptr_slot *s = c->page_dict && p ? ptr_slot(c, p, n) : NULL;
+    if (!s) {
         pq_col_str(c, row, p, n);
         return;
     }
-    if (!c->ptr_cache) {
-        c->ptr_cache = calloc(PQ_PTR_CACHE, sizeof *c->ptr_cache);
-        if (!c->ptr_cache) {
-            pq_col_str(c, row, p, n);
-            return;
-        }
-    }
-    uintptr_t h = (uintptr_t)p;
-    h = (h ^ (h >> 7) ^ (h >> 13)) % PQ_PTR_CACHE;
-    pq_ptr_slot *s = &c->ptr_cache[h];
-    if (s->p != p || s->n != n) {
-        s->p = p;
-        s->n = n;
-        s->cache.generation = 0;
-    }
+    c->adding_stable = true;
     pq_col_str_cached(c, row, p, n, &s->cache);
+    c->adding_stable = false;
+}
+
+size_t pq_col_buffered(const pq_column *c)
+{
+    return c->chunk.len + c->vals.len + c->lev.len + (c->dict.plain.len - c->stable_bytes);
 }
 
 /* malloc'ed copy of (p, n) (at least 1 byte), NULL if out of memory. */
@@ -562,5 +610,6 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     c->dict_mode = c->dict_wanted && !c->sticky_plain;
     c->page_dict = c->dict_mode;
     pq_dict_reset(&c->dict);
+    c->stable_bytes = 0;
     return ok;
 }

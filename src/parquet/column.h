@@ -119,12 +119,18 @@ typedef struct pq_column {
     int64_t smin, smax;
     pq_buf smin_s, smax_s;
 
-    struct pq_ptr_slot *ptr_cache; /* PQ_PTR_CACHE slots for pq_col_str_stable, or NULL */
+    /* pq_col_str_stable: an open-addressing map from a stable value's address to its cached
+     * dictionary index (grows with the distinct addresses, which the dump bounds) */
+    struct pq_ptr_slot *ptr_slots;
+    uint32_t ptr_mask, ptr_count;
+    bool adding_stable;    /* the value being added comes through pq_col_str_stable */
+    uint64_t stable_bytes; /* dictionary bytes of such values in this chunk */
 
     bool failed;      /* allocation or compression failed */
 } pq_column;
 
-#define PQ_PTR_CACHE 64
+/* Dictionary bytes of stable values (see pq_col_str_stable) one chunk may hold. */
+#define PQ_STABLE_DICT_MAX ((uint64_t)256 << 20)
 typedef struct pq_ptr_slot {
     const void *p;
     size_t n;
@@ -153,9 +159,16 @@ void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n);
  * value must be the same every time the same cache is passed. */
 void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
 /* As pq_col_str for bytes that stay at `p`, unchanged, for the whole write (enum labels and
- * intern-table text in the mapped dump): dictionary indices are cached by address. */
+ * intern-table text in the mapped dump): dictionary indices are cached by address (a map that
+ * grows with the distinct addresses, so a lookup never hashes the bytes again). Such values are
+ * copies of the input: they may grow the chunk's dictionary past ctx->dict_max, up to
+ * PQ_STABLE_DICT_MAX, and pq_col_buffered does not count them. */
 void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n);
 void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache);
+
+/* Bytes this column holds for the open row group (pages, chunk, dictionary), stable
+ * dictionary values excepted: what a memory budget should count. */
+size_t pq_col_buffered(const pq_column *c);
 
 /* Complete the row group at `nrows` rows: write the chunk to the output, fill *meta, and reset
  * for the next row group. False on failure (allocation, compression or the output). */

@@ -58,7 +58,7 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
 /* Double the hash table (or create it) and rehash; false if out of memory. */
 static bool grow_table(pq_dict *d)
 {
-    size_t nslots = d->slots ? ((size_t)d->mask + 1) * 2 : 1024;
+    size_t nslots = d->slots ? ((size_t)d->mask + 1) * 2 : 16; /* small: a wide table has many */
     uint32_t *s = calloc(nslots, sizeof *s);
     if (!s)
         return false;
@@ -78,7 +78,7 @@ static bool grow_table(pq_dict *d)
 /* Double the per-entry arrays; false if out of memory. */
 static bool grow_entries(pq_dict *d)
 {
-    uint32_t cap = d->entry_cap ? d->entry_cap * 2 : 256;
+    uint32_t cap = d->entry_cap ? d->entry_cap * 2 : 8;
     uint32_t *o = realloc(d->offset, cap * sizeof *o);
     if (!o)
         return false;

@@ -15,7 +15,7 @@
 
 #include "parquet/buf.h"
 
-#define PQ_RLE_LITCAP 512 /* pending bit-packed values (a multiple of 8) */
+#define PQ_RLE_LITCAP 64 /* pending bit-packed values (a multiple of 8; small: one per column) */
 
 typedef struct pq_rle {
     pq_buf *out;

@@ -33,6 +33,18 @@ rm -f t.json l.json && : >t.json && chmod 640 t.json && ln -s t.json l.json
 [ -L l.json ] || fail "the symlink was replaced"
 [ -s t.json ] || fail "the symlink's target was not written"
 [ "$(stat -c %a t.json)" = 640 ] || fail "mode not kept: $(stat -c %a t.json)"
+# A dangling symlink (relative, through a second link): its target is created, the links stay.
+rm -rf dl && mkdir dl && ln -s sub/new.json dl/a.json && ln -s a.json dl/b.json && mkdir dl/sub
+"$B" convert n.bb -o dl/b.json >/dev/null 2>&1 || fail "convert through a dangling symlink"
+[ -L dl/a.json ] && [ -L dl/b.json ] || fail "a dangling symlink was replaced"
+[ -s dl/sub/new.json ] || fail "the dangling symlink's target was not created"
+
+# The Parquet sidecar OUT.views.sql is an output too: naming an input that way is refused.
+cp n.bb side.parquet.views.sql
+"$B" convert side.parquet.views.sql -o side.parquet 2>err.txt && fail "sidecar onto an input succeeded"
+grep -q "it is the input" err.txt || fail "sidecar onto its input: $(cat err.txt)"
+cmp -s side.parquet.views.sql n.bb || fail "the input was replaced by a sidecar"
+[ ! -e side.parquet ] || fail "a Parquet file was written without its sidecar"
 
 # SIGHUP with an inherited ignore (nohup): the conversion completes. (Sent 50 ms in; a
 # conversion that is done by then passes trivially.)

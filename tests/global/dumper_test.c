@@ -19,6 +19,17 @@ static bb_status fake_write(void *ctx, int fd, bb_error *err) {
     return write(fd, "DUMP", 4) == 4 ? BB_OK : BB_ERR_IO;
 }
 
+/* A normal dump during which the process crashes: the crash path runs from inside it. */
+static bb__g_dumper *g_crash_dumper;
+static int g_crash_rc = -1;
+static bb_status crashing_write(void *ctx, int fd, bb_error *err) {
+    (void)ctx;
+    (void)err;
+    if (write(fd, "PART", 4) != 4) return BB_ERR_IO;
+    g_crash_rc = bb__g_dumper_dump_signal(g_crash_dumper);
+    return BB_OK;
+}
+
 static int fake_write_signal(void *ctx, int fd) {
     (void)ctx;
     return write(fd, "CRASH", 5) == 5 ? 0 : EIO;
@@ -191,6 +202,23 @@ int main(void) {
     CHECK(w.n == 0);
     bb__g_dumper_destroy(d);
     gt_rmdir(dir);
+
+    /* 7b. a crash during a normal dump: the crash dump is published and the normal dump's
+     * partial temporary file is removed (it would otherwise stay as a 0-byte .<pid>.tmp) */
+    memset(&w, 0, sizeof w);
+    gt_tmpdir(dir, sizeof dir, "crashmid");
+    snprintf(base, sizeof base, "%s/c.bb", dir);
+    o.max_dumps = 0;
+    o.write = crashing_write;
+    d = bb__g_dumper_create(&o);
+    g_crash_dumper = d;
+    CHECK(bb__g_dumper_dump_now(d, NULL, 0, NULL) != BB_OK); /* its file was taken away */
+    CHECK(g_crash_rc == 0);
+    CHECK(gt_list(dir, "", "tmp", NULL, 0) == 0);
+    CHECK(gt_list(dir, "c.", ".bb", NULL, 0) == 1);
+    bb__g_dumper_destroy(d);
+    gt_rmdir(dir);
+    o.write = fake_write;
 
     /* 8. unwritable directory: failures reported once, the caller goes on */
     memset(&w, 0, sizeof w);

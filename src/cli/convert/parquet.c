@@ -26,6 +26,7 @@
 #include "cli/convert/layout.h"
 #include "cli/convert/semantics.h"
 #include "cli/convert/text.h"
+#include "cli/u64map.h"
 
 
 #define DEFAULT_ROW_GROUP (1u << 20)
@@ -56,6 +57,7 @@ typedef struct writer {
     size_t ninst;
     size_t last_inst;
     pq_buf text;       /* rendering scratch */
+    u64map utf8;       /* interned text address -> (length << 1 | valid UTF-8) + 1 */
     char *err;
     size_t errlen;
 } writer;
@@ -123,6 +125,19 @@ static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
 {
     /* an empty text may have no buffer yet: never hand a NULL pointer on (memcmp/memcpy) */
     pq_col_str(c, r, t->data ? (const void *)t->data : (const void *)"", t->len);
+}
+
+/* Whether interned text (bytes that stay put for the whole write) is valid UTF-8, checked once
+ * per string rather than on every row that refers to it. */
+static bool stable_utf8(writer *w, const uint8_t *p, size_t n)
+{
+    uintptr_t got = (uintptr_t)u64map_get(&w->utf8, (uint64_t)(uintptr_t)p);
+    if (got && (got - 1) >> 1 == n)
+        return (got - 1) & 1;
+    bool ok = bb_utf8_valid(p, n);
+    if (!got && n < (SIZE_MAX >> 2))
+        (void)u64map_put(&w->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
+    return ok;
 }
 
 /* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
@@ -201,7 +216,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
             put_text(c, r, s);
         } else {
             const uint8_t *p = (const uint8_t *)v->str.ptr;
-            if (bb_utf8_valid(p, v->str.len)) {
+            if (stable_utf8(w, p, v->str.len)) {
                 pq_col_str_stable(c, r, p, v->str.len);
             } else {
                 pq_utf8_lossy(s, p, v->str.len);
@@ -269,8 +284,7 @@ static size_t buffered_bytes(const writer *w)
 {
     size_t n = 0;
     for (size_t i = 0; i < w->lay.nleaves; i++)
-        n += w->cols[i].chunk.len + w->cols[i].vals.len + w->cols[i].lev.len +
-             w->cols[i].dict.plain.len;
+        n += pq_col_buffered(&w->cols[i]);
     return n;
 }
 
@@ -503,6 +517,7 @@ static void release(writer *w)
     free(w->rgs);
     free(w->inst);
     pq_buf_free(&w->text);
+    u64map_free(&w->utf8);
     if (w->ctx.zstd)
         pq_ctx_free(&w->ctx);
     pq_layout_free(&w->lay);

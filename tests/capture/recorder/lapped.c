@@ -6,7 +6,8 @@
  * record late over newer ones; the recorder must keep such bytes out of every dump
  * (src/capture/recorder_dump.c, inflight.c), never hand the reader a record that mixes two.
  *
- * Usage: recorder_lapped [THREADS [SECONDS]] (default 200 threads, 2 s). Stops by itself.
+ * Usage: recorder_lapped [THREADS [SECONDS [BYTES]]] (default 200 threads, 2 s, 16 KiB rings).
+ * Stops by itself.
  * Not under TSan: lapped writers race on the same ring bytes by design (the point of the test). */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
@@ -92,7 +93,8 @@ int main(int argc, char **argv) {
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = 2;
-    o.bytes_per_shard = 16384; /* a lap is a few hundred records: preempted writers get lapped */
+    /* by default a lap is a few hundred records: preempted writers get lapped */
+    o.bytes_per_shard = argc > 3 ? (uint64_t)atoll(argv[3]) : 16384;
     o.clock = BB_CLOCK_USER;
     o.user_clock = user_clock;
     CHECK(bb_recorder_create(&o, &rec) == BB_OK);
