@@ -358,16 +358,34 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
     }
     bb_mrecord mr;
     int rc = 0;
+    /* The last record's partition: the instance fixes the host, so (instance, day, event)
+     * decides the part; runs of records of one part skip the path and the lookup. */
+    struct { uint64_t inst, day; const bb_rschema *schema; size_t part; } last = {0, 0, NULL, 0};
+    bool have_last = false;
     while (rc == 0 && bb_model_next(it, &mr)) {
         if ((opts->keep && !opts->keep(&mr, opts->keep_ctx)) || ds_index_has(ix, &mr.rec))
             continue;
-        part_dir(&rel, spec, &mr, opts->host_override);
-        size_t slot = 0;
-        part *p = find_part(ps, rel.failed ? "" : (const char *)rel.data, mr.rec.instance_id,
-                            &slot);
-        if (!p && !rel.failed)
-            p = open_part(ps, slot, h->dir, (const char *)rel.data, mr.rec.instance_id, model,
-                          opts);
+        uint64_t day = mr.rec.ts / 86400000000000ull;
+        part *p = NULL;
+        if (have_last && last.inst == mr.rec.instance_id && last.day == day &&
+            last.schema == mr.rec.schema)
+            p = &ps->v[last.part];
+        if (!p) {
+            part_dir(&rel, spec, &mr, opts->host_override);
+            size_t slot = 0;
+            p = find_part(ps, rel.failed ? "" : (const char *)rel.data, mr.rec.instance_id,
+                          &slot);
+            if (!p && !rel.failed)
+                p = open_part(ps, slot, h->dir, (const char *)rel.data, mr.rec.instance_id,
+                              model, opts);
+            if (p) {
+                last.inst = mr.rec.instance_id;
+                last.day = day;
+                last.schema = mr.rec.schema;
+                last.part = (size_t)(p - ps->v);
+                have_last = true;
+            }
+        }
         if (!p || rel.failed) {
             rc = 1;
         } else if (parquet_table_row(p->t, &mr) || !ds_index_add(ix, &mr.rec)) {
