@@ -272,6 +272,22 @@ compare('at once: Arrow', arrowRows(partsOf(ds2)));
 check(String(arrow.tableFromIPC(pw.readParquet(new Uint8Array(fs.readFileSync(all))).intoIPCStream()).schema.fields
   .find((f) => f.name === 'ts').type) === 'Timestamp<NANOSECOND, UTC>', 'Arrow: ts is Timestamp(ns, UTC)');
 
+// ts past INT64 (2^63 ns, year 2262): NULL, while ts_nanos stays exact; its date partition.
+{
+  const late = path.join(work, 'late.bb');
+  const base = (1n << 63n) - 5000000000n; // 2^63 - 5 s: records 0..9 below, the rest above
+  execFileSync(gen, [late, '1', '1', '20', String(base)]);
+  const dsl = path.join(work, 'late');
+  bb(['convert', late, '--dataset', dsl]);
+  const c = await duckConnect();
+  const r = await rowsOf(c, `SELECT count(*) AS n, count(ts) AS t, count(*) FILTER (WHERE ts IS NOT NULL AND epoch_us(ts) != (ts_nanos // 1000)::BIGINT) AS bad, min(ts_nanos) AS lo FROM ${plain(dsl)}`);
+  const below = JSON.parse(fs.readFileSync(`${late}.json`, 'utf8')).records.filter((x) => BigInt(x.ts) < (1n << 63n)).length;
+  check(r[0].n === 20n && r[0].t === BigInt(below) && below === 10 && r[0].bad === 0n && r[0].lo === base + 1000n,
+        `late timestamps: ${JSON.stringify(r[0], (k, v) => (typeof v === 'bigint' ? String(v) : v))}, want ${below} non-NULL ts`);
+  const dates = partsOf(dsl).map((f) => partitionsOf(f).date).sort();
+  check(JSON.stringify(dates) === JSON.stringify(['2262-04-11']), `late date partitions ${dates}`);
+}
+
 fs.rmSync(work, { recursive: true, force: true });
 finish(`fleet: ${dumps.length} dumps (3 builds x 4 hosts + a later dump), ${wantRows.length} records, ` +
        'one table in DuckDB (views.sql, read_parquet), Polars and Arrow');

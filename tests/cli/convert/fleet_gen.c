@@ -2,7 +2,8 @@
  * (tests/js/fleet_check.mjs), written through the library's dump writer, with a JSON file of
  * every record's values beside each dump (OUT.bb.json) to check the tables against.
  *
- * Usage: fleet_gen OUT.bb BUILD HOST N   (BUILD 1..3, HOST 1..4, N records)
+ * Usage: fleet_gen OUT.bb BUILD HOST N [BASE]   (BUILD 1..3, HOST 1..4, N records; BASE: the
+ *        first timestamp in ns instead of 2026-11-30T23:59:30Z, e.g. near 2^63)
  *
  * The builds of the event set (fields added, removed, reordered, one type changed, events
  * added; `key` is a key field everywhere):
@@ -111,7 +112,7 @@ static void put(uint8_t *p, uint64_t v, unsigned w)
 
 typedef struct gen {
     int build, host;
-    uint64_t n;
+    uint64_t n, base;
     uint8_t ring[2][RING];
     uint64_t head[2];
     FILE *json;
@@ -166,8 +167,7 @@ static void emit(gen *g, uint64_t i)
 {
     const bb_event_desc *e = &BUILDS[g->build - 1][i % NEVENTS[g->build - 1]];
     unsigned s = (unsigned)(i % 2);
-    uint64_t ts = 1796083200000000000ull - 30000000000ull +
-                  20000000000ull * (uint64_t)(g->build - 1) + 500000000ull * i +
+    uint64_t ts = g->base + 20000000000ull * (uint64_t)(g->build - 1) + 500000000ull * i +
                   1000ull * (uint64_t)g->host;
     uint8_t *p = g->ring[s] + g->head[s];
     put(p, ts, 8);
@@ -209,11 +209,12 @@ static int write_all(void *ctx, const void *d, size_t n)
 int main(int argc, char **argv)
 {
     static gen g;
-    if (argc != 5 || (g.build = atoi(argv[2])) < 1 || g.build > 3 ||
+    if ((argc != 5 && argc != 6) || (g.build = atoi(argv[2])) < 1 || g.build > 3 ||
         (g.host = atoi(argv[3])) < 1 || g.host > 4 || (g.n = strtoull(argv[4], NULL, 10)) > 2000) {
-        fprintf(stderr, "usage: fleet_gen OUT.bb BUILD(1-3) HOST(1-4) N(<=2000)\n");
+        fprintf(stderr, "usage: fleet_gen OUT.bb BUILD(1-3) HOST(1-4) N(<=2000) [BASE_NS]\n");
         return 2;
     }
+    g.base = argc == 6 ? strtoull(argv[5], NULL, 10) : 1796083200000000000ull - 30000000000ull;
     bb_event_desc *evs = BUILDS[g.build - 1];
     const bb_event_desc *list[4];
     for (size_t k = 0; k < NEVENTS[g.build - 1]; k++) {
