@@ -564,11 +564,6 @@ int parquet_table_row(parquet_table *t, const bb_mrecord *rec)
     return add_row(&t->w, rec);
 }
 
-uint64_t parquet_table_rows(const parquet_table *t)
-{
-    return t->w.rows;
-}
-
 int parquet_table_finish(parquet_table *t)
 {
     return finish(&t->w);

@@ -49,7 +49,6 @@ typedef struct parquet_table parquet_table;
 parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
                                   char *errbuf, size_t errlen);
 int parquet_table_row(parquet_table *t, const bb_mrecord *rec);
-uint64_t parquet_table_rows(const parquet_table *t);
 int parquet_table_finish(parquet_table *t);
 void parquet_table_free(parquet_table *t);
 
