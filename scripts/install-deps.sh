@@ -20,7 +20,7 @@ case "${1:-}" in
   --static) want_static=1 ;;
 esac
 
-pkgs=(build-essential cmake pkg-config libzstd-dev)
+pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev)
 if [ "$want_test" = 1 ]; then
   pkgs+=(clang libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian shellcheck
          curl wget)

@@ -37,6 +37,10 @@ bb_node_test(parquet_stats parquet_stats.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVE
 bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet)
 bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
+bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>)
+bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
+# two appenders at once (processes): the lock and the renames
+set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 # Many long interned strings: read back exactly, dictionary kept, budget unaffected.
@@ -45,3 +49,10 @@ target_compile_definitions(pq_genstrings PRIVATE _GNU_SOURCE)
 target_link_libraries(pq_genstrings PRIVATE backbeat)
 bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_genstrings>)
+
+# The fleet: three builds of one event set on four hosts (fleet_gen), converted one by one
+# into a dataset and all at once, read as one table by DuckDB (views.sql and a plain
+# read_parquet), Polars (nodejs-polars) and Arrow's Rust reader (parquet-wasm).
+add_executable(fleet_gen ${BB_CONV_DIR}/fleet_gen.c)
+target_link_libraries(fleet_gen PRIVATE backbeat)
+bb_node_test(parquet_fleet fleet_check.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)

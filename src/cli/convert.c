@@ -1,5 +1,6 @@
 /* convert.c — `backbeat convert DUMP... -o OUT`: options, record filters, opening the inputs as
- * one model, and the output discipline around the writers (convert/writers.h).
+ * one model, and the output discipline around the writers (convert/writers.h); with --dataset
+ * DIR, the append to a partitioned dataset (cli/dataset.h) under the dataset's lock.
  *
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line
@@ -20,10 +21,13 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/convert/writers.h"
+#include "cli/dataset.h"
 #include "cli/u64map.h"
+#include "parquet/codec.h"
 
 static const char convert_help[] =
     "usage: backbeat convert DUMP... -o OUT [options]\n"
+    "       backbeat convert DUMP... --dataset DIR [--partition-by KEYS] [options]\n"
     "\n"
     "Convert one or more dumps into one output, records in global time order, duplicates\n"
     "(overlapping successive dumps of one process) removed.\n"
@@ -33,7 +37,8 @@ static const char convert_help[] =
     "  -f, --format FMT           parquet | trace (default: from OUT's extension,\n"
     "                             .parquet -> parquet, .json -> trace)\n"
     "      --host NAME            override the host label of every instance\n"
-    "      --compression-level N  zstd level for Parquet (default 3)\n"
+    "      --compression C        Parquet page codec: zstd (default), snappy, gzip, none\n"
+    "      --compression-level N  zstd level for Parquet (default 3; gzip: 1..9)\n"
     "\n"
     "filters (a record is kept when it passes all of them):\n"
     "      --since T              keep records with ts >= T\n"
@@ -48,6 +53,14 @@ static const char convert_help[] =
     "  duckdb -cmd \".read OUT.views.sql\"   (the `events` view, one view per event type,\n"
     "  backbeat_keys, and the dumps' own view sets).\n"
     "A trace (.json) opens in https://ui.perfetto.dev and chrome://tracing.\n"
+    "\n"
+    "dataset (instead of -o):\n"
+    "      --dataset DIR          append to the Hive-partitioned Parquet dataset DIR:\n"
+    "                             DIR/host=H/date=YYYY-MM-DD/part-INSTANCE-N.parquet, records\n"
+    "                             already in DIR skipped, every part with the dataset's union\n"
+    "                             schema, DIR/views.sql over all parts (see docs/PARQUET_TABLE.md)\n"
+    "      --partition-by KEYS    partition keys, in order (default host,date): any of host,\n"
+    "                             date, event, instance, comma-separated\n"
     "\n"
     "  -h, --help                 show this help\n";
 
@@ -123,8 +136,11 @@ static bool write_sidecar(cli_out *o, const char *sidecar, const char *parquet_a
 /* What the command line asks for; the filter is filled in as the options are read. */
 typedef struct conv {
     const char *out, *host;
+    const char *dataset;       /* --dataset DIR */
+    ds_spec parts;             /* --partition-by */
     enum fmt fmt;
     int level;
+    pq_codec codec;
     bool since_rel, until_rel; /* --since / --until relative to the first record */
     const char **events;       /* --event patterns */
     size_t nevents;
@@ -141,6 +157,18 @@ static int conv_format(conv *c, const char *arg) {
     else
         return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)",
                                arg);
+    return CONV_GO;
+}
+
+/* --compression: a codec this build has. */
+static int conv_codec(conv *c, const char *arg) {
+    if (!pq_codec_parse(arg, &c->codec))
+        return cli_usage_error("convert", "unknown --compression '%s' (use zstd, snappy, gzip or "
+                                          "none)", arg);
+    if (!pq_codec_available(c->codec))
+        return cli_usage_error("convert", "--compression %s: this backbeat was built without it "
+                                          "(%s missing at build time)", arg,
+                               c->codec == PQ_CODEC_SNAPPY ? "libsnappy" : "zlib");
     return CONV_GO;
 }
 
@@ -162,6 +190,9 @@ static int conv_option(conv *c, int opt, char **argv) {
         if (cli_parse_int(optarg, -131072, 22, &c->level)) return CONV_GO;
         return cli_usage_error("convert", "--compression-level needs a zstd level (up to 22), "
                                           "got '%s'", optarg);
+    case 'C': return conv_codec(c, optarg);
+    case 'D': c->dataset = optarg; return CONV_GO;
+    case 'P': return ds_parse_spec(optarg, &c->parts) ? CONV_GO : CLI_USAGE;
     case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
     case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
     case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
@@ -193,6 +224,12 @@ static int conv_operands(conv *c, int argc, char **argv) {
     c->inputs = &argv[optind];
     c->ninputs = (size_t)(argc - optind);
     if (!c->ninputs) return cli_usage_error("convert", "no dump given");
+    if (c->dataset) {
+        if (c->out) return cli_usage_error("convert", "give -o OUT or --dataset DIR, not both");
+        if (c->fmt == FMT_TRACE) return cli_usage_error("convert", "a dataset is Parquet only");
+        c->fmt = FMT_PARQUET;
+        return CONV_GO;
+    }
     if (!c->out) return cli_usage_error("convert", "no output given (-o OUT)");
     if (cli_out_is_input(c->out, c->inputs, c->ninputs)) return CLI_FAIL;
     if (c->fmt == FMT_NONE) {
@@ -214,6 +251,9 @@ static int conv_options(conv *c, int argc, char **argv) {
                                          {"format", required_argument, NULL, 'f'},
                                          {"host", required_argument, NULL, 'H'},
                                          {"compression-level", required_argument, NULL, 'c'},
+                                         {"compression", required_argument, NULL, 'C'},
+                                         {"dataset", required_argument, NULL, 'D'},
+                                         {"partition-by", required_argument, NULL, 'P'},
                                          {"since", required_argument, NULL, 's'},
                                          {"until", required_argument, NULL, 'u'},
                                          {"event", required_argument, NULL, 'e'},
@@ -353,6 +393,7 @@ static int conv_write(conv *c, const bb_model *model) {
         .out_name = c->out,
         .host_override = c->host,
         .compression_level = c->level,
+        .codec = (int)c->codec,
         .keep = filtering ? filt_keep : NULL,
         .keep_ctx = &c->f,
         .progress = cli_progress_update,
@@ -377,10 +418,55 @@ static int conv_write(conv *c, const bb_model *model) {
     return ok ? CLI_OK : CLI_FAIL;
 }
 
+/* The options as the writers take them. */
+static convert_opts conv_opts(conv *c) {
+    const filt *f = &c->f;
+    bool filtering = f->since_set || f->until_set || f->by_event || f->ninst;
+    convert_opts co = {.out_name = c->out ? c->out : c->dataset,
+                       .host_override = c->host,
+                       .compression_level = c->level,
+                       .codec = (int)c->codec,
+                       .keep = filtering ? filt_keep : NULL,
+                       .keep_ctx = &c->f};
+    return co;
+}
+
+/* --dataset: under the dataset's lock, the inputs and the dataset's schema dump as one model,
+ * appended. */
+static int conv_dataset(conv *c) {
+    ds_handle h;
+    if (!ds_open(&h, c->dataset)) return CLI_FAIL;
+    char *schema = ds_schema_dump(&h);
+    char **inputs = calloc(c->ninputs + 1, sizeof *inputs);
+    int st = CLI_FAIL;
+    bb_dump **dumps = NULL;
+    bb_model *model = NULL;
+    size_t n = c->ninputs + (schema != NULL);
+    if (!inputs) {
+        cli_error("out of memory");
+    } else {
+        memcpy(inputs, c->inputs, c->ninputs * sizeof *inputs);
+        if (schema) inputs[c->ninputs] = schema;
+        if (cli_open_dumps(inputs, n, &dumps)) {
+            if (cli_open_model(dumps, n, &model) && conv_filters(c, model)) {
+                convert_opts co = conv_opts(c);
+                st = ds_append(&h, model, &co, &c->parts) == 0 ? CLI_OK : CLI_FAIL;
+            }
+            if (model) bb_model_close(model);
+            cli_close_dumps(dumps, n);
+        }
+    }
+    free(inputs);
+    free(schema);
+    ds_close(&h);
+    return st;
+}
+
 /* Options, inputs (one de-duplicating model), filters, then the output. */
 static int conv_run(conv *c, int argc, char **argv) {
     int st = conv_options(c, argc, argv);
     if (st != CONV_GO) return st;
+    if (c->dataset) return conv_dataset(c);
     bb_dump **dumps;
     if (!cli_open_dumps(c->inputs, c->ninputs, &dumps)) return CLI_FAIL;
     bb_model *model = NULL;
@@ -397,6 +483,7 @@ int cmd_convert(int argc, char **argv) {
     conv c;
     memset(&c, 0, sizeof c);
     c.level = 3;
+    ds_parse_spec("host,date", &c.parts);
     u64map_init(&c.f.events);
     c.events = calloc((size_t)argc + 1, sizeof *c.events);
     c.f.inst = calloc((size_t)argc + 1, sizeof *c.f.inst);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "parquet/codec.h"
 #include "parquet/thrift_compact.h"
 
 /* Parquet PageType values. */
@@ -115,13 +116,13 @@ static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, i
                       uint64_t *uncompressed_total)
 {
     pq_ctx *x = c->ctx;
-    size_t bound = ZSTD_compressBound(x->body.len);
+    size_t bound = pq_codec_bound(x->codec, x->body.len);
     x->comp.len = 0;
     if (!pq_buf_reserve(&x->comp, bound))
         return false;
-    size_t clen = ZSTD_compressCCtx(x->zstd, x->comp.data, bound, x->body.data, x->body.len,
-                                    x->level);
-    if (ZSTD_isError(clen))
+    size_t clen;
+    if (!pq_codec_compress(x->codec, x->zstd, x->level, x->comp.data, bound, x->body.data,
+                           x->body.len, &clen))
         return false;
     x->comp.len = clen;
     if (x->body.len > INT32_MAX || clen > INT32_MAX)

@@ -48,7 +48,8 @@ bool pq_out_write(pq_out *o, const void *p, size_t n);
 /* Shared state of all columns of one file: compressor, scratch, sizes. */
 typedef struct pq_ctx {
     void *zstd;          /* ZSTD_CCtx */
-    int level;           /* zstd level */
+    int level;           /* zstd level (gzip: clamped to 1..9) */
+    int codec;           /* pq_codec (parquet/codec.h); 0 (pq_ctx_init) = zstd */
     size_t page_bytes;   /* target uncompressed page size */
     size_t dict_max;     /* dictionary bytes beyond which a chunk falls back to PLAIN */
     pq_buf body;         /* uncompressed page being assembled */

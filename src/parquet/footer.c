@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parquet/codec.h"
 #include "parquet/thrift_compact.h"
 
 /* parquet.thrift enum values */
 enum { T_BOOLEAN = 0, T_INT64 = 2, T_BYTE_ARRAY = 6 };
 enum { CT_UTF8 = 0, CT_UINT_64 = 14 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
-enum { CODEC_ZSTD = 6 };
 
 /* Parquet physical type of a table type. */
 static int physical(pq_type t)
@@ -46,6 +46,16 @@ static void schema_element(tc_writer *w, const pq_node *n)
         tc_field_struct(w, 1);  /* STRING: StringType {} */
         tc_struct_end(w);
         tc_struct_end(w);
+    } else if (!group && n->type == PQ_INT64 && n->logical == PQ_LOGICAL_TIMESTAMP_NS_UTC) {
+        tc_field_struct(w, 10); /* LogicalType */
+        tc_field_struct(w, 8);  /* TIMESTAMP: TimestampType */
+        tc_field_bool(w, 1, true); /* isAdjustedToUTC */
+        tc_field_struct(w, 2);  /* unit: TimeUnit */
+        tc_field_struct(w, 3);  /* NANOS: NanoSeconds {} */
+        tc_struct_end(w);
+        tc_struct_end(w);
+        tc_struct_end(w);
+        tc_struct_end(w);
     } else if (!group && n->type == PQ_UINT64) {
         tc_field_i32(w, 6, CT_UINT_64);
         tc_field_struct(w, 10); /* LogicalType */
@@ -73,7 +83,8 @@ static size_t leaf_path(const pq_node *nodes, size_t i, const char **path, size_
 }
 
 /* One ColumnChunk (list element) with its ColumnMetaData and Statistics. */
-static void column_chunk(tc_writer *w, const pq_node *nodes, size_t node, const pq_chunk_meta *m)
+static void column_chunk(tc_writer *w, const pq_node *nodes, size_t node, const pq_chunk_meta *m,
+                         int codec)
 {
     const pq_node *n = &nodes[node];
     tc_elem_struct(w);
@@ -94,7 +105,7 @@ static void column_chunk(tc_writer *w, const pq_node *nodes, size_t node, const 
     tc_field_list(w, 3, TC_BINARY, np);
     for (size_t i = 0; i < np; i++)
         tc_elem_binary(w, path[i], strlen(path[i]));
-    tc_field_i32(w, 4, CODEC_ZSTD);
+    tc_field_i32(w, 4, pq_codec_thrift((pq_codec)codec));
     tc_field_i64(w, 5, m->num_values);
     tc_field_i64(w, 6, m->total_uncompressed);
     tc_field_i64(w, 7, m->total_compressed);
@@ -150,7 +161,7 @@ bool pq_footer_encode(pq_buf *out, const pq_node *nodes, size_t nnodes, const pq
         tc_field_list(&w, 1, TC_STRUCT, nleaves);
         for (size_t l = 0; l < nleaves; l++) {
             const pq_chunk_meta *m = &rg->chunks[l];
-            column_chunk(&w, nodes, leaf_node[l], m);
+            column_chunk(&w, nodes, leaf_node[l], m, rg->codec);
             total_uncompressed += m->total_uncompressed;
             total_compressed += m->total_compressed;
             if (l == 0)

@@ -20,10 +20,16 @@ typedef struct pq_node {
     int num_children; /* > 0 for a group */
     pq_type type;     /* leaves */
     int parent;       /* index of the enclosing group node, -1 at top level */
+    uint8_t logical;  /* PQ_LOGICAL_*: an annotation beyond the type's own */
 } pq_node;
+
+/* Logical annotations of a leaf. TIMESTAMP_NS_UTC: an INT64 leaf annotated
+ * TIMESTAMP(isAdjustedToUTC = true, unit = NANOS) (no legacy converted type exists for it). */
+enum { PQ_LOGICAL_NONE = 0, PQ_LOGICAL_TIMESTAMP_NS_UTC = 1 };
 
 typedef struct pq_rowgroup {
     uint64_t num_rows;
+    int codec;             /* pq_codec of its pages (parquet/codec.h); 0 = zstd */
     pq_chunk_meta *chunks; /* one per leaf, in leaf order */
 } pq_rowgroup;
 

@@ -7,9 +7,17 @@
 # SPDX-License-Identifier: MIT
 set -u
 B="$1"; G="$2"; W="$4"
+JS="$(cd "$(dirname "$0")/../js" && pwd)"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# The sidecar of a Parquet output loads in DuckDB, every view answering (tests/js/
+# sidecar_check.mjs; skipped without node or the npm readers).
+sidecar() {
+  command -v node >/dev/null || return 0
+  node "$JS/sidecar_check.mjs" "$@" >sidecar.txt 2>&1
+  case $? in 0 | 77) ;; *) fail "sidecar: $(head -c 600 sidecar.txt)" ;; esac
+}
 
 "$G" noshards n.bb && "$G" orphan o.bb && "$G" shards s.bb 65533 || { echo "generator failed"; exit 1; }
 "$B" merge n.bb n.bb -o mn.bb 2>err.txt || fail "merge of a dump without shards: $(cat err.txt)"
@@ -54,5 +62,6 @@ pid=$!
 sleep 0.05; kill -HUP "$pid" 2>/dev/null
 wait "$pid" || fail "convert under an ignored SIGHUP exited $?"
 [ -s big.parquet ] || fail "no output after SIGHUP"
+sidecar big.parquet
 echo "cli_robust: $fails failures"
 [ "$fails" = 0 ]

@@ -36,11 +36,24 @@ export function tmpDir(tag) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `bb-${tag}-`));
 }
 
-// Convert `inputs` to `out` with `kind` = "cli" (backbeat convert) or "driver" (pq_convert).
-export function convert(kind, tool, inputs, out, env = {}) {
-  const args = kind === 'cli' ? ['convert', ...inputs, '-o', out] : [out, ...inputs];
+// Convert `inputs` to `out` with `kind` = "cli" (backbeat convert) or "driver" (pq_convert);
+// a CLI conversion's OUT.views.sql is then loaded in DuckDB, every view queried
+// (sidecar_check.mjs): a sidecar that does not bind fails the test.
+export function convert(kind, tool, inputs, out, env = {}, extra = []) {
+  const args = kind === 'cli' ? ['convert', ...inputs, '-o', out, ...extra] : [out, ...inputs];
   execFileSync(tool, args, { stdio: ['ignore', 'inherit', 'inherit'],
                              env: { ...process.env, ...env } });
+  if (kind === 'cli') checkSidecar(out);
+}
+
+// Load OUT.views.sql in DuckDB (another process: this one stays synchronous).
+export function checkSidecar(out) {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'sidecar_check.mjs');
+  try {
+    execFileSync(process.execPath, [script, out], { stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (e) {
+    check(false, `sidecar of ${out}: ${String(e.stdout ?? e.message).trim()}`);
+  }
 }
 
 let failures = 0;
@@ -72,45 +85,79 @@ export async function hypRows(hyp, compressors, file) {
 }
 
 // ---- an independent model of the table layout ----------------------------------------------
-const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id'];
-const colType = (t) => (t.startsWith('u') && t !== 'unknown' ? 'UINT64'
-                       : /^i\d/.test(t) ? 'INT64' : t === 'bool' ? 'BOOLEAN' : 'STRING');
+const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts'];
+// The widening rule (docs/PARQUET_TABLE.md): kinds BOOL < USMALL < U64 < STRING,
+// USMALL < SIGNED < STRING, BOOL < SIGNED; a leaf's kind is the join of its fields' kinds.
+const kindOf = (t) => (['u8', 'u16', 'u32'].includes(t) ? 'USMALL' : t === 'u64' ? 'U64'
+                      : /^i\d/.test(t) ? 'SIGNED' : t === 'bool' ? 'BOOL' : 'STRING');
+const ABOVE = { BOOL: ['BOOL', 'USMALL', 'U64', 'SIGNED', 'STRING'], USMALL: ['USMALL', 'U64', 'SIGNED', 'STRING'],
+                U64: ['U64', 'STRING'], SIGNED: ['SIGNED', 'STRING'], STRING: ['STRING'] };
+export function kindJoin(a, b) {
+  // the least kind above both (the lattice is small: the first common one in ABOVE order)
+  const order = ['BOOL', 'USMALL', 'U64', 'SIGNED', 'STRING'];
+  return order.find((k) => ABOVE[a].includes(k) && ABOVE[b].includes(k));
+}
+const typeOfKind = (k) => ({ BOOL: 'BOOLEAN', USMALL: 'UINT64', U64: 'UINT64', SIGNED: 'INT64', STRING: 'STRING' })[k];
+const colType = (t) => typeOfKind(kindOf(t));
 
 function cmpBytes(a, b) { return Buffer.compare(Buffer.from(a), Buffer.from(b)); }
 
-// schemasPerInput: arrays of expected.json schema objects, input order. Returns the layout.
+// schemasPerInput: arrays of expected.json schema objects, input order. Returns the layout:
+// names are qualified event names (every version of a name shares its `event` value and
+// its group, the union by (field name, occurrence) of the versions' unpromoted fields).
 export function layoutOf(schemasPerInput) {
   const byId = new Map();
   for (const list of schemasPerInput) for (const s of list) if (!byId.has(s.id)) byId.set(s.id, s);
   const schemas = [...byId.values()].sort((a, b) => cmpBytes(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const nameCount = new Map();
-  for (const s of schemas) nameCount.set(s.name, (nameCount.get(s.name) || 0) + 1);
-  const events = schemas.map((s) => ({ schema: s, display: nameCount.get(s.name) > 1 ? `${s.name}#${s.id}` : s.name }));
+  const events = schemas.map((s) => ({ schema: s, display: s.name }));
   const reserved = new Set([...DENSE, ...events.map((e) => e.display)]);
-  const promoted = new Map(); // name -> {type, role}
+  const promoted = new Map(); // name -> {kind, role}
   for (const e of events) {
     e.place = [];
     const mine = new Set();
     for (const f of e.schema.fields) {
       if (f.role !== 'none' && !reserved.has(f.name) && !mine.has(f.name)) {
         mine.add(f.name);
-        if (!promoted.has(f.name)) promoted.set(f.name, { type: colType(f.type), role: f.role });
-        e.place.push({ field: f, column: f.name, group: null, type: promoted.get(f.name).type });
+        const p = promoted.get(f.name);
+        if (!p) promoted.set(f.name, { kind: kindOf(f.type), role: f.role });
+        else p.kind = kindJoin(p.kind, kindOf(f.type));
+        e.place.push({ field: f, column: f.name, group: null });
       } else {
         e.place.push(null);
       }
     }
+  }
+  const groups = new Map(); // name -> {group, fields: Map(column -> {kind})}
+  for (const e of events) {
     const seen = new Map();
-    e.group = null;
     e.schema.fields.forEach((f, i) => {
       if (e.place[i]) return;
       const k = (seen.get(f.name) || 0) + 1;
       seen.set(f.name, k);
-      e.group = DENSE.includes(e.display) ? `${e.display}#${e.schema.id}` : e.display;
-      e.place[i] = { field: f, column: k === 1 ? f.name : `${f.name}#${k}`, group: e.group, type: colType(f.type) };
+      if (!groups.has(e.display))
+        groups.set(e.display, { group: DENSE.includes(e.display) ? `${e.display}#2` : e.display, fields: new Map() });
+      const g = groups.get(e.display);
+      const column = k === 1 ? f.name : `${f.name}#${k}`;
+      const u = g.fields.get(column);
+      if (!u) g.fields.set(column, { kind: kindOf(f.type) });
+      else u.kind = kindJoin(u.kind, kindOf(f.type));
+      e.place[i] = { field: f, column, group: g.group };
     });
   }
-  return { events, promoted, byDisplay: new Map(events.map((e) => [e.display, e])) };
+  for (const e of events) {
+    const g = groups.get(e.display);
+    e.group = g ? g.group : null;
+    e.groupFields = g ? [...g.fields.keys()] : [];
+    for (const p of e.place)
+      p.type = typeOfKind(p.group ? g.fields.get(p.column).kind : promoted.get(p.column).kind);
+  }
+  for (const p of promoted.values()) p.type = typeOfKind(p.kind);
+  const byDisplay = new Map();
+  for (const e of events) if (!byDisplay.has(e.display)) byDisplay.set(e.display, e);
+  const byId2 = new Map(events.map((e) => [e.schema.id, e]));
+  const groupNames = [...new Set(events.map((e) => e.group).filter((g) => g))];
+  return { events, promoted, byDisplay, byId: byId2, groupNames,
+           names: [...byDisplay.keys()] };
 }
 
 // A golden value (number, decimal string, bool, string, null) as the table holds it.
@@ -121,25 +168,32 @@ function tableValue(v, field, type) {
     if (type === 'UINT64' || type === 'INT64') return BigInt(v);
     return v;
   }
-  // promoted column whose first declaration had another type (writer's conversion rules)
-  if (type === 'STRING') return ft === 'BOOLEAN' ? String(v) : String(v);
-  if (type === 'BOOLEAN') return ft === 'STRING' ? null : BigInt(v) !== 0n;
+  // a leaf widened by the rule (lossless): bools as 0/1 or true/false, numbers as decimal
+  if (type === 'STRING') return String(v);
   if (ft === 'BOOLEAN') return v ? 1n : 0n;
-  if (ft === 'STRING') return null;
-  const b = BigInt(v);
-  if (type === 'UINT64') return b >= 0n ? b : null;
-  return b <= 0x7fffffffffffffffn ? b : null;
+  return BigInt(v);
+}
+
+// The `ts` column's expected value: the nanoseconds (a TsNanos), NULL past INT64.
+export class TsNanos { constructor(ns) { this.ns = ns; } }
+export function tsValue(ns) {
+  const b = BigInt(ns);
+  return b <= 0x7fffffffffffffffn ? new TsNanos(b) : null;
 }
 
 // Expected rows: [{seq, ts_nanos, event, event_id, instance_id, <promoted>..., <group>...}].
 export function expectedRows(layout, records) {
   return records.map((r, i) => {
-    const e = layout.byDisplay.get(r.display_event ?? r.event);
+    const e = layout.byId.get(r.event_id) ?? layout.byDisplay.get(r.event);
     const row = { seq: BigInt(i), ts_nanos: BigInt(r.ts), event: e.display,
-                  event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id) };
+                  event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id),
+                  ts: tsValue(r.ts) };
     for (const name of layout.promoted.keys()) row[name] = null;
-    for (const ev of layout.events) if (ev.group) row[ev.group] = null;
-    if (e.group) row[e.group] = {};
+    for (const g of layout.groupNames) row[g] = null;
+    if (e.group) {
+      row[e.group] = {};
+      for (const c of e.groupFields) row[e.group][c] = null;
+    }
     e.schema.fields.forEach((f, k) => {
       const p = e.place[k];
       const v = tableValue(r.fields[f.name], f, p.type);
@@ -158,6 +212,11 @@ function show(v) {
 export function sameValue(a, b) {
   if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
   if (typeof b === 'bigint') return typeof a === 'bigint' ? a === b : false;
+  if (b instanceof TsNanos) {
+    // readers hand a TIMESTAMP(NANOS) over as a bigint (ns), or a JS Date (ms)
+    if (typeof a === 'bigint') return a === b.ns;
+    return a instanceof Date && BigInt(a.getTime()) === b.ns / 1000000n;
+  }
   if (typeof b === 'object') {
     if (typeof a !== 'object') return false;
     const ka = Object.keys(a), kb = Object.keys(b);

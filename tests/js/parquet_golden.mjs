@@ -78,9 +78,9 @@ for (const c of cases) {
     check(doc.version === 1, `${c.name}: columns version`);
     check(doc.events.length === layout.events.length, `${c.name}: columns events`);
     for (const e of layout.events) {
-      const d = doc.events.find((x) => x.event === e.display);
+      const d = doc.events.find((x) => x.event_id === e.schema.id);
       if (!check(d, `${c.name}: columns lacks ${e.display}`)) continue;
-      check(d.event_id === e.schema.id && d.name === e.schema.name && d.phase === e.schema.phase &&
+      check(d.event === e.display && d.name === e.schema.name && d.phase === e.schema.phase &&
             d.description === e.schema.description && d.record_size === e.schema.record_size,
             `${c.name}: ${e.display} event semantics`);
       e.schema.fields.forEach((f, k) => {
@@ -94,23 +94,24 @@ for (const c of cases) {
               `${c.name}: ${e.display}.${f.name} semantics ${JSON.stringify(g)}`);
       });
     }
-    for (const col of ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id'])
+    for (const col of ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts'])
       check(doc.columns.some((x) => x.name === col && x.role), `${c.name}: columns lacks ${col}`);
   }
 
   // Sidecar in DuckDB: per-event views, backbeat_keys, the dumps' view sets.
   const ex = await con.extractStatements(sidecar);
   for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
-  for (const e of layout.events) {
-    const got = (await con.runAndReadAll(`SELECT seq FROM "${e.display.replaceAll('"', '""')}" ORDER BY seq`))
+  for (const name of layout.names) {
+    const got = (await con.runAndReadAll(`SELECT seq FROM "${name.replaceAll('"', '""')}" ORDER BY seq`))
       .getRowObjectsJS().map((r) => r.seq);
-    const exp = want.filter((r) => r.event === e.display).map((r) => r.seq);
-    check(JSON.stringify(got.map(String)) === JSON.stringify(exp.map(String)), `${c.name}: view ${e.display} rows`);
+    const exp = want.filter((r) => r.event === name).map((r) => r.seq);
+    check(JSON.stringify(got.map(String)) === JSON.stringify(exp.map(String)), `${c.name}: view ${name} rows`);
   }
   const keys = (await con.runAndReadAll('SELECT event, field, role FROM backbeat_keys ORDER BY ALL'))
     .getRowObjectsJS().map((r) => `${r.event}|${r.field}|${r.role}`);
   const wantKeys = [];
   for (const e of layout.events) e.place.forEach((p) => { if (!p.group) wantKeys.push(`${e.display}|${p.column}|${p.field.role}`); });
+  wantKeys.splice(0, wantKeys.length, ...new Set(wantKeys)); // one row per (event, column, role)
   wantKeys.sort();
   check(JSON.stringify(keys) === JSON.stringify([...wantKeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))),
         `${c.name}: backbeat_keys ${JSON.stringify(keys)} want ${JSON.stringify(wantKeys)}`);
@@ -121,11 +122,18 @@ for (const c of cases) {
     check(rec.length === 3 && rec[0].ts_nanos === want[want.length - 1].ts_nanos, 'basic: dump macro `recent`');
   }
   // A few schema facts: unsigned columns are UINT_64 / INTEGER(64,false); strings UTF8.
-  const schema = (await con.runAndReadAll(`SELECT name, type, converted_type, repetition_type FROM parquet_schema(${sqlStr(out)})`)).getRowObjectsJS();
+  const schema = (await con.runAndReadAll(`SELECT name, type, converted_type, repetition_type, logical_type FROM parquet_schema(${sqlStr(out)})`)).getRowObjectsJS();
   for (const col of ['seq', 'ts_nanos', 'event_id', 'instance_id']) {
     const s = schema.find((x) => x.name === col);
     check(s && s.type === 'INT64' && s.converted_type === 'UINT_64' && s.repetition_type === 'REQUIRED', `${c.name}: ${col} is a required UINT64`);
   }
+  const tsCol = schema.find((x) => x.name === 'ts');
+  check(tsCol && tsCol.type === 'INT64' && tsCol.repetition_type === 'OPTIONAL' &&
+        /TIMESTAMP/i.test(String(tsCol.logical_type)) && /NANOS/i.test(String(tsCol.logical_type)) &&
+        /isAdjustedToUTC=(1|true)/i.test(String(tsCol.logical_type)),
+        `${c.name}: ts is TIMESTAMP(NANOS, UTC): ${JSON.stringify(tsCol, (k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
+  const badTs = (await con.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlStr(out)}) WHERE ts IS DISTINCT FROM make_timestamptz((ts_nanos // 1000)::BIGINT)`)).getRowObjectsJS()[0].n;
+  check(badTs === 0n, `${c.name}: ${badTs} rows whose ts (DuckDB, microseconds) is not ts_nanos`);
   const ev = schema.find((x) => x.name === 'event');
   check(ev && ev.type === 'BYTE_ARRAY' && ev.converted_type === 'UTF8', `${c.name}: event is a string`);
   const created = (await con.runAndReadAll(`SELECT created_by FROM parquet_file_metadata(${sqlStr(out)})`)).getRowObjectsJS()[0].created_by;

@@ -10,11 +10,19 @@
 set -u
 B="$1"
 W="$2"
+JS="$(cd "$(dirname "$0")/../js" && pwd)"
 C="${BACKBEAT_COMPAT_DIR:-/work/shared/compat}"
 [ -f "$C/basic.bb" ] || { echo "no golden vectors in $C"; exit 77; }
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# The sidecar of a Parquet output loads in DuckDB, every view answering (tests/js/
+# sidecar_check.mjs; skipped without node or the npm readers).
+sidecar() {
+  command -v node >/dev/null || return 0
+  node "$JS/sidecar_check.mjs" "$@" >sidecar.txt 2>&1
+  case $? in 0 | 77) ;; *) fail "sidecar: $(head -c 600 sidecar.txt)" ;; esac
+}
 
 # count EXPECTED ARGS...: convert basic.bb to a trace with ARGS and count the records it
 # represents (an instant is one, a closed span slice two, an unclosed one one).
@@ -74,6 +82,7 @@ for args in "-o zero_width.parquet" "-o zero_width.json" "-o zero_width_only.par
   "$B" convert zero_width.bb $args 2>err.txt || fail "convert zero_width.bb $args exited $?: $(cat err.txt)"
   [ -s err.txt ] && fail "convert zero_width.bb $args printed: $(cat err.txt)"
 done
+sidecar zero_width.parquet zero_width_only.parquet
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails failure(s)"

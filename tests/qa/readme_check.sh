@@ -9,9 +9,17 @@ set -u
 SRC="$1"
 BUILD="$2"
 W="$3"
+JS="$SRC/tests/js"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# The sidecar of a Parquet output loads in DuckDB, every view answering (tests/js/
+# sidecar_check.mjs; skipped without node or the npm readers).
+sidecar() {
+  command -v node >/dev/null || return 0
+  node "$JS/sidecar_check.mjs" "$@" >sidecar.txt 2>&1
+  case $? in 0 | 77) ;; *) fail "sidecar: $(head -c 600 sidecar.txt)" ;; esac
+}
 
 python3 - "$SRC/README.md" "$SRC/examples/hello.c" <<'PY' > commands.sh || exit 1
 import re, sys
@@ -43,6 +51,7 @@ for f in trace.bb trace.parquet trace.parquet.views.sql trace.json; do
   [ -s "$f" ] || fail "the README's example did not write $f"
 done
 grep -q "my_app::net::PacketSent" out.txt trace.json 2>/dev/null || fail "trace.json lacks the event"
+[ -s trace.parquet ] && sidecar trace.parquet
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails failure(s)"

@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "backbeat/schema.h"
+#include "cli/convert/widen.h"
 #include "format/names.h"
 
 static const char *const DENSE_NAMES[PQ_DENSE] = {"seq", "ts_nanos", "event", "event_id",
-                                                  "instance_id"};
+                                                  "instance_id", "ts"};
 static const pq_type DENSE_TYPES[PQ_DENSE] = {PQ_UINT64, PQ_UINT64, PQ_STRING, PQ_UINT64,
-                                              PQ_UINT64};
-static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true};
+                                              PQ_UINT64, PQ_INT64};
+static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false};
 
 pq_type pq_type_of_field(uint8_t t)
 {
@@ -60,6 +61,7 @@ const char *pq_type_name(pq_type t)
 typedef struct builder {
     pq_layout *lay;
     size_t node_cap, leaf_cap, prom_cap;
+    int group; /* the node emit_group made */
     bool failed;
 } builder;
 
@@ -119,7 +121,7 @@ static int add_leaf(builder *b, char *name, bool optional, pq_type type, int par
     int node = add_node(b, name, optional, 0, type, parent);
     if (node < 0)
         return -1;
-    l->leaves[l->nleaves] = (pq_leaf){.type = type, .max_def = max_def,
+    l->leaves[l->nleaves] = (pq_leaf){.type = type, .kind = PQ_KIND_STRING, .max_def = max_def,
                                       .dict = dict && type != PQ_BOOLEAN, .node = node};
     return (int)l->nleaves++;
 }
@@ -345,6 +347,7 @@ static void promote(builder *b, names *nm)
                                     pq_type_of_field(fd->type), -1, 1, true);
                 if (leaf < 0)
                     return;
+                l->leaves[leaf].kind = (uint8_t)pq_kind_of_field(fd->type);
                 k = (int)l->nprom;
                 l->prom[l->nprom++] = (pq_promoted){.leaf = leaf, .node = l->leaves[leaf].node,
                                                     .role = fd->role};
@@ -354,64 +357,193 @@ static void promote(builder *b, names *nm)
                 }
             }
             nm->prom_plan[k] = (int)p + 1;
+            pq_leaf *lf = &l->leaves[l->prom[k].leaf];
+            lf->kind = (uint8_t)pq_kind_join((pq_kind)lf->kind, pq_kind_of_field(fd->type));
             pl->map[f] = (pq_fmap){.leaf = l->prom[k].leaf, .node = l->prom[k].node,
                                    .null_def = 0, .promoted = true};
         }
     }
 }
 
-/* Give every event with unpromoted fields its group (pass 2). */
-static void groups(builder *b, names *nm)
+/* One field of a name group's union: the key "<escaped name>#<occurrence>" (owned), the
+ * escaped name (owned until handed to its leaf), its occurrence in its version, its kind. */
+typedef struct ufield {
+    char *key, *base;
+    size_t keylen, baselen;
+    int occ;
+    pq_kind kind;
+    int leaf;
+} ufield;
+
+/* The fields of every version of one name, unioned by (name, occurrence). */
+typedef struct uset {
+    ufield *f;
+    size_t n, cap;
+    nameset keys; /* key -> index in f */
+} uset;
+
+static void uset_free(uset *u)
 {
-    pq_layout *l = b->lay;
-    for (size_t p = 0; p < l->nplans && !b->failed; p++) {
+    for (size_t i = 0; i < u->n; i++) {
+        free(u->f[i].key);
+        free(u->f[i].base);
+    }
+    free(u->f);
+    ns_free(&u->keys);
+    memset(u, 0, sizeof *u);
+}
+
+/* The union index of field `fd` (its `occ`-th unpromoted field of that name in its version),
+ * added when new; its kind joined in. -1 when out of memory. */
+static int uset_add(uset *u, const bb_rfield *fd, int occ)
+{
+    size_t bl;
+    char *base = escape_name(fd->name.ptr, fd->name.len, &bl);
+    char *key = base ? malloc(bl + 16) : NULL;
+    if (!key) {
+        free(base);
+        return -1;
+    }
+    size_t kl = (size_t)snprintf(key, bl + 16, "%s#%d", base, occ);
+    int i = ns_get(&u->keys, key, kl);
+    if (i >= 0) {
+        free(key);
+        free(base);
+        u->f[i].kind = pq_kind_join(u->f[i].kind, pq_kind_of_field(fd->type));
+        return i;
+    }
+    if (u->n == u->cap) {
+        size_t cap = u->cap ? u->cap * 2 : 16;
+        ufield *n = realloc(u->f, cap * sizeof *n);
+        if (!n) {
+            free(key);
+            free(base);
+            return -1;
+        }
+        u->f = n;
+        u->cap = cap;
+    }
+    u->f[u->n] = (ufield){key, base, kl, bl, occ, pq_kind_of_field(fd->type), -1};
+    if (!ns_put(&u->keys, key, kl, (int)u->n)) {
+        u->n++; /* freed with the set */
+        return -1;
+    }
+    return (int)u->n++;
+}
+
+/* Union the unpromoted fields of plans [p0, p1) (one name); each field's union index goes
+ * into its map entry's leaf for now. False when out of memory. */
+static bool union_fields(pq_layout *l, size_t p0, size_t p1, uset *u)
+{
+    for (size_t p = p0; p < p1; p++) {
         pq_plan *pl = &l->plans[p];
         const bb_rschema *s = pl->schema;
-        int nchild = 0;
-        for (size_t f = 0; f < s->field_count; f++)
-            if (!pl->map[f].promoted)
-                nchild++;
-        if (nchild == 0)
-            continue;
-        /* pl->display is already escaped */
-        char *gname;
-        size_t gl = pl->display_len;
-        if (is_dense_name(pl->display, pl->display_len)) {
-            gname = malloc(pl->display_len + 18);
-            if (gname)
-                gl = (size_t)snprintf(gname, pl->display_len + 18, "%s#%016llx", pl->display,
-                                      (unsigned long long)pl->id);
-        } else {
-            gname = dup_n(pl->display, pl->display_len);
-        }
-        int g = add_node(b, unique_name(&nm->root, gname, gl, 1, 1), true, nchild, PQ_STRING,
-                         -1);
-        if (g < 0)
-            return;
-        pl->group_node = g;
-        nameset used = {0};  /* leaf names of this group */
         nameset count = {0}; /* raw field name -> earlier unpromoted fields of that name */
-        for (size_t f = 0; f < s->field_count && !b->failed; f++) {
+        bool ok = true;
+        for (size_t f = 0; f < s->field_count && ok; f++) {
             if (pl->map[f].promoted)
                 continue;
             const bb_rfield *fd = &s->fields[f];
             int same = ns_get(&count, fd->name.ptr, fd->name.len);
             same = same < 0 ? 0 : same;
-            if (!ns_put(&count, fd->name.ptr, fd->name.len, same + 1)) {
-                b->failed = true;
-                break;
-            }
-            size_t el;
-            char *e = escape_name(fd->name.ptr, fd->name.len, &el);
-            int leaf = add_leaf(b, unique_name(&used, e, el, same + 1, 1), true,
-                                pq_type_of_field(fd->type), g, 2, true);
-            if (leaf < 0)
-                break;
+            int i = -1;
+            ok = ns_put(&count, fd->name.ptr, fd->name.len, same + 1) &&
+                 (i = uset_add(u, fd, same + 1)) >= 0;
+            pl->map[f].leaf = i;
+        }
+        ns_free(&count);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The group node of the name `first` carries (the first of its versions), then its union's
+ * leaves (b->group: the group's node); false when out of memory. */
+static bool emit_group(builder *b, names *nm, const pq_plan *first, uset *u)
+{
+    pq_layout *l = b->lay;
+    char *gname = dup_n(first->display, first->display_len);
+    int k = is_dense_name(first->display, first->display_len) ? 2 : 1;
+    int g = add_node(b, unique_name(&nm->root, gname, first->display_len, k, 1), true,
+                     (int)u->n, PQ_STRING, -1);
+    if (g < 0)
+        return false;
+    nameset used = {0}; /* leaf names of this group */
+    for (size_t i = 0; i < u->n && !b->failed; i++) {
+        char *base = u->f[i].base;
+        u->f[i].base = NULL;
+        int leaf = add_leaf(b, unique_name(&used, base, u->f[i].baselen, u->f[i].occ, 1), true,
+                            pq_type_of_kind(u->f[i].kind), g, 2, true);
+        if (leaf >= 0)
+            l->leaves[leaf].kind = (uint8_t)u->f[i].kind;
+        u->f[i].leaf = leaf;
+    }
+    ns_free(&used);
+    return !b->failed ? (b->group = g, true) : false;
+}
+
+/* Map the fields of plans [p0, p1) onto the group's leaves; list the leaves each lacks. */
+static bool map_group(pq_layout *l, size_t p0, size_t p1, const uset *u, int g)
+{
+    bool *has = malloc(u->n ? u->n : 1);
+    if (!has)
+        return false;
+    for (size_t p = p0; p < p1; p++) {
+        pq_plan *pl = &l->plans[p];
+        memset(has, 0, u->n);
+        pl->group_node = g;
+        size_t nhas = 0;
+        for (size_t f = 0; f < pl->schema->field_count; f++) {
+            if (pl->map[f].promoted)
+                continue;
+            int i = pl->map[f].leaf;
+            int leaf = u->f[i].leaf;
+            has[i] = true;
+            nhas++;
             pl->map[f] = (pq_fmap){.leaf = leaf, .node = l->leaves[leaf].node, .null_def = 1,
                                    .promoted = false};
         }
-        ns_free(&used);
-        ns_free(&count);
+        pl->nmissing = u->n - nhas;
+        if (pl->nmissing) {
+            pl->missing = malloc(pl->nmissing * sizeof *pl->missing);
+            if (!pl->missing) {
+                free(has);
+                return false;
+            }
+            for (size_t i = 0, j = 0; i < u->n; i++)
+                if (!has[i])
+                    pl->missing[j++] = u->f[i].leaf;
+        }
+    }
+    free(has);
+    return true;
+}
+
+/* True if plans a and b carry the same qualified name. */
+static bool same_name(const pq_plan *a, const pq_plan *b)
+{
+    return a->schema->name.len == b->schema->name.len &&
+           (a->schema->name.len == 0 ||
+            memcmp(a->schema->name.ptr, b->schema->name.ptr, a->schema->name.len) == 0);
+}
+
+/* Give every name whose versions have unpromoted fields its group (pass 2). The model sorts
+ * schemas by (name, id), so the versions of one name are consecutive. */
+static void groups(builder *b, names *nm)
+{
+    pq_layout *l = b->lay;
+    for (size_t p0 = 0, p1; p0 < l->nplans && !b->failed; p0 = p1) {
+        for (p1 = p0 + 1; p1 < l->nplans && same_name(&l->plans[p0], &l->plans[p1]); p1++)
+            ;
+        l->plans[p0].first = true;
+        uset u = {0};
+        if (!union_fields(l, p0, p1, &u))
+            b->failed = true;
+        else if (u.n > 0 && (!emit_group(b, nm, &l->plans[p0], &u) ||
+                             !map_group(l, p0, p1, &u, b->group)))
+            b->failed = true;
+        uset_free(&u);
     }
 }
 
@@ -451,27 +583,12 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
         pq_plan *pl = &l->plans[i];
         pl->schema = bb_model_schema(model, i);
         pl->id = pl->schema->id;
-        /* The model's display name is the event name's bytes, then "#<16 hex id>" when
-         * several ids share the name, then a NUL (model.c): its length is known even when the
-         * name holds a NUL. The table carries it escaped (escape_name). */
-        const char *disp = bb_model_display_name(model, pl->id);
-        if (!disp) {
-            b.failed = true;
-            break;
-        }
-        size_t raw_len = pl->schema->name.len + (disp[pl->schema->name.len] == '#' ? 17 : 0);
-        if (strlen(disp) == raw_len) {
-            pl->display = disp;
-            pl->display_len = raw_len;
-        } else { /* a NUL inside */
-            pl->display_own = escape_name(disp, raw_len, &pl->display_len);
-            pl->display = pl->display_own;
-            if (!pl->display) {
-                b.failed = true;
-                break;
-            }
-        }
-        if (!ns_put(&nm.display, disp, raw_len, 1)) {
+        /* The table names an event by its qualified name, escaped (escape_name): the same
+         * whichever versions of it are converted together. */
+        const bb_strview nm_raw = pl->schema->name;
+        pl->display_own = escape_name(nm_raw.ptr, nm_raw.len, &pl->display_len);
+        pl->display = pl->display_own;
+        if (!pl->display || !ns_put(&nm.display, nm_raw.ptr, nm_raw.len, 1)) {
             b.failed = true;
             break;
         }
@@ -483,12 +600,22 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
             break;
         }
     }
-    for (int i = 0; i < PQ_DENSE && !b.failed; i++)
-        add_leaf(&b, unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
-                                 strlen(DENSE_NAMES[i]), 1, 1),
-                 false, DENSE_TYPES[i], -1, 0, DENSE_DICT[i]);
+    for (int i = 0; i < PQ_DENSE && !b.failed; i++) {
+        bool ts = i == PQ_L_TSTAMP; /* OPTIONAL: NULL where ts_nanos passes INT64 */
+        int leaf = add_leaf(&b, unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
+                                            strlen(DENSE_NAMES[i]), 1, 1),
+                            ts, DENSE_TYPES[i], -1, ts ? 1 : 0, DENSE_DICT[i]);
+        if (ts && leaf >= 0)
+            l->nodes[l->leaves[leaf].node].logical = PQ_LOGICAL_TIMESTAMP_NS_UTC;
+    }
     if (!b.failed)
         promote(&b, &nm);
+    for (size_t k = 0; k < l->nprom && !b.failed; k++) { /* the joined types */
+        pq_leaf *lf = &l->leaves[l->prom[k].leaf];
+        lf->type = pq_type_of_kind((pq_kind)lf->kind);
+        l->nodes[lf->node].type = lf->type;
+        lf->dict = lf->type != PQ_BOOLEAN;
+    }
     if (!b.failed)
         groups(&b, &nm);
     ns_free(&nm.root);
@@ -513,6 +640,7 @@ void pq_layout_free(pq_layout *l)
     if (l->plans)
         for (size_t i = 0; i < l->nplans; i++) {
             free(l->plans[i].map);
+            free(l->plans[i].missing);
             free(l->plans[i].display_own);
         }
     free(l->plans);

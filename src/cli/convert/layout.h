@@ -1,18 +1,22 @@
 /* convert/layout.h — the shape of backbeat's sparse-wide Parquet table for one model
  * (FORMAT.md, "What the reference CLI makes of a dump"), and where each event field goes.
  *
+ * Names and types are a function of the event, not of which dumps were converted together.
  * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,
- * `instance_id`; then the promoted role fields (key, span_id, parent_span_id) as top-level
- * OPTIONAL columns, unioned by name across events in registry order, the first declaration
- * giving the type; then one OPTIONAL group per event type, named by its display name, holding
- * its other fields as OPTIONAL leaves. Types: unsigned → UINT64, signed → INT64, bool →
- * BOOLEAN, bytes / enum / interned → STRING.
+ * `instance_id`, then OPTIONAL `ts` (INT64 TIMESTAMP(NANOS, UTC): ts_nanos, NULL past
+ * 2^63-1 ns, year 2262); then the promoted role fields (key, span_id, parent_span_id) as top-level OPTIONAL columns, unioned
+ * by name across events in registry order; then one OPTIONAL group per qualified event name
+ * (whatever versions, i.e. event ids, are present), holding the union by field name of every
+ * version's other fields as OPTIONAL leaves (a field a version lacks is NULL on its rows). A
+ * leaf's type is the join of its fields' kinds (convert/widen.h), never the first one seen.
+ * The `event` column and the views carry the qualified name (no "#<id>" suffix: `event_id`
+ * tells versions apart).
  *
  * Name clashes (which the format does not rule out) are resolved so the schema stays valid:
- * a role field whose name is a dense column's or an event's display name, or that repeats a
+ * a role field whose name is a dense column's or an event's name, or that repeats a
  * name already promoted for the same event, stays in its event's group instead ("demoted");
- * a group whose display name equals a dense column's gets "#<16 hex id>" appended; repeated
- * field names inside one group get "#2", "#3", ... After every rename the names are unique:
+ * a group whose name equals a dense column's gets "#2" appended; repeated
+ * field names inside one version get "#2", "#3", ... After every rename the names are unique:
  * a name already taken among its siblings (the root's columns and groups, or one group's
  * leaves) gets the next "#k" (k = 2, 3, ...) that is free. A NUL byte in an event or field
  * name is written as the two characters "\0" in every name the table carries (columns,
@@ -32,7 +36,7 @@
 
 /* Leaf indices of the dense columns. */
 enum { PQ_L_SEQ = 0, PQ_L_TS = 1, PQ_L_EVENT = 2, PQ_L_EVENT_ID = 3, PQ_L_INSTANCE = 4,
-       PQ_DENSE = 5 };
+       PQ_L_TSTAMP = 5, PQ_DENSE = 6 };
 
 /* Where one field of an event goes. */
 typedef struct pq_fmap {
@@ -49,16 +53,20 @@ enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL 
 typedef struct pq_plan {
     uint64_t id;
     const bb_rschema *schema; /* the model's (union registry) schema */
-    const char *display;      /* bb_model_display_name, NULs escaped as "\\0" */
+    const char *display;      /* the qualified name, NULs escaped as "\\0" (= display_own) */
     size_t display_len;
-    char *display_own;        /* display when escaped (owned), else NULL */
-    int group_node;           /* schema node of its group, -1 when it has none */
+    char *display_own;        /* owned */
+    bool first;               /* first plan (version) of its name in registry order */
+    int group_node;           /* schema node of its name's group, -1 when it has none */
     pq_fmap *map;             /* per field of the schema */
+    int32_t *missing;         /* leaves of the group this version has no field for */
+    size_t nmissing;
     pq_dict_cache c_event, c_id;
 } pq_plan;
 
 typedef struct pq_leaf {
     pq_type type;
+    uint8_t kind;  /* pq_kind (convert/widen.h): the join of its fields' kinds */
     int max_def;
     bool dict;
     int node;
@@ -68,7 +76,7 @@ typedef struct pq_leaf {
 typedef struct pq_promoted {
     int leaf;
     int node;
-    uint8_t role; /* role of its first declaration */
+    uint8_t role; /* role of its first declaration in registry order */
 } pq_promoted;
 
 typedef struct pq_layout {

@@ -6,6 +6,7 @@
  * BACKBEAT_PARQUET_ROW_GROUP rows (default 1 Mi) are written as they fill, or earlier when the
  * buffered column chunks pass a memory budget (BACKBEAT_PARQUET_BUDGET bytes, default 64 MiB,
  * checked every 8192 rows), so memory does not grow with the input. The
+ * pages are compressed with the codec of --compression (zstd by default). The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
  * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
  * (convert/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
@@ -234,6 +235,8 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
     const bb_record *rec = &mr->rec;
     pq_col_u64(&w->cols[PQ_L_SEQ], r, w->rows);
     pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX) /* else NULL: past TIMESTAMP's range (year 2262) */
+        pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
     pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
     pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
     if (is) {
@@ -269,6 +272,9 @@ static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slo
         bb_value v = bb_decode_field(s, f, rec->fields, mr->instance);
         put_value(w, m, r, &v);
     }
+    /* the group's fields other versions have: present group, NULL leaf */
+    for (size_t i = 0; i < pl->nmissing; i++)
+        pq_col_null(&w->cols[pl->missing[i]], r, 1);
     w->rg_rows++;
     w->rows++;
 }
@@ -297,6 +303,7 @@ static bool flush_row_group(writer *w)
     }
     pq_rowgroup *rg = &w->rgs[w->nrg];
     rg->num_rows = w->rg_rows;
+    rg->codec = w->ctx.codec;
     rg->chunks = calloc(w->lay.nleaves, sizeof *rg->chunks);
     if (!rg->chunks)
         return false;
@@ -404,8 +411,8 @@ out:
     return rc;
 }
 
-/* The whole conversion; 0, or 1 with the message set. */
-static int run(writer *w)
+/* Layout, compressor, columns and instances of a new table; 0, or 1 with the message set. */
+static int start(writer *w)
 {
     const convert_opts *o = w->opts;
     if (!pq_layout_build(w->model, &w->lay))
@@ -417,6 +424,7 @@ static int run(writer *w)
         per = 1u << 20;
     if (per < (64u << 10))
         per = 64u << 10;
+    w->ctx.codec = o ? o->codec : 0;
     w->ctx.page_bytes = per;
     w->ctx.dict_max = per;
     w->cols = calloc(w->lay.nleaves, sizeof *w->cols);
@@ -435,43 +443,84 @@ static int run(writer *w)
     }
     w->rg_max = env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
     w->budget = env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
-
     if (!pq_out_write(&w->out, "PAR1", 4))
         return fail_io(w);
+    return 0;
+}
+
+/* Append one record (the caller's filter already applied); 0, or 1 with the message set. */
+static int add_row(writer *w, const bb_mrecord *mr)
+{
+    pq_plan *pl = pq_layout_find(&w->lay, mr->rec.event_id);
+    if (!pl)
+        return 0; /* the model yields registered events only */
+    write_row(w, mr, pl, find_instance(w, mr->rec.instance_id));
+    bool full = w->rg_rows >= w->rg_max;
+    if (!full && (w->rg_rows & 0x1FFF) == 0)
+        full = buffered_bytes(w) > w->budget;
+    if (full && !flush_row_group(w))
+        return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
+    return 0;
+}
+
+/* The last row group and the footer; 0, or 1 with the message set. */
+static int finish(writer *w)
+{
+    if (!flush_row_group(w))
+        return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
+    if (w->text.failed)
+        return fail(w, "%s", "out of memory");
+    return write_footer(w);
+}
+
+/* The whole conversion; 0, or 1 with the message set. */
+static int run(writer *w)
+{
+    const convert_opts *o = w->opts;
+    int rc = start(w);
+    if (rc)
+        return rc;
     bb_model_iter *it;
     if (bb_model_iter_new(w->model, &it) != BB_OK)
         return fail(w, "%s", "out of memory");
     uint64_t total = bb_model_record_count(w->model), seen = 0;
     bb_mrecord mr;
-    int rc = 0;
-    while (bb_model_next(it, &mr)) {
+    while (rc == 0 && bb_model_next(it, &mr)) {
         seen++;
         if (o && o->progress && (seen & 0xFFFF) == 0)
             o->progress(w->rows, total, o->progress_ctx);
         if (o && o->keep && !o->keep(&mr, o->keep_ctx))
             continue;
-        pq_plan *pl = pq_layout_find(&w->lay, mr.rec.event_id);
-        if (!pl)
-            continue; /* the model yields registered events only */
-        write_row(w, &mr, pl, find_instance(w, mr.rec.instance_id));
-        bool full = w->rg_rows >= w->rg_max;
-        if (!full && (w->rg_rows & 0x1FFF) == 0)
-            full = buffered_bytes(w) > w->budget;
-        if (full && !flush_row_group(w)) {
-            rc = w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
-            break;
-        }
+        rc = add_row(w, &mr);
     }
     bb_model_iter_free(it);
     if (rc)
         return rc;
-    if (!flush_row_group(w))
-        return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
     if (o && o->progress)
         o->progress(w->rows, total, o->progress_ctx);
-    if (w->text.failed)
-        return fail(w, "%s", "out of memory");
-    return write_footer(w);
+    return finish(w);
+}
+
+/* Release everything a writer holds (not the writer itself). */
+static void release(writer *w)
+{
+    if (w->cols)
+        for (size_t i = 0; i < w->lay.nleaves; i++)
+            pq_col_free(&w->cols[i]);
+    free(w->cols);
+    for (size_t g = 0; g < w->nrg; g++) {
+        if (w->rgs[g].chunks)
+            for (size_t i = 0; i < w->lay.nleaves; i++)
+                pq_chunk_meta_free(&w->rgs[g].chunks[i]);
+        free(w->rgs[g].chunks);
+    }
+    free(w->rgs);
+    free(w->inst);
+    pq_buf_free(&w->text);
+    u64map_free(&w->utf8);
+    if (w->ctx.zstd)
+        pq_ctx_free(&w->ctx);
+    pq_layout_free(&w->lay);
 }
 
 int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
@@ -482,22 +531,48 @@ int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, c
     if (errbuf && errlen)
         errbuf[0] = 0;
     int rc = run(&w);
-    if (w.cols)
-        for (size_t i = 0; i < w.lay.nleaves; i++)
-            pq_col_free(&w.cols[i]);
-    free(w.cols);
-    for (size_t g = 0; g < w.nrg; g++) {
-        if (w.rgs[g].chunks)
-            for (size_t i = 0; i < w.lay.nleaves; i++)
-                pq_chunk_meta_free(&w.rgs[g].chunks[i]);
-        free(w.rgs[g].chunks);
-    }
-    free(w.rgs);
-    free(w.inst);
-    pq_buf_free(&w.text);
-    u64map_free(&w.utf8);
-    if (w.ctx.zstd)
-        pq_ctx_free(&w.ctx);
-    pq_layout_free(&w.lay);
+    release(&w);
     return rc;
+}
+
+struct parquet_table {
+    writer w;
+};
+
+parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
+                                  char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = 0;
+    parquet_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen, "out of memory");
+        return NULL;
+    }
+    t->w = (writer){.model = model, .opts = opts, .out = {.fd = out_fd}, .err = errbuf,
+                    .errlen = errlen};
+    if (start(&t->w)) {
+        parquet_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int parquet_table_row(parquet_table *t, const bb_mrecord *rec)
+{
+    return add_row(&t->w, rec);
+}
+
+int parquet_table_finish(parquet_table *t)
+{
+    return finish(&t->w);
+}
+
+void parquet_table_free(parquet_table *t)
+{
+    if (!t)
+        return;
+    release(&t->w);
+    free(t);
 }

@@ -43,11 +43,32 @@ static const struct {
 } DENSE[PQ_DENSE] = {
     {"row", NULL, "0-based row number of this file, in the global record order"},
     {"timestamp", "ns", "record timestamp in nanoseconds (the recorder's clock)"},
-    {"event", NULL, "event type: its qualified name, suffixed #<16 hex id> when two schemas "
-                    "share the name"},
+    {"event", NULL, "event type: its qualified name (event_id tells its versions apart)"},
     {"event_id", NULL, "content-addressed id of the event's schema"},
     {"instance_id", NULL, "id of the recording process instance"},
+    {"time", NULL, "ts_nanos as a TIMESTAMP(NANOS, UTC); NULL past 2^63-1 ns"},
 };
+
+/* A group's role, event name, the ids of its versions and description. */
+static void group_entry(pq_buf *b, const pq_layout *l, int node)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < l->nplans; p++) {
+        if (l->plans[p].group_node != node)
+            continue;
+        if (n++ == 0) {
+            pq_cstr(b, ",\"role\":\"event\",\"event\":");
+            pq_json_str(b, l->plans[p].display, l->plans[p].display_len);
+            pq_cstr(b, ",\"event_ids\":[");
+        } else {
+            pq_buf_byte(b, ',');
+        }
+        hexid(b, l->plans[p].id);
+    }
+    if (n)
+        pq_cstr(b, "],\"description\":\"fields of this event (the union by name of its "
+                   "versions' fields); NULL on rows of other events\"");
+}
 
 /* The `columns` array: one entry per top-level column. */
 static void columns(pq_buf *b, const pq_layout *l)
@@ -75,6 +96,8 @@ static void columns(pq_buf *b, const pq_layout *l)
                 pq_cstr(b, ",\"unit\":");
                 pq_json_cstr(b, DENSE[i].unit);
             }
+            if (n->logical == PQ_LOGICAL_TIMESTAMP_NS_UTC)
+                pq_cstr(b, ",\"logical\":\"TIMESTAMP(NANOS,UTC)\"");
             pq_cstr(b, ",\"description\":");
             pq_json_cstr(b, DENSE[i].description);
         } else if (n->num_children == 0) {
@@ -86,15 +109,7 @@ static void columns(pq_buf *b, const pq_layout *l)
             pq_cstr(b, ",\"description\":\"promoted field, unioned by name across events (see "
                        "events[].fields[].path)\"");
         } else {
-            for (size_t p = 0; p < l->nplans; p++)
-                if (l->plans[p].group_node == (int)i) {
-                    pq_cstr(b, ",\"role\":\"event\",\"event\":");
-                    pq_json_str(b, l->plans[p].display, l->plans[p].display_len);
-                    pq_cstr(b, ",\"event_id\":");
-                    hexid(b, l->plans[p].id);
-                    pq_cstr(b, ",\"description\":\"fields of this event type; NULL on rows of "
-                               "other events\"");
-                }
+            group_entry(b, l, (int)i);
         }
         pq_buf_byte(b, '}');
     }

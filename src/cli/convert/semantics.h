@@ -4,7 +4,7 @@
  * A JSON object:
  *   { "version": 1,
  *     "columns": [ { "name", "path": [..], "type": "UINT64|INT64|BOOLEAN|STRING|STRUCT",
- *                    "nullable", "role", "description", "unit"?, "event"?, "event_id"? } ],
+ *                    "nullable", "role", "description", "unit"?, "event"?, "event_ids"? } ],
  *     "events":  [ { "event" (display name = the group column and the view name), "name"
  *                    (qualified), "event_id" (16 hex), "phase" ("none|enter|exit"),
  *                    "description", "record_size", "column" (group name or null),

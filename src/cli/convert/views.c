@@ -1,10 +1,11 @@
 /* convert/views.c — parquet_views_ddl (convert/writers.h): the query DDL of FORMAT.md that rides in
  * the Parquet footer (`backbeat.views`) and, after the binding of `events`, in OUT.views.sql.
  *
- *   CREATE OR REPLACE VIEW "<display name>" AS SELECT * FROM events WHERE event_id = <id>;
- *     ... one per event type of the model, in registry order;
+ *   CREATE OR REPLACE VIEW "<qualified name>" AS SELECT * FROM events WHERE event = '<name>';
+ *     ... one per event name of the model (whatever versions), in registry order: selecting
+ *     on the name, a view reads every version's rows of a fleet's table;
  *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
- *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted field per event
+ *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted (event, column, role)
  *   then every view set of the inputs, verbatim (a newline added after a text lacking one, and
  *   an empty statement ";" after a text whose last statement is unterminated; a text identical
  *   to an earlier one, as successive dumps of one process carry, once; a text holding a NUL
@@ -41,6 +42,24 @@ static uint64_t text_hash(bb_strview v)
     return h;
 }
 
+/* True if an earlier version of plan i's name promotes a field to the same column with the
+ * same role as field f (backbeat_keys lists each (event, column, role) once). Versions are
+ * few, so the scan stays short. */
+static bool key_seen(const pq_layout *l, size_t i, size_t f)
+{
+    const pq_plan *p = &l->plans[i];
+    const pq_fmap *m = &p->map[f];
+    uint8_t role = p->schema->fields[f].role;
+    for (size_t j = i; j > 0 && !l->plans[j].first; j--) {
+        const pq_plan *q = &l->plans[j - 1];
+        for (size_t g = 0; g < q->schema->field_count; g++)
+            if (q->map[g].promoted && q->map[g].leaf == m->leaf &&
+                q->schema->fields[g].role == role)
+                return true;
+    }
+    return false;
+}
+
 /* The model whose NUL-carrying view sets were reported: the DDL is built twice per convert
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
@@ -56,10 +75,12 @@ char *parquet_views_ddl(const bb_model *model)
                 "Parquet file by OUT.views.sql)\n");
     for (size_t i = 0; i < lay.nplans; i++) {
         const pq_plan *p = &lay.plans[i];
+        if (!p->first)
+            continue; /* one view per name, whatever versions */
         pq_cstr(&b, "CREATE OR REPLACE VIEW ");
         pq_sql_ident(&b, p->display, p->display_len);
-        pq_cstr(&b, " AS SELECT * FROM events WHERE event_id = ");
-        pq_dec_u64(&b, p->id);
+        pq_cstr(&b, " AS SELECT * FROM events WHERE event = ");
+        pq_sql_str(&b, p->display, p->display_len);
         pq_cstr(&b, ";\n");
     }
     pq_cstr(&b, "-- backbeat: the promoted key / span columns and the events that carry them\n");
@@ -68,7 +89,7 @@ char *parquet_views_ddl(const bb_model *model)
     for (size_t i = 0; i < lay.nplans; i++) {
         const pq_plan *p = &lay.plans[i];
         for (size_t f = 0; f < p->schema->field_count; f++) {
-            if (!p->map[f].promoted)
+            if (!p->map[f].promoted || key_seen(&lay, i, f))
                 continue;
             pq_cstr(&b, rows == 0 ? "SELECT * FROM (VALUES\n  (" : ",\n  (");
             pq_sql_str(&b, p->display, p->display_len);

@@ -25,6 +25,7 @@ typedef struct convert_opts {
     const char *out_name;      /* output path as the user gave it ("-" for stdout), for messages */
     const char *host_override; /* --host, or NULL */
     int compression_level;     /* --compression-level (zstd), default 3 */
+    int codec;                 /* --compression: a pq_codec (parquet/codec.h), 0 = zstd */
     convert_pred keep;         /* NULL keeps everything */
     void *keep_ctx;
     /* Progress: called every so often with the records written so far (may be NULL). */
@@ -38,6 +39,18 @@ int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, c
                   size_t errlen);
 int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                 size_t errlen);
+
+/* The Parquet table writer as a stream, for outputs that split one model's records over
+ * several files (convert --dataset): every table has the whole model's layout. The errbuf
+ * given to open stays the table's message buffer. open returns NULL (message set) on failure;
+ * row and finish return 0, or non-zero with the message set; finish writes the last row group
+ * and the footer; free releases (after finish, or to give up). */
+typedef struct parquet_table parquet_table;
+parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
+                                  char *errbuf, size_t errlen);
+int parquet_table_row(parquet_table *t, const bb_mrecord *rec);
+int parquet_table_finish(parquet_table *t);
+void parquet_table_free(parquet_table *t);
 
 /* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
  * of `events`: per-event views, backbeat_keys, then every view set of the inputs. Returns a
