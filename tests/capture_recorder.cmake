@@ -29,3 +29,12 @@ set_tests_properties(recorder_concurrent_no_rseq PROPERTIES LABELS concurrent
 # dump. Not labelled concurrent: lapped writers race on ring bytes by design (TSan would say so).
 bb_test(recorder_lapped SOURCES ${BB_REC}/lapped.c ${BB_REC}/rec_util.c)
 set_tests_properties(recorder_lapped PROPERTIES TIMEOUT 120)
+# Instruction budget of one record (ptrace single-stepping; counts in insn_budget.txt). Built at
+# -O2 whatever the build type, like a user's release build; the _tight twin lowers every budget
+# far below the count and must fail (the budget can fail).
+bb_test(recorder_insn_budget SOURCES ${BB_REC}/insn_budget.c)
+target_compile_options(recorder_insn_budget PRIVATE -O2)
+target_compile_definitions(recorder_insn_budget PRIVATE
+  IB_BUDGET_FILE="${BB_REC}/insn_budget.txt")
+add_test(NAME recorder_insn_budget_tight COMMAND recorder_insn_budget ${BB_REC}/insn_budget.txt -1)
+set_tests_properties(recorder_insn_budget_tight PROPERTIES SKIP_RETURN_CODE 77)
