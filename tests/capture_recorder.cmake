@@ -38,3 +38,6 @@ target_compile_definitions(recorder_insn_budget PRIVATE
   IB_BUDGET_FILE="${BB_REC}/insn_budget.txt")
 add_test(NAME recorder_insn_budget_tight COMMAND recorder_insn_budget ${BB_REC}/insn_budget.txt -1)
 set_tests_properties(recorder_insn_budget_tight PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME recorder_insn_budget_no_rseq COMMAND recorder_insn_budget)
+set_tests_properties(recorder_insn_budget_no_rseq PROPERTIES SKIP_RETURN_CODE 77
+  ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0")
