@@ -77,6 +77,7 @@ bb_status bb_recorder_create(const bb_recorder_options *opts_in, bb_recorder **o
     h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
+    bb_commit_setup(h);
 
     rec->rings_len = (size_t)(cap * shards);
     void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
