@@ -3,6 +3,7 @@
  * out-of-line case (frames larger than the inline stage, the ring's end, a CPU beyond the
  * shards). The inline sequence itself is in detail/recorder_inline.h (bb__record_rseq). */
 /* SPDX-License-Identifier: MIT */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,13 +77,24 @@ void bb_commit_setup(struct bb__recorder_hot *h) {
  * zeros), or the CPU number is not below shard_count (the record is dropped and counted in
  * rec->rseq_dropped; cannot happen when every possible CPU has a shard). One restartable
  * sequence: rep stosb / rep movsb (restartable instructions), commit by one plain store. */
+/* What the sequence reads, behind one register (few are left: it uses ten). */
+struct rseq_slow_args {
+    const void *fields; /* 0 */
+    uint64_t size;      /* 8 */
+    uint64_t total;     /* 16 */
+    uint8_t head[16];   /* 24: [ts][id] */
+    uint16_t len;       /* 40 */
+};
+_Static_assert(offsetof(struct rseq_slow_args, total) == 16 &&
+                   offsetof(struct rseq_slow_args, head) == 24 &&
+                   offsetof(struct rseq_slow_args, len) == 40,
+               "the offsets the sequence uses");
+
 void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void *fields,
                           size_t size) {
     struct bb__recorder_hot *h = &rec->hot;
-    uint8_t head[BB__FRAME_HEAD];
-    uint16_t len = BB__FRAME_LEN(size);
-    bb__frame_head(head, ts, id);
-    const uint64_t total = BB__FRAME_SIZE(size);
+    struct rseq_slow_args a = {fields, size, BB__FRAME_SIZE(size), {0}, BB__FRAME_LEN(size)};
+    bb__frame_head(a.head, ts, id);
     __asm__ goto("1:\n\t"
                  "leaq 3f(%%rip), %%rax\n\t"
                  "movq %c[o_rs](%[h]), %%rdx\n\t"
@@ -101,7 +113,7 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "movq (%%r10,%%rax,8), %%r10\n\t" /* r10: ring */
                  "movq %c[o_cap](%[h]), %%rcx\n\t"
                  "subq %%rdi, %%rcx\n\t"          /* rcx: room before the end */
-                 "cmpq %[tot], %%rcx\n\t"
+                 "cmpq 16(%[a]), %%rcx\n\t"
                  "jae 7f\n\t"
                  "addq %%rcx, %%r9\n\t"           /* skip the tail: head += room */
                  "addq %%r10, %%rdi\n\t"
@@ -110,16 +122,16 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "xorl %%edi, %%edi\n\t"
                  "7:\n\t"
                  "addq %%r10, %%rdi\n\t"          /* rdi: destination */
-                 "leaq %[hd], %%rsi\n\t"
+                 "leaq 24(%[a]), %%rsi\n\t"
                  "movl $16, %%ecx\n\t"
-                 "rep movsb\n\t"
-                 "movq %[src], %%rsi\n\t"
-                 "movq %[sz], %%rcx\n\t"
-                 "rep movsb\n\t"
-                 "leaq %[ln], %%rsi\n\t"
+                 "rep movsb\n\t"                  /* [ts][id] */
+                 "movq 0(%[a]), %%rsi\n\t"
+                 "movq 8(%[a]), %%rcx\n\t"
+                 "rep movsb\n\t"                  /* the field bytes */
+                 "leaq 40(%[a]), %%rsi\n\t"
                  "movl $2, %%ecx\n\t"
-                 "rep movsb\n\t"
-                 "addq %[tot], %%r9\n\t"
+                 "rep movsb\n\t"                  /* [len] */
+                 "addq 16(%[a]), %%r9\n\t"
                  "movq %%r9, (%%r8)\n\t"          /* commit */
                  "5:\n\t"
                  ".pushsection __rseq_cs, \"aw\"\n\t"
@@ -135,8 +147,7 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "jmp 1b\n\t"
                  ".popsection"
                  :
-                 : [h] "r"(h), [src] "r"(fields), [sz] "r"((uint64_t)size), [tot] "r"(total),
-                   [hd] "m"(head), [ln] "m"(len),
+                 : [h] "r"(h), [a] "r"(&a),
                    [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),
                    [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),
                    [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),
