@@ -16,6 +16,7 @@
 #include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
+#include "format/sink_sparse.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define BB_TSAN 1
@@ -341,6 +342,22 @@ nomem:
     return BB_ERR_NOMEM;
 }
 
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err);
+
+/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. */
+static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error *err) {
+    bb_sparse_fd sp;
+    bb_sparse_fd_init(&sp, fd);
+    bb_status st = dump_sink(rec, host, bb_sink_sparse_fd(&sp), err);
+    int rc = st == BB_OK ? bb_sparse_fd_finish(&sp) : 0;
+    if (rc) {
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: extending the output: %s",
+                    strerror(rc));
+        st = BB_ERR_IO;
+    }
+    return st;
+}
+
 static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err) {
     bb_dump_input in;
     dump_ctx c;
@@ -368,8 +385,7 @@ bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err) {
         bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "dump: invalid recorder or fd");
         return BB_ERR_INVALID;
     }
-    int fd_storage = fd;
-    return dump_sink(rec, NULL, bb_sink_fd(&fd_storage), err);
+    return dump_to_fd(rec, NULL, fd, err);
 }
 
 /* Contract: see recorder.h. */
@@ -394,8 +410,7 @@ bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *
         free(tmp);
         return BB_ERR_IO;
     }
-    int fd_storage = fd;
-    bb_status st = dump_sink(rec, host, bb_sink_fd(&fd_storage), err);
+    bb_status st = dump_to_fd(rec, host, fd, err);
     if (close(fd) != 0 && st == BB_OK) {
         bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp,
                     strerror(errno));
@@ -468,8 +483,10 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     in.views = rec->sig_view_sql;
     in.view_count = n;
     int saved_errno = errno;
-    int fd_storage = fd;
-    bb_status st = bb_dump_write(&in, bb_sink_fd(&fd_storage), NULL, NULL);
+    bb_sparse_fd sp;
+    bb_sparse_fd_init(&sp, fd);
+    bb_status st = bb_dump_write(&in, bb_sink_sparse_fd(&sp), NULL, NULL);
+    if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;
