@@ -59,6 +59,13 @@ if want hotpath; then
   "$B/bench/hotpath"
 fi
 
+# ---------------------------------------------------------------- dump: dump cost
+# Snapshot + write of 16 x 16 MiB full rings (file, memory), mostly empty 256 MiB and 4 GiB
+# configurations (holes on disk), and a writer's cost per record while dumps run back to back.
+if want dump; then
+  "$B/bench/dump_cost" "$WORK"
+fi
+
 # ---------------------------------------------------------------- lttng: side by side
 # BB_RECORD (each clock, rseq and fetch_add, disabled) against the ideal lock-prefixed path and
 # an LTTng-UST snapshot-session tracepoint, same process, same rounds, quiet and under a

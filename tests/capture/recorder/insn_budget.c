@@ -50,13 +50,13 @@ BB_EVENT(ib_ev, "test::insn", "PacketSent", NULL,
 enum { IB_REPEAT = 3, IB_MAX_STEPS = 100000 };
 
 /* One record between two breakpoints (the measured region). */
-__attribute__((noinline)) static void one_record(bb_recorder *rec, uint64_t i) {
+__attribute__((noinline, unused)) static void one_record(bb_recorder *rec, uint64_t i) {
     __asm__ volatile("int3" ::: "memory");
     BB_RECORD(rec, ib_ev, .conn_id = i, .len = (uint32_t)i, .role = (ib_role)(i & 1));
     __asm__ volatile("int3" ::: "memory");
 }
 
-static bb_recorder *make(bb_clock_kind clock, bool on) {
+__attribute__((unused)) static bb_recorder *make(bb_clock_kind clock, bool on) {
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = 0; /* one per CPU: the pinned CPU's shard is its own number (no modulo) */
@@ -70,7 +70,7 @@ static bb_recorder *make(bb_clock_kind clock, bool on) {
 }
 
 /* The measured cases, in the order the child runs them. */
-static const char *const case_names[] = {"disabled", "enabled_manual_fetch_add",
+__attribute__((unused)) static const char *const case_names[] = {"disabled", "enabled_manual_fetch_add",
                                          "enabled_tsc_fetch_add"};
 enum { IB_CASES = 3 };
 
