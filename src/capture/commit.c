@@ -21,7 +21,7 @@
 
 /* Number of CPU ids the kernel may hand out: one past the highest in
  * /sys/devices/system/cpu/possible ("0-63" or "0,2-5"), else the configured count. */
-static uint32_t possible_cpus(void) {
+__attribute__((unused)) static uint32_t possible_cpus(void) {
     FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
     uint32_t top = 0;
     if (f) {
@@ -49,7 +49,7 @@ static uint32_t possible_cpus(void) {
 }
 
 /* True when valgrind runs us (it cannot run restartable sequences): its preload is mapped. */
-static bool under_valgrind(void) {
+__attribute__((unused)) static bool under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && strstr(p, "vgpreload") != NULL;
 }
