@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
 
     static double ns[V_COUNT][101];
     static double q_def[101], q_fall[101], q_plain[101], q_lttng[101], q_lttng_mono[101],
-        d_dis[101], d_lttng_off[101];
+        d_dis[101], d_lttng_off[101], q_mono_rseq[101], q_mono_fa[101];
     for (int v = 0; v < V_COUNT; v++) /* warm up: fault rings in, register */
         if (available(v)) run(v, n / 4, 0);
     for (int r = 0; r < rounds; r++) {
@@ -227,6 +227,8 @@ int main(int argc, char **argv) {
         q_def[r] = ns[vdef][r] / ns[videal][r];
         q_fall[r] = ns[vfall][r] / ns[videal][r];
         q_plain[r] = ns[V_IDEAL_TSC_PLAIN][r] / ns[V_IDEAL_TSC][r];
+        q_mono_rseq[r] = ns[V_MONO_RSEQ][r] / ns[V_IDEAL_MONO][r];
+        q_mono_fa[r] = ns[V_MONO_FA][r] / ns[V_IDEAL_MONO][r];
         q_lttng[r] = ns[V_LTTNG][r] / ns[vdef][r];
         q_lttng_mono[r] = ns[V_LTTNG][r] / ns[V_MONO_RSEQ][r];
         d_dis[r] = ns[V_DISABLED][r] - ns[V_BARE][r];
@@ -259,6 +261,9 @@ int main(int argc, char **argv) {
         {"default path / lock-prefixed ideal (goal <= 0.85)", q_def, true, "x"},
         {"fetch_add path / lock-prefixed ideal (goal <= 1.05)", q_fall, true, "x"},
         {"plain-add ideal / lock-prefixed ideal", q_plain, available(V_IDEAL_TSC_PLAIN), "x"},
+        {"monotonic rseq / monotonic lock-prefixed ideal", q_mono_rseq, available(V_MONO_RSEQ),
+         "x"},
+        {"monotonic fetch_add / monotonic lock-prefixed ideal", q_mono_fa, true, "x"},
         {"LTTng / default path (goal >= 10)", q_lttng, available(V_LTTNG), "x"},
         {"LTTng / monotonic rseq path", q_lttng_mono,
          available(V_LTTNG) && available(V_MONO_RSEQ), "x"},
