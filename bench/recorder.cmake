@@ -4,3 +4,7 @@
 add_executable(hotpath ${CMAKE_CURRENT_SOURCE_DIR}/hotpath.c)
 target_link_libraries(hotpath PRIVATE backbeat Threads::Threads)
 target_compile_definitions(hotpath PRIVATE _GNU_SOURCE)
+# Dump cost and its effect on writers (issue 13): build-bench/bench/dump_cost (section `dump`).
+add_executable(dump_cost ${CMAKE_CURRENT_SOURCE_DIR}/dump_cost.c)
+target_link_libraries(dump_cost PRIVATE backbeat Threads::Threads)
+target_compile_definitions(dump_cost PRIVATE _GNU_SOURCE)

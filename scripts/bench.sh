@@ -66,6 +66,21 @@ if want ring; then
   "$B/bench/ring_hotpath"
 fi
 
+# ---------------------------------------------------------------- dump: dump cost
+# Snapshot + write of 16 x 16 MiB full rings (file, memory), mostly empty 256 MiB and 4 GiB
+# configurations (holes on disk), and a writer's cost per record while dumps run back to back.
+if want dump; then
+  "$B/bench/dump_cost" "$WORK"
+fi
+
+# ---------------------------------------------------------------- lttng: side by side
+# BB_RECORD (each clock, rseq and fetch_add, disabled) against the ideal lock-prefixed path and
+# an LTTng-UST snapshot-session tracepoint, same process, same rounds, quiet and under a
+# competing load (bench/lttng.sh; installs LTTng from Debian when missing).
+if want lttng; then
+  bash "$(dirname "$0")/../bench/lttng.sh" "$B"
+fi
+
 # ---------------------------------------------------------------- global: BB_GRECORD vs BB_RECORD
 # What recording through the global recorder costs over a local recorder (issue 5;
 # bench/global_hotpath.c): same event, clock and ring; enabled and disabled.

@@ -29,3 +29,26 @@ set_tests_properties(recorder_concurrent_no_rseq PROPERTIES LABELS concurrent
 # dump. Not labelled concurrent: lapped writers race on ring bytes by design (TSan would say so).
 bb_test(recorder_lapped SOURCES ${BB_REC}/lapped.c ${BB_REC}/rec_util.c)
 set_tests_properties(recorder_lapped PROPERTIES TIMEOUT 120)
+# Instruction budget of one record (ptrace single-stepping; counts in insn_budget.txt). Built at
+# -O2 whatever the build type, like a user's release build; the _tight twin lowers every budget
+# far below the count and must fail (the budget can fail).
+bb_test(recorder_insn_budget SOURCES ${BB_REC}/insn_budget.c)
+target_compile_options(recorder_insn_budget PRIVATE -O2)
+target_compile_definitions(recorder_insn_budget PRIVATE
+  IB_BUDGET_FILE="${BB_REC}/insn_budget.txt")
+add_test(NAME recorder_insn_budget_tight COMMAND recorder_insn_budget ${BB_REC}/insn_budget.txt -1)
+set_tests_properties(recorder_insn_budget_tight PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME recorder_insn_budget_no_rseq COMMAND recorder_insn_budget)
+set_tests_properties(recorder_insn_budget_no_rseq PROPERTIES SKIP_RETURN_CODE 77
+  ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0")
+# The commit path under stress (writers on every CPU, forced migrations, signals recording,
+# small and large records, the ring's end, dumps back to back): rseq where the host allows it,
+# and the fetch_add fallback. Not labelled concurrent (lapped fetch_add writers race by design).
+bb_test(recorder_rseq_stress SOURCES ${BB_REC}/rseq_stress.c ${BB_REC}/rec_util.c)
+set_tests_properties(recorder_rseq_stress PROPERTIES TIMEOUT 120)
+add_test(NAME recorder_rseq_stress_fetch_add COMMAND recorder_rseq_stress)
+set_tests_properties(recorder_rseq_stress_fetch_add PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BACKBEAT_COMMIT=fetch_add;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+add_test(NAME recorder_lapped_fetch_add COMMAND recorder_lapped)
+set_tests_properties(recorder_lapped_fetch_add PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BACKBEAT_COMMIT=fetch_add;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")

@@ -1,3 +1,5 @@
 # Tests of the wire encoding (src/format): the section encoder against hand-built bytes.
 # SPDX-License-Identifier: MIT
 bb_test(format_sections INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/format/sections_test.c)
+# The hole-leaving fd sink (src/format/sink_sparse.c), and a mostly empty recorder dumped sparse.
+bb_test(format_sink_sparse INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/format/sink_sparse_test.c)

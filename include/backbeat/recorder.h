@@ -4,11 +4,14 @@
  * A bb_recorder owns N shards, each a ring of a power-of-two number of bytes with a monotonic
  * cursor alone on its own 128-byte line. Recording an event (BB_RECORD) is an inline fast path:
  * one relaxed load of the enable flag; the CPU number from the thread's rseq area (glibc
- * registers rseq for every thread and exports __rseq_offset); a timestamp; one atomic fetch_add
- * that reserves the record's bytes in the shard of that CPU; and a copy of
+ * registers rseq for every thread and exports __rseq_offset); a timestamp; the reservation of
+ * the record's bytes in the shard of that CPU; and a copy of
  * [ts u64][event_id u64][fields][u16 length] whose size is a compile-time constant. No lock, no
  * allocation, no syscall, no hashing. The fast path is async-signal-safe and safe from any number
- * of threads sharing a CPU (the fetch_add makes reservations disjoint).
+ * of threads sharing a CPU. Two commit paths (bb_recorder_commit_name): "rseq" reserves, copies
+ * and commits inside one restartable sequence on the CPU's own shard (plain stores; the kernel
+ * restarts it on preemption, migration or signal); "fetch_add" reserves with one atomic
+ * fetch_add, which makes reservations disjoint, then copies.
  *
  * Compile with -DBACKBEAT_COMPILED_OUT and every BB_RECORD / BB_RECORD_PTR / BB_SPAN_* / intern
  * macro becomes nothing: no load, no call, no symbol reference (arguments are type-checked in an
@@ -22,14 +25,15 @@
  * the environment variable BACKBEAT_CLOCK=tsc|monotonic overrides the default. The choice is made
  * once per recorder and reported by bb_recorder_clock_name.
  *
- * Besides the fetch_add, a record makes a few plain stores to a line private to its thread: it
- * announces the record in flight, so that a dump never mistakes the stale bytes of a slot whose
- * writer was descheduled between reservation and copy for a record (the dump copies such a
- * record again once complete, or blanks it if its writer does not resume within a few ms).
- *
- * Limits (inherent to fetch_add rings): a writer descheduled between its reservation and its
- * copy for longer than its ring takes to wrap writes over newer records, which the reader then
- * drops as torn; size rings so that a lap takes far longer than a scheduling delay. The fast
+ * On the fetch_add path a record also makes a few plain stores to a line private to its
+ * thread: it announces the record in flight, so that a dump never mistakes the stale bytes of a
+ * slot whose writer was descheduled between reservation and copy for a record (the dump copies
+ * such a record again once complete, or blanks it if its writer does not resume within a few
+ * ms). Limit of that path (not of rseq): a writer descheduled between its reservation and its
+ * copy for longer than its ring takes to wrap writes over newer records, which dumps then drop;
+ * size rings so that a lap takes far longer than a scheduling delay. On the rseq path a dump
+ * drops the oldest records of the window that the bytes of a record not yet committed may
+ * overlap (about two of the largest records of the dump's events). The fast
  * path uses two initial-exec TLS words of libbackbeat (fine for programs and for plugins loaded
  * while libbackbeat is already loaded, or with glibc's spare static TLS).
  *
@@ -129,6 +133,16 @@ BB_API bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec);
 /* How the fast path finds its shard: "rseq" (the CPU from glibc's rseq area), "thread" (no rseq:
  * a hash of the thread pointer) or "getcpu" (other architectures: sched_getcpu). */
 BB_API const char *bb_recorder_cpu_hint_name(const bb_recorder *rec);
+
+/* How records are committed, chosen once at creation: "rseq" (a restartable sequence on the
+ * current CPU's own shard: reserve, copy and commit with plain stores; a preempted, migrated or
+ * signalled writer restarts, so it never leaves a half-written record and never writes late over
+ * newer ones) or "fetch_add" (an atomic fetch_add reserves, then the copy; any number of writers
+ * per shard). rseq needs x86_64, glibc's registered rseq, and a shard for every possible CPU
+ * (options.shards >= the CPUs of /sys/devices/system/cpu/possible); it is not used under
+ * valgrind, in a ThreadSanitizer build of the library, or when the environment variable
+ * BACKBEAT_COMMIT=fetch_add. */
+BB_API const char *bb_recorder_commit_name(const bb_recorder *rec);
 
 /* Read the recorder's clock (ns since the Unix epoch), as a record would. */
 BB_API uint64_t bb_recorder_now(const bb_recorder *rec);

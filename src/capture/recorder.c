@@ -118,6 +118,7 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
     identity(rec, &opts);
+    bb_commit_setup(h);
 
     uint32_t entries = opts.intern_entries ? opts.intern_entries : 16384;
     uint32_t bytes = opts.intern_bytes ? opts.intern_bytes : (1u << 20);

@@ -16,6 +16,7 @@
 #include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
+#include "format/sink_sparse.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define BB_TSAN 1
@@ -142,6 +143,22 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
     blank(buf, cap, low, cut_below(buf, cap, low, h0, end, ev));
 }
 
+/* On the rseq commit path the bytes above a cursor are not all old records: an attempt that
+ * was aborted (preempted, migrated, signalled) before its commit, the word padding of the
+ * inline copy and the zeroed tail of the ring's end leave bytes of a record not yet committed
+ * in [head, head + margin), where margin bounds two of the largest frames of the dump's events
+ * (the tail skipped at the end is shorter than the record that follows), rounded to words.
+ * Those positions are the bottom of the window a lap earlier, so a dump cuts the records that
+ * start below head + margin - capacity, like bytes overwritten during its copy. 0 on the
+ * fetch_add path, whose writers reserve before they write. */
+static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_events *ev) {
+    if (h->commit != BB__COMMIT_RSEQ) return 0;
+    uint64_t big = 0;
+    for (size_t k = 0; k < ev->n; k++)
+        if (ev->events[k]->record_size > big) big = ev->events[k]->record_size;
+    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
+}
+
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
  * So that no stale bytes pass for a record:
  *  - records that were in flight when the head was read (announced by their threads, see
@@ -180,7 +197,7 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
     /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
      * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
      * < cap hit nothing old): they are cut like a lapped writer's bytes. */
-    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
+    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL) + rseq_margin(h, ev);
     *head = h0;
     uint64_t from = h0 > cap ? h0 : cap;
     drop_lapped(h, i, buf, h0, fl, nfl, ev, h1 > from ? h1 - cap : 0);
@@ -245,7 +262,9 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         size_t nfl = bb_inflight_collect(h->serial, i, *head, fl, 256, &budget);
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
-        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, 0);
+        uint64_t top = *head + rseq_margin(h, &c->ev), cap = h->capacity;
+        uint64_t from = *head > cap ? *head : cap;
+        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, top > from ? top - cap : 0);
         return ring;
     }
     c->ev.events = c->in->events;
@@ -323,6 +342,22 @@ nomem:
     return BB_ERR_NOMEM;
 }
 
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err);
+
+/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. */
+static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error *err) {
+    bb_sparse_fd sp;
+    bb_sparse_fd_init(&sp, fd);
+    bb_status st = dump_sink(rec, host, bb_sink_sparse_fd(&sp), err);
+    int rc = st == BB_OK ? bb_sparse_fd_finish(&sp) : 0;
+    if (rc) {
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: extending the output: %s",
+                    strerror(rc));
+        st = BB_ERR_IO;
+    }
+    return st;
+}
+
 static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err) {
     bb_dump_input in;
     dump_ctx c;
@@ -350,8 +385,7 @@ bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err) {
         bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "dump: invalid recorder or fd");
         return BB_ERR_INVALID;
     }
-    int fd_storage = fd;
-    return dump_sink(rec, NULL, bb_sink_fd(&fd_storage), err);
+    return dump_to_fd(rec, NULL, fd, err);
 }
 
 /* Contract: see recorder.h. */
@@ -376,8 +410,7 @@ bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *
         free(tmp);
         return BB_ERR_IO;
     }
-    int fd_storage = fd;
-    bb_status st = dump_sink(rec, host, bb_sink_fd(&fd_storage), err);
+    bb_status st = dump_to_fd(rec, host, fd, err);
     if (close(fd) != 0 && st == BB_OK) {
         bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp,
                     strerror(errno));
@@ -450,8 +483,10 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     in.views = rec->sig_view_sql;
     in.view_count = n;
     int saved_errno = errno;
-    int fd_storage = fd;
-    bb_status st = bb_dump_write(&in, bb_sink_fd(&fd_storage), NULL, NULL);
+    bb_sparse_fd sp;
+    bb_sparse_fd_init(&sp, fd);
+    bb_status st = bb_dump_write(&in, bb_sink_sparse_fd(&sp), NULL, NULL);
+    if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;

@@ -66,6 +66,7 @@ struct bb_recorder {
     char host[256];
     uint64_t too_large;          /* atomic */
     uint64_t lapped;             /* atomic: records found lapped by their writer (bb__record_lapped) */
+    uint64_t rseq_dropped;       /* atomic: rseq path, CPU number beyond the shards (commit.c) */
     uint32_t tmp_counter;        /* atomic: temp-file names of dump_path */
     uint32_t sig_busy;           /* atomic: a signal-safe dump is running */
     size_t rings_len;            /* mmap length of hot.rings */
@@ -90,6 +91,10 @@ bool bb_clock_kernel_uses_tsc(void);
 /* Fill h->cpu_mode / h->rseq_offset: rseq when glibc registered it for this thread, else the
  * thread-pointer hash. */
 void bb_cpu_setup(struct bb__recorder_hot *h);
+
+/* ---- commit path (commit.c) --------------------------------------------------------------- */
+/* Fill h->commit (BB__COMMIT_*) for a recorder whose shard_count and cpu_mode are set. */
+void bb_commit_setup(struct bb__recorder_hot *h);
 
 /* ---- records in flight (recorder_inflight.c) ------------------------------------------------ */
 typedef struct bb_inflight {

@@ -273,4 +273,10 @@ void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, b
         strcmp(v, "monotonic") != 0)
         warnf(warn, warn_ctx, "BACKBEAT_CLOCK", v, "is not tsc or monotonic",
               "the default clock");
+
+    /* BACKBEAT_COMMIT: read by the recorder itself (commit.c), likewise. */
+    if ((v = get("BACKBEAT_COMMIT", get_ctx)) && *v && strcmp(v, "fetch_add") != 0 &&
+        strcmp(v, "rseq") != 0)
+        warnf(warn, warn_ctx, "BACKBEAT_COMMIT", v, "is not rseq or fetch_add",
+              "the default commit path");
 }

@@ -201,6 +201,14 @@ int main(void) {
         CHECK(w.n == 1 && strstr(w.msg[0], "BACKBEAT_RING_DIR") != NULL);
         CHECK(c.ring_dir[0] == '\0');
     }
+    expect_warn("BACKBEAT_COMMIT", "lock", "the default commit path", &c);
+    for (int k = 0; k < 2; k++) { /* the two valid commit paths: no warning */
+        env ce = {.n = 1};
+        ce.kv[0][0] = "BACKBEAT_COMMIT";
+        ce.kv[0][1] = k ? "fetch_add" : "rseq";
+        parse(&c, &ce, &w);
+        CHECK(w.n == 0);
+    }
     for (int k = 0; k < 2; k++) { /* the two valid clocks: no warning */
         env ce = {.n = 1};
         ce.kv[0][0] = "BACKBEAT_CLOCK";

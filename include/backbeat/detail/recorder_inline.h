@@ -66,7 +66,7 @@ struct bb__recorder_hot {
     uint8_t **ring_of;     /* ring of each shard */
     uint64_t mask;         /* capacity - 1 */
     uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
-    uint32_t reserved0;
+    uint32_t commit;       /* BB__COMMIT_*: chosen once at creation (src/capture/commit.c) */
     uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
     uint64_t tsc_mult;
     uint64_t ns_base;
@@ -78,6 +78,13 @@ struct bb__recorder_hot {
 
 enum { BB__CLK_TSC = 1, BB__CLK_MONOTONIC = 2, BB__CLK_MANUAL = 3, BB__CLK_USER = 4 };
 enum { BB__CPU_RSEQ = 1, BB__CPU_THREAD = 2, BB__CPU_SYSCALL = 3 };
+/* How a record is reserved and committed. FETCH_ADD: an atomic fetch_add reserves, then the
+ * copy, with in-flight announcements (any number of writers per shard). RSEQ: one restartable
+ * sequence on the current CPU's own shard reads the cursor, copies and commits with a plain
+ * store (one shard per possible CPU; x86_64). A recorder uses one of them for its whole life. */
+enum { BB__COMMIT_FETCH_ADD = 0, BB__COMMIT_RSEQ = 1 };
+/* Frames up to this many bytes are staged on the stack and copied by the inline sequence. */
+#define BB__RSEQ_STAGE 256
 
 #define BB__LIKELY(x) __builtin_expect(!!(x), 1)
 #define BB__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -93,6 +100,8 @@ BB_API uint32_t bb__cpu_slow(void);
 BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s,
                                        size_t len);
 BB_API void bb__span_cleanup(bb_span *span);
+BB_API void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void *fields,
+                                 size_t size);
 
 /* On, and laid out as these headers say (detail/abi.h): one relaxed load and a compare. */
 BB__INLINE bool bb__recorder_on(const bb_recorder *rec) {
@@ -154,6 +163,127 @@ BB__INLINE uint64_t bb__clock_read(const struct bb__recorder_hot *h) {
     return h->user_fn(h->user_ctx);
 }
 
+#if defined(__x86_64__)
+/* The rseq commit path (BB__COMMIT_RSEQ; x86_64). The frame is staged on the stack as whole
+ * words (zero padded: each word one store, so the sequence's loads forward from them); then one
+ * restartable sequence (struct rseq at %fs:rseq_offset: cpu_id at +4, rseq_cs at +8) reads the
+ * CPU number, that shard's cursor, checks that the padded frame fits before the ring's end,
+ * copies it and commits with one plain store of the new cursor, its last instruction.
+ * Preemption, migration or a signal restarts it from the top (the abort handler, after the
+ * signature the kernel checks, jumps back), so a record is either committed whole or not at
+ * all; the bytes an aborted attempt (or the padding) wrote lie above the cursor, which dumps
+ * account for (recorder_dump.c). Larger frames, the ring's end and a CPU number beyond the
+ * shards go to bb__record_rseq_slow. */
+
+/* Word k of the frame [ts][id][fields][u16 len] zero-padded (constant-folded per call site). */
+BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields, size_t size,
+                                   size_t k) {
+    if (k == 0) return ts;
+    if (k == 1) return id;
+    uint64_t v = 0;
+    const size_t a = 8 * k - 16; /* offset in the field bytes of this word's first byte */
+    if (a < size) memcpy(&v, (const uint8_t *)fields + a, size - a < 8 ? size - a : 8);
+    const uint64_t len = BB__FRAME_LEN(size);
+    if (size >= a && size < a + 8) v |= (len & 0xFF) << (8 * (size - a));
+    if (size + 1 >= a && size + 1 < a + 8) v |= (len >> 8) << (8 * (size + 1 - a));
+    return v;
+}
+
+/* The sequence, around the copy of the staged words from %[src] to %%r9. */
+#define BB__RSEQ_BEGIN                                                                         \
+    "1:\n\t"                                                                                   \
+    "leaq 3f(%%rip), %%rax\n\t"                                                                \
+    "movq %c[o_rs](%[h]), %%rdx\n\t"                                                           \
+    "movq %%rax, %%fs:8(%%rdx)\n\t" /* rseq->rseq_cs = &descriptor */                          \
+    "2:\n\t"                                                                                   \
+    "movl %%fs:4(%%rdx), %%eax\n\t" /* cpu_id */                                               \
+    "cmpl %c[o_sc](%[h]), %%eax\n\t"                                                           \
+    "jae %l[slow]\n\t"                                                                         \
+    "movq %%rax, %%rcx\n\t"                                                                    \
+    "shlq $7, %%rcx\n\t"                                                                       \
+    "addq %c[o_cur](%[h]), %%rcx\n\t" /* rcx: the shard's cursor */                            \
+    "movq (%%rcx), %%r8\n\t"          /* r8: head */                                           \
+    "movq %c[o_mask](%[h]), %%r9\n\t"                                                          \
+    "andq %%r8, %%r9\n\t"             /* r9: offset */                                         \
+    "leaq (%%r9,%[w],8), %%r10\n\t"                                                            \
+    "cmpq %c[o_cap](%[h]), %%r10\n\t"                                                          \
+    "ja %l[slow]\n\t"                                                                          \
+    "movq %c[o_ring](%[h]), %%r10\n\t"                                                         \
+    "addq (%%r10,%%rax,8), %%r9\n\t" /* r9: destination */
+#define BB__RSEQ_END                                                                           \
+    "addq %[tot], %%r8\n\t"                                                                    \
+    "movq %%r8, (%%rcx)\n\t" /* commit */                                                      \
+    "5:\n\t"                                                                                   \
+    ".pushsection __rseq_cs, \"aw\"\n\t"                                                       \
+    ".balign 32\n\t"                                                                           \
+    "3:\n\t"                                                                                   \
+    ".long 0, 0\n\t" /* version, flags */                                                      \
+    ".quad 2b, 5b - 2b, 6f\n\t" /* start_ip, post_commit_offset, abort_ip */                   \
+    ".popsection\n\t"                                                                          \
+    ".pushsection __rseq_failure, \"ax\"\n\t"                                                  \
+    ".byte 0x0f, 0xb9, 0x3d\n\t" /* ud1 with the signature as displacement */                  \
+    ".long 0x53053053\n\t"       /* RSEQ_SIG (x86), the 4 bytes before abort_ip */             \
+    "6:\n\t"                                                                                   \
+    "jmp 1b\n\t"                                                                               \
+    ".popsection"
+#define BB__RSEQ_W(k) "movq " #k "(%[src]), %%r10\n\tmovq %%r10, " #k "(%%r9)\n\t"
+#define BB__RSEQ_LOOP                                                                          \
+    "xorl %%eax, %%eax\n\t"                                                                    \
+    "4:\n\t"                                                                                   \
+    "movq (%[src],%%rax,8), %%r10\n\t"                                                         \
+    "movq %%r10, (%%r9,%%rax,8)\n\t"                                                           \
+    "incq %%rax\n\t"                                                                           \
+    "cmpq %[w], %%rax\n\t"                                                                     \
+    "jb 4b\n\t"
+#define BB__RSEQ_ASM(copy)                                                                     \
+    __asm__ goto(BB__RSEQ_BEGIN copy BB__RSEQ_END                                              \
+                 :                                                                             \
+                 : [h] "r"(h), [src] "r"(stage), [w] "r"(words), [tot] "r"((uint64_t)total),  \
+                   [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),                 \
+                   [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),                 \
+                   [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),                    \
+                   [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),                      \
+                   [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),                   \
+                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of))                    \
+                 : "rax", "rcx", "rdx", "r8", "r9", "r10", "cc", "memory"                      \
+                 : slow)
+
+BB__INLINE void bb__record_rseq(bb_recorder *rec, struct bb__recorder_hot *h, uint64_t ts,
+                                uint64_t id, const void *fields, size_t size) {
+    const size_t total = BB__FRAME_SIZE(size);
+    if (BB__UNLIKELY(total > BB__RSEQ_STAGE)) {
+        bb__record_rseq_slow(rec, ts, id, fields, size);
+        return;
+    }
+    uint64_t stage[BB__RSEQ_STAGE / 8];
+    const uint64_t words = (total + 7) / 8;
+    for (size_t k = 0; k < words; k++) stage[k] = bb__frame_word(ts, id, fields, size, k);
+    /* Frames of up to 8 words (46 field bytes) are copied by straight-line moves. */
+    switch (words) {
+    case 3: BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16)); return;
+    case 4: BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16) BB__RSEQ_W(24)); return;
+    case 5:
+        BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16) BB__RSEQ_W(24) BB__RSEQ_W(32));
+        return;
+    case 6:
+        BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16) BB__RSEQ_W(24) BB__RSEQ_W(32)
+                         BB__RSEQ_W(40));
+        return;
+    case 7:
+        BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16) BB__RSEQ_W(24) BB__RSEQ_W(32)
+                         BB__RSEQ_W(40) BB__RSEQ_W(48));
+        return;
+    case 8:
+        BB__RSEQ_ASM(BB__RSEQ_W(0) BB__RSEQ_W(8) BB__RSEQ_W(16) BB__RSEQ_W(24) BB__RSEQ_W(32)
+                         BB__RSEQ_W(40) BB__RSEQ_W(48) BB__RSEQ_W(56));
+        return;
+    default: BB__RSEQ_ASM(BB__RSEQ_LOOP); return;
+    }
+slow:
+    bb__record_rseq_slow(rec, ts, id, fields, size);
+}
+#endif
+
 /* Reserve and write one record of `size` field bytes (a compile-time constant at BB_RECORD call
  * sites) with timestamp `ts`, or the clock's reading when `read_clock` (a constant). The
  * recorder must be non-NULL. */
@@ -166,6 +296,13 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
         bb__record_too_large(rec);
         return;
     }
+#if defined(__x86_64__)
+    if (BB__LIKELY(h->commit == BB__COMMIT_RSEQ)) {
+        if (read_clock) ts = bb__clock_read(h);
+        bb__record_rseq(rec, h, ts, id, fields, size);
+        return;
+    }
+#endif
     /* Manual and user clocks are read first (a call keeps few values live here); TSC and
      * monotonic last (see below). */
     if (read_clock && h->clock >= BB__CLK_MANUAL) ts = bb__clock_read(h);

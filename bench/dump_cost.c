@@ -1,0 +1,208 @@
+/* dump_cost.c — what dumps cost and what they cost writers (issue 13; section `dump` of
+ * scripts/bench.sh).
+ *  - Filled rings: 16 shards x 16 MiB, the shards of the CPUs used full, then dumped REPS times to a file in DIR
+ *    (bb_recorder_dump_path: snapshot + write) and to memory (bb_recorder_dump_buffer):
+ *    median wall ms and MiB/s.
+ *  - Mostly empty: the same configuration with a few records, and 64 x 64 MiB (4 GiB): time and
+ *    the bytes the file occupies on disk (holes: src/format/sink_sparse.c).
+ *  - Writers under dumps: one writer thread pinned to the first CPU records for a fixed number
+ *    of events, alone and while another thread (on the second CPU when there is one) dumps back
+ *    to back to a file; thread CPU ns per record, medians of REPS alternating runs.
+ * Usage: dump_cost DIR [reps] */
+/* SPDX-License-Identifier: MIT */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <backbeat/backbeat.h>
+
+BB_EVENT(dc_ev, "bench::dump", "Tick", NULL, BB_KEY(uint64_t, n, NULL),
+         BB_FIELD(uint32_t, a, NULL), BB_FIELD(uint32_t, b, NULL));
+
+static int REPS = 7;
+static const char *DIR_;
+static int cpus[2], ncpu;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+static double thread_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+static void pin(int cpu) {
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    sched_setaffinity(0, sizeof s, &s);
+}
+
+static bb_recorder *make(uint32_t shards, uint64_t bytes) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = shards;
+    o.bytes_per_shard = bytes;
+    bb_recorder *rec = NULL;
+    if (bb_recorder_create(&o, &rec) != BB_OK) return NULL;
+    bb_recorder_enable(rec, true);
+    return rec;
+}
+
+/* Fill the shards of the allowed CPUs (up to two): each in turn records until its shard has
+ * lapped. A thread records into its CPU's shard, so the other shards stay empty. */
+static void fill(bb_recorder *rec, uint64_t bytes_per_shard) {
+    uint64_t per = bytes_per_shard / 34 + 1000;
+    for (int c = 0; c < ncpu; c++) {
+        pin(cpus[c]);
+        for (uint64_t i = 0; i < per; i++) BB_RECORD(rec, dc_ev, .n = i, .a = 1, .b = 2);
+    }
+    pin(cpus[0]);
+}
+
+/* Median wall seconds of REPS dumps to DIR/dump.bb (path) or to memory; *disk: bytes on disk. */
+static double time_dumps(bb_recorder *rec, bool to_file, uint64_t *size, uint64_t *disk) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump_cost.bb", DIR_);
+    double v[64];
+    for (int r = 0; r < REPS; r++) {
+        bb_error err;
+        double t0 = now_s();
+        if (to_file) {
+            if (bb_recorder_dump_path(rec, path, NULL, &err) != BB_OK) {
+                fprintf(stderr, "dump_cost: %s\n", err.message);
+                exit(1);
+            }
+        } else {
+            void *buf = NULL;
+            size_t len = 0;
+            if (bb_recorder_dump_buffer(rec, &buf, &len, &err) != BB_OK) exit(1);
+            *size = len;
+            free(buf);
+        }
+        v[r] = now_s() - t0;
+    }
+    if (to_file) {
+        struct stat st;
+        stat(path, &st);
+        *size = (uint64_t)st.st_size;
+        *disk = (uint64_t)st.st_blocks * 512;
+        unlink(path);
+    }
+    return median(v, REPS);
+}
+
+static void report(const char *label, bb_recorder *rec, bool to_file) {
+    uint64_t size = 0, disk = 0;
+    double s = time_dumps(rec, to_file, &size, &disk);
+    printf("   %-44s %8.1f ms %8.0f MiB/s", label, s * 1e3, (double)size / 1048576.0 / s);
+    if (to_file)
+        printf("   file %6.0f MiB, on disk %8.1f MiB", (double)size / 1048576.0,
+               (double)disk / 1048576.0);
+    printf("\n");
+}
+
+/* ---- writers while dumps run ------------------------------------------------------------- */
+static bb_recorder *wrec;
+static int dumping; /* atomic */
+static uint64_t dumps_done;
+
+static void *dumper(void *arg) {
+    (void)arg;
+    if (ncpu > 1) pin(cpus[1]);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump_cost_bg.bb", DIR_);
+    while (__atomic_load_n(&dumping, __ATOMIC_ACQUIRE)) {
+        bb_error err;
+        bb_recorder_dump_path(wrec, path, NULL, &err);
+        dumps_done++;
+    }
+    unlink(path);
+    return NULL;
+}
+
+static double writer_run(uint64_t n) {
+    double t0 = thread_ns();
+    for (uint64_t i = 0; i < n; i++) BB_RECORD(wrec, dc_ev, .n = i, .a = (uint32_t)i, .b = 3);
+    return (thread_ns() - t0) / (double)n;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: dump_cost DIR [reps]\n");
+        return 2;
+    }
+    DIR_ = argv[1];
+    if (argc > 2) REPS = atoi(argv[2]);
+    if (REPS < 3) REPS = 3;
+    if (REPS > 64) REPS = 64;
+    cpu_set_t allowed;
+    sched_getaffinity(0, sizeof allowed, &allowed);
+    for (int c = 0; c < CPU_SETSIZE && ncpu < 2; c++)
+        if (CPU_ISSET(c, &allowed)) cpus[ncpu++] = c;
+    pin(cpus[0]);
+    printf("== dump cost (%d repetitions, medians, wall clock; output in %s)\n", REPS, DIR_);
+
+    bb_recorder *full = make(16, 16u << 20);
+    if (!full) return 1;
+    printf("   commit path %s, clock %s\n", bb_recorder_commit_name(full),
+           bb_recorder_clock_name(full));
+    fill(full, 16u << 20);
+    printf("   (a thread records into its CPU's shard: %d of the 16 shards are full, the rest "
+           "empty)\n", ncpu < 16 ? ncpu : 16);
+    report("16 x 16 MiB, filled: dump to file", full, true);
+    report("16 x 16 MiB, filled: dump to memory", full, false);
+    bb_recorder_free(full);
+
+    bb_recorder *empty = make(16, 16u << 20);
+    for (int i = 0; i < 1000; i++) BB_RECORD(empty, dc_ev, .n = (uint64_t)i);
+    report("16 x 16 MiB, 1000 records: dump to file", empty, true);
+    bb_recorder_free(empty);
+    bb_recorder *big = make(64, 64u << 20);
+    if (big) {
+        for (int i = 0; i < 1000; i++) BB_RECORD(big, dc_ev, .n = (uint64_t)i);
+        int saved = REPS;
+        REPS = 3;
+        report("64 x 64 MiB (4 GiB), 1000 records: to file", big, true);
+        REPS = saved;
+        bb_recorder_free(big);
+    } else {
+        printf("   64 x 64 MiB: cannot map 4 GiB here\n");
+    }
+
+    wrec = make(16, 16u << 20);
+    fill(wrec, 16u << 20);
+    const uint64_t n = 2000000;
+    double alone[64], under[64];
+    writer_run(n / 4);
+    for (int r = 0; r < REPS; r++) {
+        alone[r] = writer_run(n);
+        __atomic_store_n(&dumping, 1, __ATOMIC_RELEASE);
+        pthread_t t;
+        pthread_create(&t, NULL, dumper, NULL);
+        under[r] = writer_run(n);
+        __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+        pthread_join(t, NULL);
+    }
+    double a = median(alone, REPS), u = median(under, REPS);
+    printf("   writer (CPU %d), 16 x 16 MiB full rings: alone %.2f ns/record, while dumps run back "
+           "to back (CPU %d, %llu dumps) %.2f ns/record: %.2fx\n",
+           cpus[0], a, ncpu > 1 ? cpus[1] : cpus[0], (unsigned long long)dumps_done, u, u / a);
+    bb_recorder_free(wrec);
+    return 0;
+}

@@ -1,0 +1,97 @@
+/* sink_sparse.c — the hole-leaving fd sink of sink_sparse.h: dump writes of ring snapshots that
+ * are mostly zeros become lseeks over holes when the output is a regular file. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/sink_sparse.h"
+
+#define BB_SPARSE_BLOCK 65536u
+
+void bb_sparse_fd_init(bb_sparse_fd *s, int fd) {
+    memset(s, 0, sizeof *s);
+    s->fd = fd;
+}
+
+/* write(2) all of p (retrying on EINTR and short writes); 0 or an errno. */
+static int write_all(int fd, const uint8_t *p, size_t len) {
+    while (len > 0) {
+        size_t chunk = len > (size_t)0x40000000 ? (size_t)0x40000000 : len;
+        ssize_t n = write(fd, p, chunk);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno ? errno : EIO;
+        }
+        if (n == 0) return EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Holes only where a seek lands where the next write goes: a regular file, no O_APPEND. */
+static int decide(int fd) {
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fl < 0 || (fl & O_APPEND) ||
+        lseek(fd, 0, SEEK_CUR) < 0)
+        return 2;
+    return 1;
+}
+
+static int pass_hole(bb_sparse_fd *s) {
+    if (s->hole == 0) return 0;
+    if (lseek(s->fd, (off_t)s->hole, SEEK_CUR) < 0) return errno ? errno : EIO;
+    s->holes += s->hole;
+    s->hole = 0;
+    return 0;
+}
+
+static int all_zero(const uint8_t *p, size_t n) {
+    const uint64_t *w = (const uint64_t *)(const void *)p; /* p is 8-aligned, n % 8 == 0 */
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n / 8; i++) {
+        acc |= w[i];
+        if ((i & 63) == 63 && acc) return 0;
+    }
+    return acc == 0;
+}
+
+static int sparse_write(void *ctx, const void *data, size_t len) {
+    bb_sparse_fd *s = ctx;
+    const uint8_t *p = data;
+    if (s->mode == 0) s->mode = decide(s->fd);
+    if (s->mode == 2 || len < 2 * BB_SPARSE_BLOCK || ((uintptr_t)p & 7)) {
+        int rc = pass_hole(s);
+        return rc ? rc : write_all(s->fd, p, len);
+    }
+    while (len > 0) {
+        size_t n = len < BB_SPARSE_BLOCK ? len : BB_SPARSE_BLOCK;
+        if (n == BB_SPARSE_BLOCK && all_zero(p, n)) {
+            s->hole += n;
+        } else {
+            int rc = pass_hole(s);
+            if (!rc) rc = write_all(s->fd, p, n);
+            if (rc) return rc;
+        }
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+bb_sink bb_sink_sparse_fd(bb_sparse_fd *s) {
+    bb_sink k = {sparse_write, s};
+    return k;
+}
+
+int bb_sparse_fd_finish(bb_sparse_fd *s) {
+    if (s->hole == 0) return 0;
+    s->hole--;
+    int rc = pass_hole(s);
+    static const uint8_t zero = 0;
+    return rc ? rc : write_all(s->fd, &zero, 1);
+}
