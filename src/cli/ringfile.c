@@ -346,14 +346,34 @@ static int write_bodies(bb_sink s, const cli_ring_info *info, const recovered *r
     return rc;
 }
 
-/* Cut each copied ring as a live dump would (a lapped writer's mark in its cursor). */
+/* The bytes just above a cursor that a record not yet committed on the rseq commit path may
+ * have written (recorder_dump.c's rseq_margin: two of the largest frames, rounded to words).
+ * The file does not say which path the process used, so recovery always assumes it may have
+ * been rseq: the oldest records of a full ring within that margin are dropped. */
+static uint64_t rseq_margin(const u64map *sizes) {
+    uint64_t big = 0;
+    for (size_t k = 0; k < sizes->cap; k++)
+        if (sizes->used[k] && (uintptr_t)sizes->vals[k] - 1 > big)
+            big = (uintptr_t)sizes->vals[k] - 1;
+    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
+}
+
+/* Cut each copied ring as a live dump would (a lapped writer's mark in its cursor, and the
+ * rseq margin above the head). */
 static void cut_rings(uint8_t *out, const plan *pl, cli_ring_info *info,
                       const recovered *r, const uint8_t *d, const regions *g) {
     size_t first = 2 + r->nviews;
+    uint64_t margin = rseq_margin(&r->sizes), cap = info->capacity;
     for (uint32_t i = 0; i < info->shards; i++) {
         const uint8_t *c = d + g->cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
         uint8_t *ring = out + pl->secs[first + i].offset + BB_SHARD_HEADER_SIZE;
-        info->cut_shards += cut_lapped(ring, info->capacity, get64(c, 0), get64(c, 8), &r->sizes);
+        uint64_t head = get64(c, 0), damaged = get64(c, 8);
+        uint64_t top = head + margin, from = head > cap ? head : cap;
+        uint64_t mark = top > from ? top - cap : 0, low = head > cap ? head - cap : 0;
+        bool lapped = damaged > low && damaged <= head; /* what cut_shards reports */
+        if (mark > head) mark = head;
+        (void)cut_lapped(ring, cap, head, damaged > mark ? damaged : mark, &r->sizes);
+        info->cut_shards += lapped;
     }
 }
 
