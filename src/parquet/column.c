@@ -157,6 +157,16 @@ static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, i
     return !dst->failed;
 }
 
+/* A dictionary made mostly of stable values (pq_col_str_stable) of 12 bytes or more on average
+ * pays even when most values so far were distinct: each entry is written once however often it
+ * recurs, against at least its own bytes in PLAIN, so it costs at most the 4-byte indices (a
+ * third of an entry) and saves every repeat. Long interned strings keep their dictionary. */
+static bool stable_dict_pays(const pq_column *c)
+{
+    return c->stable_bytes * 2 >= c->dict.plain.len &&
+           c->dict.plain.len >= (uint64_t)16 * c->dict.count;
+}
+
 /* Compress the current page into the chunk and start a new one. */
 static void flush_page(pq_column *c)
 {
@@ -211,7 +221,8 @@ static void flush_page(pq_column *c)
     if (dict_page) {
         c->enc_dict = true;
         /* Most values distinct: the dictionary does not pay, go PLAIN for this chunk. */
-        if (c->dict_mode && c->chunk_values >= 4096 && c->dict.count > c->chunk_values / 2) {
+        if (c->dict_mode && c->chunk_values >= 4096 && c->dict.count > c->chunk_values / 2 &&
+            !stable_dict_pays(c)) {
             c->dict_mode = false;
             c->sticky_plain = true;
         }
@@ -317,7 +328,8 @@ static bool dict_give_up(pq_column *c)
 {
     uint64_t own = c->dict.plain.len - c->stable_bytes;
     if (own <= c->ctx->dict_max && c->dict.plain.len <= PQ_STABLE_DICT_MAX) {
-        if (c->chunk_values != PQ_DICT_PROBE || c->dict.count <= PQ_DICT_PROBE / 2)
+        if (c->chunk_values != PQ_DICT_PROBE || c->dict.count <= PQ_DICT_PROBE / 2 ||
+            stable_dict_pays(c))
             return false;
         c->sticky_plain = true;
     }

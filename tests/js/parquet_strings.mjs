@@ -52,5 +52,21 @@ if (meta.length) {
   check(/RLE_DICTIONARY/.test(meta[0].encodings), `s chunk dictionary-encoded: ${meta[0].encodings}`);
   check(u < 2 * NSTR * LEN + 8 * N, `s chunk ${u} bytes uncompressed, about the distinct text (${NSTR * LEN})`);
 }
+// All distinct in the first 4096 values (5000 strings), but each recurs 10 times over the
+// chunk: a dictionary of interned text still pays and is kept.
+{
+  const NS = 5000, L = 64, R = 50000;
+  const d2 = path.join(work, 'd.bb'), o2 = path.join(work, 'd.parquet');
+  execFileSync(gen, [d2, String(NS), String(L), String(R)], { stdio: 'inherit' });
+  convert(kind, tool, [d2], o2);
+  const m2 = await duckRows(duck, o2, `SELECT total_uncompressed_size AS u, encodings
+    FROM parquet_metadata(${sqlStr(o2)}) WHERE path_in_schema LIKE '%strs::S%s'`);
+  const u = m2.reduce((a, r) => a + Number(r.u), 0);
+  check(m2.length >= 1 && m2.every((r) => /RLE_DICTIONARY/.test(r.encodings)), 'mostly-distinct interned text: dictionary kept');
+  check(u < 2 * NS * (L + 4) + 8 * R, `mostly-distinct interned text: ${u} bytes uncompressed`);
+  const rows = await duckRows(duck, o2, `SELECT count(*) AS n FROM read_parquet(${sqlStr(o2)})
+    WHERE "strs::S".s = ${sqlStr((() => { let s = `${(5 * 7919) % NS}:`; for (let j = 0; s.length < L; j++) s += String.fromCharCode(97 + (((5 * 7919) % NS) * 31 + j * 7 + Math.floor(j / 64)) % 26); return s; })())}`);
+  check(rows[0].n === BigInt(R / NS), `a string's rows: ${rows[0].n}`);
+}
 fs.rmSync(work, { recursive: true, force: true });
 finish(`${N} rows over ${NSTR} interned strings of ${LEN} bytes, dictionary-encoded, read back by DuckDB and hyparquet`);

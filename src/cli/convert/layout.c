@@ -216,6 +216,7 @@ static void ns_free(nameset *s)
  * *len. NULL if out of memory. */
 static char *escape_name(const char *p, size_t n, size_t *len)
 {
+    *len = 0;
     size_t extra = 0;
     for (size_t i = 0; i < n; i++)
         extra += p[i] == 0;
