@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,7 +106,12 @@ static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance,
         return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "ring file: cannot create %s: %s",
                            rf->path, strerror(errno));
     const char *step = "reserve";
-    int e = size > (uint64_t)INT64_MAX ? EFBIG : posix_fallocate(rf->fd, 0, (off_t)size);
+    /* Never grow the file past RLIMIT_FSIZE: the kernel would send SIGXFSZ, which kills the
+     * host program by default. Refused here, the recorder falls back to anonymous memory. */
+    struct rlimit rl;
+    bool over = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+                size > (uint64_t)rl.rlim_cur;
+    int e = over || size > (uint64_t)INT64_MAX ? EFBIG : posix_fallocate(rf->fd, 0, (off_t)size);
     if (e == 0) {
         step = "lock";
         e = flock(rf->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;

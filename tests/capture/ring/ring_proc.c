@@ -23,8 +23,8 @@ static void child_limits(void) {
         if (fd < 0 || dup2(fd, 2) < 0) _exit(125);
     }
     if (ring_child_fsize) {
+        /* SIGXFSZ keeps its default (fatal) disposition: the recorder must not raise it */
         struct rlimit rl = {ring_child_fsize, ring_child_fsize};
-        signal(SIGXFSZ, SIG_IGN);
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
     }
 }

@@ -17,7 +17,7 @@ typedef struct ring_child {
 
 /* When set, the next children's (and CLI runs') stderr goes to this file. */
 extern const char *ring_child_stderr;
-/* When non-zero, the next children run with this RLIMIT_FSIZE and SIGXFSZ ignored. */
+/* When non-zero, the next children run with this RLIMIT_FSIZE (SIGXFSZ left fatal). */
 extern unsigned long ring_child_fsize;
 
 /* Start `exe` with args (NULL-terminated) and the environment assignments in env ("K=V",
