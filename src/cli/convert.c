@@ -60,7 +60,8 @@ static const char convert_help[] =
     "                             already in DIR skipped, every part with the dataset's union\n"
     "                             schema, DIR/views.sql over all parts (see docs/PARQUET_TABLE.md)\n"
     "      --partition-by KEYS    partition keys, in order (default host,date): any of host,\n"
-    "                             date, event, instance, comma-separated\n"
+    "                             date, event, instance, comma-separated; fixed by the\n"
+    "                             dataset's first append\n"
     "\n"
     "  -h, --help                 show this help\n";
 
@@ -138,6 +139,7 @@ typedef struct conv {
     const char *out, *host;
     const char *dataset;       /* --dataset DIR */
     ds_spec parts;             /* --partition-by */
+    bool parts_given;
     enum fmt fmt;
     int level;
     pq_codec codec;
@@ -192,7 +194,9 @@ static int conv_option(conv *c, int opt, char **argv) {
                                           "got '%s'", optarg);
     case 'C': return conv_codec(c, optarg);
     case 'D': c->dataset = optarg; return CONV_GO;
-    case 'P': return ds_parse_spec(optarg, &c->parts) ? CONV_GO : CLI_USAGE;
+    case 'P':
+        c->parts_given = true;
+        return ds_parse_spec(optarg, &c->parts) ? CONV_GO : CLI_USAGE;
     case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
     case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
     case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
@@ -224,7 +228,11 @@ static int conv_operands(conv *c, int argc, char **argv) {
     c->inputs = &argv[optind];
     c->ninputs = (size_t)(argc - optind);
     if (!c->ninputs) return cli_usage_error("convert", "no dump given");
+    if (c->parts_given && !c->dataset)
+        return cli_usage_error("convert", "--partition-by needs --dataset DIR");
     if (c->dataset) {
+        if (!c->dataset[0] || !strcmp(c->dataset, "-"))
+            return cli_usage_error("convert", "--dataset needs a directory, got '%s'", c->dataset);
         if (c->out) return cli_usage_error("convert", "give -o OUT or --dataset DIR, not both");
         if (c->fmt == FMT_TRACE) return cli_usage_error("convert", "a dataset is Parquet only");
         c->fmt = FMT_PARQUET;
@@ -436,6 +444,10 @@ static convert_opts conv_opts(conv *c) {
 static int conv_dataset(conv *c) {
     ds_handle h;
     if (!ds_open(&h, c->dataset)) return CLI_FAIL;
+    if (!ds_settle_spec(&h, &c->parts, c->parts_given)) {
+        ds_close(&h);
+        return CLI_FAIL;
+    }
     char *schema = ds_schema_dump(&h);
     char **inputs = calloc(c->ninputs + 1, sizeof *inputs);
     int st = CLI_FAIL;

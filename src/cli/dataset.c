@@ -42,8 +42,21 @@ bool ds_parse_spec(const char *text, ds_spec *out)
         }
         out->keys[out->nkeys++] = (ds_key)k;
         p += n + (e != NULL);
+        if (e && !*p) {
+            cli_usage_error("convert", "bad --partition-by '%s': it ends with a comma", text);
+            return false;
+        }
     }
     return true;
+}
+
+/* The keys as --partition-by text ("host,date"), into buf[cap]. */
+static void spec_text(const ds_spec *spec, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < spec->nkeys && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? "," : "", KEY_NAMES[spec->keys[i]]);
 }
 
 /* mkdir that accepts an existing directory; false after a message. */
@@ -116,6 +129,64 @@ char *ds_schema_dump(const ds_handle *h)
         p = NULL;
     }
     return p;
+}
+
+/* Write `len` bytes to `path` (aside, then renamed); false after a message. */
+static bool write_small(const char *path, const char *data, size_t len)
+{
+    cli_out o;
+    if (!cli_out_open(&o, path))
+        return false;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(o.fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    if (off != len) {
+        cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        cli_out_abort(&o);
+        return false;
+    }
+    return cli_out_commit(&o);
+}
+
+bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given)
+{
+    char *path = join(h->dir, "_backbeat/partitioning");
+    if (!path) {
+        cli_error("cannot open %s: out of memory", h->dir);
+        return false;
+    }
+    char want[64], have[80] = "";
+    spec_text(spec, want, sizeof want);
+    FILE *f = fopen(path, "r");
+    bool ok = true;
+    if (!f) {
+        size_t n = strlen(want);
+        want[n] = '\n';
+        ok = write_small(path, want, n + 1); /* the first append fixes the keys */
+    } else {
+        bool read = fgets(have, sizeof have, f) != NULL || feof(f);
+        fclose(f);
+        have[strcspn(have, "\n")] = 0;
+        ds_spec stored;
+        if (!read || !ds_parse_spec(have, &stored)) {
+            cli_error("%s: unreadable partition keys '%s'", path, have);
+            ok = false;
+        } else if (given && strcmp(have, want) != 0) {
+            cli_error("cannot append to %s: it is partitioned by '%s', not '%s' "
+                      "(--partition-by must match, or be left out)", h->dir, have, want);
+            ok = false;
+        } else {
+            *spec = stored;
+        }
+    }
+    free(path);
+    return ok;
 }
 
 /* ---- partition paths ---- */

@@ -6,6 +6,7 @@
  *   DIR/_backbeat/schema.bb        the dataset schema: a dump holding only the union registry
  *                                  and view sets of everything appended so far
  *   DIR/_backbeat/index/<instance 16 hex>.keys   the duplicate keys already in the dataset
+ *   DIR/_backbeat/partitioning     the partition keys, fixed by the first append
  *   DIR/_backbeat/lock             flock()ed by each appender for its whole run
  *
  * An append takes the lock (a second appender waits), opens the inputs plus the schema dump
@@ -48,6 +49,11 @@ typedef struct ds_handle {
  * False with a message naming DIR. */
 bool ds_open(ds_handle *h, const char *dir);
 void ds_close(ds_handle *h);
+
+/* The dataset's partition keys are fixed by its first append (DIR/_backbeat/partitioning):
+ * later appends use them; one that gives other keys (`given`: --partition-by was on the
+ * command line) is refused. On success *spec holds the keys to use. False after a message. */
+bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given);
 
 /* DIR/_backbeat/schema.bb when it exists (malloc'ed), else NULL. */
 char *ds_schema_dump(const ds_handle *h);

@@ -101,6 +101,21 @@ r = run(['convert', dumps[0], '--dataset', ds, '-o', path.join(work, 'x.parquet'
 check(r.status === 2 && /not both/.test(r.stderr), `-o with --dataset: ${r.status} ${r.stderr}`);
 r = run(['convert', dumps[0], '--dataset', ds, '--partition-by', 'host,colour']);
 check(r.status === 2 && /'colour' is not a partition key/.test(r.stderr), `bad --partition-by: ${r.status} ${r.stderr}`);
+r = run(['convert', dumps[0], '--dataset', ds, '--partition-by', 'host,']);
+check(r.status === 2 && /ends with a comma/.test(r.stderr), `trailing comma: ${r.status} ${r.stderr}`);
+r = run(['convert', dumps[0], '-o', path.join(work, 'y.parquet'), '--partition-by', 'host']);
+check(r.status === 2 && /needs --dataset/.test(r.stderr), `--partition-by without --dataset: ${r.status} ${r.stderr}`);
+for (const bad of ['', '-']) {
+  r = run(['convert', dumps[0], '--dataset', bad]);
+  check(r.status === 2 && /needs a directory/.test(r.stderr), `--dataset '${bad}': ${r.status} ${r.stderr}`);
+}
+// The first append fixes the keys: another --partition-by is refused (nothing written), the
+// same or none appends with the dataset's own keys.
+r = run(['convert', dumps[0], '--dataset', ds2, '--partition-by', 'host']);
+check(r.status === 1 && /partitioned by 'event,instance', not 'host'/.test(r.stderr), `other keys: ${r.status} ${r.stderr}`);
+check(!parts(ds2).some((p) => p.startsWith('host=')), 'a refused append wrote a part');
+must(['convert', dumps[0], '--dataset', ds2]);
+check(parts(ds2).every((p) => p.startsWith('event=')), 'an append without --partition-by did not use the dataset\'s keys');
 fs.writeFileSync(path.join(work, 'file'), 'x');
 r = run(['convert', dumps[0], '--dataset', path.join(work, 'file')]);
 check(r.status === 1 && r.stderr.includes(path.join(work, 'file')), `dataset on a file: ${r.status} ${r.stderr}`);
