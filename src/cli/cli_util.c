@@ -577,6 +577,7 @@ static bool open_ring(const char *path, bb_dump **out) {
     if (alive == CLI_RING_RUNNING)
         cli_error("warning: %s: the process writing it (pid %llu) is still running", path,
                   (unsigned long long)info.pid);
+    if (cli_ring_warning(&info)) cli_error("warning: %s: %s", path, cli_ring_warning(&info));
     ring_dump *rd = malloc(sizeof *rd);
     bb_error err;
     memset(&err, 0, sizeof err);

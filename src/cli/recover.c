@@ -168,10 +168,14 @@ static int recover_one(const char *in, const char *out) {
             "entries recovered\n",
             in, (unsigned long long)info.instance_id, info.shards, info.events, info.views,
             info.interns);
-    if (info.meta_skipped || info.meta_stopped || info.meta_dropped)
-        fprintf(stderr, "backbeat: %s: %zu unfinished or damaged metadata entries skipped%s%s\n", in,
-                info.meta_skipped, info.meta_stopped ? ", the rest of the log unreadable" : "",
-                info.meta_dropped ? ", some entries never fitted in the log" : "");
+    if (info.meta_skipped || info.meta_stopped)
+        fprintf(stderr, "backbeat: %s: %zu unfinished or damaged metadata entries skipped%s\n", in,
+                info.meta_skipped, info.meta_stopped ? ", the rest of the log unreadable" : "");
+    if (info.meta_dropped)
+        fprintf(stderr, "backbeat: %s: %u metadata entries never fitted in the log (their "
+                "schemas, views or strings are missing)\n", in, info.meta_dropped);
+    if (cli_ring_warning(&info))
+        fprintf(stderr, "backbeat: warning: %s: %s\n", in, cli_ring_warning(&info));
     if (info.cut_shards)
         fprintf(stderr,
                 "backbeat: %s: %u rings cut below the mark a lapped writer left (as a live dump "

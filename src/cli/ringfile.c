@@ -426,9 +426,19 @@ bool cli_ring_to_dump(const uint8_t *d, size_t len, uint8_t **out, size_t *out_l
     info->events = r.nevents;
     info->views = r.nviews;
     info->interns = r.ninterns;
+    info->written = false;
+    for (uint32_t i = 0; i < info->shards; i++)
+        info->written |= get64(d + g.cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE, 0) != 0;
     ok = assemble(d, &g, info, &r, out, out_len, why, cap);
     recovered_free(&r);
     return ok;
+}
+
+const char *cli_ring_warning(const cli_ring_info *info) {
+    if (info->written && info->events == 0)
+        return "its rings hold records but no schema could be recovered (the metadata log is "
+               "damaged or lost): none of them can be decoded";
+    return NULL;
 }
 
 int cli_ring_alive(int fd, const cli_ring_info *info, char *why, size_t cap) {

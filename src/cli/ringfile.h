@@ -29,7 +29,12 @@ typedef struct cli_ring_info {
     bool meta_stopped;    /* the log's rest could not be walked (a damaged entry length) */
     uint32_t meta_dropped; /* entries the writer could not fit in the log */
     uint32_t cut_shards;   /* rings cut below a lapped writer's mark (as a live dump cuts) */
+    bool written;          /* some ring holds bytes (a cursor past 0) */
 } cli_ring_info;
+
+/* The warning to print about a recovered file, or NULL: rings that hold bytes while no
+ * schema could be recovered (their records cannot be decoded: the metadata log is lost). */
+const char *cli_ring_warning(const cli_ring_info *info);
 
 /* True when `len` bytes at `data` start with the ring file magic. */
 bool cli_ring_is(const void *data, size_t len);

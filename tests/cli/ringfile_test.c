@@ -119,6 +119,12 @@ static void meta_damage(const uint8_t *d, size_t len) {
     memcpy(u + e + BB_RME_OFF_LEN, &huge, 4);
     CHECK(recover(u, len, &c, &info, why), "%s", why);
     CHECK(info.meta_stopped && c.late == 0 && c.early == 100, "stopped walk");
+    CHECK(cli_ring_warning(&info) == NULL, "a warning although schemas were recovered");
+    memcpy(u, d, len); /* the whole log lost: nothing decodes, and that is said */
+    memset(u + get64(d, BB_RH_META_OFF), 0, get64(d, BB_RH_META_TAIL));
+    CHECK(recover(u, len, &c, &info, why), "%s", why);
+    CHECK(info.events == 0 && c.early == 0 && c.late == 0, "lost log: %zu schemas", info.events);
+    CHECK(cli_ring_warning(&info) != NULL, "lost log: no warning");
     free(u);
 }
 
