@@ -140,6 +140,7 @@ typedef struct conv {
     const char *dataset;       /* --dataset DIR */
     ds_spec parts;             /* --partition-by */
     bool parts_given;
+    bool codec_given;          /* --compression */
     enum fmt fmt;
     int level;
     pq_codec codec;
@@ -192,7 +193,9 @@ static int conv_option(conv *c, int opt, char **argv) {
         if (cli_parse_int(optarg, -131072, 22, &c->level)) return CONV_GO;
         return cli_usage_error("convert", "--compression-level needs a zstd level (up to 22), "
                                           "got '%s'", optarg);
-    case 'C': return conv_codec(c, optarg);
+    case 'C':
+        c->codec_given = true;
+        return conv_codec(c, optarg);
     case 'D': c->dataset = optarg; return CONV_GO;
     case 'P':
         c->parts_given = true;
@@ -249,6 +252,8 @@ static int conv_operands(conv *c, int argc, char **argv) {
             return cli_usage_error("convert", "unknown output format for %s (use .parquet or "
                                               ".json, or --format)", c->out);
     }
+    if (c->fmt == FMT_TRACE && c->codec_given)
+        return cli_usage_error("convert", "--compression applies to Parquet output only");
     if (c->fmt == FMT_PARQUET && strcmp(c->out, "-") && sidecar_is_input(c)) return CLI_FAIL;
     return CONV_GO;
 }

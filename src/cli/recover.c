@@ -130,6 +130,9 @@ static bool check_input(const char *path, bool force) {
                   path, (unsigned long long)info.pid);
         return false;
     }
+    if (alive == CLI_RING_RUNNING)
+        cli_error("warning: %s: the process writing it (pid %llu) is still running: recovering "
+                  "a snapshot (--force)", path, (unsigned long long)info.pid);
     if (alive == CLI_RING_ORPHAN)
         fprintf(stderr,
                 "backbeat: %s: its process (pid %llu) is gone; a process it forked still maps the "

@@ -97,6 +97,7 @@ expect 2 "bad --since" "$B" convert "$C/basic.bb" -o out.json --since 1.5s
 expect 2 "bad --until" "$B" convert "$C/basic.bb" -o out.json --until +3parsecs
 expect 2 "bad --instance" "$B" convert "$C/basic.bb" -o out.json --instance xyz
 expect 2 "compression-level" "$B" convert "$C/basic.bb" -o out.parquet --compression-level 99
+expect 2 "Parquet output only" "$B" convert "$C/basic.bb" -o out.json --compression gzip
 expect 2 "no dump" "$B" merge -o out.bb
 expect 2 "no output" "$B" merge "$C/basic.bb"
 expect 2 "unexpected argument" "$B" skill extra
