@@ -78,24 +78,28 @@ static void scan_one(const char *path) {
            "");
 }
 
+/* scandir filter: backbeat.<pid>.<instance>.ring names. */
+static int is_ring_name(const struct dirent *e) {
+    size_t l = strlen(e->d_name);
+    return strncmp(e->d_name, "backbeat.", 9) == 0 && l >= 14 && !strcmp(e->d_name + l - 5, ".ring");
+}
+
+/* The ring files of DIR, one line each, in name order. */
 static int scan(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) {
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, is_ring_name, alphasort);
+    if (n < 0) {
         cli_error("%s: cannot list: %s", dir, strerror(errno));
         return CLI_FAIL;
     }
-    struct dirent *e;
-    size_t found = 0;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "backbeat.", 9) != 0 || l < 14 || strcmp(e->d_name + l - 5, ".ring"))
-            continue;
+    size_t found = (size_t)n;
+    for (int i = 0; i < n; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
         scan_one(path);
-        found++;
+        free(list[i]);
     }
-    closedir(d);
+    free(list);
     if (!found) fprintf(stderr, "backbeat: no ring files in %s\n", dir);
     return CLI_OK;
 }
