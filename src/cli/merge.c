@@ -1,7 +1,11 @@
 /* merge.c — `backbeat merge DUMP... -o OUT.bb`: combine dumps into one multi-instance dump.
  *
- * Default: decode every input through one de-duplicating model and re-pack each
- * (instance, shard) compactly: its surviving records, in global (= ring) order, back to back
+ * Default: decode every input through one de-duplicating model and write each (instance,
+ * shard) anew. When every input had the shard with one capacity and its surviving records span
+ * at most that capacity, they are written at their own positions in a ring of that capacity
+ * (head: the end of the newest), so they keep their duplicate keys (FORMAT.md: the offset is
+ * the position in the region) and the merged dump de-duplicates against its inputs. Otherwise
+ * the shard is re-packed compactly: its records, in global (= ring) order, back to back
  * from position 0 of a new ring whose capacity is the next power of two, so the head is the byte
  * count and a reader's walk recovers exactly those records in the same order. Kept per
  * instance: the union of its intern tables (first input wins an id; an Intern section only when
@@ -168,8 +172,15 @@ static bool section_count_ok(const char *out, size_t ns) {
 typedef struct bucket {
     uint64_t instance_id;
     uint32_t shard_id;
-    uint64_t bytes;    /* records' total size = new head */
-    uint64_t capacity; /* power of two >= bytes */
+    uint64_t bytes;    /* records' total size = new head (re-packed) */
+    uint64_t capacity; /* power of two >= bytes (re-packed), or the inputs' capacity (kept) */
+    /* Positions kept: when every input had this shard with one capacity and the surviving
+     * records span at most that capacity, they are written where they were (same head-relative
+     * positions, so the same duplicate keys) instead of re-packed. */
+    uint64_t cap0;     /* the inputs' capacity; 0 none seen yet, UINT64_MAX they differ */
+    uint64_t lo, hi;   /* lowest payload start, highest frame end of the records */
+    size_t last_input; /* the input cap0 was last checked against, + 1 */
+    bool keep;
     uint64_t region_off;
     uint64_t fill;     /* bytes written so far */
     uint8_t *buf;
@@ -348,6 +359,21 @@ static bucket *bucket_of(repack *rp, inst_out **last, const bb_mrecord *r) {
     return bi ? &rp->bk[bi - 1] : NULL;
 }
 
+/* Pass 1's view of record r's position: the span of the bucket's records, and whether every
+ * input gave its shard one capacity. */
+static void note_position(bucket *b, const bb_mrecord *r) {
+    if (b->last_input != r->input + 1) {
+        b->last_input = r->input + 1;
+        uint64_t cap = 0;
+        for (size_t k = 0; k < r->instance->shard_count; k++)
+            if (r->instance->shards[k].shard_id == r->rec.shard_id) cap = r->instance->shards[k].capacity;
+        b->cap0 = b->cap0 == 0 ? cap : b->cap0 == cap ? cap : UINT64_MAX;
+    }
+    uint64_t end = r->rec.position + BB__FRAME_SIZE(r->rec.schema->record_size);
+    if (!b->bytes || r->rec.position < b->lo) b->lo = r->rec.position;
+    if (!b->bytes || end > b->hi) b->hi = end;
+}
+
 /* Pass 1: bytes per bucket. */
 static int pass1_sizes(repack *rp) {
     bb_model_iter *it;
@@ -362,6 +388,7 @@ static int pass1_sizes(repack *rp) {
             st = MG_FAIL;
             break;
         }
+        note_position(b, &r);
         b->bytes += BB__FRAME_SIZE(r.rec.schema->record_size);
         rp->nrec++;
     }
@@ -428,9 +455,15 @@ static int lay_out(repack *rp) {
         if (rp->insts[i].nintern) *s++ = (section){BB_SECTION_INTERN, rp->interns[i].len, 0};
     for (size_t i = 0; i < rp->nviews; i++) *s++ = (section){BB_SECTION_VIEWS, rp->views[i].len, 0};
     for (size_t i = 0; i < rp->nb; i++) {
+        bucket *b = &rp->bk[i];
         uint64_t cap = 64;
-        while (cap < rp->bk[i].bytes) cap <<= 1;
-        rp->bk[i].capacity = cap;
+        while (cap < b->bytes) cap <<= 1;
+        b->keep = b->bytes && b->cap0 && b->cap0 != UINT64_MAX && b->hi - b->lo <= b->cap0;
+        if (b->keep) {
+            cap = b->cap0;
+            b->bytes = b->hi; /* the head */
+        }
+        b->capacity = cap;
         *s++ = (section){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + cap, 0};
     }
     for (size_t i = 0; i < rp->ni; i++)
@@ -503,6 +536,32 @@ static int put_frame(repack *rp, bucket *b, const bb_mrecord *r) {
     return st;
 }
 
+/* Write record r's frame where it was in its input's ring (bucket b keeps positions):
+ * buffered while the frames are contiguous, in two pieces when it wraps past the end. */
+static int put_frame_kept(repack *rp, bucket *b, const bb_mrecord *r) {
+    size_t rs = r->rec.schema->record_size, n = BB__FRAME_SIZE(rs);
+    uint64_t at = r->rec.position & (b->capacity - 1);
+    bool wraps = at + n > b->capacity;
+    if ((b->blen && (b->fill + b->blen != at || b->blen + n > rp->bufcap)) || wraps || n > rp->bufcap) {
+        if (!flush_bucket(rp->o.fd, b)) return io_fail(&rp->err);
+    }
+    if (!b->blen) b->fill = at;
+    if (!wraps && n <= rp->bufcap) {
+        bb__frame_write(b->buf + b->blen, r->rec.ts, r->rec.event_id, r->rec.fields, rs);
+        b->blen += n;
+        return MG_OK;
+    }
+    uint8_t *f = malloc(n);
+    if (!f) return MG_OOM;
+    bb__frame_write(f, r->rec.ts, r->rec.event_id, r->rec.fields, rs);
+    size_t first = wraps ? (size_t)(b->capacity - at) : n;
+    bool ok = pwrite_all(rp->o.fd, f, first, b->region_off + at) &&
+              (first == n || pwrite_all(rp->o.fd, f + first, n - first, b->region_off));
+    free(f);
+    b->fill = (at + n) & (b->capacity - 1);
+    return ok ? MG_OK : io_fail(&rp->err);
+}
+
 /* Pass 2: the records, in global order, appended to their bucket's new ring. */
 static int pass2_records(repack *rp) {
     cli_progress prog;
@@ -514,7 +573,8 @@ static int pass2_records(repack *rp) {
     bb_mrecord r;
     int st = MG_OK;
     while (bb_model_next(it, &r)) {
-        if ((st = put_frame(rp, bucket_of(rp, &last, &r), &r)) != MG_OK) break;
+        bucket *b = bucket_of(rp, &last, &r);
+        if ((st = b->keep ? put_frame_kept(rp, b, &r) : put_frame(rp, b, &r)) != MG_OK) break;
         if ((++done_n & 0xFFFF) == 0) cli_progress_update(done_n, rp->nrec, &prog);
     }
     bb_model_iter_free(it);

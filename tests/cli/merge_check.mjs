@@ -1,8 +1,9 @@
 // merge_check.mjs BACKBEAT CLI_GEN WORKDIR — `backbeat merge`, default (decode, dedup, re-pack)
 // and --no-dedup (splice): converting the merged dump gives the same trace events (every record,
 // field, instance, shard and span) as converting its inputs together; the merged dump is
-// well-formed (inspect: instances, hosts, unioned intern tables, views once, compact rings with
-// nothing skipped, power-of-two capacities). When DuckDB is installed (tests/js), the same holds
+// well-formed (inspect: instances, hosts, unioned intern tables, views once, and each ring either
+// kept where it was, with the same duplicate keys, so the merged dump converted with its inputs
+// adds nothing, or re-packed compactly with nothing skipped). When DuckDB is installed (tests/js), the same holds
 // for Parquet rows: every column of every row equal.
 // SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
@@ -59,7 +60,7 @@ const parquetRows = async (inputs, name) => {
   return JSON.stringify(r.getRowObjectsJS(), (k, v) => (typeof v === 'bigint' ? `${v}n` : v));
 };
 
-let n = 0;
+let n = 0, keptSets = 0;
 for (const [label, inputs, records] of sets) {
   const pTogether = duck ? await parquetRows(inputs, `${label}.together.parquet`) : null;
   const together = trace(inputs, `${label}.together.json`);
@@ -87,6 +88,7 @@ for (const [label, inputs, records] of sets) {
     }
     const regIds = [...new Set(ins.flatMap((x) => x.registry.map((s) => s.id)))].sort();
     check(isDeepStrictEqual(j.registry.map((s) => s.id).sort(), regIds), `${tag}: registry is not the union`);
+    const keptAll = { all: true, count: 0 };
     if (!mode.length) {
       if (records !== null) check(total === records, `${tag}: ${total} records, want ${records}`);
       for (const i of j.instances) {
@@ -98,14 +100,28 @@ for (const [label, inputs, records] of sets) {
         const shardIds = [...new Set(src.flatMap((s) => s.shards.map((x) => x.shard_id)))].sort((a, b) => a - b);
         check(isDeepStrictEqual(i.shards.map((s) => s.shard_id), shardIds), `${tag}: shards ${i.shards.map((s) => s.shard_id)}`);
         for (const s of i.shards) {
-          check(s.skipped_bytes === 0 && s.capacity >= s.head && (s.capacity & (s.capacity - 1)) === 0 &&
-                (s.head === 0 || s.capacity < 2 * s.head || s.capacity === 64),
-                `${tag}: shard ${s.shard_id} not compact: ${JSON.stringify(s)}`);
+          // Positions kept (the inputs' capacity, a head no later than theirs: the records where
+          // they were, so the same duplicate keys), or re-packed compactly with nothing skipped.
+          const from = src.flatMap((x) => x.shards).filter((x) => x.shard_id === s.shard_id);
+          const kept = from.every((x) => x.capacity === s.capacity) && s.head > 0 &&
+                       s.head <= Math.max(...from.map((x) => x.head));
+          if (kept) keptAll.count++;
+          else keptAll.all = false;
+          check(kept || (s.skipped_bytes === 0 && s.capacity >= s.head && (s.capacity & (s.capacity - 1)) === 0 &&
+                (s.head === 0 || s.capacity < 2 * s.head || s.capacity === 64)),
+                `${tag}: shard ${s.shard_id} neither kept nor compact: ${JSON.stringify(s)}`);
         }
       }
       const views = new Set(ins.flatMap((x) => x.views.map((v) => v.size)));
       check(j.view_count <= ins.reduce((s, x) => s + x.view_count, 0) && j.view_count >= (views.size ? 1 : 0),
             `${tag}: ${j.view_count} views`);
+      // Every ring kept its positions: the merged dump converted with its inputs adds nothing.
+      if (keptAll.all && keptAll.count) {
+        const withInputs = trace([m, ...inputs], `${label}.${n++}.with.json`);
+        check(isDeepStrictEqual(withInputs.traceEvents, together.traceEvents),
+              `${tag}: the merged dump converted with its inputs duplicates records`);
+        keptSets++;
+      }
       // merging a merged dump again changes nothing
       const m2 = path.join(W, `${label}.again.bb`);
       run(['merge', m, '-o', m2]);
@@ -123,5 +139,6 @@ for (const [label, inputs, records] of sets) {
   const s = inspect(path.join(W, 'basic_torn.splice.bb'));
   check(s.view_count === 4, `basic_torn --no-dedup: ${s.view_count} views, want 4`);
 }
+check(keptSets > 0, 'no merge kept its rings\' positions');
 if (fails.length) { fails.forEach((f) => console.error('FAIL: ' + f)); process.exit(1); }
-console.log('ok');
+console.log(`ok (${keptSets} merges kept every ring's positions)`);
