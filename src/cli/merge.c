@@ -177,9 +177,8 @@ typedef struct bucket {
     /* Positions kept: when every input had this shard with one capacity and the surviving
      * records span at most that capacity, they are written where they were (same head-relative
      * positions, so the same duplicate keys) instead of re-packed. */
-    uint64_t cap0;     /* the inputs' capacity; 0 none seen yet, UINT64_MAX they differ */
+    uint64_t cap0;     /* the inputs' capacity (plan_instances); UINT64_MAX when they differ */
     uint64_t lo, hi;   /* lowest payload start, highest frame end of the records */
-    size_t last_input; /* the input cap0 was last checked against, + 1 */
     bool keep;
     uint64_t region_off;
     uint64_t fill;     /* bytes written so far */
@@ -194,6 +193,7 @@ typedef struct inst_out {
     bb_rintern *intern;
     size_t nintern;
     u64map shards; /* shard id -> bucket index + 1 */
+    u64map caps;   /* shard id -> the inputs' capacity, or UINT64_MAX when they differ */
 } inst_out;
 
 /* Everything a re-pack carries from phase to phase (see merge_repack). */
@@ -295,6 +295,9 @@ static bool union_interns(inst_out *io, const bb_rinstance *in, u64map *seen) {
 static bool union_shards(repack *rp, inst_out *io, const bb_rinstance *in) {
     for (size_t k = 0; k < in->shard_count; k++) {
         uint32_t sid = in->shards[k].shard_id;
+        uint64_t cap = in->shards[k].capacity, had = (uint64_t)(uintptr_t)u64map_get(&io->caps, sid);
+        if (had != cap && !u64map_put(&io->caps, sid, (void *)(uintptr_t)(had ? UINT64_MAX : cap)))
+            return false;
         if (u64map_get(&io->shards, sid)) continue;
         if (!add_bucket(rp, io->id, sid) || !u64map_put(&io->shards, sid, (void *)1))
             return false;
@@ -338,6 +341,7 @@ static int plan_instances(repack *rp) {
     for (size_t i = 0; i < rp->ni; i++) {
         rp->insts[i].id = bb_model_instance(rp->model, i)->instance_id;
         u64map_init(&rp->insts[i].shards);
+        u64map_init(&rp->insts[i].caps);
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (!gather_instance(rp, &rp->insts[i])) return MG_OOM;
@@ -346,6 +350,7 @@ static int plan_instances(repack *rp) {
         inst_out *io = find_inst(rp->insts, rp->ni, rp->bk[i].instance_id);
         if (!io || !u64map_put(&io->shards, rp->bk[i].shard_id, (void *)(uintptr_t)(i + 1)))
             return MG_OOM;
+        rp->bk[i].cap0 = (uint64_t)(uintptr_t)u64map_get(&io->caps, rp->bk[i].shard_id);
     }
     return MG_OK;
 }
@@ -359,16 +364,8 @@ static bucket *bucket_of(repack *rp, inst_out **last, const bb_mrecord *r) {
     return bi ? &rp->bk[bi - 1] : NULL;
 }
 
-/* Pass 1's view of record r's position: the span of the bucket's records, and whether every
- * input gave its shard one capacity. */
+/* Pass 1's view of record r's position: the span of the bucket's records. */
 static void note_position(bucket *b, const bb_mrecord *r) {
-    if (b->last_input != r->input + 1) {
-        b->last_input = r->input + 1;
-        uint64_t cap = 0;
-        for (size_t k = 0; k < r->instance->shard_count; k++)
-            if (r->instance->shards[k].shard_id == r->rec.shard_id) cap = r->instance->shards[k].capacity;
-        b->cap0 = b->cap0 == 0 ? cap : b->cap0 == cap ? cap : UINT64_MAX;
-    }
     uint64_t end = r->rec.position + BB__FRAME_SIZE(r->rec.schema->record_size);
     if (!b->bytes || r->rec.position < b->lo) b->lo = r->rec.position;
     if (!b->bytes || end > b->hi) b->hi = end;
@@ -597,6 +594,7 @@ static void repack_free(repack *rp) {
     for (size_t i = 0; rp->insts && i < rp->ni; i++) {
         free(rp->insts[i].intern);
         u64map_free(&rp->insts[i].shards);
+        u64map_free(&rp->insts[i].caps);
     }
     free(rp->insts);
     for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].p);
