@@ -455,7 +455,10 @@ static int lay_out(repack *rp) {
         bucket *b = &rp->bk[i];
         uint64_t cap = 64;
         while (cap < b->bytes) cap <<= 1;
-        b->keep = b->bytes && b->cap0 && b->cap0 != UINT64_MAX && b->hi - b->lo <= b->cap0;
+        /* (records that overlap, which only hostile inputs hold, need more bytes than their
+         * span: re-packed, never written over each other) */
+        b->keep = b->bytes && b->cap0 && b->cap0 != UINT64_MAX && b->hi - b->lo <= b->cap0 &&
+                  b->bytes <= b->hi - b->lo;
         if (b->keep) {
             cap = b->cap0;
             b->bytes = b->hi; /* the head */
