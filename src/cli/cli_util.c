@@ -509,6 +509,25 @@ bool cli_out_commit(cli_out *o) {
     return ok;
 }
 
+bool cli_write_file(const char *path, const void *data, size_t len, bool sync) {
+    cli_out o;
+    if (!cli_out_open(&o, path)) return false;
+    const uint8_t *p = data;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(o.fd, p + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    if (off != len || (sync && fsync(o.fd) != 0)) {
+        cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        cli_out_abort(&o);
+        return false;
+    }
+    return cli_out_commit(&o);
+}
+
 void cli_out_abort(cli_out *o) {
     if (!o->tmp) {
         if (o->fd > STDERR_FILENO) close(o->fd);

@@ -99,6 +99,10 @@ bool cli_out_open(cli_out *o, const char *path);
 bool cli_out_commit(cli_out *o);
 /* Close and remove the temporary (no-op on stdout). */
 void cli_out_abort(cli_out *o);
+/* The whole file `path` is `len` bytes of `data`, written through cli_out (a temporary renamed
+ * into place), fsync'ed first when `sync`. On failure prints "cannot write PATH: reason",
+ * leaves no file behind and returns false. */
+bool cli_write_file(const char *path, const void *data, size_t len, bool sync);
 
 /* Progress on stderr, only when stderr is a TTY: "records done/total (rate/s)", at most ~5 times
  * a second; cli_progress_done clears the line. */

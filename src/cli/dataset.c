@@ -131,29 +131,6 @@ char *ds_schema_dump(const ds_handle *h)
     return p;
 }
 
-/* Write `len` bytes to `path` (aside, then renamed); false after a message. */
-static bool write_small(const char *path, const char *data, size_t len)
-{
-    cli_out o;
-    if (!cli_out_open(&o, path))
-        return false;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(o.fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    if (off != len) {
-        cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        cli_out_abort(&o);
-        return false;
-    }
-    return cli_out_commit(&o);
-}
-
 bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given)
 {
     char *path = join(h->dir, "_backbeat/partitioning");
@@ -168,7 +145,7 @@ bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given)
     if (!f) {
         size_t n = strlen(want);
         want[n] = '\n';
-        ok = write_small(path, want, n + 1); /* the first append fixes the keys */
+        ok = cli_write_file(path, want, n + 1, false); /* the first append fixes the keys */
     } else {
         bool read = fgets(have, sizeof have, f) != NULL || feof(f);
         fclose(f);
@@ -504,28 +481,11 @@ static bool write_views(const ds_handle *h, const bb_model *model)
     pq_cstr(&b, "/**/*.parquet', hive_partitioning = true, union_by_name = true);\n");
     if (ddl)
         pq_cstr(&b, ddl);
-    cli_out o;
     bool ok = path && ddl && !b.failed;
     if (!ok)
         cli_error("cannot write %s/views.sql: out of memory", h->dir);
-    if (ok && (ok = cli_out_open(&o, path))) {
-        size_t off = 0;
-        while (off < b.len) {
-            ssize_t w = write(o.fd, b.data + off, b.len - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            off += (size_t)w;
-        }
-        if (off != b.len) {
-            cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-            cli_out_abort(&o);
-            ok = false;
-        } else {
-            ok = cli_out_commit(&o);
-        }
-    }
+    else
+        ok = cli_write_file(path, b.data, b.len, false);
     free(path);
     free(ddl);
     pq_buf_free(&b);

@@ -121,26 +121,7 @@ bool ds_schema_save(const char *dir, const bb_model *model)
         return false;
     }
     snprintf(path, n, "%s/_backbeat/schema.bb", dir);
-    cli_out o;
-    bool ok = cli_out_open(&o, path);
-    if (ok) {
-        size_t off = 0;
-        while (off < b.len) {
-            ssize_t w = write(o.fd, b.data + off, b.len - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            off += (size_t)w;
-        }
-        if (off != b.len || fsync(o.fd) != 0) {
-            cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-            cli_out_abort(&o);
-            ok = false;
-        } else {
-            ok = cli_out_commit(&o);
-        }
-    }
+    bool ok = cli_write_file(path, b.data, b.len, true);
     free(path);
     pq_buf_free(&b);
     return ok;

@@ -152,22 +152,7 @@ static int recover_one(const char *in, const char *out) {
     cli_ring_info info;
     int alive = 0;
     if (!cli_ring_load(in, &mem, &len, &info, &alive)) return CLI_FAIL;
-    cli_out o;
-    bool ok = cli_out_open(&o, out);
-    size_t done = 0;
-    while (ok && done < len) {
-        ssize_t w = write(o.fd, mem + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
-    if (ok && done != len) {
-        cli_error("cannot write %s: %s", out, strerror(errno));
-        cli_out_abort(&o);
-        ok = false;
-    } else if (ok) {
-        ok = cli_out_commit(&o);
-    }
+    bool ok = cli_write_file(out, mem, len, false);
     free(mem);
     if (!ok) return CLI_FAIL;
     fprintf(stderr,
