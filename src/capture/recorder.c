@@ -74,6 +74,7 @@ static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes
     void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     h->rings = rings == MAP_FAILED ? NULL : rings;
+    h->slot_base = bb_inflight_global_base();
     h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * h->shard_count);
     if (h->cursors) memset(h->cursors, 0, sizeof(struct bb__cursor) * h->shard_count);
     bb_status st = bb_intern_table_init(&rec->intern, entries, bytes);

@@ -162,7 +162,7 @@ static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_even
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
  * So that no stale bytes pass for a record:
  *  - records that were in flight when the head was read (announced by their threads, see
- *    recorder_inflight.c) are copied again once complete, or zeroed if their writer does not
+ *    inflight.c) are copied again once complete, or zeroed if their writer does not
  *    finish within a few milliseconds (it is descheduled: its slot holds bytes of an older lap);
  *  - cut: bytes of the window [head - cap, head) that writers may have overwritten during the
  *    copy (positions from head to the cursor re-read after the copy, one lap later), and the
@@ -177,14 +177,14 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
     uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
     bb_inflight fl[256];
     int budget = 250; /* at most ~5 ms of waiting per shard */
-    size_t nfl = bb_inflight_collect(h->serial, i, h0, fl, 256, &budget);
+    size_t nfl = bb_inflight_collect(h, i, h0, fl, 256, &budget);
     racy_copy(buf, ring, (size_t)cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     for (size_t k = 0; k < nfl; k++) {
         uint64_t from = fl[k].pos > low ? fl[k].pos : low;
         uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;
         if (to <= from) continue;
-        if (bb_inflight_wait(&fl[k], &budget)) {
+        if (bb_inflight_wait(h, &fl[k], &budget)) {
             /* complete now: take its final bytes (a lap overwriting them is caught below) */
             uint64_t off = from & (cap - 1), n = to - from;
             uint64_t first = cap - off < n ? cap - off : n;
@@ -259,7 +259,7 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         *head = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
         bb_inflight fl[256];
         int budget = 0;
-        size_t nfl = bb_inflight_collect(h->serial, i, *head, fl, 256, &budget);
+        size_t nfl = bb_inflight_collect(h, i, *head, fl, 256, &budget);
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
         uint64_t top = *head + rseq_margin(h, &c->ev), cap = h->capacity;

@@ -96,25 +96,33 @@ void bb_cpu_setup(struct bb__recorder_hot *h);
 /* Fill h->commit (BB__COMMIT_*) for a recorder whose shard_count and cpu_mode are set. */
 void bb_commit_setup(struct bb__recorder_hot *h);
 
-/* ---- records in flight (recorder_inflight.c) ------------------------------------------------ */
+/* ---- records in flight (inflight.c) --------------------------------------------------------- */
+/* Threads that can hold an announcement index at once; a table has one more entry, the overflow
+ * entry (further threads share it, dumps ignore it). */
+#define BB_TSLOTS 4096
 typedef struct bb_inflight {
     uint64_t pos;
     uint32_t len;
     uint32_t slot;
     uint32_t tag;
 } bb_inflight;
-/* The records of recorder `serial`'s shard in flight below `head` (see recorder_inflight.c);
- * `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us sleep). */
+/* The slot_base of the process-wide table (anonymous recorders). */
+uintptr_t bb_inflight_global_base(void);
+/* Prepare a zeroed table of BB_TSLOTS + 1 entries for use as a recorder's (its overflow entry). */
+void bb_inflight_table_init(struct bb__tslot *table);
 /* The absolute position, in the last lap below `head` (> pos), of the ring bytes that position
  * `pos` occupies: pos + k * cap for the largest k with that position < head. */
 static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
     return pos + (head - 1 - pos) / cap * cap;
 }
-size_t bb_inflight_collect(uint32_t serial, uint32_t shard, uint64_t head, bb_inflight *out,
-                           size_t cap, int *budget);
-/* Wait (spending `*budget`) for the announced record `e` to be complete; true when it is (its
- * bytes in the ring are then final until the ring laps them). */
-bool bb_inflight_wait(const bb_inflight *e, int *budget);
+/* The records of shard `shard` of the recorder whose hot view is `h` in flight below `head`
+ * (see inflight.c); `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us
+ * sleep). */
+size_t bb_inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
+                           bb_inflight *out, size_t cap, int *budget);
+/* Wait (spending `*budget`) for the announced record `e` of `h` to be complete; true when it is
+ * (its bytes in the ring are then final until the ring laps them). */
+bool bb_inflight_wait(const struct bb__recorder_hot *h, const bb_inflight *e, int *budget);
 
 /* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
 /* The schemas a dump carries, which decide what its reader accepts. */

@@ -1,10 +1,11 @@
 /* ring_backing.c — a recorder's storage in a ring file (docs/RING_FILE.md, layout in
  * src/format/ring_file.h): create the file, reserve its whole size on disk, lock it (the
  * flock says "the writer is alive" to `backbeat recover`), map it MAP_SHARED, write the header,
- * point the recorder's cursors, rings and intern table into it, and attach the metadata log
+ * point the recorder's cursors, announcement table, rings and intern table into it, and attach the metadata log
  * (ring_meta.c). Closing unmaps it and removes it unless kept, only in the creating process. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,17 @@
 #include "common/error_set.h"
 #include "format/ring_file.h"
 
+/* The file's announcement entries are the recorder's struct bb__tslot, in place. */
+_Static_assert(sizeof(struct bb__tslot) == BB_RING_SLOT_STRIDE &&
+                   offsetof(struct bb__tslot, taglen) == 0 && offsetof(struct bb__tslot, pos) == 8,
+               "ring file announcement layout");
+
 /* Default size of the metadata log (schemas and view sets). */
 #define BB_RING_META_DEFAULT (1u << 20)
 
 /* Where each region goes, from the recorder's geometry. */
 typedef struct layout {
-    uint64_t cursors_off, meta_off, meta_len, intern_off, arena_off, rings_off, size;
+    uint64_t cursors_off, slots_off, meta_off, meta_len, intern_off, arena_off, rings_off, size;
 } layout;
 
 static uint64_t align_up(uint64_t v) {
@@ -35,7 +41,8 @@ static uint64_t align_up(uint64_t v) {
 static layout plan(const struct bb__recorder_hot *h, uint32_t entries, uint32_t bytes) {
     layout l;
     l.cursors_off = BB_RING_HEADER_SIZE;
-    l.meta_off = l.cursors_off + align_up((uint64_t)h->shard_count * BB_RING_CURSOR_STRIDE);
+    l.slots_off = l.cursors_off + align_up((uint64_t)h->shard_count * BB_RING_CURSOR_STRIDE);
+    l.meta_off = l.slots_off + align_up((uint64_t)(BB_TSLOTS + 1) * BB_RING_SLOT_STRIDE);
     l.meta_len = BB_RING_META_DEFAULT;
     l.intern_off = l.meta_off + l.meta_len;
     l.arena_off = l.intern_off + align_up((uint64_t)entries * BB_RING_INTERN_ENTRY);
@@ -77,6 +84,10 @@ static void write_header(uint8_t *b, const bb_recorder *rec, const layout *l) {
     put32(b, BB_RH_INTERN_ENTRIES, rec->intern.cap_entries);
     put32(b, BB_RH_INTERN_BYTES, rec->intern.cap_bytes);
     put64(b, BB_RH_RINGS_OFF, l->rings_off);
+    put64(b, BB_RH_SLOTS_OFF, l->slots_off);
+    put32(b, BB_RH_SLOT_COUNT, BB_TSLOTS + 1);
+    put32(b, BB_RH_SLOT_STRIDE, BB_RING_SLOT_STRIDE);
+    put32(b, BB_RH_TAG_BASE, h->tag_base);
     put64(b, BB_RH_TSC_BASE, h->tsc_base);
     put64(b, BB_RH_TSC_MULT, h->tsc_mult);
     put64(b, BB_RH_NS_BASE, h->ns_base);
@@ -160,6 +171,9 @@ bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
     if (st == BB_OK) {
         h->cursors = (struct bb__cursor *)(void *)(rf->base + l.cursors_off);
         h->rings = rf->base + l.rings_off;
+        struct bb__tslot *table = (struct bb__tslot *)(void *)(rf->base + l.slots_off);
+        bb_inflight_table_init(table);
+        h->slot_base = (uintptr_t)table - sizeof *table;
         rec->rings_len = (size_t)(h->capacity * h->shard_count);
         write_header(rf->base, rec, &l);
         rec->ring = rf;
@@ -173,6 +187,7 @@ bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
         bb_intern_table_destroy(&rec->intern);
         h->cursors = NULL;
         h->rings = NULL;
+        h->slot_base = 0;
         rec->ring = NULL;
         free_file(rf);
     }

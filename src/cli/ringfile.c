@@ -22,6 +22,7 @@
 #include "backbeat/detail/frame.h"
 #include "backbeat/reader.h"
 #include "cli/cli_util.h"
+#include "cli/ring_inflight.h"
 #include "cli/u64map.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
@@ -53,8 +54,8 @@ bool cli_ring_is(const void *data, size_t len) {
 
 /* The regions of a validated header. */
 typedef struct regions {
-    uint64_t cursors, meta, meta_len, intern, arena, rings;
-    uint32_t entries, bytes;
+    uint64_t cursors, slots, meta, meta_len, intern, arena, rings;
+    uint32_t entries, bytes, slot_count, tag_base;
 } regions;
 
 /* a + b <= limit without overflow, and a aligned. */
@@ -65,6 +66,9 @@ static bool region_ok(uint64_t a, uint64_t n, uint64_t limit) {
 static bool read_regions(const uint8_t *d, const cli_ring_info *in, regions *r, char *why,
                          size_t cap) {
     r->cursors = get64(d, BB_RH_CURSORS_OFF);
+    r->slots = get64(d, BB_RH_SLOTS_OFF);
+    r->slot_count = get32(d, BB_RH_SLOT_COUNT);
+    r->tag_base = get32(d, BB_RH_TAG_BASE);
     r->meta = get64(d, BB_RH_META_OFF);
     r->meta_len = get64(d, BB_RH_META_LEN);
     r->intern = get64(d, BB_RH_INTERN_OFF);
@@ -73,8 +77,13 @@ static bool read_regions(const uint8_t *d, const cli_ring_info *in, regions *r, 
     r->entries = get32(d, BB_RH_INTERN_ENTRIES);
     r->bytes = get32(d, BB_RH_INTERN_BYTES);
     uint64_t fs = in->file_size;
+    if (r->slot_count == 0 || r->slot_count > BB_RING_SLOT_MAX ||
+        get32(d, BB_RH_SLOT_STRIDE) != BB_RING_SLOT_STRIDE)
+        return fail(why, cap, "header has an invalid announcement table (%u entries of %u bytes)",
+                    r->slot_count, get32(d, BB_RH_SLOT_STRIDE));
     bool ok = r->cursors >= BB_RING_HEADER_SIZE &&
-              region_ok(r->cursors, (uint64_t)in->shards * BB_RING_CURSOR_STRIDE, r->meta) &&
+              region_ok(r->cursors, (uint64_t)in->shards * BB_RING_CURSOR_STRIDE, r->slots) &&
+              region_ok(r->slots, (uint64_t)r->slot_count * BB_RING_SLOT_STRIDE, r->meta) &&
               region_ok(r->meta, r->meta_len, r->intern) &&
               region_ok(r->intern, (uint64_t)r->entries * BB_RING_INTERN_ENTRY, r->arena) &&
               region_ok(r->arena, r->bytes, r->rings) &&
@@ -259,24 +268,14 @@ static bool take_interns(const uint8_t *d, const regions *g, recovered *r) {
 
 /* ---- the lapped-writer cut (as recorder_dump.c's drop_lapped, over the recovered schemas) */
 
-static uint64_t ring_le(const uint8_t *ring, uint64_t cap, uint64_t pos, unsigned n) {
-    uint64_t v = 0;
-    for (unsigned k = 0; k < n; k++) v |= (uint64_t)ring[(pos + k) & (cap - 1)] << (8 * k);
-    return v;
-}
-
-/* The position where the reader's walk down from h0 first accepts a record starting below
- * `end` (FORMAT.md "Records and rings"); zeroing [low, there) drops every record below it. */
-static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h0,
-                          uint64_t end, const u64map *sizes) {
-    uint64_t pos = h0;
-    while (pos - low >= BB__FRAME_TRAILER) {
-        uint64_t len = ring_le(ring, cap, pos - BB__FRAME_TRAILER, BB__FRAME_TRAILER);
-        uint64_t start = pos - BB__FRAME_TRAILER - len;
-        uintptr_t sz = len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD
-                           ? 0
-                           : (uintptr_t)u64map_get(sizes, ring_le(ring, cap, start + 8, 8));
-        if (!sz || len != BB__FRAME_HEAD + (sz - 1)) {
+/* The position where the reader's walk down from the head first accepts a record starting
+ * below `end` (FORMAT.md "Records and rings"); zeroing [low, there) drops every record below
+ * it. */
+static uint64_t cut_below(const cli_ring_view *v, uint64_t end) {
+    uint64_t pos = v->head;
+    while (pos - v->low >= BB__FRAME_TRAILER) {
+        uint64_t start = cli_ring_frame_end(v, pos);
+        if (start == UINT64_MAX) {
             pos--;
             continue;
         }
@@ -286,14 +285,11 @@ static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint6
     return pos;
 }
 
-/* True when the ring was cut. */
-static bool cut_lapped(uint8_t *ring, uint64_t cap, uint64_t head, uint64_t damaged,
-                       const u64map *sizes) {
-    uint64_t low = head > cap ? head - cap : 0;
-    if (damaged <= low || damaged > head) return false;
-    uint64_t to = cut_below(ring, cap, low, head, damaged, sizes);
-    for (uint64_t a = low; a < to; a++) ring[a & (cap - 1)] = 0;
-    return true;
+/* Cut the window below `damaged` (a position in it) like a live dump. */
+static void cut_lapped(cli_ring_view *v, uint64_t damaged) {
+    if (damaged <= v->low || damaged > v->head) return;
+    uint64_t to = cut_below(v, damaged);
+    for (uint64_t a = v->low; a < to; a++) v->ring[a & (v->cap - 1)] = 0;
 }
 
 /* ---- the dump ---------------------------------------------------------------------------- */
@@ -358,21 +354,27 @@ static uint64_t rseq_margin(const u64map *sizes) {
     return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
 }
 
-/* Cut each copied ring as a live dump would (a lapped writer's mark in its cursor, and the
- * rseq margin above the head). */
+/* Cut each copied ring as a live dump would: blank the records its writers left in flight
+ * (the file's announcement table, ring_inflight.c), then cut below a lapped writer's mark in its
+ * cursor, below the late bytes of a writer in flight below the window, and the rseq margin
+ * above the head. */
 static void cut_rings(uint8_t *out, const plan *pl, cli_ring_info *info,
                       const recovered *r, const uint8_t *d, const regions *g) {
     size_t first = 2 + r->nviews;
     uint64_t margin = rseq_margin(&r->sizes), cap = info->capacity;
     for (uint32_t i = 0; i < info->shards; i++) {
         const uint8_t *c = d + g->cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
-        uint8_t *ring = out + pl->secs[first + i].offset + BB_SHARD_HEADER_SIZE;
         uint64_t head = get64(c, 0), damaged = get64(c, 8);
+        cli_ring_view v = {out + pl->secs[first + i].offset + BB_SHARD_HEADER_SIZE, cap, head,
+                           head > cap ? head - cap : 0, &r->sizes};
+        uint64_t late = cli_ring_inflight(&v, d + g->slots, g->slot_count, g->tag_base + i);
         uint64_t top = head + margin, from = head > cap ? head : cap;
-        uint64_t mark = top > from ? top - cap : 0, low = head > cap ? head - cap : 0;
-        bool lapped = damaged > low && damaged <= head; /* what cut_shards reports */
+        uint64_t mark = top > from ? top - cap : 0;
+        bool lapped = (damaged > v.low && damaged <= head) || late > v.low; /* cut_shards */
         if (mark > head) mark = head;
-        (void)cut_lapped(ring, cap, head, damaged > mark ? damaged : mark, &r->sizes);
+        if (late > head) late = head;
+        if (late > mark) mark = late;
+        cut_lapped(&v, damaged > mark ? damaged : mark);
         info->cut_shards += lapped;
     }
 }

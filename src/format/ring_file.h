@@ -7,6 +7,8 @@
  *
  *   [0, 4096)             header (below)
  *   [cursors_off, ...)    shard_count cursors of 128 bytes: u64 head, u64 damaged_below, pad
+ *   [slots_off, ...)      slot_count announcements of 128 bytes (struct bb__tslot): u64 taglen,
+ *                         u64 pos, ... (records in flight; the last entry is the overflow one)
  *   [meta_off, +meta_len) the metadata log: entries appended under a lock (below)
  *   [intern_off, ...)     intern_cap_entries entries of 16 bytes: u32 off, len, hash, ready
  *   [arena_off, ...)      intern_cap_bytes bytes of interned string bytes
@@ -22,7 +24,7 @@
 
 #define BB_RING_MAGIC "BBRING\r\n"
 #define BB_RING_MAGIC_SIZE 8u
-#define BB_RING_VERSION 1u
+#define BB_RING_VERSION 2u
 #define BB_RING_HEADER_SIZE 4096u
 #define BB_RING_ALIGN 4096u
 #define BB_RING_CURSOR_STRIDE 128u
@@ -59,11 +61,15 @@
 #define BB_RH_BOOT_ID 176       /* 40 bytes: /proc/sys/kernel/random/boot_id, NUL-terminated */
 #define BB_RING_BOOT_ID_MAX 40u
 #define BB_RH_HOST 216          /* 256 bytes, NUL-terminated */
-#define BB_RING_CHECKED 472     /* end of the checked part */
-#define BB_RH_CHECK 472         /* u64: FNV-1a 64 of [0, 472) */
-#define BB_RH_STATE 480         /* u32 (atomic): BB_RING_STATE_* */
-#define BB_RH_META_DROPPED 484  /* u32 (atomic): metadata entries that did not fit */
-#define BB_RH_META_TAIL 488     /* u64 (atomic): bytes of the metadata log in use */
+#define BB_RH_SLOTS_OFF 472     /* u64: the announcement table */
+#define BB_RH_SLOT_COUNT 480    /* u32: its entries, the overflow entry included */
+#define BB_RH_SLOT_STRIDE 484   /* u32 = 128 */
+#define BB_RH_TAG_BASE 488      /* u32: the tag of shard 0's announcements (shard i: + i) */
+#define BB_RING_CHECKED 496     /* end of the checked part (492..495 are zero) */
+#define BB_RH_CHECK 496         /* u64: FNV-1a 64 of [0, 496) */
+#define BB_RH_STATE 504         /* u32 (atomic): BB_RING_STATE_* */
+#define BB_RH_META_DROPPED 508  /* u32 (atomic): metadata entries that did not fit */
+#define BB_RH_META_TAIL 512     /* u64 (atomic): bytes of the metadata log in use */
 
 enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
 
@@ -84,6 +90,11 @@ enum {
     BB_RME_EVENT = 1, /* one Schema-section entry of FORMAT.md (no count) */
     BB_RME_VIEWS = 2  /* the SQL text of one view set */
 };
+
+/* An announcement in the file: u64 taglen (record length << 32 | tag, 0 idle) at 0, u64 pos
+ * (UINT64_MAX between announcing and reserving) at 8. */
+#define BB_RING_SLOT_STRIDE 128u
+#define BB_RING_SLOT_MAX 65536u
 
 /* Size of the intern entry in the file (the bb_intern_entry of the recorder). */
 #define BB_RING_INTERN_ENTRY 16u

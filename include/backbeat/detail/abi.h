@@ -25,7 +25,7 @@
 /* 'b' 'b' then the layout revision. Only the test suite overrides it (to build a plugin as if
  * against other headers). */
 #ifndef BB__ABI_LAYOUT
-#define BB__ABI_LAYOUT 0x62620002u
+#define BB__ABI_LAYOUT 0x62620003u
 #endif
 
 #endif /* BACKBEAT_DETAIL_ABI_H */

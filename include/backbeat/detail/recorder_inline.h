@@ -30,9 +30,11 @@ struct bb__cursor {
 };
 
 /* A thread's announcement of the record it is writing (src/capture/inflight.c): a dump re-copies
- * or blanks the records still in flight in its snapshot, so a writer preempted between
- * reservation and copy never exposes stale bytes of an older lap as a record. One per thread,
- * in a global table, written only by its thread. `taglen` = record length << 32 | tag, with
+ * or blanks the records still in flight in its snapshot, and `backbeat recover` blanks those of
+ * a killed process, so a writer stopped between reservation and copy never exposes stale bytes
+ * of an older lap as a record. Each recorder has a table of them (the process-wide one for
+ * anonymous recorders, one in the ring file for a file-backed recorder); a thread has the same
+ * entry in every table, written only by it. `taglen` = record length << 32 | tag, with
  * tag = ((recorder serial & 0xFFFF) << 16 | shard) + 1, 0 when idle; `pos` = the reservation's
  * position, BB__POS_UNKNOWN between announcing and reserving.
  * ABI (detail/abi.h): written by inline code; only reached through a recorder whose enable word
@@ -40,13 +42,15 @@ struct bb__cursor {
 struct bb__tslot {
     uint64_t taglen;
     uint64_t pos;
-    uint32_t claimed; /* owned by recorder_inflight.c */
-    uint32_t shared;  /* the overflow slot several threads use: ignored by dumps */
+    uint32_t claimed; /* owned by inflight.c (meaningful in the process-wide table only) */
+    uint32_t shared;  /* the overflow entry several threads use: ignored by dumps */
     uint8_t pad[104];
 };
 #define BB__POS_UNKNOWN UINT64_MAX
-BB_API extern __thread struct bb__tslot *bb__tls_slot __attribute__((tls_model("initial-exec")));
-BB_API struct bb__tslot *bb__tslot_attach(void);
+/* The calling thread's entry in every table, as a byte offset from a table's `slot_base`:
+ * (index + 1) * sizeof(struct bb__tslot); 0 until the thread's first record attaches it. */
+BB_API extern __thread uintptr_t bb__tls_slot_off __attribute__((tls_model("initial-exec")));
+BB_API uintptr_t bb__tslot_attach(void);
 
 /* The first bytes of every bb_recorder (read-mostly; 128-byte aligned).
  * ABI (detail/abi.h): read by inline code at these offsets. `enabled` is BB__ABI_LAYOUT while
@@ -67,6 +71,7 @@ struct bb__recorder_hot {
     uint64_t mask;         /* capacity - 1 */
     uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
     uint32_t commit;       /* BB__COMMIT_*: chosen once at creation (src/capture/commit.c) */
+    uintptr_t slot_base;   /* the announcement table's address minus one entry (bb__tslot) */
     uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
     uint64_t tsc_mult;
     uint64_t ns_base;
@@ -307,8 +312,9 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
      * monotonic last (see below). */
     if (read_clock && h->clock >= BB__CLK_MANUAL) ts = bb__clock_read(h);
     uint32_t shard = bb__shard_of(h, bb__cpu_hint(h));
-    struct bb__tslot *t = bb__tls_slot;
-    if (BB__UNLIKELY(!t)) t = bb__tslot_attach();
+    uintptr_t so = bb__tls_slot_off;
+    if (BB__UNLIKELY(!so)) so = bb__tslot_attach();
+    struct bb__tslot *t = (struct bb__tslot *)(h->slot_base + so);
     /* Announce, reserve, publish the position, copy, retire (plain stores on x86, to a line only
      * this thread writes; the acq_rel fetch_add orders the announcement before the reservation,
      * and a dump seeing `pos` change knows the previous record is complete). A signal

@@ -93,7 +93,7 @@ int main(void)
     const char *msg = slurp(log);
     CHECK(strstr(msg, "backbeat: refusing the events of ") == msg, "message: %s", msg);
     CHECK(strstr(msg, "foreign_plugin") != NULL, "names the plugin: %s", msg);
-    CHECK(strstr(msg, "0x62629999") && strstr(msg, "0x62620002"), "both layouts: %s", msg);
+    CHECK(strstr(msg, "0x62629999") && strstr(msg, "0x62620003"), "both layouts: %s", msg);
     CHECK(strchr(msg, '\n') == msg + strlen(msg) - 1, "exactly one line: %s", msg);
     unlink(log);
 

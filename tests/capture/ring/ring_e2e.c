@@ -157,6 +157,7 @@ static bool make_dir(const char *base) {
 
 static void remove_dir(void) {
     char cmd[300];
+    if (getenv("BB_KEEP")) return; /* BB_KEEP=1: leave the files of the run for inspection */
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
 }
@@ -172,8 +173,36 @@ static char *base_env(const char *shards) {
 
 /* The lapped-writer marks of the ring file's cursors (docs/RING_FILE.md): a recovery drops the
  * records below a mark inside the window, as a live dump would. Returns the shard count. */
+/* A writer in flight at the kill whose reservation lies below its ring's window (lapped by the
+ * others while descheduled) may have written its bytes late, one lap up: recovery cuts the
+ * window below the end of those bytes (RING_FILE.md "Records in flight"). Raise marks[] to
+ * that end, read from the file's announcement table. */
+static void inflight_marks(FILE *f, const uint8_t *h, const uint64_t *heads, uint64_t *marks,
+                           uint32_t n) {
+    uint64_t off, cap;
+    uint32_t count, tag_base;
+    memcpy(&off, h + BB_RH_SLOTS_OFF, 8);
+    memcpy(&cap, h + BB_RH_CAPACITY, 8);
+    memcpy(&count, h + BB_RH_SLOT_COUNT, 4);
+    memcpy(&tag_base, h + BB_RH_TAG_BASE, 4);
+    for (uint32_t i = 0; i + 1 < count; i++) {
+        uint64_t e[2];
+        if (fseek(f, (long)(off + (uint64_t)i * BB_RING_SLOT_STRIDE), SEEK_SET) != 0 ||
+            fread(e, 8, 2, f) != 2)
+            return;
+        uint32_t s = (uint32_t)e[0] - tag_base;
+        uint64_t len = e[0] >> 32, pos = e[1];
+        if (!e[0] || s >= n || pos == UINT64_MAX || pos + cap >= heads[s]) continue;
+        uint64_t end = pos + (heads[s] - 1 - pos) / cap * cap + len;
+        if (end > marks[s]) marks[s] = end;
+    }
+}
+
+/* The mark below which recovery cuts each shard's window: a lapped writer's mark in its
+ * cursor, or the late bytes of a writer in flight below the window. */
 static uint32_t read_marks(const char *ring, uint64_t *marks, uint32_t max) {
     uint8_t h[BB_RING_HEADER_SIZE];
+    uint64_t heads[MAX_THREADS] = {0};
     FILE *f = fopen(ring, "rb");
     uint32_t n = 0;
     uint64_t off;
@@ -184,11 +213,14 @@ static uint32_t read_marks(const char *ring, uint64_t *marks, uint32_t max) {
         for (uint32_t i = 0; i < n; i++) {
             uint64_t c[2] = {0, 0};
             if (fseek(f, (long)(off + i * BB_RING_CURSOR_STRIDE), SEEK_SET) != 0 ||
-                fread(c, 8, 2, f) != 2)
+                fread(c, 8, 2, f) != 2) {
                 n = i;
-            else
+            } else {
+                heads[i] = c[0];
                 marks[i] = c[1];
+            }
         }
+        inflight_marks(f, h, heads, marks, n);
     }
     if (f) fclose(f);
     return n;
