@@ -251,7 +251,8 @@ static void put_dense(writer *w, int g, const bb_record *rec, pq_plan *pl, insta
         return;
     if (is) {
         pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
-        is->rows++;
+        if (g < 0)
+            is->rows++; /* the parallel engine counts on its reading thread */
     } else {
         pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
     }

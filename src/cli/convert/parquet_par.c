@@ -32,7 +32,8 @@ typedef struct item {
 } item;
 
 typedef struct batch {
-    item *items;
+    _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
+                                 the other */
     size_t n;
     uint8_t *bytes;
     size_t len, cap;
@@ -78,14 +79,19 @@ static void render_task(void *arg, size_t g, unsigned k)
 {
     writer *w = arg;
     pq_par *p = w->par;
-    const batch *b = &p->b[p->cur ^ 1];
     bind(w, g, k);
-    for (size_t j = 0; j < p->fly_n; j++) {
-        const item *it = &b->items[j];
-        size_t at = (size_t)(it->pl - w->lay.plans) * p->ngroups + g;
-        pqw_render_part(w, &p->lanes[k], (int)g, &p->pfield[p->pfstart[at]],
-                        p->pfstart[at + 1] - p->pfstart[at], &it->mr, it->pl, it->is,
-                        p->r0 + j, p->seq0 + j);
+    /* locals: the reader keeps writing next to these while the task runs */
+    const item *items = p->b[p->cur ^ 1].items;
+    const size_t n = p->fly_n, G = p->ngroups, *pfstart = p->pfstart;
+    const uint32_t *pfield = p->pfield;
+    const uint64_t r0 = p->r0, seq0 = p->seq0;
+    const pq_plan *plans = w->lay.plans;
+    pqw_lane *ln = &p->lanes[k];
+    for (size_t j = 0; j < n; j++) {
+        const item *it = &items[j];
+        size_t at = (size_t)(it->pl - plans) * G + g;
+        pqw_render_part(w, ln, (int)g, &pfield[pfstart[at]], pfstart[at + 1] - pfstart[at],
+                        &it->mr, it->pl, it->is, r0 + j, seq0 + j);
     }
 }
 
@@ -193,6 +199,8 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
     batch *b = &p->b[p->cur];
     const bb_rschema *s = mr->rec.schema ? mr->rec.schema : pl->schema;
     item it = {.mr = *mr, .pl = pl, .is = is};
+    if (is)
+        is->rows++; /* here, not on the workers: the reader reads the slot's id on every row */
     if (!stage(b, &it, mr->rec.fields, mr->rec.fields ? s->record_size : 0))
         return oom(w);
     if (b->n < BATCH_ROWS && b->len < BATCH_BYTES)

@@ -30,7 +30,7 @@ typedef struct instance_slot {
     uint64_t id;
     const bb_rinstance *inst;
     pq_dict_cache cache; /* the instance_id column's: touched by that column's thread only */
-    uint64_t rows;       /* likewise */
+    uint64_t rows;       /* rows written: counted by the reading thread */
 } instance_slot;
 
 /* What one rendering thread owns: its scratch and its cache of UTF-8 checks. */
