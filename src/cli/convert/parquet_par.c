@@ -293,9 +293,12 @@ static bool alloc_workers(writer *w, pq_par *p)
         p->ctxs[k].page_bytes = w->ctx.page_bytes;
         p->ctxs[k].dict_max = w->ctx.dict_max;
     }
-    for (int i = 0; i < 2; i++)
-        if (!(p->b[i].items = calloc(BATCH_ROWS, sizeof *p->b[i].items)))
+    for (int i = 0; i < 2; i++) { /* bytes from the start: never NULL + offset */
+        p->b[i].items = calloc(BATCH_ROWS, sizeof *p->b[i].items);
+        p->b[i].bytes = malloc(p->b[i].cap = 65536);
+        if (!p->b[i].items || !p->b[i].bytes)
             return false;
+    }
     return true;
 }
 

@@ -5,7 +5,7 @@
 #    groups: by row count (BACKBEAT_PARQUET_ROW_GROUP=3000, not a multiple of the batches), by
 #    memory budget (BACKBEAT_PARQUET_BUDGET small: early row groups decided between batches),
 #    with the default sizes, with a filter (--event), and on the wide dump (~1200 leaves);
-#  - the trace, for N = 1 and 4;
+#  - the trace, for N = 1, 2 and 4: plain, with every span left unclosed, with orphan exits;
 #  - --dataset appends: every part file and views.sql the same for N = 1 and 4;
 #  - a failed write (file-size limit) with N = 4: exit 1, "cannot write OUT: File too large",
 #    nothing left behind, as with N = 1;
@@ -53,11 +53,18 @@ same "default" X=1 -- big.bb
 same "filter" BACKBEAT_PARQUET_ROW_GROUP=5000 -- big.bb --event 'gen::Span*'
 same "wide" BACKBEAT_PARQUET_ROW_GROUP=1000 -- wide.bb --compression-level 1
 
-for n in 1 4; do
-  "$B" convert big.bb -o "t$n.json" --threads "$n" || fail "trace --threads $n exit $?"
+# traces: plain, only enters (every span unclosed, closed at the end), only exits (orphans)
+for ev in '*' 'gen::SpanBegin' 'gen::SpanEnd'; do
+  for n in 1 2 4; do
+    "$B" convert big.bb -o "t$n.json" --event "$ev" --threads "$n" ||
+      fail "trace $ev --threads $n exit $?"
+  done
+  [ "$(stat -c %s t1.json)" -gt 100000 ] || fail "trace $ev: output too small"
+  for n in 2 4; do
+    cmp -s t1.json "t$n.json" || fail "trace $ev: --threads $n differs from --threads 1"
+  done
+  rm -f t?.json
 done
-cmp -s t1.json t4.json || fail "trace: --threads 4 differs from --threads 1"
-rm -f t1.json t4.json
 
 for n in 1 4; do
   BACKBEAT_PARQUET_ROW_GROUP=4000 "$B" convert big.bb wide.bb --dataset "ds$n" --threads "$n" ||
