@@ -2,7 +2,8 @@
 // table to zstd Parquet. The table is loaded into memory from the Parquet file backbeat wrote
 // (same rows, same columns), then only the COPY is timed.
 //
-// Usage: node bench/convert_duckdb.mjs IN.parquet OUT.parquet [LEVEL [REPEAT]]  (best of REPEAT)
+// Usage: node bench/convert_duckdb.mjs IN.parquet OUT.parquet [LEVEL [REPEAT [THREADS]]]
+//   (best of REPEAT; THREADS: DuckDB's threads, default 1)
 //   prints: duckdb_rows=N duckdb_seconds=S (wall) duckdb_cpu=C (user+system) duckdb_bytes=B
 // SPDX-License-Identifier: MIT
 import fs from 'node:fs';
@@ -14,11 +15,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '..', 'tests', 'js', 'package.json'));
 const duck = await import(pathToFileURL(require.resolve('@duckdb/node-api')).href);
 
-const [input, output, level = '3', repeat = '1'] = process.argv.slice(2);
+const [input, output, level = '3', repeat = '1', threads = '1'] = process.argv.slice(2);
 const q = (s) => `'${s.replaceAll("'", "''")}'`;
 const db = await duck.DuckDBInstance.create(':memory:');
 const con = await db.connect();
-await con.run('SET threads = 1');
+await con.run(`SET threads = ${Math.max(1, Number(threads))}`);
 await con.run('SET preserve_insertion_order = true');
 await con.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${q(input)})`);
 const n = (await con.runAndReadAll('SELECT count(*) AS n FROM t')).getRowObjectsJS()[0].n;

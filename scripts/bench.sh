@@ -87,3 +87,10 @@ fi
 if want global; then
   "$B/bench/global_hotpath"
 fi
+
+# ---------------------------------------------------------------- threads: convert at scale
+# convert --threads 1 vs every CPU, Parquet and trace, 10 M and 100 M records (the larger only
+# with the disk space), against DuckDB's writer (issue 13; bench/convert_threads.sh).
+if want threads; then
+  BENCH_DIR="$WORK/threads" bash "$(dirname "$0")/../bench/convert_threads.sh" "$B"
+fi

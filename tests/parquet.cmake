@@ -56,3 +56,10 @@ bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_C
 add_executable(fleet_gen ${BB_CONV_DIR}/fleet_gen.c)
 target_link_libraries(fleet_gen PRIVATE backbeat)
 bb_node_test(parquet_fleet fleet_check.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
+
+# convert --threads N: the bytes of --threads 1 for every N (codecs, row-group cuts by rows and
+# by budget, filters, the wide table, traces, datasets), the failure path; read back by DuckDB.
+bb_node_test(parquet_threads parquet_threads.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>)
+add_test(NAME convert_threads COMMAND bash ${BB_CONV_DIR}/convert_threads.sh ${BB_PQ_CONVERT}
+         $<TARGET_FILE:pq_gendump> ${CMAKE_CURRENT_BINARY_DIR}/convert_threads_work)
+set_tests_properties(parquet_threads convert_threads PROPERTIES LABELS concurrent)

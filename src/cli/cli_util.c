@@ -153,7 +153,25 @@ bool cli_buf_init(cli_buf *b, int fd, size_t cap) {
     return b->data != NULL;
 }
 
+/* A buffer over no fd (fd < 0) grows instead; out of memory, its bytes are dropped and the
+ * error is kept. */
+static void buf_grow(cli_buf *b) {
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    char *n = b->failed ? NULL : realloc(b->data, cap);
+    if (!n) {
+        b->failed = ENOMEM;
+        b->len = 0;
+        return;
+    }
+    b->data = n;
+    b->cap = cap;
+}
+
 static void buf_drain(cli_buf *b) {
+    if (b->fd < 0) {
+        buf_grow(b);
+        return;
+    }
     size_t off = 0;
     while (off < b->len && !b->failed) {
         ssize_t w = write(b->fd, b->data + off, b->len - off);
@@ -169,7 +187,7 @@ static void buf_drain(cli_buf *b) {
 }
 
 int cli_buf_flush(cli_buf *b) {
-    if (b->len) buf_drain(b);
+    if (b->len && b->fd >= 0) buf_drain(b);
     return b->failed;
 }
 

@@ -48,7 +48,9 @@ typedef struct cli_buf {
     uint64_t written; /* bytes handed to write(2) so far */
 } cli_buf;
 
-/* Initialise over `fd` with a heap buffer of `cap` bytes. Returns false on allocation failure. */
+/* Initialise over `fd` with a heap buffer of `cap` bytes. Returns false on allocation failure.
+ * With fd -1 the buffer is memory only: it grows as needed and cli_buf_flush writes nothing
+ * (out of memory, `failed` is ENOMEM and what was buffered is dropped). */
 bool cli_buf_init(cli_buf *b, int fd, size_t cap);
 /* Write out everything buffered. Returns 0, or the errno of the first failure. */
 int cli_buf_flush(cli_buf *b);

@@ -85,6 +85,7 @@ void pq_col_free(pq_column *c)
     pq_buf_free(&c->lev);
     pq_buf_free(&c->vals);
     pq_buf_free(&c->chunk);
+    pq_buf_free(&c->dict_page);
     pq_buf_free(&c->smin_s);
     pq_buf_free(&c->smax_s);
     pq_dict_free(&c->dict);
@@ -538,7 +539,46 @@ static void u64_le(uint8_t out[8], uint64_t v)
         out[i] = (uint8_t)(v >> (8 * i));
 }
 
-bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
+/* The chunk's min/max into *meta (malloc'ed copies); false if out of memory. */
+static bool seal_minmax(pq_column *c, pq_chunk_meta *meta)
+{
+    uint8_t lo[8], hi[8];
+    const void *mn = lo, *mx = hi;
+    size_t mnl = 8, mxl = 8;
+    switch (c->type) {
+    case PQ_BOOLEAN:
+        lo[0] = (uint8_t)c->umin;
+        hi[0] = (uint8_t)c->umax;
+        mnl = mxl = 1;
+        break;
+    case PQ_INT64:
+        u64_le(lo, (uint64_t)c->smin);
+        u64_le(hi, (uint64_t)c->smax);
+        break;
+    case PQ_UINT64:
+        u64_le(lo, c->umin);
+        u64_le(hi, c->umax);
+        break;
+    case PQ_STRING:
+        mn = c->smin_s.data;
+        mnl = c->smin_s.len;
+        mx = c->smax_s.data;
+        mxl = c->smax_s.len;
+        break;
+    }
+    meta->min = dup_bytes(mn, mnl);
+    meta->max = dup_bytes(mx, mxl);
+    if (!meta->min || !meta->max || c->smin_s.failed || c->smax_s.failed) {
+        pq_chunk_meta_free(meta);
+        return false;
+    }
+    meta->min_len = (uint32_t)mnl;
+    meta->max_len = (uint32_t)mxl;
+    meta->has_minmax = true;
+    return true;
+}
+
+bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
 {
     pq_ctx *x = c->ctx;
     memset(meta, 0, sizeof *meta);
@@ -546,73 +586,36 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     pq_col_gap(c, nrows);
     flush_page(c);
 
-    uint64_t dict_bytes = 0, dict_uncompressed = 0;
+    uint64_t dict_uncompressed = 0;
+    c->dict_page.len = 0;
     bool ok = !c->failed && !c->chunk.failed;
     if (ok && c->enc_dict) {
         x->body.len = 0;
         pq_buf_put(&x->body, c->dict.plain.data, c->dict.plain.len);
-        pq_buf page = {0};
-        ok = !x->body.failed &&
-             emit_page(c, &page, PAGE_DICTIONARY, c->dict.count, PQ_ENC_PLAIN, &dict_uncompressed);
-        if (ok) {
-            meta->dict_offset = (int64_t)x->out->offset;
-            ok = pq_out_write(x->out, page.data, page.len);
-            dict_bytes = page.len;
-        }
-        pq_buf_free(&page);
+        ok = !x->body.failed && emit_page(c, &c->dict_page, PAGE_DICTIONARY, c->dict.count,
+                                          PQ_ENC_PLAIN, &dict_uncompressed);
     }
-    if (ok) {
-        meta->data_offset = (int64_t)x->out->offset;
-        ok = pq_out_write(x->out, c->chunk.data, c->chunk.len);
-    }
-    meta->total_compressed = (int64_t)(dict_bytes + c->chunk.len);
+    meta->total_compressed = (int64_t)(c->dict_page.len + c->chunk.len);
     meta->total_uncompressed = (int64_t)(dict_uncompressed + c->chunk_uncompressed);
     meta->num_values = (int64_t)c->rows;
     meta->null_count = (int64_t)c->nulls;
     meta->enc_dict = c->enc_dict;
-    if (ok && c->have_minmax && !c->stats_off) {
-        uint8_t lo[8], hi[8];
-        const void *mn = lo, *mx = hi;
-        size_t mnl = 8, mxl = 8;
-        switch (c->type) {
-        case PQ_BOOLEAN:
-            lo[0] = (uint8_t)c->umin;
-            hi[0] = (uint8_t)c->umax;
-            mnl = mxl = 1;
-            break;
-        case PQ_INT64:
-            u64_le(lo, (uint64_t)c->smin);
-            u64_le(hi, (uint64_t)c->smax);
-            break;
-        case PQ_UINT64:
-            u64_le(lo, c->umin);
-            u64_le(hi, c->umax);
-            break;
-        case PQ_STRING:
-            mn = c->smin_s.data;
-            mnl = c->smin_s.len;
-            mx = c->smax_s.data;
-            mxl = c->smax_s.len;
-            break;
-        }
-        meta->min = dup_bytes(mn, mnl);
-        meta->max = dup_bytes(mx, mxl);
-        if (!meta->min || !meta->max || c->smin_s.failed || c->smax_s.failed) {
-            pq_chunk_meta_free(meta);
-            ok = false;
-        } else {
-            meta->min_len = (uint32_t)mnl;
-            meta->max_len = (uint32_t)mxl;
-            meta->has_minmax = true;
-        }
-    }
+    if (ok && c->have_minmax && !c->stats_off)
+        ok = seal_minmax(c, meta);
+    c->sealed_ok = ok;
+    return ok;
+}
 
-    /* reset for the next row group; a big chunk buffer is released, so that columns busy in
-     * different row groups do not each keep their peak (memory follows one row group) */
+/* Start the column's next row group (after its chunk was written or given up). A big chunk
+ * buffer is released, so that columns busy in different row groups do not each keep their
+ * peak (memory follows one row group). */
+static void reset_chunk(pq_column *c)
+{
     c->rows = 0;
     c->chunk.len = 0;
     if (c->chunk.cap > (256u << 10))
         pq_buf_free(&c->chunk);
+    pq_buf_free(&c->dict_page);
     c->chunk_uncompressed = 0;
     c->chunk_values = 0;
     c->nulls = 0;
@@ -623,5 +626,28 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     c->page_dict = c->dict_mode;
     pq_dict_reset(&c->dict);
     c->stable_bytes = 0;
+    c->sealed_ok = false;
+}
+
+bool pq_col_write(pq_column *c, pq_chunk_meta *meta)
+{
+    pq_out *o = c->ctx->out;
+    bool ok = c->sealed_ok;
+    if (ok && c->dict_page.len) {
+        meta->dict_offset = (int64_t)o->offset;
+        ok = pq_out_write(o, c->dict_page.data, c->dict_page.len);
+    }
+    if (ok) {
+        meta->data_offset = (int64_t)o->offset;
+        ok = pq_out_write(o, c->chunk.data, c->chunk.len);
+    }
+    reset_chunk(c);
     return ok;
+}
+
+bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
+{
+    bool sealed = pq_col_seal(c, nrows, meta);
+    bool written = pq_col_write(c, meta);
+    return sealed && written;
 }

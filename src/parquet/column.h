@@ -127,6 +127,10 @@ typedef struct pq_column {
     uint64_t stable_bytes; /* dictionary bytes of such values in this chunk */
 
     bool failed;      /* allocation or compression failed */
+
+    /* pq_col_seal's output, until pq_col_write */
+    pq_buf dict_page; /* header + compressed dictionary page, empty when none */
+    bool sealed_ok;
 } pq_column;
 
 /* Dictionary bytes of stable values (see pq_col_str_stable) one chunk may hold. */
@@ -171,7 +175,17 @@ void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_d
 size_t pq_col_buffered(const pq_column *c);
 
 /* Complete the row group at `nrows` rows: write the chunk to the output, fill *meta, and reset
- * for the next row group. False on failure (allocation, compression or the output). */
+ * for the next row group. False on failure (allocation, compression or the output).
+ * Same as pq_col_seal then pq_col_write. */
 bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
+
+/* The two halves of pq_col_finish, so that the columns of a row group can be sealed on several
+ * threads (each column on one thread at a time, each with its own pq_ctx) and then written in
+ * order on one. pq_col_seal pads the row group to `nrows`, compresses the last data page and
+ * the dictionary page and fills *meta but its offsets (it does not touch the output); false on
+ * failure. pq_col_write writes the sealed chunk at the output's offset, sets *meta's offsets
+ * and resets the column for the next row group; false if the seal or the write failed. */
+bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
+bool pq_col_write(pq_column *c, pq_chunk_meta *meta);
 
 #endif /* BB_PARQUET_COLUMN_H */

@@ -20,47 +20,18 @@
 #include "backbeat/version.h"
 #include "backbeat/schema.h"
 #include "cli/convert/writers.h"
+#include "cli/convert/parquet_writer.h"
 #include "common/le_bytes.h"
 #include "parquet/column.h"
 #include "parquet/footer.h"
 #include "cli/convert/layout.h"
 #include "cli/convert/semantics.h"
 #include "cli/convert/text.h"
-#include "cli/u64map.h"
 
 
 #define DEFAULT_ROW_GROUP (1u << 20)
 #define MEMORY_BUDGET (64u << 20) /* buffered compressed chunks before an early row group */
 #define PAGE_BUDGET (32u << 20)   /* all columns' open pages together */
-
-typedef struct instance_slot {
-    uint64_t id;
-    const bb_rinstance *inst;
-    pq_dict_cache cache;
-    uint64_t rows;
-} instance_slot;
-
-typedef struct writer {
-    const bb_model *model;
-    const convert_opts *opts;
-    pq_layout lay;
-    pq_out out;
-    pq_ctx ctx;
-    pq_column *cols;
-    pq_rowgroup *rgs;
-    size_t nrg, rg_cap;
-    uint64_t rg_rows;  /* rows in the open row group */
-    uint64_t rows;     /* rows written */
-    uint64_t rg_max;
-    uint64_t budget;   /* buffered bytes that close a row group early */
-    instance_slot *inst;
-    size_t ninst;
-    size_t last_inst;
-    pq_buf text;       /* rendering scratch */
-    u64map utf8;       /* interned text address -> (length << 1 | valid UTF-8) + 1 */
-    char *err;
-    size_t errlen;
-} writer;
 
 /* Set the error message; returns 1. */
 static int fail(writer *w, const char *fmt, const char *arg)
@@ -129,24 +100,24 @@ static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
 
 /* Whether interned text (bytes that stay put for the whole write) is valid UTF-8, checked once
  * per string rather than on every row that refers to it. */
-static bool stable_utf8(writer *w, const uint8_t *p, size_t n)
+static bool stable_utf8(pqw_lane *ln, const uint8_t *p, size_t n)
 {
-    uintptr_t got = (uintptr_t)u64map_get(&w->utf8, (uint64_t)(uintptr_t)p);
+    uintptr_t got = (uintptr_t)u64map_get(&ln->utf8, (uint64_t)(uintptr_t)p);
     if (got && (got - 1) >> 1 == n)
         return (got - 1) & 1;
     bool ok = bb_utf8_valid(p, n);
     if (!got && n < (SIZE_MAX >> 2))
-        (void)u64map_put(&w->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
+        (void)u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
     return ok;
 }
 
 /* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
  * when a promoted column's first declaration had another type. */
-static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v)
+static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, const bb_value *v)
 {
     pq_column *c = &w->cols[m->leaf];
     pq_type t = c->type;
-    pq_buf *s = &w->text;
+    pq_buf *s = &ln->text;
     s->len = 0;
     switch (v->kind) {
     case BB_VALUE_ABSENT:
@@ -216,7 +187,7 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
             put_text(c, r, s);
         } else {
             const uint8_t *p = (const uint8_t *)v->str.ptr;
-            if (stable_utf8(w, p, v->str.len)) {
+            if (stable_utf8(ln, p, v->str.len)) {
                 pq_col_str_stable(c, r, p, v->str.len);
             } else {
                 pq_utf8_lossy(s, p, v->str.len);
@@ -228,55 +199,99 @@ static void put_value(writer *w, const pq_fmap *m, uint64_t r, const bb_value *v
     put_null(w, m, r);
 }
 
-/* Append record `mr` (event plan `pl`, instance slot `is` or NULL) as the next row. */
-static void write_row(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
+/* Write field f of record `mr` (schema s, as laid out by plan `pl`) into its leaf at row r. */
+static void put_field(writer *w, pqw_lane *ln, const bb_mrecord *mr, const pq_plan *pl,
+                      const bb_rschema *s, size_t f, uint64_t r)
 {
-    uint64_t r = w->rg_rows;
-    const bb_record *rec = &mr->rec;
-    pq_col_u64(&w->cols[PQ_L_SEQ], r, w->rows);
-    pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
-    if (rec->ts <= INT64_MAX) /* else NULL: past TIMESTAMP's range (year 2262) */
+    const pq_fmap *m = &pl->map[f];
+    if (m->fast == PQ_FAST_NONE) {
+        bb_value v = bb_decode_field(s, f, mr->rec.fields, mr->instance);
+        put_value(w, ln, m, r, &v);
+        return;
+    }
+    /* integers and bools: the decoding of bb_decode_field, inline */
+    const bb_rfield *fd = &s->fields[f];
+    const uint8_t *p = mr->rec.fields + fd->offset;
+    unsigned wd = fd->width;
+    uint64_t raw = bb_le_get_uw(p, wd);
+    if (fd->has_sentinel && raw == fd->sentinel) {
+        put_null(w, m, r);
+    } else if (m->fast == PQ_FAST_UNSIGNED) {
+        pq_col_u64(&w->cols[m->leaf], r, raw);
+    } else if (m->fast == PQ_FAST_SIGNED) {
+        if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
+            raw |= ~(uint64_t)0 << (8 * wd);
+        pq_col_u64(&w->cols[m->leaf], r, raw);
+    } else {
+        pq_col_bool(&w->cols[m->leaf], r, raw != 0);
+    }
+}
+
+/* Whether leaf `leaf` is rendered by group `group` (< 0: every leaf). */
+static inline bool mine(const writer *w, int group, int32_t leaf)
+{
+    return group < 0 || w->owner[leaf] == (uint8_t)group;
+}
+
+/* The dense columns of row r. */
+static void put_dense(writer *w, int g, const bb_record *rec, pq_plan *pl, instance_slot *is,
+                      uint64_t r, uint64_t seq)
+{
+    if (mine(w, g, PQ_L_SEQ))
+        pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
+    if (mine(w, g, PQ_L_TS))
+        pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX && mine(w, g, PQ_L_TSTAMP)) /* else NULL: past year 2262 */
         pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
-    pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
-    pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
+    if (mine(w, g, PQ_L_EVENT))
+        pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
+    if (mine(w, g, PQ_L_EVENT_ID))
+        pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
+    if (!mine(w, g, PQ_L_INSTANCE))
+        return;
     if (is) {
         pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
-        is->rows++;
+        if (g < 0)
+            is->rows++; /* the parallel engine counts on its reading thread */
     } else {
         pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
     }
-    const bb_rschema *s = rec->schema ? rec->schema : pl->schema;
-    size_t nf = s->field_count < pl->schema->field_count ? s->field_count
-                                                         : pl->schema->field_count;
-    for (size_t f = 0; f < nf; f++) {
-        const pq_fmap *m = &pl->map[f];
-        if (m->fast != PQ_FAST_NONE) {
-            /* integers and bools: the decoding of bb_decode_field, inline */
-            const bb_rfield *fd = &s->fields[f];
-            const uint8_t *p = rec->fields + fd->offset;
-            unsigned wd = fd->width;
-            uint64_t raw = bb_le_get_uw(p, wd);
-            if (fd->has_sentinel && raw == fd->sentinel) {
-                put_null(w, m, r);
-            } else if (m->fast == PQ_FAST_UNSIGNED) {
-                pq_col_u64(&w->cols[m->leaf], r, raw);
-            } else if (m->fast == PQ_FAST_SIGNED) {
-                if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
-                    raw |= ~(uint64_t)0 << (8 * wd);
-                pq_col_u64(&w->cols[m->leaf], r, raw);
-            } else {
-                pq_col_bool(&w->cols[m->leaf], r, raw != 0);
-            }
-            continue;
-        }
-        bb_value v = bb_decode_field(s, f, rec->fields, mr->instance);
-        put_value(w, m, r, &v);
-    }
+}
+
+/* The schema record `mr` was written with, and how many of its fields the plan lays out. */
+static const bb_rschema *rec_schema(const bb_mrecord *mr, const pq_plan *pl, size_t *nf)
+{
+    const bb_rschema *s = mr->rec.schema ? mr->rec.schema : pl->schema;
+    *nf = s->field_count < pl->schema->field_count ? s->field_count : pl->schema->field_count;
+    return s;
+}
+
+void pqw_render(writer *w, pqw_lane *ln, const bb_mrecord *mr, pq_plan *pl, instance_slot *is,
+                uint64_t r, uint64_t seq)
+{
+    put_dense(w, -1, &mr->rec, pl, is, r, seq);
+    size_t nf;
+    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    for (size_t f = 0; f < nf; f++)
+        put_field(w, ln, mr, pl, s, f, r);
     /* the group's fields other versions have: present group, NULL leaf */
     for (size_t i = 0; i < pl->nmissing; i++)
         pq_col_null(&w->cols[pl->missing[i]], r, 1);
-    w->rg_rows++;
-    w->rows++;
+}
+
+void pqw_render_part(writer *w, pqw_lane *ln, int g, const uint32_t *fl, size_t nfl,
+                     const bb_mrecord *mr, pq_plan *pl, instance_slot *is, uint64_t r,
+                     uint64_t seq)
+{
+    put_dense(w, g, &mr->rec, pl, is, r, seq);
+    size_t nf;
+    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    for (size_t i = 0; i < nfl; i++)
+        if (fl[i] < nf)
+            put_field(w, ln, mr, pl, s, fl[i], r);
+    for (size_t i = 0; i < pl->nmissing; i++)
+        if (mine(w, g, pl->missing[i]))
+            pq_col_null(&w->cols[pl->missing[i]], r, 1);
 }
 
 /* Bytes held by all columns for the open row group (chunks, pages, dictionaries). */
@@ -309,8 +324,14 @@ static bool flush_row_group(writer *w)
         return false;
     w->nrg++;
     bool ok = true;
-    for (size_t i = 0; i < w->lay.nleaves && ok; i++)
-        ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
+    if (w->par) {
+        pq_par_seal(w, rg->chunks); /* on the workers, then written in order here */
+        for (size_t i = 0; i < w->lay.nleaves && ok; i++)
+            ok = pq_col_write(&w->cols[i], &rg->chunks[i]);
+    } else {
+        for (size_t i = 0; i < w->lay.nleaves && ok; i++)
+            ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
+    }
     w->rg_rows = 0;
     return ok;
 }
@@ -443,6 +464,8 @@ static int start(writer *w)
     }
     w->rg_max = env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
     w->budget = env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
+    if (o && o->threads > 1 && pq_par_start(w, o->threads))
+        return fail(w, "%s", "out of memory");
     if (!pq_out_write(&w->out, "PAR1", 4))
         return fail_io(w);
     return 0;
@@ -454,9 +477,19 @@ static int add_row(writer *w, const bb_mrecord *mr)
     pq_plan *pl = pq_layout_find(&w->lay, mr->rec.event_id);
     if (!pl)
         return 0; /* the model yields registered events only */
-    write_row(w, mr, pl, find_instance(w, mr->rec.instance_id));
+    instance_slot *is = find_instance(w, mr->rec.instance_id);
+    if (w->par)
+        return pq_par_add(w, mr, pl, is);
+    pqw_render(w, &w->lane, mr, pl, is, w->rg_rows, w->rows);
+    w->rg_rows++;
+    w->rows++;
+    return pqw_after_rows(w);
+}
+
+int pqw_after_rows(writer *w)
+{
     bool full = w->rg_rows >= w->rg_max;
-    if (!full && (w->rg_rows & 0x1FFF) == 0)
+    if (!full && (w->rg_rows & (PQW_CHECK_ROWS - 1)) == 0)
         full = buffered_bytes(w) > w->budget;
     if (full && !flush_row_group(w))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
@@ -466,9 +499,14 @@ static int add_row(writer *w, const bb_mrecord *mr)
 /* The last row group and the footer; 0, or 1 with the message set. */
 static int finish(writer *w)
 {
+    if (w->par) {
+        int rc = pq_par_drain(w);
+        if (rc)
+            return rc;
+    }
     if (!flush_row_group(w))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
-    if (w->text.failed)
+    if (w->lane.text.failed)
         return fail(w, "%s", "out of memory");
     return write_footer(w);
 }
@@ -504,6 +542,7 @@ static int run(writer *w)
 /* Release everything a writer holds (not the writer itself). */
 static void release(writer *w)
 {
+    pq_par_free(w);
     if (w->cols)
         for (size_t i = 0; i < w->lay.nleaves; i++)
             pq_col_free(&w->cols[i]);
@@ -516,8 +555,8 @@ static void release(writer *w)
     }
     free(w->rgs);
     free(w->inst);
-    pq_buf_free(&w->text);
-    u64map_free(&w->utf8);
+    pq_buf_free(&w->lane.text);
+    u64map_free(&w->lane.utf8);
     if (w->ctx.zstd)
         pq_ctx_free(&w->ctx);
     pq_layout_free(&w->lay);

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "cli/cli_util.h"
+#include "cli/convert/trace_par.h"
 #include "cli/convert/writers.h"
 #include "cli/u64map.h"
 
@@ -124,6 +125,7 @@ typedef struct tw {
     proc *last_proc;
     bool have;            /* a record passed the filter (the header is written) */
     uint64_t seen, total; /* records pulled from the model so far, and in all */
+    trace_par *par;       /* --threads > 1: fields rendered on workers (out is then memory) */
 } tw;
 
 /* ------------------------------------------------------------------ small helpers */
@@ -376,6 +378,21 @@ static void write_fields(cli_buf *b, const ev_info *ev, const bb_rschema *s,
     cli_buf_putc(b, '}');
 }
 
+/* write_fields as the parallel engine calls it (tp_render_fn). */
+static void render_fields(cli_buf *b, const void *ev, const bb_rschema *s, const uint8_t *fields,
+                          const bb_rinstance *inst) {
+    write_fields(b, ev, s, fields, inst);
+}
+
+/* A record's fields into the output: written now, or left to the workers (--threads). */
+static void put_fields(tw *w, const ev_info *ev, const bb_rschema *s, const uint8_t *fields,
+                       const bb_rinstance *inst) {
+    if (!w->par)
+        write_fields(&w->out, ev, s, fields, inst);
+    else if (!tp_defer(w->par, &w->out, ev, s, fields, s->record_size, inst))
+        w->oom = true;
+}
+
 /* An "I" instant for a record; `mark` adds a "backbeat.<mark>": true arg. */
 static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const char *mark) {
     cli_buf *b = &w->out;
@@ -391,7 +408,7 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
         cli_buf_puts(b, mark);
         cli_buf_puts(b, "\":true}");
     } else {
-        write_fields(b, ev, r->rec.schema, r->rec.fields, r->instance);
+        put_fields(w, ev, r->rec.schema, r->rec.fields, r->instance);
     }
     cli_buf_putc(b, '}');
 }
@@ -441,7 +458,7 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     cli_buf_puts(b, ",\"enter_shard\":");
     cli_buf_u64(b, t->shard);
     cli_buf_puts(b, ",\"enter\":");
-    write_fields(b, o->ev, o->schema, o->fields, o->inst);
+    put_fields(w, o->ev, o->schema, o->fields, o->inst);
     if (x) {
         ev_info *xe = event_info(w, x->rec.schema);
         cli_buf_puts(b, ",\"exit_event\":");
@@ -453,7 +470,7 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
         cli_buf_u64(b, x->rec.shard_id);
         cli_buf_puts(b, ",\"exit\":");
         if (xe)
-            write_fields(b, xe, x->rec.schema, x->rec.fields, x->instance);
+            put_fields(w, xe, x->rec.schema, x->rec.fields, x->instance);
         else
             cli_buf_puts(b, "{}");
     } else {
@@ -620,11 +637,12 @@ static int trace_records(tw *w, bb_model_iter *it, char *errbuf, size_t errlen) 
         w->seen++;
         if ((w->seen & 0xFFFF) == 0) {
             if (opts->progress) opts->progress(w->seen, w->total, opts->progress_ctx);
-            if (w->out.failed || w->oom) break;
+            if (w->out.failed || w->oom || (w->par && tp_failed(w->par))) break;
         }
         if (opts->keep && !opts->keep(&r, opts->keep_ctx)) continue;
         int st = trace_record(w, &r, errbuf, errlen);
         if (st != REC_NEXT) return st;
+        if (w->par && !tp_next(w->par, &w->out)) w->oom = true;
     }
     return REC_NEXT;
 }
@@ -644,6 +662,7 @@ static void close_unclosed(tw *w) {
         }
         if (h) chain_unlink(w, key, prev, o);
         free(o);
+        if (w->par && !tp_next(w->par, &w->out)) w->oom = true;
     }
 }
 
@@ -673,7 +692,8 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
     u64map_init(&w.events);
     u64map_init(&w.threads);
     u64map_init(&w.open);
-    if (!cli_buf_init(&w.out, out_fd, 1 << 20)) {
+    if (opts->threads > 1) w.par = tp_create(opts->threads, out_fd, render_fields, &w.out);
+    if (!w.par && !cli_buf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");
         return 1;
     }
@@ -683,7 +703,8 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
         snprintf(errbuf, errlen, "out of memory");
     else if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
         rc = trace_finish(&w, errbuf, errlen);
-    int werr = cli_buf_finish(&w.out);
+    int werr = w.par ? tp_finish(w.par, &w.out) : cli_buf_finish(&w.out);
+    tp_free(w.par, &w.out);
     if (!rc && werr) {
         snprintf(errbuf, errlen, "cannot write %s: %s", opts->out_name ? opts->out_name : "output",
                  strerror(werr));

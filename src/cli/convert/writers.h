@@ -26,6 +26,8 @@ typedef struct convert_opts {
     const char *host_override; /* --host, or NULL */
     int compression_level;     /* --compression-level (zstd), default 3 */
     int codec;                 /* --compression: a pq_codec (parquet/codec.h), 0 = zstd */
+    unsigned threads;          /* --threads: encoding threads; 0 or 1 = serial (the output is
+                                  the same byte for byte whatever the number) */
     convert_pred keep;         /* NULL keeps everything */
     void *keep_ctx;
     /* Progress: called every so often with the records written so far (may be NULL). */

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# convert_threads.sh BUILD_DIR — convert at scale (issue 13): records/s and peak memory of
+# `backbeat convert` to Parquet and to a trace with --threads 1 and with every online CPU, on
+# generated dumps of 10 M and 100 M records (tests/cli/convert/pq_gendump; the 100 M one, about
+# 4.4 GiB, only when the scratch directory has 2.5 times its size free), against DuckDB's own
+# Parquet writer (COPY of the same table, loaded into memory first; 1 thread and every CPU).
+#
+# Each run: wall and CPU (user+system) seconds from /usr/bin/time, records/s by wall time, peak
+# RSS (/usr/bin/time: it includes the pages of the mapped input as they are read) and peak
+# anonymous RSS (/proc/PID/status RssAnon sampled every 50 ms: the writer's own memory, which
+# the memory budget bounds), and the load average before it (the machine is shared). The
+# Parquet outputs of --threads 1 and --threads N are compared byte for byte (cmp), and so are
+# the traces. The trace goes to /dev/null (a 100 M-record trace is ~18 GiB; the disk would be
+# measured, not the conversion); the Parquet file to the scratch directory.
+#
+# Env: BENCH_SIZES (default "10000000 100000000"), BENCH_DIR (default BUILD_DIR/bench-threads),
+#      BENCH_THREADS (default: online CPUs), BENCH_DUCKDB=0 to skip DuckDB. Files are removed.
+# SPDX-License-Identifier: MIT
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "${1:-$here/../build}" && pwd)"
+cli="$build/backbeat"
+gen="$build/tests/pq_gendump"
+[ -x "$cli" ] && [ -x "$gen" ] || { echo "convert_threads: build backbeat and pq_gendump first" >&2; exit 1; }
+sizes="${BENCH_SIZES:-10000000 100000000}"
+all="${BENCH_THREADS:-$(nproc)}"
+dir="${BENCH_DIR:-$build/bench-threads}"
+mkdir -p "$dir"
+trap 'rm -f "$dir"/scale_* "$dir"/time.txt' EXIT
+
+echo "== convert at scale: --threads 1 vs --threads $all (CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) online)"
+
+# run LABEL RECORDS CMD... — one measured run; prints one table row.
+run() {
+  local label="$1" n="$2"
+  shift 2
+  local load
+  load="$(cut -d' ' -f1-3 /proc/loadavg)"
+  /usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "$@" >/dev/null &
+  local tpid=$! anon=0 a pid
+  while kill -0 "$tpid" 2>/dev/null; do
+    pid="$(pgrep -P "$tpid" | head -1 || true)"
+    if [ -n "$pid" ]; then
+      a="$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+      [ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+    fi
+    sleep 0.05
+  done
+  wait "$tpid" || { echo "convert_threads: $label failed" >&2; exit 1; }
+  read -r wall user sys rss <"$dir/time.txt"
+  awk -v l="$label" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v a="$anon" \
+      -v ld="$load" 'BEGIN { if (w <= 0) w = 0.01;
+    printf "  %-30s %8.2f %8.2f %8.2f %9.0f %9.0f  %s\n", l, w, u + s, n / w / 1e6, r / 1024,
+           a / 1024, ld }'
+}
+
+header() {
+  printf '  %-30s %8s %8s %8s %9s %9s  %s\n' run "wall s" "cpu s" "Mrec/s" "RSS MiB" \
+    "anon MiB" "load before"
+}
+
+for n in $sizes; do
+  need=$((n * 47 * 5 / 2)) # the dump is ~47 bytes a record; 2.5 times that free
+  free=$(df -B1 --output=avail "$dir" | tail -1)
+  if [ "$free" -lt "$need" ]; then
+    echo "-- $n records: skipped ($((free >> 20)) MiB free in $dir, $((need >> 20)) MiB needed)"
+    continue
+  fi
+  dump="$dir/scale_$n.bb"
+  "$gen" "$dump" "$n" >/dev/null
+  echo "-- $n records: dump $(($(stat -c %s "$dump") >> 20)) MiB"
+  header
+  for t in 1 "$all"; do
+    run "parquet --threads $t" "$n" "$cli" convert "$dump" -o "$dir/scale_$t.parquet" --threads "$t"
+  done
+  cmp -s "$dir/scale_1.parquet" "$dir/scale_$all.parquet" &&
+    echo "  parquet: --threads $all output identical to --threads 1 ($(($(stat -c %s "$dir/scale_1.parquet") >> 20)) MiB)" ||
+    { echo "convert_threads: parquet --threads $all differs from --threads 1" >&2; exit 1; }
+  for t in 1 "$all"; do
+    run "trace --threads $t (/dev/null)" "$n" "$cli" convert "$dump" -f trace -o /dev/null --threads "$t"
+  done
+  if [ "$all" -gt 1 ]; then # identical traces: compare digests (a file would be ~190 B a record)
+    d1="$("$cli" convert "$dump" -f trace -o - --threads 1 | sha256sum)"
+    dn="$("$cli" convert "$dump" -f trace -o - --threads "$all" | sha256sum)"
+    [ "$d1" = "$dn" ] && echo "  trace: --threads $all output identical to --threads 1 (sha256)" ||
+      { echo "convert_threads: trace --threads $all differs from --threads 1" >&2; exit 1; }
+  fi
+  rm -f "$dump" "$dir/scale_$all.parquet" "$dir"/scale_*.views.sql
+  if [ "${BENCH_DUCKDB:-1}" != 0 ]; then
+    for t in 1 "$all"; do
+      line="$(node "$here/convert_duckdb.mjs" "$dir/scale_1.parquet" "$dir/scale_duck.parquet" 3 1 "$t")"
+      s=$(echo "$line" | sed -n 's/.*duckdb_seconds=\([0-9.]*\).*/\1/p')
+      c=$(echo "$line" | sed -n 's/.*duckdb_cpu=\([0-9.]*\).*/\1/p')
+      awk -v l="duckdb COPY, $t thread(s)" -v n="$n" -v w="$s" -v c="$c" 'BEGIN {
+        printf "  %-30s %8.2f %8.2f %8.2f %9s %9s  (table in memory; COPY only)\n", l, w, c, n / w / 1e6, "-", "-" }'
+      rm -f "$dir/scale_duck.parquet"
+    done
+  fi
+  rm -f "$dir/scale_1.parquet"
+done
