@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     pq_col_init(&col[4], &ctx, PQ_UINT64, 1, true);
     pq_dict_cache cache[4] = {{0, 0}};
 
-    pq_rowgroup rgs[ROWS / RG + 1];
+    pq_rowgroup rgs[ROWS / RG + 1] = {{0}}; /* codec 0 = zstd, as ctx */
     size_t nrg = 0;
     if (!pq_out_write(&out, "PAR1", 4))
         return 1;
