@@ -40,7 +40,7 @@ bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t by
 
 /* Contract: see recorder_internal.h. */
 bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
-                                  void *entry_mem, void *arena_mem) {
+                                  void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
     memset(t, 0, sizeof *t);
     if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
     uint32_t slots = round_pow2(entries) * 2;
@@ -50,6 +50,7 @@ bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t
     t->external = true;
     t->entries = entry_mem;
     t->arena = arena_mem;
+    t->full_mirror = full_mirror;
     t->slots = calloc(slots, sizeof *t->slots);
     return t->slots ? BB_OK : BB_ERR_NOMEM;
 }
@@ -84,6 +85,7 @@ static uint32_t reserve(uint32_t *used, uint32_t cap, uint32_t n) {
 
 static uint32_t full(bb_intern_table *t) {
     __atomic_store_n(&t->full_used, 1, __ATOMIC_RELEASE);
+    if (t->full_mirror) __atomic_store_n(t->full_mirror, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&t->full_count, 1, __ATOMIC_RELAXED);
     return BB_INTERN_FULL_ID;
 }

@@ -17,6 +17,7 @@
 #include "common/error_set.h"
 #include "common/le_bytes.h"
 #include "format/sink_sparse.h"
+#include "format/wire.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define BB_TSAN 1

@@ -36,17 +36,17 @@ typedef struct bb_intern_table {
     bb_intern_entry *entries;
     uint8_t *arena;
     bool external;         /* entries and arena are not ours to free (a ring file's) */
+    uint32_t *full_mirror; /* atomic, or NULL: set with full_used (a ring file's header) */
 } bb_intern_table;
 
-/* The string BB_INTERN_FULL_ID resolves to. */
-#define BB_INTERN_FULL_TEXT "<backbeat: intern table full>"
 
 /* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
 bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t bytes);
 /* As bb_intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
- * layout of bb_intern_entry) and the arena (a ring file's, ring_backing.c). */
+ * layout of bb_intern_entry) and the arena (a ring file's, ring_backing.c); `full_mirror`
+ * (NULL: none) is set to 1 with full_used, so that a reader of the file knows it too. */
 bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
-                                  void *entry_mem, void *arena_mem);
+                                  void *entry_mem, void *arena_mem, uint32_t *full_mirror);
 void bb_intern_table_destroy(bb_intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
 uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len);

@@ -167,7 +167,8 @@ bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
     bool opened = st == BB_OK;
     if (st == BB_OK)
         st = bb_intern_table_init_at(&rec->intern, intern_entries, intern_bytes,
-                                     rf->base + l.intern_off, rf->base + l.arena_off);
+                                     rf->base + l.intern_off, rf->base + l.arena_off,
+                                     (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL));
     if (st == BB_OK) {
         h->cursors = (struct bb__cursor *)(void *)(rf->base + l.cursors_off);
         h->rings = rf->base + l.rings_off;

@@ -72,7 +72,8 @@ static void scan_one(const char *path) {
                         : alive == CLI_RING_ORPHAN ? "gone (a process it forked still maps it)"
                         : alive < 0                ? "unknown"
                         : info.state == BB_RING_STATE_CLOSED ? "gone (closed)"
-                                                             : "gone";
+                        : info.state == BB_RING_STATE_RUNNING ? "gone"
+                                                              : "gone (state word damaged)";
     printf("%s\tpid %llu\thost %s\tstarted %s\tsize %llu\t%s%s\n", path,
            (unsigned long long)info.pid, info.host, when, (unsigned long long)sb.st_size, state,
            "");

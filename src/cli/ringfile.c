@@ -114,6 +114,7 @@ bool cli_ring_header(const uint8_t *d, size_t len, uint64_t size, cli_ring_info 
     info->file_size = get64(d, BB_RH_FILE_SIZE);
     info->state = get32(d, BB_RH_STATE);
     info->meta_dropped = get32(d, BB_RH_META_DROPPED);
+    info->intern_full = get32(d, BB_RH_INTERN_FULL) != 0;
     uint64_t c = info->capacity;
     if (get32(d, BB_RH_HEADER_SIZE) != BB_RING_HEADER_SIZE ||
         get32(d, BB_RH_CURSOR_STRIDE) != BB_RING_CURSOR_STRIDE || info->shards == 0 ||
@@ -309,6 +310,7 @@ static bool plan_sections(const cli_ring_info *info, const recovered *r, plan *p
     uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
     for (size_t i = 0; i < r->nevents; i++) schema += r->events[i].len;
     for (size_t i = 0; i < r->ninterns; i++) intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
+    if (info->intern_full) intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
     size_t k = 0;
     pl->secs[k++] = (bb_section_ref){BB_SECTION_SCHEMA, schema, 0};
     pl->secs[k++] = (bb_section_ref){BB_SECTION_INTERN, intern, 0};
@@ -326,7 +328,10 @@ static int write_bodies(bb_sink s, const cli_ring_info *info, const recovered *r
                         const uint8_t *d, const regions *g) {
     int rc = bb_enc_schema_count(s, (uint32_t)r->nevents);
     for (size_t i = 0; !rc && i < r->nevents; i++) rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
-    if (!rc) rc = bb_enc_intern_header(s, info->instance_id, (uint32_t)r->ninterns);
+    uint32_t full = info->intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
+    if (!rc) rc = bb_enc_intern_header(s, info->instance_id, (uint32_t)r->ninterns + full);
+    if (!rc && full)
+        rc = bb_enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1), BB_INTERN_FULL_TEXT);
     for (size_t i = 0; !rc && i < r->ninterns; i++) {
         const struct intern_ok *e = &r->interns[i]; /* validated once: the file may change */
         rc = bb_enc_intern_entry(s, e->index + 1, e->len, d + g->arena + e->off);

@@ -25,6 +25,7 @@ typedef struct cli_ring_info {
     size_t events;        /* distinct schemas recovered */
     size_t views;         /* view sets recovered */
     size_t interns;       /* intern entries recovered */
+    bool intern_full;     /* the writer handed out BB_INTERN_FULL_ID: its placeholder is added */
     size_t meta_skipped;  /* metadata entries unfinished or damaged, skipped */
     bool meta_stopped;    /* the log's rest could not be walked (a damaged entry length) */
     uint32_t meta_dropped; /* entries the writer could not fit in the log */

@@ -70,6 +70,8 @@
 #define BB_RH_STATE 504         /* u32 (atomic): BB_RING_STATE_* */
 #define BB_RH_META_DROPPED 508  /* u32 (atomic): metadata entries that did not fit */
 #define BB_RH_META_TAIL 512     /* u64 (atomic): bytes of the metadata log in use */
+#define BB_RH_INTERN_FULL 520   /* u32 (atomic): 1 once an intern call was answered
+                                 * BB_INTERN_FULL_ID (a dump then carries its placeholder) */
 
 enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
 

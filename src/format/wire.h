@@ -27,6 +27,10 @@ enum {
 #define BB_SCHEMA_HEADER_SIZE 4u       /* u32 count */
 #define BB_INTERN_HEADER_SIZE 12u      /* u64 instance_id, u32 count */
 #define BB_INTERN_ENTRY_HEADER_SIZE 8u /* u32 id, u32 length (the bytes follow) */
+/* The string id 0 (BB_INTERN_FULL_ID: an intern call made when the table was full) resolves
+ * to: the first intern entry of a dump whose producer handed it out (a live dump, or a
+ * recovered ring file whose header says so). A convention of this producer, not the format's. */
+#define BB_INTERN_FULL_TEXT "<backbeat: intern table full>"
 #define BB_SHARD_HEADER_SIZE 28u       /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
 
 #endif /* BB_FORMAT_WIRE_H */

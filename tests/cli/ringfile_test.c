@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../support/check.h"
@@ -314,21 +316,89 @@ static void refused(const uint8_t *d, size_t len) {
           "a .bb dump: %s", why);
 }
 
-int main(void) {
-    char dir[] = "/tmp/bb_ringfile_test.XXXXXX";
-    if (!mkdtemp(dir)) return 1;
+/* A ring-file recorder in dir (kept at free) with 8 KiB shards and a 4 KiB intern arena,
+ * enabled; NULL (reported) on failure. */
+static bb_recorder *ring_recorder(const char *dir, uint32_t shards, uint32_t intern_entries) {
     bb_recorder *rec = NULL;
     bb_error err;
     bb_recorder_options o;
     bb_recorder_options_init(&o);
-    o.shards = 2;
+    o.shards = shards;
     o.bytes_per_shard = 8192;
-    o.intern_entries = 64;
+    o.intern_entries = intern_entries;
     o.intern_bytes = 4096;
     CHECK(bb_recorder_create_ring(&o, dir, true, &rec, &err) == BB_OK, "%s", err.message);
+    if (rec) bb_recorder_enable(rec, true);
+    return rec;
+}
+
+/* The intern table of instance 0 of the dump d[n], or NULL; *count its entries. */
+static const bb_rintern *interns_of(bb_dump **dump, const void *d, size_t n, size_t *count) {
+    *count = 0;
+    if (bb_dump_open_memory(d, n, "i.bb", dump, NULL) != BB_OK || bb_dump_instance_count(*dump) != 1)
+        return NULL;
+    *count = bb_dump_instance(*dump, 0)->intern_count;
+    return bb_dump_instance(*dump, 0)->intern;
+}
+
+/* A ring file whose intern table filled: the recovered dump resolves BB_INTERN_FULL_ID to the
+ * placeholder, with the same intern table as a live dump of the same recorder. */
+static void intern_full(const char *dir) {
+    bb_recorder *rec = ring_recorder(dir, 1, 2);
+    if (!rec) return;
+    bb_error err;
+    uint32_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        char s[8];
+        snprintf(s, sizeof s, "f%d", i);
+        ids[i] = bb_intern_str(rec, s);
+        BB_RECORD(rec, rf_early, .n = (uint64_t)i, .s = ids[i]);
+    }
+    CHECK(ids[2] == BB_INTERN_FULL_ID && ids[0] != BB_INTERN_FULL_ID, "the third intern is full");
+    void *live = NULL;
+    size_t live_len = 0;
+    CHECK(bb_recorder_dump_buffer(rec, &live, &live_len, &err) == BB_OK, "live dump");
+    char path[512];
+    snprintf(path, sizeof path, "%s", bb_recorder_ring_path(rec));
+    bb_recorder_free(rec);
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    uint8_t *d = fd >= 0 && fstat(fd, &sb) == 0 ? malloc((size_t)sb.st_size) : NULL;
+    CHECK(d && pread(fd, d, (size_t)sb.st_size, 0) == sb.st_size, "read %s", path);
+    if (fd >= 0) close(fd);
+    unlink(path);
+    uint8_t *out = NULL;
+    size_t n = 0;
+    cli_ring_info info;
+    char why[256];
+    CHECK(d && cli_ring_to_dump(d, (size_t)sb.st_size, &out, &n, &info, why, sizeof why), "%s", why);
+    CHECK(info.intern_full, "the header says the table filled");
+    bb_dump *a = NULL, *b = NULL;
+    size_t na, nb;
+    const bb_rintern *ia = interns_of(&a, out, n, &na), *ib = interns_of(&b, live, live_len, &nb);
+    CHECK(ia && ib && na == 3 && nb == 3, "3 intern entries each: %zu recovered, %zu live", na, nb);
+    for (size_t i = 0; ia && ib && i < na && i < nb; i++)
+        CHECK(ia[i].id == ib[i].id && ia[i].bytes.len == ib[i].bytes.len &&
+                  !memcmp(ia[i].bytes.ptr, ib[i].bytes.ptr, ia[i].bytes.len),
+              "intern entry %zu: recovered as live", i);
+    bb_strview sv = {0};
+    CHECK(a && bb_rinstance_intern(bb_dump_instance(a, 0), BB_INTERN_FULL_ID, &sv) &&
+              sv.len == strlen("<backbeat: intern table full>") &&
+              !memcmp(sv.ptr, "<backbeat: intern table full>", sv.len),
+          "BB_INTERN_FULL_ID resolves to the placeholder");
+    if (a) bb_dump_close(a);
+    if (b) bb_dump_close(b);
+    free(out);
+    free(live);
+    free(d);
+}
+
+int main(void) {
+    char dir[] = "/tmp/bb_ringfile_test.XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    bb_recorder *rec = ring_recorder(dir, 2, 64);
     if (!rec) return 1;
     bb_registry_add(&late);
-    bb_recorder_enable(rec, true);
     char s[16];
     for (uint64_t i = 0; i < 100; i++) {
         snprintf(s, sizeof s, "s%llu", (unsigned long long)(i % 10));
@@ -347,6 +417,7 @@ int main(void) {
         CHECK(fread(d, 1, len, f) == len, "read %s", path);
     if (f) fclose(f);
     unlink(path);
+    intern_full(dir);
     rmdir(dir);
     if (!d) return 1;
 
