@@ -29,7 +29,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 cmake "$B" >/dev/null # finds lttng-ust now
 cmake --build "$B" --target lttng_side backbeat_cli -j2 >/dev/null
-if ! nm "$B/bench/lttng_side" | grep -q lttng_ust; then
+if ! nm "$B/bench/lttng_side" | grep lttng_ust >/dev/null; then # not -q: nm would get SIGPIPE (pipefail)
   echo "lttng.sh: $B/bench/lttng_side was built without lttng-ust" >&2
   exit 1
 fi
