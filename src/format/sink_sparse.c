@@ -16,20 +16,11 @@ void bb_sparse_fd_init(bb_sparse_fd *s, int fd) {
     s->fd = fd;
 }
 
-/* write(2) all of p (retrying on EINTR and short writes); 0 or an errno. */
+/* write(2) all of p through the plain fd sink (sink.c: EINTR and short writes retried); 0 or
+ * an errno. */
 static int write_all(int fd, const uint8_t *p, size_t len) {
-    while (len > 0) {
-        size_t chunk = len > (size_t)0x40000000 ? (size_t)0x40000000 : len;
-        ssize_t n = write(fd, p, chunk);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return errno ? errno : EIO;
-        }
-        if (n == 0) return EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    bb_sink plain = bb_sink_fd(&fd);
+    return plain.write(plain.ctx, p, len);
 }
 
 /* Holes only where a seek lands where the next write goes: a regular file, no O_APPEND. */
