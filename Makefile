@@ -44,12 +44,13 @@ test-tsan:
 FUZZ_SECONDS ?= 45
 # (fuzz_reader, the reader alone, is built too: FUZZ_TARGETS=fuzz_reader runs it; the CLI targets
 # cover the reader as well.)
-FUZZ_TARGETS ?= fuzz_cli_convert_parquet fuzz_cli_convert_trace fuzz_cli_merge fuzz_cli_inspect
+FUZZ_TARGETS ?= fuzz_cli_convert_parquet fuzz_cli_convert_trace fuzz_cli_merge fuzz_cli_inspect \
+  fuzz_ringfile
 test-fuzz:
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON \
 	  -DBB_SANITIZE=address,undefined -DBB_FUZZ=ON >/dev/null
 	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGETS) fuzz_reader cli_gen robust_gen \
-	  gen_scale
+	  gen_scale ring_gen
 	for t in $(FUZZ_TARGETS); do FUZZ_BUILD=build-fuzz ./fuzz/run.sh $$t $(FUZZ_SECONDS) || exit 1; done
 
 bench:

@@ -4,12 +4,13 @@
 #   fuzz/run.sh TARGET SECONDS
 #
 # TARGET is a target's name (fuzz_cli_convert_parquet, fuzz_cli_convert_trace, fuzz_cli_merge,
-# fuzz_cli_inspect, fuzz_reader), looked up in $FUZZ_BUILD (default build-fuzz, configured with
+# fuzz_cli_inspect, fuzz_reader, fuzz_ringfile), looked up in $FUZZ_BUILD (default build-fuzz, configured with
 # -DBB_FUZZ=ON by `make test-fuzz`), or a path to one. The corpus starts from fuzz/seeds.sh's
 # seeds in a temporary directory (kept in $FUZZ_CORPUS when set). Limits: -rss_limit_mb=2048
 # and -timeout=10 (an input that takes more is a finding: the pathological-but-valid dumps are
-# meant to stay linear), -max_len=$FUZZ_MAX_LEN (default 262144). The format's tokens
-# (fuzz/dump.dict) and -use_value_profile=1 help it past the envelope's checks. Any crash,
+# meant to stay linear), -max_len=$FUZZ_MAX_LEN (default 262144; 2 MiB for fuzz_ringfile,
+# whose ring files hold a 1 MiB metadata log). The format's tokens (fuzz/dump.dict) and
+# -use_value_profile=1 help it past the envelope's checks. Any crash,
 # sanitizer report, leak, timeout or out-of-memory fails the run; the input that caused it is
 # kept under $FUZZ_ARTIFACTS (default FUZZ_BUILD/fuzz-artifacts/) and its path printed: minimise
 # it (TARGET -minimize_crash=1 -runs=10000 FILE) and commit it in tests/fuzz_regress/. Prints
@@ -32,11 +33,13 @@ mkdir -p "$corpus" "$artifacts"
 "$root/fuzz/seeds.sh" "$build" "$work/seeds"
 
 log="$work/log"
+max_len=262144
+[ "$name" = fuzz_ringfile ] && max_len=2097152 # a ring file holds a 1 MiB metadata log
 status=0
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:allocator_may_return_null=1" \
 UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1" \
   "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
-  -max_len="${FUZZ_MAX_LEN:-262144}" -dict="$root/fuzz/dump.dict" -use_value_profile=1 \
+  -max_len="${FUZZ_MAX_LEN:-$max_len}" -dict="$root/fuzz/dump.dict" -use_value_profile=1 \
   -close_fd_mask=3 -print_final_stats=1 \
   -artifact_prefix="$artifacts/$name-" "$corpus" "$work/seeds" >"$log" 2>&1 || status=$?
 

@@ -2,7 +2,7 @@
 # seeds.sh — write the seed corpus of the whole-CLI fuzz targets into OUTDIR: the golden dumps
 # (read in place from BACKBEAT_COMPAT_DIR, default ../shared/compat), small dumps from the test and
 # benchmark generators of BUILD (cli_gen, robust_gen, gen_scale: every scaling shape at a small
-# size), the committed regression inputs (tests/fuzz_regress/), and pairs of dumps joined by the
+# size), a ring file (ring_gen), the committed regression inputs (tests/fuzz_regress/), and pairs of dumps joined by the
 # merge target's separator (cli_harness.h, CLI_FUZZ_SEP).
 #
 #   fuzz/seeds.sh BUILD OUTDIR
@@ -26,6 +26,7 @@ tool() { # the generator NAME under BUILD
   echo "$t"
 }
 cli_gen="$(tool cli_gen)" robust_gen="$(tool robust_gen)" gen_scale="$(tool gen_scale)"
+ring_gen="$(tool ring_gen)"
 # The generators are not under test here (a leak at their exit is not a finding).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 "$cli_gen" spans1 "$out/gen_spans1.bb" >/dev/null
@@ -40,6 +41,12 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 "$gen_scale" "$out/gen_manymeta.bb" manymeta 64 >/dev/null
 "$gen_scale" "$out/gen_zeroshard.bb" zeroshard 4096 >/dev/null
 rm -f "$out"/*.records.json
+# A ring file (fuzz_ringfile's seed; `convert` accepts ring files too): about 1.6 MB, so that
+# target runs with a larger -max_len (run.sh).
+ring_dir="$(mktemp -d)"
+"$ring_gen" "$ring_dir" >/dev/null
+mv "$ring_dir"/*.ring "$out/ring_seed.ring"
+rmdir "$ring_dir"
 
 pair() { # A B NAME: A, the separator, B
   [ -f "$1" ] && [ -f "$2" ] || return 0

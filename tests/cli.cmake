@@ -46,6 +46,9 @@ bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/widen
 # Robustness (issue "Reliability"): merge of dumps without shards or instances, of a dump with
 # 65533 shards and no intern entries; output-file safety (inputs, modes, symlinks, stale
 # temporaries, SIGHUP under nohup).
+# The ring-file fuzz target's seed (fuzz/seeds.sh).
+add_executable(ring_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/ring_gen.c)
+target_link_libraries(ring_gen PRIVATE backbeat)
 add_executable(robust_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/robust_gen.c)
 target_link_libraries(robust_gen PRIVATE backbeat)
 bb_cli_test(cli_robust COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_robust.sh
