@@ -1,5 +1,5 @@
 /* fuzz_ringfile.c — libFuzzer entry point: recover arbitrary bytes as a ring file
- * (docs/RING_FILE.md, src/cli/ringfile.c), once as given and once with the header checksum
+ * (docs/RING_FILE.md, src/read/ring_*.c through src/cli/ringfile.c), once as given and once with the header checksum
  * made right (so mutations reach the metadata log, intern table, cursors and rings), and when a
  * dump comes out, walk every ring and decode every field. Built as a real fuzzer only with
  * clang (-DBB_FUZZ=ON); the smoke driver (tests/cli/ringfile_fuzz_smoke.c) calls the same entry

@@ -42,3 +42,29 @@ if(BB_FUZZ)
   target_link_options(fuzz_ringfile PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_ringfile PRIVATE bb_cli_parts Threads::Threads ${CMAKE_DL_LIBS})
 endif()
+
+# Reading the ring file of a running process (issue 19.3): 8 writer threads, small rings, the
+# live file read again and again by the library (snapshot, follow) and `recover --force`;
+# every record checked against its writer's counter, 20 rounds.
+if(TARGET backbeat_cli)
+  add_executable(ring_live_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_live_test.c
+                 ${BB_RING_DIR}/ring_proc.c)
+  target_link_libraries(ring_live_test PRIVATE backbeat_read bb_test_support Threads::Threads)
+  target_compile_definitions(ring_live_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>"
+    BB_RING_CHILD="$<TARGET_FILE:ring_child>")
+  add_dependencies(ring_live_test backbeat_cli ring_child)
+  add_test(NAME ring_live_reads COMMAND ring_live_test)
+  set_tests_properties(ring_live_reads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240 LABELS concurrent)
+endif()
+
+# Crafted ring files with a time and RSS ceiling per CLI run (issue 19.4: every announcement
+# claiming the whole ring, a sparse 8 GiB file) and FIFOs as inputs (19.5).
+if(TARGET backbeat_cli)
+  add_executable(ring_hostile_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_hostile_test.c)
+  target_link_libraries(ring_hostile_test PRIVATE backbeat)
+  target_include_directories(ring_hostile_test PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_compile_definitions(ring_hostile_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>")
+  add_dependencies(ring_hostile_test backbeat_cli)
+  add_test(NAME ring_hostile_files COMMAND ring_hostile_test)
+  set_tests_properties(ring_hostile_files PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -16,6 +16,7 @@
 #include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
+#include "format/ring_cut.h"
 #include "format/sink_sparse.h"
 #include "format/wire.h"
 
@@ -54,68 +55,22 @@ static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
 }
 #endif
 
-/* Zero the bytes of absolute positions [from, to) in a snapshot of a ring of `cap` bytes. */
-static void blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
-    if (to <= from) return;
-    uint64_t n = to - from;
-    if (n >= cap) {
-        memset(buf, 0, (size_t)cap);
-        return;
-    }
-    uint64_t off = from & (cap - 1);
-    uint64_t first = cap - off < n ? cap - off : n;
-    memset(buf + off, 0, (size_t)first);
-    if (first < n) memset(buf, 0, (size_t)(n - first));
-}
-
-/* Byte `pos` (absolute) of a ring of `cap` bytes, and little-endian u16 / u64 there, wrapping. */
-static uint8_t ring_byte(const uint8_t *r, uint64_t cap, uint64_t pos) {
-    return ((const volatile uint8_t *)r)[pos & (cap - 1)];
-}
-static uint64_t ring_le(const uint8_t *r, uint64_t cap, uint64_t pos, unsigned n) {
-    uint64_t at = pos & (cap - 1);
-    if (at + n <= cap) return bb_le_get_uw(r + at, n);
-    uint64_t v = 0;
-    for (unsigned k = 0; k < n; k++) v |= (uint64_t)ring_byte(r, cap, pos + k) << (8 * k);
-    return v;
-}
-
 /* Field bytes of event `id` among the dump's schemas, or -1 (linear, with a one-entry cache:
- * only walked when a ring was lapped, see cut_below). */
-static int32_t size_of(const bb_dump_events *ev, uint64_t id, size_t *hint) {
-    if (*hint < ev->n && ev->events[*hint]->id == id) return ev->events[*hint]->record_size;
+ * only walked when a ring was lapped, see bb_ring_cut_below). */
+typedef struct size_ctx {
+    const bb_dump_events *ev;
+    size_t hint;
+} size_ctx;
+static int32_t size_of(void *vctx, uint64_t id) {
+    size_ctx *c = vctx;
+    const bb_dump_events *ev = c->ev;
+    if (c->hint < ev->n && ev->events[c->hint]->id == id) return ev->events[c->hint]->record_size;
     for (size_t k = 0; k < ev->n; k++)
         if (ev->events[k]->id == id) {
-            *hint = k;
+            c->hint = k;
             return ev->events[k]->record_size;
         }
     return -1;
-}
-
-/* The position where the reader's walk of `ring` down from h0 (FORMAT.md "Records and rings",
- * the same steps as src/read/reader.c bb_shard_walk, over the same schemas) first accepts a
- * record that starts below `end`: zeroing [low, there) leaves it every record it accepts above,
- * and none that overlaps a position below `end`. */
-static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h0,
-                          uint64_t end, const bb_dump_events *ev) {
-    uint64_t pos = h0;
-    size_t hint = 0;
-    while (pos - low >= BB__FRAME_TRAILER) {
-        uint64_t len = ring_le(ring, cap, pos - BB__FRAME_TRAILER, BB__FRAME_TRAILER);
-        if (len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD) {
-            pos--;
-            continue;
-        }
-        uint64_t start = pos - BB__FRAME_TRAILER - len;
-        int32_t size = size_of(ev, ring_le(ring, cap, start + BB__FRAME_ID, 8), &hint);
-        if (size < 0 || len != BB__FRAME_HEAD + (uint64_t)size) {
-            pos--;
-            continue;
-        }
-        if (start < end) return pos;
-        pos = start;
-    }
-    return pos;
 }
 
 /* Drop from a copy of ring `i` (buf; the live ring on the crash path) whatever a lapped writer
@@ -128,7 +83,8 @@ static uint64_t cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint6
  * collected after the head was read), and lapped writes already done, which their writers
  * marked in the cursor's `damaged_below` (bb__record_lapped; read after the in-flight table, so
  * the mark of a writer that retired before the collection is seen). `end` comes in as the
- * caller's own bound (bytes overwritten during the copy), 0 for none. */
+ * caller's own bound (bytes overwritten during the copy), 0 for none. The cut itself is
+ * format/ring_cut.c's, shared with the ring-file reader. */
 static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
                         const bb_inflight *fl, size_t nfl, const bb_dump_events *ev,
                         uint64_t end) {
@@ -140,8 +96,8 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
     }
     uint64_t marked = __atomic_load_n(&h->cursors[i].damaged_below, __ATOMIC_ACQUIRE);
     if (marked > end) end = marked;
-    if (end <= low) return;
-    blank(buf, cap, low, cut_below(buf, cap, low, h0, end, ev));
+    size_ctx sc = {ev, 0};
+    bb_ring_cut(buf, cap, low, h0, end, size_of, &sc);
 }
 
 /* On the rseq commit path the bytes above a cursor are not all old records: an attempt that
@@ -157,7 +113,7 @@ static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_even
     uint64_t big = 0;
     for (size_t k = 0; k < ev->n; k++)
         if (ev->events[k]->record_size > big) big = ev->events[k]->record_size;
-    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
+    return bb_ring_rseq_margin(big);
 }
 
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
@@ -192,16 +148,15 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
             racy_copy_bytes(buf + off, ring + off, (size_t)first);
             if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
         } else {
-            blank(buf, cap, from, to);
+            bb_ring_blank(buf, cap, from, to);
         }
     }
     /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
      * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
      * < cap hit nothing old): they are cut like a lapped writer's bytes. */
-    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL) + rseq_margin(h, ev);
+    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
     *head = h0;
-    uint64_t from = h0 > cap ? h0 : cap;
-    drop_lapped(h, i, buf, h0, fl, nfl, ev, h1 > from ? h1 - cap : 0);
+    drop_lapped(h, i, buf, h0, fl, nfl, ev, bb_ring_copy_cut(h0, h1, rseq_margin(h, ev), cap));
 }
 
 /* Contract: see recorder.h. */
@@ -263,9 +218,8 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         size_t nfl = bb_inflight_collect(h, i, *head, fl, 256, &budget);
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
-        uint64_t top = *head + rseq_margin(h, &c->ev), cap = h->capacity;
-        uint64_t from = *head > cap ? *head : cap;
-        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, top > from ? top - cap : 0);
+        uint64_t end = bb_ring_copy_cut(*head, *head, rseq_margin(h, &c->ev), h->capacity);
+        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, end);
         return ring;
     }
     c->ev.events = c->in->events;

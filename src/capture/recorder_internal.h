@@ -12,6 +12,7 @@
 #include "backbeat/dump_writer.h"
 #include "backbeat/recorder.h"
 #include "backbeat/registry.h"
+#include "format/ring_cut.h"
 
 /* ---- intern table (intern.c) ---------------------------------------------------------------
  * Append-only: entries and string bytes are reserved with CAS, filled, then published with a
@@ -110,11 +111,7 @@ typedef struct bb_inflight {
 uintptr_t bb_inflight_global_base(void);
 /* Prepare a zeroed table of BB_TSLOTS + 1 entries for use as a recorder's (its overflow entry). */
 void bb_inflight_table_init(struct bb__tslot *table);
-/* The absolute position, in the last lap below `head` (> pos), of the ring bytes that position
- * `pos` occupies: pos + k * cap for the largest k with that position < head. */
-static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
-    return pos + (head - 1 - pos) / cap * cap;
-}
+/* bb_ring_last_lap: format/ring_cut.h (shared with the ring-file reader). */
 /* The records of shard `shard` of the recorder whose hot view is `h` in flight below `head`
  * (see inflight.c); `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us
  * sleep). */

@@ -46,37 +46,38 @@ static void iso_time(uint64_t ns, char *out, size_t cap) {
         snprintf(out, cap, "?");
 }
 
-/* One line of --scan for the ring file `path`. */
+/* The state column of --scan. */
+static const char *state_text(int alive, uint32_t state) {
+    return alive == CLI_RING_RUNNING  ? "running"
+           : alive == CLI_RING_ORPHAN ? "gone (a process it forked still maps it)"
+           : alive < 0                ? "unknown"
+           : state == BB_RING_STATE_CLOSED ? "gone (closed)"
+           : state == BB_RING_STATE_RUNNING ? "gone"
+                                            : "gone (state word damaged)";
+}
+
+/* One line of --scan for the ring file `path`: opened read-only and non-blocking, so that a
+ * FIFO (or any other non-regular entry) is named and skipped, never waited on. */
 static void scan_one(const char *path) {
-    uint8_t head[BB_RING_HEADER_SIZE];
-    char why[256];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    ssize_t n = fd < 0 || fstat(fd, &sb) != 0 ? -1 : pread(fd, head, sizeof head, 0);
-    if (n < 0) {
-        printf("%s\tunreadable: %s\n", path, strerror(errno));
-        if (fd >= 0) close(fd);
+    bb_ring *r = NULL;
+    bb_error err;
+    if (bb_ring_open(path, &r, &err) != BB_OK) {
+        const char *why = err.message;
+        size_t n = strlen(path);
+        if (!strncmp(why, path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
+        printf("%s\t%s%s\n", path,
+               err.status == BB_ERR_IO ? "skipped: " : cli_ring_why_empty(why) ? "" : "invalid: ",
+               why);
         return;
     }
-    cli_ring_info info;
-    if (!cli_ring_header(head, (size_t)n, (uint64_t)sb.st_size, &info, why, sizeof why)) {
-        printf("%s\tinvalid: %s\n", path, why);
-        close(fd);
-        return;
-    }
-    int alive = cli_ring_alive(fd, &info, why, sizeof why);
-    close(fd);
+    const bb_ring_info *info = bb_ring_get_info(r);
+    int alive = bb_ring_liveness(r);
     char when[32];
-    iso_time(info.start_ns, when, sizeof when);
-    const char *state = alive == CLI_RING_RUNNING  ? "running"
-                        : alive == CLI_RING_ORPHAN ? "gone (a process it forked still maps it)"
-                        : alive < 0                ? "unknown"
-                        : info.state == BB_RING_STATE_CLOSED ? "gone (closed)"
-                        : info.state == BB_RING_STATE_RUNNING ? "gone"
-                                                              : "gone (state word damaged)";
-    printf("%s\tpid %llu\thost %s\tstarted %s\tsize %llu\t%s%s\n", path,
-           (unsigned long long)info.pid, info.host, when, (unsigned long long)sb.st_size, state,
-           "");
+    iso_time(info->start_ns, when, sizeof when);
+    printf("%s\tpid %llu\thost %s\tstarted %s\tsize %llu\t%s\n", path,
+           (unsigned long long)info->pid, info->host, when, (unsigned long long)info->file_size,
+           state_text(alive, info->state));
+    bb_ring_close(r);
 }
 
 /* scandir filter: backbeat.<pid>.<instance>.ring names. */
@@ -105,76 +106,81 @@ static int scan(const char *dir) {
     return CLI_OK;
 }
 
-/* Refuse a file whose writer runs, unless forced; false also when it is not a ring file. */
+/* Refuse a file whose writer runs, unless forced; false also when it is not a ring file (or
+ * not a regular file: a FIFO fails at once). */
 static bool check_input(const char *path, bool force) {
-    char why[256];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: cannot open: %s", path, strerror(errno));
+    bb_ring *r = NULL;
+    bb_error err;
+    if (bb_ring_open(path, &r, &err) != BB_OK) {
+        cli_error("%s", err.message);
         return false;
     }
-    uint8_t head[BB_RING_HEADER_SIZE];
-    struct stat sb;
-    ssize_t n = fstat(fd, &sb) != 0 ? -1 : pread(fd, head, sizeof head, 0);
-    cli_ring_info info;
-    bool ok = n >= 0 &&
-              cli_ring_header(head, (size_t)n, (uint64_t)sb.st_size, &info, why, sizeof why);
-    if (!ok) {
-        cli_error("%s: %s", path, n < 0 ? strerror(errno) : why);
-        close(fd);
-        return false;
-    }
-    int alive = cli_ring_alive(fd, &info, why, sizeof why);
-    close(fd);
+    int alive = bb_ring_liveness(r);
+    unsigned long long pid = (unsigned long long)bb_ring_get_info(r)->pid;
+    bb_ring_close(r);
     if ((alive == CLI_RING_RUNNING || alive == CLI_RING_UNKNOWN) && !force) {
         cli_error(alive == CLI_RING_RUNNING
                       ? "%s: the process writing it (pid %llu) is still running; use --force to "
                         "recover a snapshot anyway"
                       : "%s: cannot tell whether its process (pid %llu) is still running; use "
                         "--force",
-                  path, (unsigned long long)info.pid);
+                  path, pid);
         return false;
     }
     if (alive == CLI_RING_RUNNING)
         cli_error("warning: %s: the process writing it (pid %llu) is still running: recovering "
-                  "a snapshot (--force)", path, (unsigned long long)info.pid);
+                  "a snapshot (--force)", path, pid);
     if (alive == CLI_RING_ORPHAN)
         fprintf(stderr,
                 "backbeat: %s: its process (pid %llu) is gone; a process it forked still maps the "
                 "file (and could write to it)\n",
-                path, (unsigned long long)info.pid);
+                path, pid);
     return true;
 }
 
-/* One file: build the dump and write it. */
-static int recover_one(const char *in, const char *out) {
-    uint8_t *mem = NULL;
-    size_t len = 0;
-    cli_ring_info info;
-    int alive = 0;
-    if (!cli_ring_load(in, &mem, &len, &info, &alive)) return CLI_FAIL;
-    bool ok = cli_write_file(out, mem, len, false);
-    free(mem);
-    if (!ok) return CLI_FAIL;
+/* What a recovery kept and skipped, on stderr. */
+static void report(const char *in, const bb_ring *r) {
+    const bb_ring_info *info = bb_ring_get_info(r);
+    const bb_ring_stats *st = bb_ring_get_stats(r);
     fprintf(stderr,
             "backbeat: %s: instance %016llx, %u shards, %zu schemas, %zu view sets, %zu intern "
             "entries recovered\n",
-            in, (unsigned long long)info.instance_id, info.shards, info.events, info.views,
-            info.interns);
-    if (info.meta_skipped || info.meta_stopped)
+            in, (unsigned long long)info->instance_id, info->shards, st->events, st->views,
+            st->interns);
+    if (st->meta_skipped || st->meta_stopped)
         fprintf(stderr, "backbeat: %s: %zu unfinished or damaged metadata entries skipped%s\n", in,
-                info.meta_skipped, info.meta_stopped ? ", the rest of the log unreadable" : "");
-    if (info.meta_dropped)
+                st->meta_skipped, st->meta_stopped ? ", the rest of the log unreadable" : "");
+    if (st->meta_dropped)
         fprintf(stderr, "backbeat: %s: %u metadata entries never fitted in the log (their "
-                "schemas, views or strings are missing)\n", in, info.meta_dropped);
-    if (cli_ring_warning(&info))
-        fprintf(stderr, "backbeat: warning: %s: %s\n", in, cli_ring_warning(&info));
-    if (info.cut_shards)
+                "schemas, views or strings are missing)\n", in, st->meta_dropped);
+    cli_ring_info ci = {.written = st->written, .events = st->events};
+    if (cli_ring_warning(&ci)) fprintf(stderr, "backbeat: warning: %s: %s\n", in, cli_ring_warning(&ci));
+    if (st->cut_shards)
         fprintf(stderr,
                 "backbeat: %s: %u rings cut below the mark a lapped writer left (as a live dump "
                 "cuts them)\n",
-                in, info.cut_shards);
-    return CLI_OK;
+                in, st->cut_shards);
+}
+
+/* One file: its snapshot written to OUT, the holes of a sparse ring file left as holes. */
+static int recover_one(const char *in, const char *out) {
+    bb_ring *r = NULL;
+    bb_error err;
+    if (bb_ring_open(in, &r, &err) != BB_OK) {
+        cli_error("%s", err.message);
+        return CLI_FAIL;
+    }
+    cli_out o;
+    bool ok = cli_out_open(&o, out);
+    if (ok && bb_ring_snapshot_fd(r, o.fd, NULL, &err) != BB_OK) {
+        cli_error("%s", err.message);
+        cli_out_abort(&o);
+        ok = false;
+    }
+    ok = ok && cli_out_commit(&o);
+    if (ok) report(in, r);
+    bb_ring_close(r);
+    return ok ? CLI_OK : CLI_FAIL;
 }
 
 /* Several files: splice them (keys kept). */

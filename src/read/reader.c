@@ -666,7 +666,9 @@ bb_status bb_dump_open(const char *path, bb_dump **out, bb_error *err) {
     }
     *out = NULL;
     char msg[200];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO (or device) is refused by the regular-file check below instead of
+     * blocking the open until a writer comes. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
         set_error(err, BB_ERR_IO, path, msg);

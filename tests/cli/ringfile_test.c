@@ -287,12 +287,15 @@ static void refused(const uint8_t *d, size_t len) {
         const char *what, *reason;
         size_t len;
         size_t at;
-        int value; /* -1: no change; -2: zero everything; -3: set shards (checksum fixed) */
+        int value; /* -1: no change; -2: zero everything; -3: set shards (checksum fixed)
+                    * (a file killed before its header was complete reads as empty, issue 19.8) */
     } cases[] = {
-        {"empty", "truncated", 0, 0, -1},
+        {"empty", "empty: its process ended before", 0, 0, -1},
         {"header cut", "truncated", 4095, 0, -1},
         {"rings cut", "truncated", len - 1, 0, -1},
-        {"zeroed", "wrong magic", len, 0, -2},
+        {"zeroed", "empty: its process ended before", len, 0, -2},
+        {"state unset", "empty: its process ended before", len, BB_RH_STATE, 0},
+        {"zeroed start", "wrong magic", len, 0, 0},
         {"header byte", "checksum", len, BB_RH_SHARDS, 0x55},
         {"version", "version", len, BB_RH_VERSION, 9},
         {"geometry", "geometry", len, 0, -3},

@@ -1,0 +1,112 @@
+/* ring_cut.c — the cut of a ring copied while writers run (see ring_cut.h): blanking and the
+ * walk down from the head that finds where to cut, shared by the live dump and the ring-file
+ * reader. */
+/* SPDX-License-Identifier: MIT */
+#include "format/ring_cut.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Contract: see ring_cut.h. */
+void bb_ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    uint64_t n = to - from;
+    if (n >= cap) {
+        memset(buf, 0, (size_t)cap);
+        return;
+    }
+    uint64_t off = from & (cap - 1);
+    uint64_t first = cap - off < n ? cap - off : n;
+    memset(buf + off, 0, (size_t)first);
+    if (first < n) memset(buf, 0, (size_t)(n - first));
+}
+
+/* `n` (<= 8) bytes at absolute position `pos`, little-endian, wrapping. */
+static uint64_t ring_le(const uint8_t *r, uint64_t cap, uint64_t pos, unsigned n) {
+    uint64_t v = 0;
+    uint64_t at = pos & (cap - 1);
+    if (at + n <= cap) {
+        for (unsigned k = 0; k < n; k++) v |= (uint64_t)r[at + k] << (8 * k);
+        return v;
+    }
+    for (unsigned k = 0; k < n; k++) v |= (uint64_t)r[(pos + k) & (cap - 1)] << (8 * k);
+    return v;
+}
+
+/* Lowest position a >= low with [a, pos) all zero, a word at a time where aligned. */
+static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos, uint64_t low) {
+    while (pos > low) {
+        uint64_t at = ((pos - 1) & (cap - 1)) + 1; /* physical end of this piece */
+        uint64_t piece = pos - low < at ? pos - low : at, k = 0;
+        const uint8_t *p = r + at;
+        while (k < piece && ((uintptr_t)(p - k) & 7) != 0) {
+            if (p[-1 - (ptrdiff_t)k]) return pos - k;
+            k++;
+        }
+        while (k + 8 <= piece) {
+            uint64_t w;
+            memcpy(&w, p - k - 8, 8);
+            if (w) break;
+            k += 8;
+        }
+        for (; k < piece; k++)
+            if (p[-1 - (ptrdiff_t)k]) return pos - k;
+        pos -= piece;
+    }
+    return low;
+}
+
+/* The walk down from `head`: stops at the end of the first record accepted that starts below
+ * `end` (returned); *lowest: the start of the lowest record accepted (head if none). */
+static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                     uint64_t end, bb_ring_size_fn size, void *ctx, uint64_t *lowest) {
+    uint64_t pos = head;
+    *lowest = head;
+    while (pos - low >= BB__FRAME_TRAILER) {
+        uint64_t len = ring_le(ring, cap, pos - BB__FRAME_TRAILER, BB__FRAME_TRAILER);
+        if (len == 0) { /* always down, even if a live ring's bytes change under the scan */
+            uint64_t z = zero_start(ring, cap, pos, low) + 1;
+            pos = z < pos ? z : pos - 1;
+            continue;
+        }
+        if (len + BB__FRAME_TRAILER > pos - low || len < BB__FRAME_HEAD) {
+            pos--;
+            continue;
+        }
+        uint64_t start = pos - BB__FRAME_TRAILER - len;
+        int32_t sz = size(ctx, ring_le(ring, cap, start + BB__FRAME_ID, 8));
+        if (sz < 0 || len != BB__FRAME_HEAD + (uint64_t)sz) {
+            pos--;
+            continue;
+        }
+        if (start < end) return pos;
+        pos = start;
+        *lowest = start;
+    }
+    return pos;
+}
+
+/* Contract: see ring_cut.h. */
+uint64_t bb_ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                           uint64_t end, bb_ring_size_fn size, void *ctx) {
+    uint64_t lowest;
+    return walk(ring, cap, low, head, end, size, ctx, &lowest);
+}
+
+/* Contract: see ring_cut.h. */
+uint64_t bb_ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                        bb_ring_size_fn size, void *ctx) {
+    uint64_t lowest;
+    walk(ring, cap, low, head, 0, size, ctx, &lowest);
+    return lowest;
+}
+
+/* Contract: see ring_cut.h. */
+uint64_t bb_ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
+                     bb_ring_size_fn size, void *ctx) {
+    if (end <= low || head <= low) return low;
+    if (end > head) end = head;
+    uint64_t to = bb_ring_cut_below(ring, cap, low, head, end, size, ctx);
+    bb_ring_blank(ring, cap, low, to);
+    return to;
+}

@@ -1,0 +1,61 @@
+/* ring_cut.h — the cut a reader makes of a ring that writers may be storing into while it is
+ * copied (FORMAT.md "Records and rings"): pure functions over (head before the copy, head after
+ * it, capacity, the copied window) shared by the live dump (src/capture/recorder_dump.c) and the
+ * ring-file reader (src/read/ring_snapshot.c), so that a live dump and a read of a running
+ * process's ring file drop exactly the same records: every record whose bytes could have changed
+ * during the copy. Positions are absolute (the cursor's), the ring holds `cap` bytes (a power of
+ * two), the window is [low, head) with low = head - cap (or 0). */
+/* SPDX-License-Identifier: MIT */
+#ifndef BACKBEAT_FORMAT_RING_CUT_H
+#define BACKBEAT_FORMAT_RING_CUT_H
+
+#include <stdint.h>
+
+#include "backbeat/detail/frame.h"
+
+/* The absolute position, in the last lap below `head` (> pos), of the ring bytes that position
+ * `pos` occupies: pos + k * cap for the largest k with that position < head. */
+static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
+    return pos + (head - 1 - pos) / cap * cap;
+}
+
+/* The bytes above a cursor that a record not yet committed on the rseq commit path may have
+ * written: two of the largest frames (record size `big`), rounded to words, plus a word. */
+static inline uint64_t bb_ring_rseq_margin(uint64_t big) {
+    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
+}
+
+/* The bound of a copy: the window was read at head `h0` and copied, then the head was read
+ * again as `h1` (plus the rseq margin, 0 on the fetch_add path). Positions below the returned
+ * one may have been overwritten during the copy (by writes one lap later: positions < cap hit
+ * nothing old); 0 when none. */
+static inline uint64_t bb_ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {
+    uint64_t top = h1 + margin, from = h0 > cap ? h0 : cap;
+    return top > from ? top - cap : 0;
+}
+
+/* Zero the bytes of absolute positions [from, to) in a copy of a ring of `cap` bytes. */
+void bb_ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to);
+
+/* The record size of event `id` (its field bytes) as the reader of the copy will know it, or
+ * -1 when the reader does not know the event. */
+typedef int32_t (*bb_ring_size_fn)(void *ctx, uint64_t id);
+
+/* The position where the reader's walk of the copy `ring` down from `head` (FORMAT.md "Records
+ * and rings", the steps of src/read/reader.c bb_shard_walk over the same schemas) first accepts
+ * a record that starts below `end`: zeroing [low, there) leaves every record the walk accepts
+ * above, and none that overlaps a position below `end`. Runs of zeros are skipped a word at a
+ * time: linear in the window, fast over empty (sparse) rings. */
+uint64_t bb_ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                           uint64_t end, bb_ring_size_fn size, void *ctx);
+
+/* The start of the lowest record the walk down from `head` accepts (head when none). */
+uint64_t bb_ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                        bb_ring_size_fn size, void *ctx);
+
+/* Cut the copy below `end` (a position in the window; nothing when end <= low): zero [low,
+ * bb_ring_cut_below(...)). Returns the new bottom of the window (low when nothing was cut). */
+uint64_t bb_ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
+                     bb_ring_size_fn size, void *ctx);
+
+#endif /* BACKBEAT_FORMAT_RING_CUT_H */

@@ -1,0 +1,165 @@
+/* ring_dump.c — the `.bb` dump (format v1) a ring file's snapshot or follow call returns: one
+ * instance with the live recorder's instance id, the schemas, intern entries and view sets
+ * read so far, one Shard per ring (its head and capacity chosen by the caller, its body filled
+ * by the caller), and Meta; plus the copy of a ring's positions out of the file that reads only
+ * the file's data extents, so that the holes of a sparse file are never materialised. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error_set.h"
+#include "format/ring_file.h"
+#include "format/sections.h"
+#include "read/ring_priv.h"
+
+/* Append to the bb_buffer_sink at ctx; ENOSPC when it would pass cap. */
+static int mem_write(void *ctx, const void *data, size_t len) {
+    bb_buffer_sink *b = ctx;
+    if (b->len > b->cap || len > b->cap - b->len) return ENOSPC;
+    if (len) memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+/* Contract: see ring_priv.h. */
+bb_sink bb__ring_mem_sink(bb_buffer_sink *buf) {
+    bb_sink s = {mem_write, buf};
+    return s;
+}
+
+/* The section table: Schema, Intern, one Views per view set, one Shard per ring, Meta. */
+static bb_section_ref *plan(const bb_ring *r, const bb__ring_shard_out *sh, size_t *n,
+                            uint64_t *total) {
+    *n = 3 + r->nviews + r->info.shards;
+    if (*n > UINT16_MAX) return NULL;
+    bb_section_ref *secs = calloc(*n, sizeof *secs);
+    if (!secs) return NULL;
+    uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
+    for (size_t i = 0; i < r->nevents; i++) schema += r->events[i].len;
+    for (size_t i = 0; i < r->ninterns; i++) intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
+    if (r->stats.intern_full) intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
+    size_t k = 0;
+    secs[k++] = (bb_section_ref){BB_SECTION_SCHEMA, schema, 0};
+    secs[k++] = (bb_section_ref){BB_SECTION_INTERN, intern, 0};
+    for (size_t i = 0; i < r->nviews; i++)
+        secs[k++] = (bb_section_ref){BB_SECTION_VIEWS, r->views[i].len, 0};
+    for (uint32_t i = 0; i < r->info.shards; i++)
+        secs[k++] = (bb_section_ref){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + sh[i].cap, 0};
+    bb_wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
+    secs[k++] = (bb_section_ref){BB_SECTION_META, bb_wire_meta_size(host), 0};
+    *total = bb_sections_layout(secs, *n);
+    return secs;
+}
+
+/* Everything but the shard bodies, which are skipped (left zero) and located. */
+static int write_bodies(const bb_ring *r, bb_buffer_sink *bs, bb__ring_shard_out *sh) {
+    bb_sink s = bb__ring_mem_sink(bs);
+    int rc = bb_enc_schema_count(s, (uint32_t)r->nevents);
+    for (size_t i = 0; !rc && i < r->nevents; i++) rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
+    uint32_t full = r->stats.intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
+    if (!rc) rc = bb_enc_intern_header(s, r->info.instance_id, (uint32_t)r->ninterns + full);
+    if (!rc && full)
+        rc = bb_enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1), BB_INTERN_FULL_TEXT);
+    for (size_t i = 0; !rc && i < r->ninterns; i++) { /* validated once: the file may change */
+        const bb__ring_intern *e = &r->interns[i];
+        rc = bb_enc_intern_entry(s, e->index + 1, e->len, r->d + r->g.arena + e->off);
+    }
+    for (size_t i = 0; !rc && i < r->nviews; i++) rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
+    for (uint32_t i = 0; !rc && i < r->info.shards; i++) {
+        rc = bb_enc_shard_header(s, r->info.instance_id, i, sh[i].head, sh[i].cap);
+        if (!rc && sh[i].cap > bs->cap - bs->len) rc = ENOSPC;
+        if (!rc) {
+            sh[i].body = bs->data + bs->len;
+            bs->len += (size_t)sh[i].cap;
+        }
+    }
+    bb_wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
+    if (!rc) rc = bb_enc_meta(s, r->info.instance_id, host);
+    return rc;
+}
+
+/* Note that [p, p + n) of the dump holds data. */
+static void note(bb_ring *r, const uint8_t *p, uint64_t n) {
+    if (r->nranges == r->ranges_cap) {
+        size_t cap = r->ranges_cap ? 2 * r->ranges_cap : 64;
+        void *g = realloc(r->ranges, cap * sizeof *r->ranges);
+        if (!g) {
+            r->ranges_failed = true;
+            return;
+        }
+        r->ranges = g;
+        r->ranges_cap = cap;
+    }
+    r->ranges[r->nranges++] = (struct bb__ring_range){p, n};
+}
+
+/* Contract: see ring_priv.h. */
+bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
+                              size_t *out_len, bb_error *err) {
+    size_t n;
+    uint64_t total = 0;
+    bb_section_ref *secs = plan(r, sh, &n, &total);
+    if (!secs)
+        return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
+                           "%s: too many view sets and shards for one dump, or out of memory",
+                           r->name);
+    uint8_t *buf = total <= SIZE_MAX ? calloc(1, (size_t)total) : NULL;
+    if (!buf) {
+        free(secs);
+        return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
+                           "%s: cannot allocate %llu bytes for the dump", r->name,
+                           (unsigned long long)total);
+    }
+    bb_buffer_sink bs = {buf, (size_t)total, 0};
+    int rc = bb_enc_header(bb__ring_mem_sink(&bs), secs, n) || write_bodies(r, &bs, sh);
+    r->nranges = 0;
+    r->ranges_failed = false;
+    const uint8_t *at = buf; /* everything but the shard bodies */
+    for (uint32_t i = 0; !rc && i < r->info.shards; i++) {
+        note(r, at, (uint64_t)(sh[i].body - at));
+        at = sh[i].body + sh[i].cap;
+    }
+    if (!rc) note(r, at, (uint64_t)(buf + total - at));
+    free(secs);
+    if (rc || bs.len != total) {
+        free(buf);
+        return bb__err_set(err, BB_ERR_CORRUPT, UINT64_MAX, NULL, "%s: encoding the dump failed",
+                           r->name);
+    }
+    *out = buf;
+    *out_len = bs.len;
+    return BB_OK;
+}
+
+/* Copy file bytes [off, off + n) to dst, only where the file has data (SEEK_DATA/SEEK_HOLE);
+ * a file without that support, or in memory, is copied whole. */
+static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
+    uint64_t end = off + n;
+    while (off < end) {
+        off_t d = r->fd >= 0 ? lseek(r->fd, (off_t)off, SEEK_DATA) : (off_t)off;
+        if (d < 0 && errno == ENXIO) return; /* a hole to the end of the file */
+        if (d < 0) d = (off_t)off;
+        if ((uint64_t)d >= end) return;
+        off_t h = r->fd >= 0 ? lseek(r->fd, d, SEEK_HOLE) : (off_t)end;
+        uint64_t stop = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
+        if (stop <= (uint64_t)d) stop = end;
+        memcpy(dst + ((uint64_t)d - (end - n)), r->d + d, (size_t)(stop - (uint64_t)d));
+        note(r, dst + ((uint64_t)d - (end - n)), stop - (uint64_t)d);
+        off = stop;
+    }
+}
+
+/* Contract: see ring_priv.h. */
+void bb__ring_copy(bb_ring *r, uint32_t shard, uint64_t from, uint64_t to, uint8_t *dst,
+                   uint64_t dcap) {
+    uint64_t cap = r->info.capacity, base = r->g.rings + (uint64_t)shard * cap;
+    while (from < to) {
+        uint64_t s = from & (cap - 1), d = from & (dcap - 1), n = to - from;
+        if (n > cap - s) n = cap - s;
+        if (n > dcap - d) n = dcap - d;
+        copy_extents(r, base + s, n, dst + d);
+        from += n;
+    }
+}

@@ -1,0 +1,187 @@
+/* ring_meta.c — what a ring file says besides its rings, read incrementally: the metadata log
+ * (docs/RING_FILE.md "The metadata log": schemas, each checked by the reader and kept once per
+ * id, and view sets, kept once per text) from where the last call stopped to the log's tail,
+ * and the intern table's entries that became ready (their hash matching their bytes). */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backbeat/reader.h"
+#include "format/ring_file.h"
+#include "format/sections.h"
+#include "read/ring_priv.h"
+
+/* The schema entry p[len] as the reader sees it: its id and record size; false if the reader
+ * rejects a dump holding only it. */
+static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *size) {
+    size_t body = BB_SCHEMA_HEADER_SIZE + len, start = bb_dump_body_start(1);
+    uint8_t *buf = malloc(start + body);
+    if (!buf) return false;
+    bb_buffer_sink bs = {buf, start + body, 0};
+    bb_sink sink = bb__ring_mem_sink(&bs);
+    bb_section_ref sec = {BB_SECTION_SCHEMA, body, 0};
+    bb_sections_layout(&sec, 1);
+    int rc = bb_enc_header(sink, &sec, 1) || bb_enc_schema_count(sink, 1) ||
+             sink.write(sink.ctx, p, len);
+    bb_dump *d = NULL;
+    bool ok = !rc && bb_dump_open_memory(buf, bs.len, "entry", &d, NULL) == BB_OK &&
+              bb_dump_schema_count(d) == 1;
+    if (ok) {
+        *id = bb_dump_schema(d, 0)->id;
+        *size = bb_dump_schema(d, 0)->record_size;
+    }
+    if (d) bb_dump_close(d);
+    free(buf);
+    return ok;
+}
+
+/* Grow *v (elements of `size` bytes, *n used) to hold one more. */
+static bool grow(void *v, size_t n, size_t size) {
+    if (n & (n - 1) && n) return true; /* capacity is the next power of two at or above n */
+    void *g = realloc(*(void **)v, (n ? 2 * n : 1) * size);
+    if (!g) return false;
+    *(void **)v = g;
+    return true;
+}
+
+static int by_id(const void *a, const void *b) {
+    uint64_t x = ((const bb__ring_size *)a)->id, y = ((const bb__ring_size *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static const bb__ring_size *find_size(const bb_ring *r, uint64_t id) {
+    bb__ring_size key = {id, 0};
+    return r->nevents ? bsearch(&key, r->sizes, r->nevents, sizeof key, by_id) : NULL;
+}
+
+/* Contract: see ring_priv.h. */
+int32_t bb__ring_size_of(void *ring, uint64_t id) {
+    const bb__ring_size *s = find_size(ring, id);
+    return s ? (int32_t)s->size : -1;
+}
+
+/* A schema entry: kept when the reader accepts it and its id is new. Sizes stay sorted
+ * (insertion: schemas are few, and each id is inserted once). */
+static bool take_event(bb_ring *r, const uint8_t *p, uint32_t len) {
+    uint64_t id;
+    uint16_t size;
+    if (!check_schema(p, len, &id, &size)) {
+        r->stats.meta_skipped++;
+        return true;
+    }
+    if (find_size(r, id)) return true; /* the same schema again */
+    if (!grow(&r->events, r->nevents, sizeof *r->events) ||
+        !grow(&r->sizes, r->nevents, sizeof *r->sizes))
+        return false;
+    size_t at = r->nevents;
+    while (at > 0 && r->sizes[at - 1].id > id) {
+        r->sizes[at] = r->sizes[at - 1];
+        at--;
+    }
+    r->sizes[at] = (bb__ring_size){id, size};
+    r->events[r->nevents++] = (bb__ring_piece){p, len};
+    if (size > r->max_size) r->max_size = size;
+    return true;
+}
+
+/* A view set's text, once (a plugin loaded again registers it again). Compared by hash, then
+ * bytes; the view sets of a process are few, and the log bounds them. */
+static bool take_views(bb_ring *r, const uint8_t *p, uint32_t len) {
+    uint64_t h = bb_ring_fnv64(p, len);
+    for (size_t i = 0; i < r->nviews; i++)
+        if (r->view_hash[i] == h && r->views[i].len == len && !memcmp(r->views[i].p, p, len))
+            return true;
+    if (!grow(&r->views, r->nviews, sizeof *r->views) ||
+        !grow(&r->view_hash, r->nviews, sizeof *r->view_hash))
+        return false;
+    r->view_hash[r->nviews] = h;
+    r->views[r->nviews++] = (bb__ring_piece){p, len};
+    return true;
+}
+
+/* Walk the log from meta_pos to its tail. */
+static bool walk_meta(bb_ring *r, bool live) {
+    uint64_t end = __atomic_load_n((const uint64_t *)(const void *)(r->d + BB_RH_META_TAIL),
+                                   __ATOMIC_ACQUIRE);
+    if (end > r->g.meta_len) end = r->g.meta_len;
+    const uint8_t *log = r->d + r->g.meta;
+    while (!r->stats.meta_stopped && end > r->meta_pos && end - r->meta_pos >= BB_RME_HEAD) {
+        const uint8_t *e = log + r->meta_pos;
+        uint32_t magic = __atomic_load_n((const uint32_t *)(const void *)e, __ATOMIC_ACQUIRE);
+        uint32_t len = bb__ring_get32(e, BB_RME_OFF_LEN);
+        uint64_t need = BB_RME_HEAD + ((uint64_t)len + 7) / 8 * 8;
+        if (magic != BB_RME_MAGIC && live) return true; /* being written: a later call */
+        if (len > BB_RME_MAX_LEN || need > end - r->meta_pos) {
+            r->stats.meta_stopped = true;
+            return true;
+        }
+        uint16_t kind;
+        memcpy(&kind, e + BB_RME_OFF_KIND, 2);
+        bool ok = true;
+        if (magic != BB_RME_MAGIC || bb__ring_get32(e, BB_RME_OFF_CHECK) != bb_rme_check(e, len))
+            r->stats.meta_skipped++;
+        else if (kind == BB_RME_VIEWS)
+            ok = take_views(r, e + BB_RME_HEAD, len);
+        else if (kind == BB_RME_EVENT)
+            ok = take_event(r, e + BB_RME_HEAD, len);
+        else
+            r->stats.meta_skipped++;
+        if (!ok) return false;
+        r->meta_pos += need;
+    }
+    return true;
+}
+
+/* Decide intern entry i: taken (its bytes validate), rejected for good (they never can), or
+ * left for a later call (not ready yet). Each string's bytes have their own place in the
+ * arena, so the taken lengths add up to at most its size: past that the table is inconsistent
+ * and the rest is rejected (which also keeps the hashing linear in the file's size). */
+static bool intern_one(bb_ring *r, uint32_t i, bool *pending) {
+    const uint8_t *e = r->d + r->g.intern + (uint64_t)i * BB_RING_INTERN_ENTRY;
+    uint32_t ready = __atomic_load_n((const uint32_t *)(const void *)(e + 12), __ATOMIC_ACQUIRE);
+    uint32_t off = bb__ring_get32(e, 0), len = bb__ring_get32(e, 4), hash = bb__ring_get32(e, 8);
+    *pending = ready != 1;
+    if (*pending) return true;
+    r->intern_taken[i] = 2;
+    if (off > r->g.bytes || len > r->g.bytes - off || len > UINT16_MAX || len > r->intern_budget)
+        return true;
+    if (bb_ring_fnv32(BB_RING_FNV32_INIT, r->d + r->g.arena + off, len) != hash) return true;
+    r->intern_budget -= len;
+    if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) return false;
+    r->interns[r->ninterns++] = (bb__ring_intern){i, off, len};
+    r->intern_taken[i] = 1;
+    return true;
+}
+
+/* The entries from the first undecided one on. A live writer fills entries nearly in order:
+ * the scan stops after 64 undecided entries in a row (the rest is empty); a dead one's table
+ * is scanned whole. */
+static bool take_interns(bb_ring *r, bool live) {
+    if (!r->intern_taken && r->g.entries) {
+        r->intern_taken = calloc(r->g.entries, 1);
+        if (!r->intern_taken) return false;
+    }
+    uint32_t run = 0;
+    for (uint32_t i = r->intern_scan; i < r->g.entries && !(live && run >= 64); i++) {
+        if (r->intern_taken[i]) continue;
+        bool pending;
+        if (!intern_one(r, i, &pending)) return false;
+        run = pending ? run + 1 : 0;
+        if (!pending && i == r->intern_scan) r->intern_scan = i + 1;
+    }
+    while (r->intern_scan < r->g.entries && r->intern_taken[r->intern_scan]) r->intern_scan++;
+    return true;
+}
+
+/* Contract: see ring_priv.h. */
+bool bb__ring_meta_update(bb_ring *r, bool live) {
+    r->stats.meta_dropped =
+        __atomic_load_n((const uint32_t *)(const void *)(r->d + BB_RH_META_DROPPED), __ATOMIC_RELAXED);
+    r->stats.intern_full =
+        __atomic_load_n((const uint32_t *)(const void *)(r->d + BB_RH_INTERN_FULL), __ATOMIC_ACQUIRE) != 0;
+    bool ok = walk_meta(r, live) && take_interns(r, live);
+    r->stats.events = r->nevents;
+    r->stats.views = r->nviews;
+    r->stats.interns = r->ninterns;
+    return ok;
+}

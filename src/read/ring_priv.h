@@ -1,0 +1,149 @@
+/* ring_priv.h — the ring-file reader's internals (backbeat/ring_reader.h): the open file, its
+ * validated regions, what its metadata log and intern table yielded so far, and the steps the
+ * snapshot and follow calls share (ring_reader.c: open and header; ring_meta.c: metadata and
+ * intern table; ring_inflight.c: records left in flight; ring_window.c: the cut of one ring;
+ * ring_dump.c: the `.bb` assembled from them). Internal to libbackbeat-read. */
+/* SPDX-License-Identifier: MIT */
+#ifndef BACKBEAT_READ_RING_PRIV_H
+#define BACKBEAT_READ_RING_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/dump_writer.h"
+#include "backbeat/ring_reader.h"
+
+/* The regions of a validated header (offsets into the file). */
+typedef struct bb__ring_regions {
+    uint64_t cursors, slots, meta, meta_len, intern, arena, rings;
+    uint32_t entries, bytes, slot_count, tag_base;
+} bb__ring_regions;
+
+typedef struct bb__ring_piece {
+    const uint8_t *p;
+    size_t len;
+} bb__ring_piece;
+
+/* An intern entry that validated: id = index + 1, bytes at arena + off. */
+typedef struct bb__ring_intern {
+    uint32_t index, off, len;
+} bb__ring_intern;
+
+/* An event id and its record size, kept sorted by id for the walks' lookups. */
+typedef struct bb__ring_size {
+    uint64_t id;
+    uint32_t size;
+} bb__ring_size;
+
+struct bb_ring {
+    int fd;               /* -1 for a ring file in memory (tests, fuzzing) */
+    const uint8_t *d;     /* the mapping (or the caller's memory) */
+    size_t len;
+    bool mapped;
+    char name[256];       /* for messages */
+    bb_ring_info info;
+    bb_ring_stats stats;
+    bb__ring_regions g;
+    /* the metadata log, read incrementally */
+    uint64_t meta_pos;    /* entries below it are taken or skipped */
+    bb__ring_piece *events;
+    size_t nevents;
+    bb__ring_piece *views;
+    size_t nviews;
+    uint64_t *view_hash;  /* FNV-1a 64 of each view text (parallel to views) */
+    bb__ring_size *sizes; /* nevents entries, sorted by id */
+    uint32_t max_size;    /* the largest record size recovered */
+    /* the intern table */
+    bb__ring_intern *interns;
+    size_t ninterns;
+    uint8_t *intern_taken; /* one byte per entry: taken (1) or rejected for good (2) */
+    uint32_t intern_scan;  /* entries below it are all decided */
+    uint64_t intern_budget; /* arena bytes not yet claimed by taken entries */
+    uint32_t *stalls;       /* per shard: follow calls in a row stopped by an unknown position */
+    /* the byte ranges of the last dump built that hold data (everything else is zero and was
+     * never touched: a sparse file's holes stay holes in the dump written) */
+    struct bb__ring_range { const uint8_t *p; uint64_t n; } *ranges;
+    size_t nranges, ranges_cap;
+    bool ranges_failed;     /* out of memory while noting them: write everything */
+};
+
+/* Open a ring file held in memory (not copied; it must outlive the bb_ring): read as a dead
+ * process's file. For tests and the fuzz target. */
+bb_status bb__ring_open_memory(const uint8_t *data, size_t len, const char *name, bb_ring **out,
+                               bb_error *err);
+
+/* The reason given for a file its process left before finishing the header. */
+#define BB__RING_EMPTY_WHY                                                                   \
+    "empty: its process ended before it finished writing the header (nothing was recorded)"
+
+/* Validate the header at d[len] of a file of `size` bytes into info and g; false with the
+ * reason in why[cap]. */
+bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *info,
+                     bb__ring_regions *g, bb_status *st, char *why, size_t cap);
+
+/* Take the metadata entries and intern entries that appeared since the last call. `live`:
+ * an unfinished entry stops the walk (it is being written; taken by a later call) instead of
+ * being skipped. False on allocation failure. */
+bool bb__ring_meta_update(bb_ring *r, bool live);
+
+/* The record size of event `id`, or -1 (a bb_ring_size_fn over a bb_ring). */
+int32_t bb__ring_size_of(void *ring, uint64_t id);
+
+/* Little-endian loads from the file (atomic where the writer stores them). */
+uint32_t bb__ring_get32(const uint8_t *d, uint64_t off);
+uint64_t bb__ring_get64(const uint8_t *d, uint64_t off);
+uint64_t bb__ring_load64(const uint8_t *d, uint64_t off); /* acquire */
+
+/* ---- records in flight (ring_inflight.c) ---------------------------------------------- */
+
+/* An announcement of the file for one shard: taglen's length and its position (UINT64_MAX
+ * unknown), and the entry it was read from. */
+typedef struct bb__ring_ann {
+    uint32_t shard, slot, len;
+    uint64_t pos;
+} bb__ring_ann;
+
+/* The announcements of every shard (entries whose tag is tag_base + shard, length a frame's
+ * and at most the capacity; the overflow entry ignored), sorted by shard, into *out (malloc'ed;
+ * *n of them). `wait`: an unknown position is re-read (yielding, a bounded number of times)
+ * while its writer is between announcing and reserving. False on allocation failure. */
+bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, size_t *n);
+
+/* One ring's copy as the cut sees it: `ring` holds `cap` bytes, the window is [low, head). */
+typedef struct bb__ring_view {
+    uint8_t *ring;
+    uint64_t cap, head, low;
+    const bb_ring *r;
+} bb__ring_view;
+
+/* Blank the known-position announcements `a[n]` in the window (the union of their ranges, in
+ * time linear in the window whatever they claim), then the holes of unknown positions found
+ * where the walk down from the head breaks (docs/RING_FILE.md "Records in flight"). Returns
+ * the end of the highest last-lap bytes a writer in flight below the window may have written
+ * into it (0 if none): the caller cuts below it. */
+uint64_t bb__ring_inflight(bb__ring_view *v, const bb__ring_ann *a, size_t n);
+
+/* ---- the `.bb` (ring_dump.c) ----------------------------------------------------------- */
+
+/* One shard of the dump being built: its head and capacity (a power of two). */
+typedef struct bb__ring_shard_out {
+    uint64_t head, cap;
+    uint8_t *body; /* set by bb__ring_dump_build: cap bytes of zeros to fill */
+} bb__ring_shard_out;
+
+/* Lay out a dump of the ring's schemas, interns and views and of `shards` (info.shards of
+ * them), allocate it zeroed (large sizes stay untouched zero pages) and write everything but
+ * the shard bodies; their places are set in shards[i].body. */
+bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *shards, uint8_t **out,
+                              size_t *out_len, bb_error *err);
+
+/* A sink appending to a caller's buffer (bb_sink_buffer's behaviour, without libbackbeat). */
+bb_sink bb__ring_mem_sink(bb_buffer_sink *buf);
+
+/* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
+ * only the file's data extents (holes stay zero in dst). */
+void bb__ring_copy(bb_ring *r, uint32_t shard, uint64_t from, uint64_t to, uint8_t *dst,
+                   uint64_t dcap);
+
+#endif /* BACKBEAT_READ_RING_PRIV_H */

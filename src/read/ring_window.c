@@ -1,0 +1,235 @@
+/* ring_window.c — bb_ring_snapshot and bb_ring_follow (backbeat/ring_reader.h): which part of
+ * each ring to read, its copy, and the cut a live dump makes (format/ring_cut.h).
+ *
+ * Per ring: the head is read (acquire), then the announcement table (a writer announces before
+ * it reserves, so one whose reservation the head includes is seen); the window is copied; for
+ * a running process the head is read again and every record that starts below the positions
+ * writers may have overwritten meanwhile (one lap below the new head, plus the rseq margin:
+ * the file does not say which commit path wrote it) is cut, as are records below a lapped
+ * writer's mark and below the late bytes of a writer in flight under the window. A snapshot of
+ * a running process re-copies the records in flight that completed and blanks the others; a
+ * follow call stops the ring's read below the lowest record in flight (it comes with a later
+ * call), so nothing it returns can still change. A dead process's file gets the blanking of
+ * docs/RING_FILE.md "Records in flight". */
+/* SPDX-License-Identifier: MIT */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backbeat/reader.h"
+#include "common/error_set.h"
+#include "format/ring_cut.h"
+#include "format/ring_file.h"
+#include "read/ring_priv.h"
+
+/* Follow calls in a row a ring may wait for a writer between announcing and reserving before
+ * its announcement is treated as a dead writer's (left to the hole search). */
+#define STALL_LIMIT 32u
+
+/* One call: what every ring's read shares. */
+typedef struct call {
+    bb_ring *r;
+    bool live, follow;
+    bb__ring_ann *anns;
+    size_t nanns;
+    uint64_t margin;
+    uint64_t *h0, *start, *from; /* per ring: head read, window bottom, the caller's position */
+    size_t *a0, *an;             /* per ring: its announcements anns[a0, a0 + an) */
+    bb__ring_shard_out *out;
+} call;
+
+static uint64_t cursor_off(const bb_ring *r, uint32_t i) {
+    return r->g.cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
+}
+
+/* Where ring i's read stops: the head, or (following a running process) below its lowest
+ * record in flight, or where it started while a writer's position is not yet published. */
+static uint64_t read_top(call *c, uint32_t i) {
+    uint64_t top = c->h0[i];
+    bool unknown = false;
+    for (size_t k = c->a0[i]; k < c->a0[i] + c->an[i]; k++) {
+        const bb__ring_ann *a = &c->anns[k];
+        if (a->pos == UINT64_MAX) unknown = true;
+        else if (a->pos >= c->start[i] && a->pos < top) top = a->pos;
+    }
+    if (!c->follow || !c->live) return c->h0[i];
+    if (!unknown) c->r->stalls[i] = 0;
+    else if (c->r->stalls[i]++ < STALL_LIMIT) top = c->start[i];
+    return top;
+}
+
+static uint64_t pow2_at_least(uint64_t n) {
+    uint64_t c = 4096;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+/* Plan ring i: its window [start, top) and the dump shard that carries it. */
+static void plan_ring(call *c, uint32_t i, const bb_ring_cursor *cur) {
+    uint64_t cap = c->r->info.capacity, h0 = c->h0[i];
+    uint64_t low = h0 > cap ? h0 - cap : 0, p = cur ? cur->pos : 0;
+    if (p == BB_RING_NOW || p > h0) p = h0;
+    c->from[i] = p;
+    c->start[i] = p > low ? p : low;
+    uint64_t top = read_top(c, i);
+    if (top < c->start[i]) top = c->start[i];
+    c->out[i].head = c->follow ? top : h0;
+    c->out[i].cap = c->follow ? pow2_at_least(top - c->start[i]) : cap;
+}
+
+/* A running process's snapshot: the records in flight in the window whose writers finished
+ * since are copied again; the rest stay announced (blanked by bb__ring_inflight). */
+static void recopy_done(call *c, uint32_t i, bb__ring_ann *a, size_t n) {
+    int budget = 32;
+    for (size_t k = 0; k < n; k++) {
+        if (a[k].pos == UINT64_MAX || a[k].pos < c->start[i] || a[k].pos >= c->h0[i]) continue;
+        const uint8_t *e = c->r->d + c->r->g.slots + (uint64_t)a[k].slot * BB_RING_SLOT_STRIDE;
+        for (;;) {
+            uint64_t taglen = __atomic_load_n((const uint64_t *)(const void *)e, __ATOMIC_ACQUIRE);
+            uint64_t pos = __atomic_load_n((const uint64_t *)(const void *)(e + 8), __ATOMIC_ACQUIRE);
+            if ((uint32_t)(taglen >> 32) != a[k].len || pos != a[k].pos ||
+                (uint32_t)taglen != c->r->g.tag_base + i) {
+                uint64_t to = a[k].pos + a[k].len < c->h0[i] ? a[k].pos + a[k].len : c->h0[i];
+                bb__ring_copy(c->r, i, a[k].pos, to, c->out[i].body, c->out[i].cap);
+                a[k].pos = UINT64_MAX - 1; /* complete: neither blanked nor a hole */
+                break;
+            }
+            if (budget-- <= 0) break;
+            sched_yield();
+        }
+    }
+}
+
+/* Read ring i into its dump shard and cut it; fills *cur when following. */
+static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
+    bb_ring *r = c->r;
+    uint64_t cap = r->info.capacity, h0 = c->h0[i], start = c->start[i], top = c->out[i].head;
+    uint8_t *body = c->out[i].body;
+    uint64_t dcap = c->out[i].cap;
+    if (c->follow) top = top < h0 ? top : h0;
+    else top = h0;
+    bb__ring_copy(r, i, start, top, body, dcap);
+    bb__ring_ann *a = c->anns + c->a0[i];
+    if (c->live && !c->follow) recopy_done(c, i, a, c->an[i]);
+    bb__ring_view v = {body, dcap, top, start, r};
+    uint64_t late = bb__ring_inflight(&v, a, c->an[i]);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the copy's reads before the second head read */
+    uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i)) : h0;
+    uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + 8);
+    uint64_t end = bb_ring_copy_cut(h0, h1, c->margin, cap);
+    uint64_t low = h0 > cap ? h0 - cap : 0;
+    if (late > h0) late = h0;
+    if (late > end) end = late;
+    if (marked > end && (marked <= h0 || c->live)) end = marked;
+    r->stats.cut_shards += (marked > low && marked <= h0) || late > low;
+    uint64_t bottom = bb_ring_cut(body, dcap, start, top, end, bb__ring_size_of, r);
+    if (!cur) return;
+    uint64_t p = c->from[i], lost = 0;
+    if (bottom > p && p != BB_RING_OLDEST) {
+        uint64_t first = bb_ring_lowest(body, dcap, bottom, top, bb__ring_size_of, r);
+        lost = (first < top ? first : bottom) - p;
+    }
+    *cur = (bb_ring_cursor){top, lost, top - (bottom > p ? bottom : p), h0};
+}
+
+/* The announcements of ring i: anns[a0, a0 + an) (sorted by shard). */
+static void slice(call *c) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < c->r->info.shards; i++) {
+        c->a0[i] = k;
+        while (k < c->nanns && c->anns[k].shard == i) k++;
+        c->an[i] = k - c->a0[i];
+    }
+}
+
+static bool call_init(call *c, bb_ring *r, bool follow) {
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->follow = follow;
+    c->live = r->fd >= 0 && bb_ring_liveness(r) != BB_RING_GONE;
+    uint32_t n = r->info.shards;
+    c->h0 = calloc(n, sizeof *c->h0);
+    c->start = calloc(n, sizeof *c->start);
+    c->from = calloc(n, sizeof *c->from);
+    c->a0 = calloc(n, sizeof *c->a0);
+    c->an = calloc(n, sizeof *c->an);
+    c->out = calloc(n, sizeof *c->out);
+    if (!c->h0 || !c->start || !c->from || !c->a0 || !c->an || !c->out) return false;
+    if (!bb__ring_meta_update(r, c->live)) return false;
+    c->margin = bb_ring_rseq_margin(r->max_size);
+    for (uint32_t i = 0; i < n; i++) c->h0[i] = bb__ring_load64(r->d, cursor_off(r, i));
+    if (!bb__ring_announcements(r, c->live, &c->anns, &c->nanns)) return false;
+    slice(c);
+    return true;
+}
+
+static void call_free(call *c) {
+    free(c->h0);
+    free(c->start);
+    free(c->from);
+    free(c->a0);
+    free(c->an);
+    free(c->out);
+    free(c->anns);
+}
+
+/* Snapshot (cursors NULL) or follow. */
+static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t *len,
+                     bb_error *err) {
+    call c;
+    bb_status st = BB_ERR_NOMEM;
+    if (!call_init(&c, r, cursors != NULL)) {
+        call_free(&c);
+        return bb__err_set(err, st, UINT64_MAX, NULL, "%s: out of memory", r->name);
+    }
+    r->stats.written = false;
+    r->stats.cut_shards = 0;
+    for (uint32_t i = 0; i < r->info.shards; i++) {
+        plan_ring(&c, i, cursors ? &cursors[i] : NULL);
+        r->stats.written |= c.h0[i] != 0;
+    }
+    st = bb__ring_dump_build(r, c.out, dump, len, err);
+    for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++)
+        read_ring(&c, i, cursors ? &cursors[i] : NULL);
+    call_free(&c);
+    return st;
+}
+
+/* Contract: see ring_reader.h. */
+bb_status bb_ring_snapshot(bb_ring *r, void **dump, size_t *len, bb_error *err) {
+    if (!r || !dump || !len) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
+    uint8_t *buf = NULL;
+    *dump = NULL;
+    *len = 0;
+    bb_status st = run(r, NULL, &buf, len, err);
+    if (st != BB_OK) return st;
+    bb_dump *d = NULL;
+    bb_error e;
+    memset(&e, 0, sizeof e);
+    if (bb_dump_open_memory(buf, *len, r->name, &d, &e) != BB_OK) {
+        free(buf);
+        *len = 0;
+        return bb__err_set(err, BB_ERR_CORRUPT, UINT64_MAX, NULL,
+                           "%s: the recovered dump does not validate: %s", r->name, e.message);
+    }
+    bb_dump_close(d);
+    *dump = buf;
+    bb__err_clear(err);
+    return BB_OK;
+}
+
+/* Contract: see ring_reader.h. */
+bb_status bb_ring_follow(bb_ring *r, bb_ring_cursor *cursors, void **dump, size_t *len,
+                         bb_error *err) {
+    if (!r || !cursors || !dump || !len)
+        return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
+    uint8_t *buf = NULL;
+    *dump = NULL;
+    *len = 0;
+    bb_status st = run(r, cursors, &buf, len, err);
+    if (st == BB_OK) {
+        *dump = buf;
+        bb__err_clear(err);
+    }
+    return st;
+}

@@ -1,0 +1,226 @@
+/* ring_hostile_test.c — crafted ring files against the CLI, each with a time and a memory
+ * ceiling (issue 19.4), and non-regular inputs (issue 19.5):
+ *   all-slots  every announcement entry claims the whole ring (known and unknown positions):
+ *              blanking must stay linear in the ring, not slots x ring;
+ *   sparse     2 rings of 4 GiB, a few records, the rest holes (8 GiB, almost no blocks): walked
+ *              by its data extents, never materialised, and recovered into a sparse dump;
+ *   fifo       a FIFO named like a ring file in a scanned directory is named and skipped, and as
+ *              an input of recover / inspect / convert / merge fails at once naming the file.
+ * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
+ * Usage: ring_hostile_test (77 when ring files cannot be made here). */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../support/check.h"
+#include "backbeat/backbeat.h"
+#include "format/ring_file.h"
+
+BB_EVENT(rh_ev, "ring_hostile", "Ev", "a record", BB_FIELD(uint64_t, n, "a counter"));
+
+#define TIME_LIMIT 30.0              /* seconds per CLI run */
+#define RSS_LIMIT (256L * 1024 * 1024) /* bytes per CLI run */
+
+static char g_dir[64];
+
+/* Run the CLI with args; its exit status (-1: killed by the timeout), wall seconds, peak RSS. */
+static int run(char *const *args, double *secs, long *rss, const char *out) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        dup2(null, 2);
+        alarm(120); /* a hang fails rather than blocks */
+        execv(BB_CLI, args);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    *secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    *rss = ru.ru_maxrss * 1024L;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run and check the ceilings; returns the exit status. */
+static int bounded(const char *what, char *const *args, const char *out) {
+    double secs;
+    long rss;
+    int st = run(args, &secs, &rss, out);
+    printf("%-28s exit %d  %.2f s  %ld MiB peak RSS\n", what, st, secs, rss >> 20);
+    CHECK(st >= 0, "%s: killed (hang or crash)", what);
+    CHECK(secs < TIME_LIMIT, "%s: %.1f s, over the %.0f s ceiling", what, secs, TIME_LIMIT);
+    CHECK(rss < RSS_LIMIT, "%s: %ld MiB, over the ceiling", what, rss >> 20);
+    return st;
+}
+
+/* A closed ring file of 2 shards x 64 KiB with 2000 records; its bytes in *out. */
+static uint8_t *base_file(size_t *len) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = 2;
+    o.bytes_per_shard = 65536;
+    bb_recorder *rec = NULL;
+    bb_error err;
+    if (bb_recorder_create_ring(&o, g_dir, true, &rec, &err) != BB_OK) return NULL;
+    bb_recorder_enable(rec, true);
+    for (uint64_t i = 0; i < 2000; i++) BB_RECORD(rec, rh_ev, .n = i);
+    char path[300];
+    snprintf(path, sizeof path, "%s", bb_recorder_ring_path(rec));
+    bb_recorder_free(rec);
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    uint8_t *d = fd >= 0 && fstat(fd, &sb) == 0 ? malloc((size_t)sb.st_size) : NULL;
+    if (d && pread(fd, d, (size_t)sb.st_size, 0) != (ssize_t)sb.st_size) d = NULL;
+    *len = d ? (size_t)sb.st_size : 0;
+    if (fd >= 0) close(fd);
+    unlink(path);
+    return d;
+}
+
+static uint64_t get64(const uint8_t *d, size_t off) {
+    uint64_t v;
+    memcpy(&v, d + off, 8);
+    return v;
+}
+static void put64(uint8_t *d, size_t off, uint64_t v) { memcpy(d + off, &v, 8); }
+static uint32_t get32(const uint8_t *d, size_t off) {
+    uint32_t v;
+    memcpy(&v, d + off, 4);
+    return v;
+}
+
+static bool write_file(const char *path, const uint8_t *d, size_t len) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    bool ok = fd >= 0 && write(fd, d, len) == (ssize_t)len;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* Every announcement entry claims a whole ring, half of them at a known position in its
+ * window, half at an unknown one. */
+static void all_slots(const uint8_t *base, size_t len) {
+    uint8_t *d = malloc(len);
+    memcpy(d, base, len);
+    uint64_t slots = get64(d, BB_RH_SLOTS_OFF), cap = get64(d, BB_RH_CAPACITY);
+    uint32_t n = get32(d, BB_RH_SLOT_COUNT), tag = get32(d, BB_RH_TAG_BASE);
+    uint64_t head = get64(d, get64(d, BB_RH_CURSORS_OFF));
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *e = d + slots + (uint64_t)i * BB_RING_SLOT_STRIDE;
+        put64(e, 0, cap << 32 | (uint64_t)(tag + i % 2));
+        put64(e, 8, i % 4 < 2 ? (head > cap ? head - cap : 0) + i % 64 : UINT64_MAX);
+    }
+    char path[128], out[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a1.ring", g_dir);
+    snprintf(out, sizeof out, "%s/all_slots.bb", g_dir);
+    CHECK(write_file(path, d, len), "write %s", path);
+    char *rec[] = {"backbeat", "recover", path, "-o", out, NULL};
+    char *ins[] = {"backbeat", "inspect", path, NULL};
+    char *conv[] = {"backbeat", "convert", path, "-o", out, "--format", "trace", NULL};
+    CHECK(bounded("all-slots: recover", rec, NULL) == 0, "recover failed");
+    CHECK(bounded("all-slots: inspect", ins, NULL) == 0, "inspect failed");
+    CHECK(bounded("all-slots: convert", conv, NULL) == 0, "convert failed");
+    unlink(out);
+    unlink(path);
+    free(d);
+}
+
+/* The base file's regions with rings of 4 GiB: the header, tables and the first bytes of each
+ * ring written, the rest of the 8 GiB left as holes. */
+static void sparse(const uint8_t *base, size_t len) {
+    uint64_t cap = get64(base, BB_RH_CAPACITY), rings = get64(base, BB_RH_RINGS_OFF);
+    uint64_t big = UINT64_C(1) << 32, size = rings + 2 * big;
+    uint8_t *h = malloc(rings);
+    memcpy(h, base, rings);
+    put64(h, BB_RH_CAPACITY, big);
+    put64(h, BB_RH_FILE_SIZE, size);
+    put64(h, BB_RH_CHECK, bb_ring_fnv64(h, BB_RING_CHECKED));
+    char path[128], out[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a2.ring", g_dir);
+    snprintf(out, sizeof out, "%s/sparse.bb", g_dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    bool ok = fd >= 0 && pwrite(fd, h, rings, 0) == (ssize_t)rings && ftruncate(fd, (off_t)size) == 0;
+    for (uint64_t i = 0; ok && i < 2; i++) /* each ring's bytes (not wrapped: 2000 records) */
+        ok = pwrite(fd, base + rings + i * cap, cap, (off_t)(rings + i * big)) == (ssize_t)cap;
+    if (fd >= 0) close(fd);
+    free(h);
+    CHECK(ok, "write %s", path);
+    if (!ok) return;
+    (void)len;
+    char *rec[] = {"backbeat", "recover", path, "-o", out, NULL};
+    char *ins[] = {"backbeat", "inspect", path, NULL};
+    CHECK(bounded("sparse 8 GiB: recover", rec, NULL) == 0, "recover failed");
+    struct stat sb;
+    CHECK(stat(out, &sb) == 0 && sb.st_size > (off_t)(2 * big) &&
+              (uint64_t)sb.st_blocks * 512 < (UINT64_C(64) << 20),
+          "the recovered dump is not sparse (%lld bytes, %lld blocks)", (long long)sb.st_size,
+          (long long)sb.st_blocks);
+    char *ins_out[] = {"backbeat", "inspect", out, NULL};
+    CHECK(bounded("sparse 8 GiB: inspect", ins, NULL) == 0, "inspect failed");
+    CHECK(bounded("sparse 8 GiB: inspect dump", ins_out, NULL) == 0, "inspect of the dump failed");
+    unlink(out);
+    unlink(path);
+}
+
+/* A FIFO as a scanned entry and as every kind of input: named, never waited on. */
+static void fifo(void) {
+    char path[128], out[128], msg[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a3.ring", g_dir);
+    snprintf(out, sizeof out, "%s/fifo.out", g_dir);
+    snprintf(msg, sizeof msg, "%s/scan.txt", g_dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+    char *scan[] = {"backbeat", "recover", "--scan", g_dir, NULL};
+    CHECK(bounded("fifo: recover --scan", scan, msg) == 0, "scan failed");
+    char text[4096] = "";
+    FILE *f = fopen(msg, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f) fclose(f);
+    CHECK(strstr(text, path) && strstr(text, "skipped: not a regular file"), "scan says: %s", text);
+    char *cmds[][8] = {{"backbeat", "recover", path, "-o", out, NULL},
+                       {"backbeat", "inspect", path, NULL},
+                       {"backbeat", "convert", path, "-o", out, "--format", "trace", NULL},
+                       {"backbeat", "merge", path, "-o", out, NULL},
+                       {"backbeat", "tail", path, NULL}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "fifo: %s", cmds[i][1]);
+        int st = bounded(what, cmds[i], NULL);
+        CHECK(st > 0, "%s: exit %d (expected a failure)", what, st);
+    }
+    unlink(path);
+    unlink(out);
+    unlink(msg);
+}
+
+int main(void) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/bb_ring_hostile_XXXXXX");
+    if (!mkdtemp(g_dir)) return 77;
+    size_t len = 0;
+    uint8_t *base = base_file(&len);
+    if (!base) {
+        rmdir(g_dir);
+        return 77;
+    }
+    all_slots(base, len);
+    sparse(base, len);
+    fifo();
+    free(base);
+    rmdir(g_dir);
+    return failures ? 1 : 0;
+}
