@@ -68,3 +68,18 @@ if(TARGET backbeat_cli)
   add_test(NAME ring_hostile_files COMMAND ring_hostile_test)
   set_tests_properties(ring_hostile_files PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# `backbeat tail` over running and dead processes (issue 22): every printed record checked
+# against its writer, a schema registered mid-run, exit after drain, SIGINT, a dead file; the
+# follow latency is printed.
+if(TARGET backbeat_cli)
+  add_executable(tail_test ${CMAKE_CURRENT_SOURCE_DIR}/cli/tail_test.c ${BB_RING_DIR}/ring_proc.c)
+  target_link_libraries(tail_test PRIVATE bb_test_support Threads::Threads)
+  target_compile_definitions(tail_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>"
+    BB_RING_CHILD="$<TARGET_FILE:ring_child>" BB_RING_PLUGIN="$<TARGET_FILE:bb_ring_plugin>")
+  add_dependencies(tail_test backbeat_cli ring_child bb_ring_plugin)
+  foreach(sc follow flood dead)
+    add_test(NAME cli_tail_${sc} COMMAND tail_test ${sc})
+    set_tests_properties(cli_tail_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS concurrent)
+  endforeach()
+endif()

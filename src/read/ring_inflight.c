@@ -39,8 +39,9 @@ static bool read_entry(const bb_ring *r, uint32_t i, bool wait, int *budget, bb_
             len < BB__FRAME_OVERHEAD || len > r->info.capacity)
             return false;
         if (pos == UINT64_MAX && wait && *budget > 0) {
-            (*budget)--;
-            sched_yield();
+            (*budget)--; /* spin: a running writer publishes within nanoseconds */
+            if (*budget % 256 == 0) sched_yield();
+            __asm__ __volatile__("" ::: "memory");
             continue;
         }
         *a = (bb__ring_ann){tag - r->g.tag_base, i, len, pos};
@@ -59,7 +60,7 @@ bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, siz
     *n = 0;
     *out = malloc((size_t)r->g.slot_count * sizeof **out);
     if (!*out) return false;
-    int budget = 32;
+    int budget = 8192; /* spins, a yield every 256 */
     for (uint32_t i = 0; i + 1 < r->g.slot_count; i++)
         if (read_entry(r, i, wait, &budget, &(*out)[*n])) (*n)++;
     qsort(*out, *n, sizeof **out, by_shard);

@@ -14,6 +14,10 @@
  *                4 GiB)
  *   exit         record 10 and exit normally (the file is removed unless BACKBEAT_RING_KEEP)
  *   crash        record 1000, then SIGSEGV (with BACKBEAT_DUMP_ON_CRASH the handler dumps)
+ *   paced T R MS [PATH]  T threads each record R records per millisecond (then a 1 ms sleep)
+ *                for MS ms; halfway, dlopen PATH (an event and a view set registered mid-run)
+ *                and record 100 of its events; then report {thread, last seq} of each thread
+ *                and exit normally (the file is removed: `backbeat tail` drains it first)
  *   fork         record 10, fork a child that records 10 and exits normally (removing its own
  *                file only), report {1, its exit status}; fork a child that records once,
  *                reports {2, its pid} and sleeps; wait to be killed */
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backbeat/backbeat.h"
@@ -111,6 +116,44 @@ __attribute__((noreturn)) static int plugin(const char *path, bool churn) {
     }
 }
 
+static int g_rate, g_ms;
+
+static uint64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void *paced_writer(void *arg) {
+    uint32_t t = (uint32_t)(uintptr_t)arg;
+    uint64_t end = now_ms() + (uint64_t)g_ms, seq = 0;
+    while (now_ms() < end) {
+        for (int k = 0; k < g_rate; k++, seq++)
+            BB_GRECORD(ring_rec, .thread = t, .seq = seq, .check = ring_check(t, seq));
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return (void *)(uintptr_t)seq;
+}
+
+static int paced(int threads, int rate, int ms, const char *plugin_path) {
+    pthread_t th[64];
+    g_rate = rate;
+    g_ms = ms;
+    for (int i = 0; i < threads && i < 64; i++)
+        if (pthread_create(&th[i], NULL, paced_writer, (void *)(uintptr_t)i) != 0) return 2;
+    if (plugin_path) {
+        nanosleep(&(struct timespec){ms / 2000, (long)(ms / 2 % 1000) * 1000000L}, NULL);
+        void *h;
+        load(plugin_path, &h)->run(0, 100);
+    }
+    for (int i = 0; i < threads && i < 64; i++) {
+        void *n;
+        pthread_join(th[i], &n);
+        report((uint64_t)i, (uint64_t)(uintptr_t)n);
+    }
+    return 0;
+}
+
 static int live(void) {
     for (uint64_t seq = 0; seq < 1000; seq++)
         BB_GRECORD(ring_rec, .thread = 0, .seq = seq, .check = ring_check(0, seq));
@@ -159,11 +202,13 @@ static int forking(void) {
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     if (!bb_global()) return 6;
-    g_pin = argc > 3 && !strcmp(argv[3], "pin");
+    g_pin = argc > 3 && !strcmp(argv[3], "pin") && strcmp(argv[1], "paced");
     if (!strcmp(argv[1], "heavy") && argc > 2) return heavy(atoi(argv[2]));
     if (!strcmp(argv[1], "plugin") && argc > 2) return plugin(argv[2], false);
     if (!strcmp(argv[1], "churn") && argc > 2) return plugin(argv[2], true);
     if (!strcmp(argv[1], "live")) return live();
+    if (!strcmp(argv[1], "paced") && argc > 4)
+        return paced(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? argv[5] : NULL);
     if (!strcmp(argv[1], "oom")) return oom();
     if (!strcmp(argv[1], "fork")) return forking();
     if (!strcmp(argv[1], "crash")) {

@@ -1,0 +1,278 @@
+/* tail_test.c — `backbeat tail` against real processes (issue 22), each scenario bounded:
+ *   follow  8 writer threads record self-checking per-thread counters (ring_child "paced")
+ *           while `tail --follow --format jsonl` runs; a plugin registers a new event halfway;
+ *           the process exits normally. Every printed record is checked against its writer
+ *           (check value, no duplicate), the new event is printed, every thread's last record
+ *           is printed (drained), tail exits 0 by itself, and the records not printed are
+ *           covered by the bytes reported lost (none lost: none missing). Prints the follow
+ *           latency (median, p99: print time minus record timestamp).
+ *   flood   the same with writers as fast as they go on small rings (ring_child "heavy"):
+ *           losses reported, and still no foreign or duplicate record; SIGINT ends tail, exit 0.
+ *   dead    a SIGKILLed process's file: tail prints its records and exits 0, with and without
+ *           --follow.
+ * Usage: tail_test SCENARIO (77 where ring files cannot be made). */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../capture/ring/ring_check.h"
+#include "../capture/ring/ring_proc.h"
+#include "../support/check.h"
+
+#define THREADS 8
+#define FRAME 42 /* ring_test::Rec: 24 field bytes + 18 */
+
+static char g_dir[64], g_err[128];
+
+typedef struct tally {
+    uint8_t *seen[THREADS]; /* bitmap of seqs printed */
+    uint64_t max[THREADS], first[THREADS];
+    bool any[THREADS];
+    size_t lines, bad, dup, late;
+    double *lat;
+    size_t nlat, cap;
+} tally;
+
+static double now_real(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t field(const char *line, const char *key) {
+    const char *p = strstr(line, key);
+    if (!p) return UINT64_MAX;
+    p += strlen(key);
+    if (*p == '"') p++;
+    return strtoull(p, NULL, 10);
+}
+
+static void take_line(tally *t, const char *line) {
+    t->lines++;
+    if (strstr(line, "\"event\":\"ring_plugin::Late\"")) {
+        t->late++;
+        return;
+    }
+    uint64_t th = field(line, "\"thread\":"), seq = field(line, "\"seq\":");
+    uint64_t check = field(line, "\"check\":"), ts = field(line, "\"ts_nanos\":");
+    if (th >= THREADS || seq >= (UINT64_C(1) << 27) || check != ring_check(th, seq)) {
+        t->bad++;
+        return;
+    }
+    if (t->nlat == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 4096;
+        t->lat = realloc(t->lat, t->cap * sizeof *t->lat);
+    }
+    t->lat[t->nlat++] = now_real() - (double)ts;
+    if (!t->seen[th]) t->seen[th] = calloc(1, 1u << 24); /* 2^27 bits */
+    if (t->seen[th][seq >> 3] & (1u << (seq & 7))) t->dup++;
+    t->seen[th][seq >> 3] |= (uint8_t)(1u << (seq & 7));
+    if (!t->any[th] || seq < t->first[th]) t->first[th] = seq;
+    if (!t->any[th] || seq > t->max[th]) t->max[th] = seq;
+    t->any[th] = true;
+}
+
+/* Start `backbeat tail ARGS`; its stdout on *out, stderr into g_err. */
+static pid_t start_tail(char *const *args, FILE **out) {
+    int p[2];
+    if (pipe(p) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int e = open(g_err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(p[1], 1);
+        dup2(e, 2);
+        close(p[0]);
+        alarm(90);
+        execv(BB_CLI, args);
+        _exit(127);
+    }
+    close(p[1]);
+    *out = fdopen(p[0], "r");
+    return pid;
+}
+
+static void read_all(FILE *f, tally *t) {
+    char line[4096];
+    while (fgets(line, sizeof line, f)) take_line(t, line);
+    fclose(f);
+}
+
+static int wait_exit(pid_t pid) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Bytes reported lost, and the reports. */
+static uint64_t losses(size_t *reports) {
+    FILE *f = fopen(g_err, "r");
+    char line[1024];
+    uint64_t lost = 0;
+    *reports = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " lost ");
+        if (p) {
+            lost += strtoull(p + 6, NULL, 10);
+            (*reports)++;
+        }
+    }
+    if (f) fclose(f);
+    return lost;
+}
+
+/* The records between each thread's first printed one and `last[t]` that were not printed. */
+static uint64_t missing(const tally *t, const uint64_t *last) {
+    uint64_t n = 0;
+    for (int th = 0; th < THREADS; th++)
+        for (uint64_t s = t->first[th]; t->any[th] && s <= last[th]; s++)
+            n += !(t->seen[th][s >> 3] & (1u << (s & 7)));
+    return n;
+}
+
+/* Show what tail said (on a failure). */
+static void show_err(void) {
+    FILE *f = fopen(g_err, "r");
+    char line[1024];
+    for (int n = 0; f && n < 20 && fgets(line, sizeof line, f); n++) fprintf(stderr, "tail: %s", line);
+    if (f) fclose(f);
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void tally_free(tally *t) {
+    for (int i = 0; i < THREADS; i++) free(t->seen[i]);
+    free(t->lat);
+}
+
+static bool spawn(ring_child *c, char **args, const char *bytes, char *ring, size_t cap) {
+    char env_dir[128], env_bytes[64];
+    snprintf(env_dir, sizeof env_dir, "BACKBEAT_RING_DIR=%s", g_dir);
+    snprintf(env_bytes, sizeof env_bytes, "BACKBEAT_BYTES=%s", bytes);
+    char *env[] = {env_dir, env_bytes, "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=2", NULL};
+    if (!ring_spawn(c, BB_RING_CHILD, args, env, NULL)) return false;
+    for (int k = 0; k < 500; k++) { /* the file appears at the recorder's creation */
+        if (ring_find(g_dir, ring, cap) == 1) return true;
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    return false;
+}
+
+static void follow(void) {
+    ring_child c;
+    char ring[512];
+    char *args[] = {"paced", "8", "5", "1500", BB_RING_PLUGIN, NULL};
+    if (!spawn(&c, args, "1M", ring, sizeof ring)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "--follow", "--format", "jsonl", ring, NULL};
+    pid_t tail = start_tail(targs, &out);
+    tally t;
+    memset(&t, 0, sizeof t);
+    read_all(out, &t);
+    int st = wait_exit(tail);
+    uint64_t last[THREADS] = {0}, msg[2];
+    while (ring_report(&c, msg))
+        if (msg[0] < THREADS && msg[1]) last[msg[0]] = msg[1] - 1;
+    CHECK(ring_wait(&c) == 0, "the writer did not exit normally");
+    size_t reports;
+    uint64_t lost = losses(&reports), miss = missing(&t, last);
+    CHECK(st == 0, "tail exited %d", st);
+    if (st) show_err();
+    CHECK(t.bad == 0 && t.dup == 0, "%zu foreign or torn, %zu duplicate records", t.bad, t.dup);
+    CHECK(t.late > 0, "the event registered mid-run was not printed");
+    for (int th = 0; th < THREADS; th++)
+        CHECK(t.any[th] && t.max[th] == last[th], "thread %d: last printed %llu, wrote %llu", th,
+              (unsigned long long)t.max[th], (unsigned long long)last[th]);
+    CHECK(miss * FRAME <= lost + FRAME * reports, "%llu records missing, %llu bytes reported lost",
+          (unsigned long long)miss, (unsigned long long)lost);
+    qsort(t.lat, t.nlat, sizeof *t.lat, cmp_d);
+    if (t.nlat)
+        printf("follow: %zu lines, %llu lost bytes (%zu reports), %llu missing; latency median "
+               "%.1f ms, p99 %.1f ms\n",
+               t.lines, (unsigned long long)lost, reports, (unsigned long long)miss,
+               t.lat[t.nlat / 2] / 1e6, t.lat[t.nlat * 99 / 100] / 1e6);
+    tally_free(&t);
+}
+
+static void flood(void) {
+    ring_child c;
+    char ring[512];
+    char *args[] = {"heavy", "8", "nopin", NULL};
+    if (!spawn(&c, args, "64k", ring, sizeof ring)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "-f", "--format", "jsonl", ring, NULL};
+    pid_t tail = start_tail(targs, &out);
+    nanosleep(&(struct timespec){1, 500000000}, NULL);
+    kill(tail, SIGINT);
+    tally t;
+    memset(&t, 0, sizeof t);
+    read_all(out, &t);
+    CHECK(wait_exit(tail) == 0, "tail did not exit 0 on SIGINT");
+    size_t reports;
+    uint64_t lost = losses(&reports);
+    CHECK(t.bad == 0 && t.dup == 0, "%zu foreign or torn, %zu duplicate records", t.bad, t.dup);
+    CHECK(t.lines > 0, "nothing printed");
+    printf("flood: %zu lines, %llu bytes lost in %zu reports\n", t.lines, (unsigned long long)lost,
+           reports);
+    ring_kill(&c);
+    unlink(ring);
+    tally_free(&t);
+}
+
+static void dead(void) {
+    ring_child c;
+    char ring[512];
+    char *args[] = {"heavy", "2", "nopin", NULL};
+    if (!spawn(&c, args, "64k", ring, sizeof ring)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    uint64_t msg[2];
+    for (int k = 0; k < 8 && ring_report(&c, msg); k++) {
+    }
+    ring_kill(&c);
+    for (int f = 0; f < 2; f++) {
+        FILE *out;
+        char *targs[] = {"backbeat", "tail", f ? "--follow" : "--format=jsonl", ring, NULL};
+        pid_t tail = start_tail(targs, &out);
+        tally t;
+        memset(&t, 0, sizeof t);
+        read_all(out, &t);
+        CHECK(wait_exit(tail) == 0, "tail %s of a dead process's file failed", targs[2]);
+        CHECK(t.lines > 1000 && t.bad == 0 && t.dup == 0, "%s: %zu lines, %zu bad, %zu dup",
+              targs[2], t.lines, t.bad, t.dup);
+        tally_free(&t);
+    }
+    unlink(ring);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) return 2;
+    snprintf(g_dir, sizeof g_dir, "/tmp/bb_tail_XXXXXX");
+    if (!mkdtemp(g_dir)) return 77;
+    snprintf(g_err, sizeof g_err, "%s/tail.err", g_dir);
+    ring_child_stderr = "/dev/null";
+    if (!strcmp(argv[1], "follow")) follow();
+    else if (!strcmp(argv[1], "flood")) flood();
+    else if (!strcmp(argv[1], "dead")) dead();
+    else return 2;
+    unlink(g_err);
+    rmdir(g_dir);
+    return failures ? 1 : 0;
+}
