@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/json.h"
+#include "convert/json.h"
 
 /* ---------------------------------------------------------------- messages */
 

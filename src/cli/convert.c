@@ -20,10 +20,10 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "cli/convert/workpool.h"
-#include "cli/convert/writers.h"
-#include "cli/dataset.h"
-#include "cli/u64map.h"
+#include "convert/workpool.h"
+#include "convert/writers.h"
+#include "convert/dataset.h"
+#include "read/u64map.h"
 #include "parquet/codec.h"
 
 static const char convert_help[] =

@@ -35,7 +35,7 @@
 #include "format/sections.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "cli/u64map.h"
+#include "read/u64map.h"
 
 static const char merge_help[] =
     "usage: backbeat merge DUMP... -o OUT.bb [--no-dedup]\n"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/cli_util.h"
-#include "cli/convert/layout.h"
-#include "cli/convert/text.h"
+#include "convert/layout.h"
+#include "convert/text.h"
 #include "format/names.h"
 
 typedef struct tcase {

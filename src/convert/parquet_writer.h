@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "backbeat/model.h"
-#include "cli/convert/layout.h"
-#include "cli/convert/writers.h"
-#include "cli/u64map.h"
+#include "convert/layout.h"
+#include "convert/writers.h"
+#include "read/u64map.h"
 #include "parquet/buf.h"
 #include "parquet/column.h"
 #include "parquet/footer.h"

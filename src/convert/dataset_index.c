@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli_util.h"
-#include "cli/dataset.h"
+#include "convert/dataset.h"
 #include "common/le_bytes.h"
 
 #define MAGIC "BBIDX1\0\0"

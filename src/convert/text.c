@@ -1,9 +1,9 @@
 /* convert/text.c — text rendering helpers of the Parquet writer (see convert/text.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/text.h"
+#include "convert/text.h"
 
 #include "backbeat/reader.h"
-#include "cli/json.h"
+#include "convert/json.h"
 
 #include <string.h>
 

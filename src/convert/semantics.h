@@ -20,7 +20,7 @@
 #ifndef BB_CONVERT_SEMANTICS_H
 #define BB_CONVERT_SEMANTICS_H
 
-#include "cli/convert/layout.h"
+#include "convert/layout.h"
 
 /* The document for `lay` (built from `model`), malloc'ed and NUL-terminated; NULL on
  * allocation failure. */

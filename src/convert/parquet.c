@@ -19,14 +19,14 @@
 
 #include "backbeat/version.h"
 #include "backbeat/schema.h"
-#include "cli/convert/writers.h"
-#include "cli/convert/parquet_writer.h"
+#include "convert/writers.h"
+#include "convert/parquet_writer.h"
 #include "common/le_bytes.h"
 #include "parquet/column.h"
 #include "parquet/footer.h"
-#include "cli/convert/layout.h"
-#include "cli/convert/semantics.h"
-#include "cli/convert/text.h"
+#include "convert/layout.h"
+#include "convert/semantics.h"
+#include "convert/text.h"
 
 
 #define DEFAULT_ROW_GROUP (1u << 20)

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/convert/parquet_writer.h"
-#include "cli/convert/workpool.h"
+#include "convert/parquet_writer.h"
+#include "convert/workpool.h"
 
 #define BATCH_ROWS 8192u /* rows of one batch at most: divides PQW_CHECK_ROWS (fewer hand-overs:
                             2048 took 10-20 % more wall time on 2 CPUs) */

@@ -1,13 +1,13 @@
 /* convert/layout.c — the sparse-wide table's schema for a model (see convert/layout.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/layout.h"
+#include "convert/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backbeat/schema.h"
-#include "cli/convert/widen.h"
+#include "convert/widen.h"
 #include "format/names.h"
 
 static const char *const DENSE_NAMES[PQ_DENSE] = {"seq", "ts_nanos", "event", "event_id",

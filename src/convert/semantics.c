@@ -1,11 +1,11 @@
 /* convert/semantics.c — the `backbeat.columns` JSON document (see convert/semantics.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/semantics.h"
+#include "convert/semantics.h"
 
 #include <string.h>
 
 #include "backbeat/schema.h"
-#include "cli/convert/text.h"
+#include "convert/text.h"
 #include "format/names.h"
 
 /* A JSON string, or null when absent. */

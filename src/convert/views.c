@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/convert/writers.h"
-#include "cli/convert/layout.h"
-#include "cli/convert/text.h"
+#include "convert/writers.h"
+#include "convert/layout.h"
+#include "convert/text.h"
 #include "format/names.h"
 
 /* True when the text's last non-blank character is ';' (or it is blank): a text whose last

@@ -2,7 +2,7 @@
  * mutex guards the job (function, next task, tasks not yet finished); workers sleep on one
  * condition variable, the waiting caller on another. */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/workpool.h"
+#include "convert/workpool.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* convert/widen.c — the type-widening rule of the Parquet table (see convert/widen.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/widen.h"
+#include "convert/widen.h"
 
 #include "backbeat/schema.h"
 

@@ -3,13 +3,13 @@
  * into its own buffer, so the bytes do not depend on which worker ran it), then written out in
  * order on the writer's thread while the next chunk is gathered. */
 /* SPDX-License-Identifier: MIT */
-#include "cli/convert/trace_par.h"
+#include "convert/trace_par.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/convert/workpool.h"
+#include "convert/workpool.h"
 
 #define CHUNK_HOLES 4096 /* holes of one chunk (then handed over) */
 #define TASKS_PER_THREAD 2

@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #include "backbeat/model.h"
-#include "cli/convert/writers.h"
+#include "convert/writers.h"
 
 /* Partition keys, in directory order. */
 typedef enum ds_key { DS_HOST, DS_DATE, DS_EVENT, DS_INSTANCE } ds_key;

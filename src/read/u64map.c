@@ -1,6 +1,6 @@
 /* u64map.c — open-addressing uint64_t -> pointer map (see u64map.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/u64map.h"
+#include "read/u64map.h"
 
 #include <stdlib.h>
 

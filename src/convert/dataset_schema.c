@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli_util.h"
-#include "cli/dataset.h"
+#include "convert/dataset.h"
 #include "format/sections.h"
 #include "format/wire.h"
 #include "parquet/buf.h"

@@ -45,9 +45,9 @@
 #include <string.h>
 
 #include "cli/cli_util.h"
-#include "cli/convert/trace_par.h"
-#include "cli/convert/writers.h"
-#include "cli/u64map.h"
+#include "convert/trace_par.h"
+#include "convert/writers.h"
+#include "read/u64map.h"
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
 #define LANE_ROOTS_MAX 65536          /* bound on remembered top-level slices per lane */

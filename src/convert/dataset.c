@@ -1,7 +1,7 @@
 /* dataset.c — `convert --dataset DIR`: the lock, the partitions, the parts and views.sql
  * (see cli/dataset.h; the key index is dataset_index.c, the schema dump dataset_schema.c). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/dataset.h"
+#include "convert/dataset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli_util.h"
-#include "cli/convert/text.h"
+#include "convert/text.h"
 #include "parquet/buf.h"
 
 static const char *const KEY_NAMES[] = {"host", "date", "event", "instance"};

@@ -1,6 +1,6 @@
 /* cli/json.c — JSON string escaping over the lossy UTF-8 decoder (see cli/json.h). */
 /* SPDX-License-Identifier: MIT */
-#include "cli/json.h"
+#include "convert/json.h"
 
 typedef struct escape_ctx {
     bb_text_fn fn;
