@@ -14,13 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli_util.h"
+#include "common/error_set.h"
+#include "convert/outfile.h"
 #include "convert/text.h"
 #include "parquet/buf.h"
 
 static const char *const KEY_NAMES[] = {"host", "date", "event", "instance"};
 
-bool ds_parse_spec(const char *text, ds_spec *out)
+bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err)
 {
     memset(out, 0, sizeof *out);
     const char *p = text;
@@ -35,7 +36,7 @@ bool ds_parse_spec(const char *text, ds_spec *out)
         for (size_t i = 0; i < out->nkeys; i++)
             dup |= (int)out->keys[i] == k;
         if (k < 0 || dup) {
-            cli_usage_error("convert", "bad --partition-by '%s': '%.*s' is %s (use host, date, "
+            ds_err(err, "bad --partition-by '%s': '%.*s' is %s (use host, date, "
                                        "event, instance, each at most once)",
                             text, (int)n, p, k < 0 ? "not a partition key" : "repeated");
             return false;
@@ -43,7 +44,7 @@ bool ds_parse_spec(const char *text, ds_spec *out)
         out->keys[out->nkeys++] = (ds_key)k;
         p += n + (e != NULL);
         if (e && !*p) {
-            cli_usage_error("convert", "bad --partition-by '%s': it ends with a comma", text);
+            ds_err(err, "bad --partition-by '%s': it ends with a comma", text);
             return false;
         }
     }
@@ -60,7 +61,7 @@ static void spec_text(const ds_spec *spec, char *buf, size_t cap)
 }
 
 /* mkdir that accepts an existing directory; false after a message. */
-static bool make_dir(const char *path)
+static bool make_dir(const char *path, bb_error *err)
 {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) {
         struct stat st;
@@ -68,7 +69,7 @@ static bool make_dir(const char *path)
             return true;
         errno = ENOTDIR;
     }
-    cli_error("cannot create %s: %s", path, strerror(errno));
+    ds_err(err, "cannot create %s: %s", path, strerror(errno));
     return false;
 }
 
@@ -82,18 +83,18 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-bool ds_open(ds_handle *h, const char *dir)
+bool ds_open(ds_handle *h, const char *dir, bb_error *err)
 {
     h->dir = NULL;
     h->lock_fd = -1;
-    if (!make_dir(dir))
+    if (!make_dir(dir, err))
         return false;
     h->dir = realpath(dir, NULL);
     char *sub = h->dir ? join(h->dir, "_backbeat") : NULL;
     char *lock = sub ? join(sub, "lock") : NULL;
-    bool ok = lock && make_dir(sub);
+    bool ok = lock && make_dir(sub, err);
     if (!lock)
-        cli_error("cannot open %s: %s", dir, h->dir ? "out of memory" : strerror(errno));
+        ds_err(err, "cannot open %s: %s", dir, h->dir ? "out of memory" : strerror(errno));
     if (ok) {
         h->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         int rc = -1;
@@ -101,7 +102,7 @@ bool ds_open(ds_handle *h, const char *dir)
             while ((rc = flock(h->lock_fd, LOCK_EX)) != 0 && errno == EINTR)
                 ;
         if (rc != 0) {
-            cli_error("cannot lock %s: %s", lock, strerror(errno));
+            ds_err(err, "cannot lock %s: %s", lock, strerror(errno));
             ok = false;
         }
     }
@@ -131,11 +132,11 @@ char *ds_schema_dump(const ds_handle *h)
     return p;
 }
 
-bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given)
+bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given, bb_error *err)
 {
     char *path = join(h->dir, "_backbeat/partitioning");
     if (!path) {
-        cli_error("cannot open %s: out of memory", h->dir);
+        ds_err(err, "cannot open %s: out of memory", h->dir);
         return false;
     }
     char want[64], have[80] = "";
@@ -145,17 +146,17 @@ bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given)
     if (!f) {
         size_t n = strlen(want);
         want[n] = '\n';
-        ok = cli_write_file(path, want, n + 1, false); /* the first append fixes the keys */
+        ok = cv_write_file(path, want, n + 1, false, err); /* the first append fixes the keys */
     } else {
         bool read = fgets(have, sizeof have, f) != NULL || feof(f);
         fclose(f);
         have[strcspn(have, "\n")] = 0;
         ds_spec stored;
-        if (!read || !ds_parse_spec(have, &stored)) {
-            cli_error("%s: unreadable partition keys '%s'", path, have);
+        if (!read || !ds_parse_spec(have, &stored, err)) {
+            ds_err(err, "%s: unreadable partition keys '%s'", path, have);
             ok = false;
         } else if (given && strcmp(have, want) != 0) {
-            cli_error("cannot append to %s: it is partitioned by '%s', not '%s' "
+            ds_err(err, "cannot append to %s: it is partitioned by '%s', not '%s' "
                       "(--partition-by must match, or be left out)", h->dir, have, want);
             ok = false;
         } else {
@@ -244,7 +245,7 @@ static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const 
 typedef struct part {
     char *rel; /* partition directory under DIR */
     uint64_t inst;
-    cli_out out;
+    cv_out out;
     parquet_table *t;
     char err[512];
 } part;
@@ -309,17 +310,17 @@ static bool grow(parts *ps)
 }
 
 /* mkdir -p DIR/rel; false after a message. */
-static bool make_dirs(const char *dir, const char *rel)
+static bool make_dirs(const char *dir, const char *rel, bb_error *err)
 {
     char *path = join(dir, rel);
     bool ok = path != NULL;
     for (char *s = path ? path + strlen(dir) + 1 : NULL; ok && s; s = strchr(s + 1, '/')) {
         char c = *s;
         *s = 0;
-        ok = make_dir(path);
+        ok = make_dir(path, err);
         *s = c;
     }
-    ok = ok && make_dir(path);
+    ok = ok && make_dir(path, err);
     free(path);
     return ok;
 }
@@ -346,14 +347,14 @@ static unsigned long next_number(const char *path, uint64_t inst)
 
 /* Open a new part for (rel, inst); NULL after a message. */
 static part *open_part(parts *ps, size_t slot, const char *dir, const char *rel, uint64_t inst,
-                       const bb_model *model, const convert_opts *opts)
+                       const bb_model *model, const convert_opts *opts, bb_error *err)
 {
     if (!grow(ps)) {
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
         return NULL;
     }
     find_part(ps, rel, inst, &slot); /* the table may have grown: its slot again */
-    if (!make_dirs(dir, rel))
+    if (!make_dirs(dir, rel, err))
         return NULL;
     char *sub = join(dir, rel);
     char name[64];
@@ -364,12 +365,12 @@ static part *open_part(parts *ps, size_t slot, const char *dir, const char *rel,
     memset(p, 0, sizeof *p);
     p->rel = strdup(rel);
     p->inst = inst;
-    bool ok = path && p->rel && cli_out_open(&p->out, path);
+    bool ok = path && p->rel && cv_out_open(&p->out, path, err);
     if (!path || !p->rel)
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
     if (ok && !(p->t = parquet_table_open(model, opts, p->out.fd, p->err, sizeof p->err))) {
-        cli_error("%s: %s", path, p->err);
-        cli_out_abort(&p->out);
+        ds_err(err, "%s: %s", path, p->err);
+        cv_out_abort(&p->out);
         ok = false;
     }
     free(sub);
@@ -386,7 +387,7 @@ static void free_parts(parts *ps, bool abort_them)
 {
     for (size_t i = 0; i < ps->n; i++) {
         if (abort_them)
-            cli_out_abort(&ps->v[i].out);
+            cv_out_abort(&ps->v[i].out);
         parquet_table_free(ps->v[i].t);
         free(ps->v[i].rel);
     }
@@ -396,12 +397,12 @@ static void free_parts(parts *ps, bool abort_them)
 
 /* Route every new record of the model into its part; 0, or 1 after a message. */
 static int route(const ds_handle *h, const bb_model *model, const convert_opts *opts,
-                 const ds_spec *spec, ds_index *ix, parts *ps)
+                 const ds_spec *spec, ds_index *ix, parts *ps, bb_error *err)
 {
     bb_model_iter *it;
     pq_buf rel = {0};
     if (bb_model_iter_new(model, &it) != BB_OK) {
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
         return 1;
     }
     bb_mrecord mr;
@@ -425,7 +426,7 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
                           &slot);
             if (!p && !rel.failed)
                 p = open_part(ps, slot, h->dir, (const char *)rel.data, mr.rec.instance_id,
-                              model, opts);
+                              model, opts, err);
             if (p) {
                 last.inst = mr.rec.instance_id;
                 last.day = day;
@@ -435,9 +436,11 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
             }
         }
         if (!p || rel.failed) {
+            if (rel.failed)
+                ds_err(err, "out of memory");
             rc = 1;
         } else if (parquet_table_row(p->t, &mr) || !ds_index_add(ix, &mr.rec)) {
-            cli_error("%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
+            ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
             rc = 1;
         }
     }
@@ -447,17 +450,20 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
 }
 
 /* Finish every part (footers), then rename them all into place; 0, or 1 after a message. */
-static int commit_parts(const ds_handle *h, parts *ps)
+static int commit_parts(const ds_handle *h, parts *ps, bb_error *err)
 {
     for (size_t i = 0; i < ps->n; i++)
         if (parquet_table_finish(ps->v[i].t)) {
-            cli_error("%s/%s: %s", h->dir, ps->v[i].rel, ps->v[i].err);
+            ds_err(err, "%s/%s: %s", h->dir, ps->v[i].rel, ps->v[i].err);
             return 1;
         }
     for (size_t i = 0; i < ps->n; i++) {
-        if (fsync(ps->v[i].out.fd) != 0 || !cli_out_commit(&ps->v[i].out)) {
+        bool synced = fsync(ps->v[i].out.fd) == 0;
+        if (!synced)
+            ds_err(err, "cannot write %s: %s", ps->v[i].out.path, strerror(errno));
+        if (!synced || !cv_out_commit(&ps->v[i].out, err)) {
             for (size_t j = i + 1; j < ps->n; j++)
-                cli_out_abort(&ps->v[j].out);
+                cv_out_abort(&ps->v[j].out);
             return 1;
         }
         ps->v[i].out.tmp = NULL; /* committed: nothing left to abort */
@@ -466,7 +472,7 @@ static int commit_parts(const ds_handle *h, parts *ps)
 }
 
 /* DIR/views.sql: `events` over every part, then the views DDL. */
-static bool write_views(const ds_handle *h, const bb_model *model)
+static bool write_views(const ds_handle *h, const bb_model *model, bb_error *err)
 {
     char *path = join(h->dir, "views.sql");
     char *ddl = parquet_views_ddl(model);
@@ -483,9 +489,9 @@ static bool write_views(const ds_handle *h, const bb_model *model)
         pq_cstr(&b, ddl);
     bool ok = path && ddl && !b.failed;
     if (!ok)
-        cli_error("cannot write %s/views.sql: out of memory", h->dir);
+        ds_err(err, "cannot write %s/views.sql: out of memory", h->dir);
     else
-        ok = cli_write_file(path, b.data, b.len, false);
+        ok = cv_write_file(path, b.data, b.len, false, err);
     free(path);
     free(ddl);
     pq_buf_free(&b);
@@ -493,24 +499,24 @@ static bool write_views(const ds_handle *h, const bb_model *model)
 }
 
 int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
-              const ds_spec *spec)
+              const ds_spec *spec, bb_error *err)
 {
-    ds_index *ix = ds_index_load(h->dir, model);
+    ds_index *ix = ds_index_load(h->dir, model, err);
     if (!ix)
         return 1;
     parts ps = {0};
     ps.slots = calloc(16, sizeof *ps.slots);
     ps.mask = 15;
-    int rc = ps.slots ? route(h, model, opts, spec, ix, &ps) : 1;
+    int rc = ps.slots ? route(h, model, opts, spec, ix, &ps, err) : 1;
     if (!ps.slots)
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
     if (rc == 0)
-        rc = commit_parts(h, &ps);
+        rc = commit_parts(h, &ps, err);
     free_parts(&ps, rc != 0);
     /* After the parts: a crash in between may duplicate a retried append's rows, never lose
      * them. */
-    if (rc == 0 && (!ds_index_save(ix, h->dir) || !ds_schema_save(h->dir, model) ||
-                    !write_views(h, model)))
+    if (rc == 0 && (!ds_index_save(ix, h->dir, err) || !ds_schema_save(h->dir, model, err) ||
+                    !write_views(h, model, err)))
         rc = 1;
     ds_index_free(ix);
     return rc;

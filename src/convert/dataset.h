@@ -23,8 +23,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "backbeat/error.h"
 #include "backbeat/model.h"
 #include "convert/writers.h"
+
+/* Every function below that can fail fills a bb_error with a message naming the file and the
+ * problem, and prints nothing; the caller reports it. The dataset files' failure setter: */
+#define ds_err(err, ...) bb__err_set((err), BB_ERR_IO, UINT64_MAX, NULL, __VA_ARGS__)
 
 /* Partition keys, in directory order. */
 typedef enum ds_key { DS_HOST, DS_DATE, DS_EVENT, DS_INSTANCE } ds_key;
@@ -36,8 +41,8 @@ typedef struct ds_spec {
 } ds_spec;
 
 /* Parse --partition-by ("host,date", any of host, date, event, instance, each once); false
- * with a usage message naming what is wrong. */
-bool ds_parse_spec(const char *text, ds_spec *out);
+ * with a message naming what is wrong (a usage error for the caller to report). */
+bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err);
 
 /* An open dataset: its directory and the appender's lock. */
 typedef struct ds_handle {
@@ -47,13 +52,13 @@ typedef struct ds_handle {
 
 /* Create DIR (and DIR/_backbeat) if needed and take the lock, waiting for another appender.
  * False with a message naming DIR. */
-bool ds_open(ds_handle *h, const char *dir);
+bool ds_open(ds_handle *h, const char *dir, bb_error *err);
 void ds_close(ds_handle *h);
 
 /* The dataset's partition keys are fixed by its first append (DIR/_backbeat/partitioning):
  * later appends use them; one that gives other keys (`given`: --partition-by was on the
- * command line) is refused. On success *spec holds the keys to use. False after a message. */
-bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given);
+ * command line) is refused. On success *spec holds the keys to use. False with the message set. */
+bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given, bb_error *err);
 
 /* DIR/_backbeat/schema.bb when it exists (malloc'ed), else NULL. */
 char *ds_schema_dump(const ds_handle *h);
@@ -61,21 +66,21 @@ char *ds_schema_dump(const ds_handle *h);
 /* Append the model's records (opts->keep filters them further) to the dataset; 0, or 1 after
  * a message naming the file and the problem. */
 int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
-              const ds_spec *spec);
+              const ds_spec *spec, bb_error *err);
 
 /* ---- dataset_index.c: the set of duplicate keys already in the dataset ---- */
 typedef struct ds_index ds_index;
-/* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL + message. */
-ds_index *ds_index_load(const char *dir, const bb_model *model);
+/* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL with the message set. */
+ds_index *ds_index_load(const char *dir, const bb_model *model, bb_error *err);
 bool ds_index_has(const ds_index *x, const bb_record *r);
 /* Remember a record written in this run (false: out of memory). */
 bool ds_index_add(ds_index *x, const bb_record *r);
 /* Write the index files of the instances that gained keys (aside, then renamed). */
-bool ds_index_save(ds_index *x, const char *dir);
+bool ds_index_save(ds_index *x, const char *dir, bb_error *err);
 void ds_index_free(ds_index *x);
 
 /* ---- dataset_schema.c: the schema dump ---- */
 /* Write DIR/_backbeat/schema.bb: the model's union registry and its distinct view sets. */
-bool ds_schema_save(const char *dir, const bb_model *model);
+bool ds_schema_save(const char *dir, const bb_model *model, bb_error *err);
 
 #endif /* BACKBEAT_CLI_DATASET_H */

@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli_util.h"
+#include "common/error_set.h"
+#include "convert/outfile.h"
 #include "convert/dataset.h"
 #include "common/le_bytes.h"
 
@@ -136,26 +137,26 @@ static bool slurp(const char *path, uint8_t **data, size_t *len)
 }
 
 /* Load one instance's file into the set; false after a message. */
-static bool load_one(ds_index *x, const char *dir, uint64_t id)
+static bool load_one(ds_index *x, const char *dir, uint64_t id, bb_error *err)
 {
     char *path = index_path(dir, id);
     uint8_t *d;
     size_t n;
     if (!path || !slurp(path, &d, &n)) {
-        cli_error("cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
+        ds_err(err, "cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
         free(path);
         return false;
     }
     bool ok = true;
     if (d && (n < 8 || memcmp(d, MAGIC, 8) != 0 || (n - 8) % ENTRY != 0)) {
-        cli_error("%s: not a backbeat dataset index (bad header or a torn entry: %zu bytes)",
+        ds_err(err, "%s: not a backbeat dataset index (bad header or a torn entry: %zu bytes)",
                   path, n);
         ok = false;
     }
     for (size_t o = 8; ok && d && o + ENTRY <= n; o += ENTRY) {
         key k = {bb_le_get_u64(d + o), id, bb_le_get_u32(d + o + 8), bb_le_get_u32(d + o + 12)};
         if (!put(x, &k)) {
-            cli_error("cannot read %s: out of memory", path);
+            ds_err(err, "cannot read %s: out of memory", path);
             ok = false;
         }
     }
@@ -164,7 +165,7 @@ static bool load_one(ds_index *x, const char *dir, uint64_t id)
     return ok;
 }
 
-ds_index *ds_index_load(const char *dir, const bb_model *model)
+ds_index *ds_index_load(const char *dir, const bb_model *model, bb_error *err)
 {
     ds_index *x = calloc(1, sizeof *x);
     size_t ni = bb_model_instance_count(model);
@@ -175,14 +176,14 @@ ds_index *ds_index_load(const char *dir, const bb_model *model)
         x->insts = calloc(ni ? ni : 1, sizeof *x->insts);
     }
     if (!x || !x->slots || !x->used || !x->insts) {
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
         ds_index_free(x);
         return NULL;
     }
     x->ninst = ni;
     for (size_t i = 0; i < ni; i++) {
         x->insts[i].id = bb_model_instance(model, i)->instance_id;
-        if (!load_one(x, dir, x->insts[i].id)) {
+        if (!load_one(x, dir, x->insts[i].id, err)) {
             ds_index_free(x);
             return NULL;
         }
@@ -254,26 +255,26 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 /* The old file's entries, then this run's, into a new file renamed over it. */
-static bool save_one(const char *dir, const inst_keys *ik)
+static bool save_one(const char *dir, const inst_keys *ik, bb_error *err)
 {
     char *path = index_path(dir, ik->id);
     uint8_t *old = NULL;
     size_t n = 0;
     if (!path || !slurp(path, &old, &n)) {
-        cli_error("cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
+        ds_err(err, "cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
         free(path);
         return false;
     }
-    cli_out o;
-    bool ok = cli_out_open(&o, path);
+    cv_out o;
+    bool ok = cv_out_open(&o, path, err);
     if (ok) {
         ok = (old ? write_all(o.fd, old, n) : write_all(o.fd, MAGIC, 8)) &&
              write_all(o.fd, ik->fresh, ik->nfresh * ENTRY) && fsync(o.fd) == 0;
         if (!ok) {
-            cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-            cli_out_abort(&o);
+            ds_err(err, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+            cv_out_abort(&o);
         } else {
-            ok = cli_out_commit(&o);
+            ok = cv_out_commit(&o, err);
         }
     }
     free(old);
@@ -281,23 +282,23 @@ static bool save_one(const char *dir, const inst_keys *ik)
     return ok;
 }
 
-bool ds_index_save(ds_index *x, const char *dir)
+bool ds_index_save(ds_index *x, const char *dir, bb_error *err)
 {
     size_t n = strlen(dir) + 32;
     char *sub = malloc(n);
     if (!sub) {
-        cli_error("out of memory");
+        ds_err(err, "out of memory");
         return false;
     }
     snprintf(sub, n, "%s/_backbeat/index", dir);
     if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create %s: %s", sub, strerror(errno));
+        ds_err(err, "cannot create %s: %s", sub, strerror(errno));
         free(sub);
         return false;
     }
     free(sub);
     for (size_t i = 0; i < x->ninst; i++)
-        if (x->insts[i].nfresh && !save_one(dir, &x->insts[i]))
+        if (x->insts[i].nfresh && !save_one(dir, &x->insts[i], err))
             return false;
     return true;
 }

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_util.h"
+#include "common/error_set.h"
+#include "convert/outfile.h"
 #include "convert/dataset.h"
 #include "format/sections.h"
 #include "format/wire.h"
@@ -108,20 +109,20 @@ static bool encode(const bb_model *m, pq_buf *out)
     return ok;
 }
 
-bool ds_schema_save(const char *dir, const bb_model *model)
+bool ds_schema_save(const char *dir, const bb_model *model, bb_error *err)
 {
     size_t n = strlen(dir) + 32;
     char *path = malloc(n);
     pq_buf b = {0};
     if (!path || !encode(model, &b)) {
-        cli_error("cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
+        ds_err(err, "cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
                   dir);
         free(path);
         pq_buf_free(&b);
         return false;
     }
     snprintf(path, n, "%s/_backbeat/schema.bb", dir);
-    bool ok = cli_write_file(path, b.data, b.len, true);
+    bool ok = cv_write_file(path, b.data, b.len, true, err);
     free(path);
     pq_buf_free(&b);
     return ok;

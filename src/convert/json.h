@@ -2,7 +2,7 @@
  * for large integers (compat/README.md "JSON conventions").
  *
  * The escaper writes through a bb_text_fn (backbeat/reader.h), so each output buffer (the CLI's
- * cli_buf, the Parquet writer's pq_buf) adapts it in a few lines. Internal: hidden visibility.
+ * obuf, the Parquet writer's pq_buf) adapts it in a few lines. Internal: hidden visibility.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_COMMON_JSON_H

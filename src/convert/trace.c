@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_util.h"
+#include "convert/obuf.h"
 #include "convert/trace_par.h"
 #include "convert/writers.h"
 #include "read/u64map.h"
@@ -111,7 +111,7 @@ typedef struct open_span {
 typedef struct tw {
     const bb_model *model;
     const convert_opts *opts;
-    cli_buf out;
+    obuf out;
     bool first_event;
     uint64_t base;
     uint64_t last_ts;
@@ -134,7 +134,7 @@ static void sep(tw *w) {
     if (w->first_event)
         w->first_event = false;
     else
-        cli_buf_puts(&w->out, ",\n");
+        obuf_puts(&w->out, ",\n");
 }
 
 static bool ends_with(const char *s, size_t n, const char *suf) {
@@ -142,28 +142,28 @@ static bool ends_with(const char *s, size_t n, const char *suf) {
     return n > k && !memcmp(s + n - k, suf, k);
 }
 
-/* Render JSON text into a fresh heap fragment: `fn` writes into a cli_buf big enough that it
+/* Render JSON text into a fresh heap fragment: `fn` writes into a obuf big enough that it
  * never flushes (`room` bytes). */
-static bool frag_make(frag *f, size_t room, void (*fn)(cli_buf *, const void *, const void *),
+static bool frag_make(frag *f, size_t room, void (*fn)(obuf *, const void *, const void *),
                       const void *a, const void *b) {
-    cli_buf cb;
-    if (!cli_buf_init(&cb, -1, room)) return false;
+    obuf cb;
+    if (!obuf_init(&cb, -1, room)) return false;
     fn(&cb, a, b);
     f->p = cb.data;
     f->n = cb.len;
     return true;
 }
-static void render_name_cat(cli_buf *b, const void *name, const void *cat) {
-    cli_buf_puts(b, ",\"name\":");
-    cli_buf_json_str(b, name, strlen(name));
-    cli_buf_puts(b, ",\"cat\":");
-    cli_buf_json_str(b, cat, strlen(cat));
+static void render_name_cat(obuf *b, const void *name, const void *cat) {
+    obuf_puts(b, ",\"name\":");
+    obuf_json_str(b, name, strlen(name));
+    obuf_puts(b, ",\"cat\":");
+    obuf_json_str(b, cat, strlen(cat));
 }
-static void render_key(cli_buf *b, const void *sv, const void *unused) {
+static void render_key(obuf *b, const void *sv, const void *unused) {
     (void)unused;
     const bb_strview *v = sv;
-    cli_buf_json_str(b, v->ptr, v->len);
-    cli_buf_putc(b, ':');
+    obuf_json_str(b, v->ptr, v->len);
+    obuf_putc(b, ':');
 }
 
 static void ev_free(ev_info *e) {
@@ -259,28 +259,28 @@ static void name_proc(tw *w, proc *p) {
     }
     int n = snprintf(name, hl + 40, "%.*s%sinstance %016llx%s", (int)hl, host ? host : "",
                      hl ? " (" : "", (unsigned long long)p->instance_id, hl ? ")" : "");
-    cli_buf *b = &w->out;
+    obuf *b = &w->out;
     sep(w);
-    cli_buf_printf(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
+    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
                       "\"args\":{\"name\":",
                    p->pid);
-    cli_buf_json_str(b, name, (size_t)n);
-    cli_buf_puts(b, "}},\n");
-    cli_buf_printf(b, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
+    obuf_json_str(b, name, (size_t)n);
+    obuf_puts(b, "}},\n");
+    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
                       "\"ts\":0,\"args\":{\"sort_index\":%u}}",
                    p->pid, p->pid);
     free(name);
 }
 
 static void name_thread(tw *w, proc *p, uint32_t tid, uint32_t shard, size_t lane_no) {
-    cli_buf *b = &w->out;
+    obuf *b = &w->out;
     sep(w);
-    cli_buf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
+    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
                       "\"args\":{\"name\":\"shard %u",
                    p->pid, tid, shard);
-    if (lane_no) cli_buf_printf(b, " (overlap %zu)", lane_no);
-    cli_buf_puts(b, "\"}},\n");
-    cli_buf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
+    if (lane_no) obuf_printf(b, " (overlap %zu)", lane_no);
+    obuf_puts(b, "\"}},\n");
+    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
                       "\"ts\":0,\"args\":{\"sort_index\":%llu}}",
                    p->pid, tid, (unsigned long long)shard * 1024ull + lane_no);
 }
@@ -362,24 +362,24 @@ static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon)
 
 /* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
  * closing brace. */
-static void write_fields_open(cli_buf *b, const ev_info *ev, const bb_rschema *s,
+static void write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
                               const uint8_t *fields, const bb_rinstance *inst) {
-    cli_buf_putc(b, '{');
+    obuf_putc(b, '{');
     for (size_t i = 0; i < s->field_count; i++) {
-        if (i) cli_buf_putc(b, ',');
-        cli_buf_write(b, ev->keys[i].p, ev->keys[i].n);
-        cli_buf_json_field(b, s, i, fields, inst);
+        if (i) obuf_putc(b, ',');
+        obuf_write(b, ev->keys[i].p, ev->keys[i].n);
+        obuf_json_field(b, s, i, fields, inst);
     }
 }
 
-static void write_fields(cli_buf *b, const ev_info *ev, const bb_rschema *s,
+static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
                          const uint8_t *fields, const bb_rinstance *inst) {
     write_fields_open(b, ev, s, fields, inst);
-    cli_buf_putc(b, '}');
+    obuf_putc(b, '}');
 }
 
 /* write_fields as the parallel engine calls it (tp_render_fn). */
-static void render_fields(cli_buf *b, const void *ev, const bb_rschema *s, const uint8_t *fields,
+static void render_fields(obuf *b, const void *ev, const bb_rschema *s, const uint8_t *fields,
                           const bb_rinstance *inst) {
     write_fields(b, ev, s, fields, inst);
 }
@@ -395,22 +395,22 @@ static void put_fields(tw *w, const ev_info *ev, const bb_rschema *s, const uint
 
 /* An "I" instant for a record; `mark` adds a "backbeat.<mark>": true arg. */
 static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const char *mark) {
-    cli_buf *b = &w->out;
+    obuf *b = &w->out;
     sep(w);
-    cli_buf_write(b, t->ipfx, t->ipfx_len);
-    cli_buf_usec(b, r->rec.ts - w->base);
-    cli_buf_write(b, ev->inst_name.p, ev->inst_name.n);
-    cli_buf_write(b, ",\"args\":", 8);
+    obuf_write(b, t->ipfx, t->ipfx_len);
+    obuf_usec(b, r->rec.ts - w->base);
+    obuf_write(b, ev->inst_name.p, ev->inst_name.n);
+    obuf_write(b, ",\"args\":", 8);
     if (mark) {
         write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance);
-        if (r->rec.schema->field_count) cli_buf_putc(b, ',');
-        cli_buf_puts(b, "\"backbeat.");
-        cli_buf_puts(b, mark);
-        cli_buf_puts(b, "\":true}");
+        if (r->rec.schema->field_count) obuf_putc(b, ',');
+        obuf_puts(b, "\"backbeat.");
+        obuf_puts(b, mark);
+        obuf_puts(b, "\":true}");
     } else {
         put_fields(w, ev, r->rec.schema, r->rec.fields, r->instance);
     }
-    cli_buf_putc(b, '}');
+    obuf_putc(b, '}');
 }
 
 static uint64_t span_key(uint64_t instance_id, uint64_t span_id) {
@@ -440,43 +440,43 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
         if (!l) return;
         lane_place(w, l, o->ts, end, horizon);
     }
-    cli_buf *b = &w->out;
+    obuf *b = &w->out;
     sep(w);
-    cli_buf_puts(b, "{\"ph\":\"X\",\"pid\":");
-    cli_buf_u64(b, t->p->pid);
-    cli_buf_puts(b, ",\"tid\":");
-    cli_buf_u64(b, l->tid);
-    cli_buf_puts(b, ",\"ts\":");
-    cli_buf_usec(b, o->ts - w->base);
-    cli_buf_puts(b, ",\"dur\":");
-    cli_buf_usec(b, end - o->ts);
-    cli_buf_write(b, o->ev->span_name_json.p, o->ev->span_name_json.n);
-    cli_buf_puts(b, ",\"args\":{\"span_id\":");
-    cli_buf_json_u64(b, o->span_id);
-    cli_buf_puts(b, ",\"enter_event\":");
-    cli_buf_json_str(b, o->ev->display, strlen(o->ev->display));
-    cli_buf_puts(b, ",\"enter_shard\":");
-    cli_buf_u64(b, t->shard);
-    cli_buf_puts(b, ",\"enter\":");
+    obuf_puts(b, "{\"ph\":\"X\",\"pid\":");
+    obuf_u64(b, t->p->pid);
+    obuf_puts(b, ",\"tid\":");
+    obuf_u64(b, l->tid);
+    obuf_puts(b, ",\"ts\":");
+    obuf_usec(b, o->ts - w->base);
+    obuf_puts(b, ",\"dur\":");
+    obuf_usec(b, end - o->ts);
+    obuf_write(b, o->ev->span_name_json.p, o->ev->span_name_json.n);
+    obuf_puts(b, ",\"args\":{\"span_id\":");
+    obuf_json_u64(b, o->span_id);
+    obuf_puts(b, ",\"enter_event\":");
+    obuf_json_str(b, o->ev->display, strlen(o->ev->display));
+    obuf_puts(b, ",\"enter_shard\":");
+    obuf_u64(b, t->shard);
+    obuf_puts(b, ",\"enter\":");
     put_fields(w, o->ev, o->schema, o->fields, o->inst);
     if (x) {
         ev_info *xe = event_info(w, x->rec.schema);
-        cli_buf_puts(b, ",\"exit_event\":");
+        obuf_puts(b, ",\"exit_event\":");
         if (xe)
-            cli_buf_json_str(b, xe->display, strlen(xe->display));
+            obuf_json_str(b, xe->display, strlen(xe->display));
         else
-            cli_buf_puts(b, "null");
-        cli_buf_puts(b, ",\"exit_shard\":");
-        cli_buf_u64(b, x->rec.shard_id);
-        cli_buf_puts(b, ",\"exit\":");
+            obuf_puts(b, "null");
+        obuf_puts(b, ",\"exit_shard\":");
+        obuf_u64(b, x->rec.shard_id);
+        obuf_puts(b, ",\"exit\":");
         if (xe)
             put_fields(w, xe, x->rec.schema, x->rec.fields, x->instance);
         else
-            cli_buf_puts(b, "{}");
+            obuf_puts(b, "{}");
     } else {
-        cli_buf_puts(b, ",\"backbeat.unclosed\":true");
+        obuf_puts(b, ",\"backbeat.unclosed\":true");
     }
-    cli_buf_puts(b, "}}");
+    obuf_puts(b, "}}");
 }
 
 static void list_unlink(tw *w, open_span *o) {
@@ -545,18 +545,18 @@ static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
 }
 
 static void write_header(tw *w) {
-    cli_buf *b = &w->out;
+    obuf *b = &w->out;
     /* No "displayTimeUnit": some Perfetto versions took "ns" there as the unit of ts. */
-    cli_buf_puts(b, "{\"otherData\":{\"backbeat.format\":\"1\","
+    obuf_puts(b, "{\"otherData\":{\"backbeat.format\":\"1\","
                     "\"backbeat.base_ts_nanos\":\"");
-    cli_buf_u64(b, w->base);
-    cli_buf_puts(b, "\",\"backbeat.ts_unit\":\"ts and dur are microseconds (3 decimals = ns) "
+    obuf_u64(b, w->base);
+    obuf_puts(b, "\",\"backbeat.ts_unit\":\"ts and dur are microseconds (3 decimals = ns) "
                     "since backbeat.base_ts_nanos\"");
     if (w->opts->host_override) {
-        cli_buf_puts(b, ",\"backbeat.host\":");
-        cli_buf_json_str(b, w->opts->host_override, strlen(w->opts->host_override));
+        obuf_puts(b, ",\"backbeat.host\":");
+        obuf_json_str(b, w->opts->host_override, strlen(w->opts->host_override));
     }
-    cli_buf_puts(b, "},\n\"traceEvents\":[\n");
+    obuf_puts(b, "},\n\"traceEvents\":[\n");
     w->first_event = true;
 }
 
@@ -674,7 +674,7 @@ static int trace_finish(tw *w, char *errbuf, size_t errlen) {
         write_header(w);
     }
     close_unclosed(w);
-    cli_buf_puts(&w->out, "\n]}\n");
+    obuf_puts(&w->out, "\n]}\n");
     if (w->opts->progress) w->opts->progress(w->seen, w->total, w->opts->progress_ctx);
     if (!w->oom) return 0;
     snprintf(errbuf, errlen, "out of memory");
@@ -693,7 +693,7 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
     u64map_init(&w.threads);
     u64map_init(&w.open);
     if (opts->threads > 1) w.par = tp_create(opts->threads, out_fd, render_fields, &w.out);
-    if (!w.par && !cli_buf_init(&w.out, out_fd, 1 << 20)) {
+    if (!w.par && !obuf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");
         return 1;
     }
@@ -703,7 +703,7 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
         snprintf(errbuf, errlen, "out of memory");
     else if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
         rc = trace_finish(&w, errbuf, errlen);
-    int werr = w.par ? tp_finish(w.par, &w.out) : cli_buf_finish(&w.out);
+    int werr = w.par ? tp_finish(w.par, &w.out) : obuf_finish(&w.out);
     tp_free(w.par, &w.out);
     if (!rc && werr) {
         snprintf(errbuf, errlen, "cannot write %s: %s", opts->out_name ? opts->out_name : "output",

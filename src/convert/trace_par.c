@@ -26,7 +26,7 @@ typedef struct hole {
 } hole;
 
 typedef struct chunk {
-    cli_buf lit;
+    obuf lit;
     hole *holes;
     size_t n;
     uint8_t *bytes;
@@ -38,11 +38,11 @@ struct trace_par {
     wp_pool *pool;
     size_t ntasks;
     tp_render_fn render;
-    cli_buf out;        /* the fd */
+    obuf out;        /* the fd */
     chunk c[2];
     int cur;            /* the chunk being gathered (its lit is the writer's while it is) */
     bool flying;        /* the other chunk is being rendered */
-    cli_buf *rbuf;      /* per task */
+    obuf *rbuf;      /* per task */
     bool oom;
 };
 
@@ -52,7 +52,7 @@ static void render_task(void *arg, size_t t, unsigned worker)
     (void)worker;
     trace_par *p = arg;
     chunk *c = &p->c[p->cur ^ 1];
-    cli_buf *b = &p->rbuf[t];
+    obuf *b = &p->rbuf[t];
     b->len = 0;
     size_t lo = c->n * t / p->ntasks, hi = c->n * (t + 1) / p->ntasks;
     for (size_t i = lo; i < hi; i++) {
@@ -83,12 +83,12 @@ static void land(trace_par *p)
     p->oom |= c->lit.failed != 0 || c->oom;
     size_t pos = 0;
     for (size_t i = 0; i < c->n && !p->oom; i++) {
-        cli_buf_write(&p->out, c->lit.data + pos, c->holes[i].at - pos);
-        cli_buf_write(&p->out, rendered(p, c, i), c->holes[i].rlen);
+        obuf_write(&p->out, c->lit.data + pos, c->holes[i].at - pos);
+        obuf_write(&p->out, rendered(p, c, i), c->holes[i].rlen);
         pos = c->holes[i].at;
     }
     if (!p->oom)
-        cli_buf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
+        obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
     c->lit.len = 0;
     c->n = 0;
     c->len = 0;
@@ -96,7 +96,7 @@ static void land(trace_par *p)
 
 /* Hand the gathered chunk (its literal text is *lit) to the workers; *lit becomes the other
  * chunk's (emptied) buffer. */
-static void launch(trace_par *p, cli_buf *lit)
+static void launch(trace_par *p, obuf *lit)
 {
     land(p);
     chunk *c = &p->c[p->cur];
@@ -104,12 +104,12 @@ static void launch(trace_par *p, cli_buf *lit)
     p->cur ^= 1;
     *lit = p->c[p->cur].lit;
     lit->len = 0;
-    p->c[p->cur].lit = (cli_buf){.fd = -1};
+    p->c[p->cur].lit = (obuf){.fd = -1};
     p->flying = true;
     wp_start(p->pool, render_task, p, p->ntasks);
 }
 
-bool tp_defer(trace_par *p, cli_buf *lit, const void *ev, const bb_rschema *s,
+bool tp_defer(trace_par *p, obuf *lit, const void *ev, const bb_rschema *s,
               const uint8_t *fields, size_t n, const bb_rinstance *inst)
 {
     chunk *c = &p->c[p->cur];
@@ -134,18 +134,18 @@ bool tp_defer(trace_par *p, cli_buf *lit, const void *ev, const bb_rschema *s,
     return true;
 }
 
-bool tp_next(trace_par *p, cli_buf *lit)
+bool tp_next(trace_par *p, obuf *lit)
 {
     if (p->c[p->cur].n >= CHUNK_HOLES - 2) /* a record defers two holes at most */
         launch(p, lit);
     return !p->oom && !p->c[p->cur].oom;
 }
 
-int tp_finish(trace_par *p, cli_buf *lit)
+int tp_finish(trace_par *p, obuf *lit)
 {
     launch(p, lit);
     land(p);
-    int err = cli_buf_flush(&p->out);
+    int err = obuf_flush(&p->out);
     return err ? err : p->oom ? ENOMEM : 0;
 }
 
@@ -154,7 +154,7 @@ int tp_failed(const trace_par *p)
     return p->out.failed;
 }
 
-trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, cli_buf *lit)
+trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, obuf *lit)
 {
     trace_par *p = calloc(1, sizeof *p);
     if (!p)
@@ -162,27 +162,27 @@ trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, cli_buf *lit)
     p->render = fn;
     p->ntasks = (size_t)threads * TASKS_PER_THREAD;
     p->rbuf = calloc(p->ntasks, sizeof *p->rbuf);
-    bool ok = p->rbuf && cli_buf_init(&p->out, fd, 1 << 20);
+    bool ok = p->rbuf && obuf_init(&p->out, fd, 1 << 20);
     for (size_t t = 0; ok && t < p->ntasks; t++)
-        ok = cli_buf_init(&p->rbuf[t], -1, LIT_START);
+        ok = obuf_init(&p->rbuf[t], -1, LIT_START);
     for (int i = 0; ok && i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->c[i].holes = calloc(CHUNK_HOLES, sizeof *p->c[i].holes);
         p->c[i].bytes = malloc(p->c[i].cap = 65536);
         ok = p->c[i].holes && p->c[i].bytes;
     }
-    ok = ok && cli_buf_init(&p->c[1].lit, -1, LIT_START) && cli_buf_init(lit, -1, LIT_START);
+    ok = ok && obuf_init(&p->c[1].lit, -1, LIT_START) && obuf_init(lit, -1, LIT_START);
     if (ok)
         p->pool = wp_create(threads);
     if (!p->pool) {
         if (ok)
-            cli_buf_finish(lit);
+            obuf_finish(lit);
         tp_free(p, NULL);
         return NULL;
     }
     return p;
 }
 
-void tp_free(trace_par *p, cli_buf *lit)
+void tp_free(trace_par *p, obuf *lit)
 {
     if (!p)
         return;
@@ -191,7 +191,7 @@ void tp_free(trace_par *p, cli_buf *lit)
         wp_free(p->pool);
     }
     if (lit)
-        cli_buf_finish(lit);
+        obuf_finish(lit);
     for (int i = 0; i < 2; i++) {
         free(p->c[i].lit.data);
         free(p->c[i].holes);
