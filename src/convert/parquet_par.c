@@ -36,8 +36,7 @@ typedef struct batch {
     _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
                                  the other */
     size_t n;
-    uint8_t *bytes;
-    size_t len, cap;
+    pq_buf bytes; /* the staged records' field bytes */
 } batch;
 
 struct pq_par {
@@ -55,6 +54,7 @@ struct pq_par {
     size_t fly_n;       /* its rows */
     uint64_t r0, seq0;  /* its first row in the row group, its first seq */
     pq_chunk_meta *seal_to;
+    pqw_after_rows_fn after_rows; /* the writer's: closes the row group when due */
     size_t *pfstart;    /* plan p's fields of group g: pfield[pfstart[p*G+g] .. pfstart[p*G+g+1]) */
     uint32_t *pfield;
 };
@@ -113,25 +113,6 @@ void pq_par_seal(writer *w, pq_chunk_meta *chunks)
     wp_wait(w->par->pool);
 }
 
-/* Append (p, n) to the batch's field bytes; false if out of memory. */
-static bool put_bytes(batch *b, const void *src, size_t n)
-{
-    if (b->cap - b->len < n) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap - b->len < n)
-            cap *= 2;
-        uint8_t *nb = realloc(b->bytes, cap);
-        if (!nb)
-            return false;
-        b->bytes = nb;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->bytes + b->len, src, n);
-    b->len += n;
-    return true;
-}
-
 /* Stage a record into batch b, its field bytes (n of them, or none: src NULL) copied from
  * src; false if out of memory. */
 static bool stage(batch *b, const item *tmpl, const void *src, size_t n)
@@ -141,8 +122,9 @@ static bool stage(batch *b, const item *tmpl, const void *src, size_t n)
     it->foff = NO_FIELDS;
     it->flen = n;
     if (src) {
-        it->foff = b->len;
-        if (!put_bytes(b, src, n))
+        it->foff = b->bytes.len;
+        pq_buf_put(&b->bytes, src, n);
+        if (b->bytes.failed)
             return false;
     }
     b->n++;
@@ -159,7 +141,7 @@ static int land(writer *w)
     p->flying = false;
     w->rg_rows += p->fly_n;
     w->rows += p->fly_n;
-    return pqw_after_rows(w);
+    return p->after_rows(w);
 }
 
 /* Hand the workers the first rows of the batch being filled, up to the next budget check or
@@ -175,16 +157,16 @@ static bool dispatch(writer *w)
     if (k == 0)
         return true;
     o->n = 0;
-    o->len = 0;
+    o->bytes.len = 0;
     for (size_t j = k; j < b->n; j++) {
         const item *it = &b->items[j];
-        if (!stage(o, it, it->foff == NO_FIELDS ? NULL : b->bytes + it->foff, it->flen))
+        if (!stage(o, it, it->foff == NO_FIELDS ? NULL : b->bytes.data + it->foff, it->flen))
             return false;
     }
     b->n = k;
     for (size_t j = 0; j < k; j++) /* the bytes stay put from here on */
         if (b->items[j].foff != NO_FIELDS)
-            b->items[j].mr.rec.fields = b->bytes + b->items[j].foff;
+            b->items[j].mr.rec.fields = b->bytes.data + b->items[j].foff;
     p->fly_n = k;
     p->r0 = w->rg_rows;
     p->seq0 = w->rows;
@@ -204,7 +186,7 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
         is->rows++; /* here, not on the workers: the reader reads the slot's id on every row */
     if (!stage(b, &it, mr->rec.fields, mr->rec.fields ? s->record_size : 0))
         return oom(w);
-    if (b->n < BATCH_ROWS && b->len < BATCH_BYTES)
+    if (b->n < BATCH_ROWS && b->bytes.len < BATCH_BYTES)
         return 0;
     int rc = land(w);
     if (rc)
@@ -296,20 +278,20 @@ static bool alloc_workers(writer *w, pq_par *p)
     }
     for (int i = 0; i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->b[i].items = calloc(BATCH_ROWS, sizeof *p->b[i].items);
-        p->b[i].bytes = malloc(p->b[i].cap = 65536);
-        if (!p->b[i].items || !p->b[i].bytes)
+        if (!p->b[i].items || !pq_buf_reserve(&p->b[i].bytes, 65536))
             return false;
     }
     return true;
 }
 
-int pq_par_start(writer *w, unsigned threads)
+int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
 {
     pq_par *p = calloc(1, sizeof *p);
     if (!p)
         return 1;
     w->par = p;
     p->nthreads = threads;
+    p->after_rows = after_rows;
     if (!assign_groups(w, p) || !plan_fields(w, p) || !alloc_workers(w, p))
         return 1;
     p->pool = wp_create(threads);
@@ -342,7 +324,7 @@ void pq_par_free(writer *w)
         w->cols[i].ctx = &w->ctx;
     for (int i = 0; i < 2; i++) {
         free(p->b[i].items);
-        free(p->b[i].bytes);
+        pq_buf_free(&p->b[i].bytes);
     }
     free(p->lanes);
     free(p->ctxs);

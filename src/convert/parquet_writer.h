@@ -1,5 +1,7 @@
 /* convert/parquet_writer.h — the Parquet table writer's state (convert/parquet.c), shared with
- * its parallel engine (convert/parquet_par.c, convert --threads N > 1). Private to the two.
+ * its row rendering (convert/parquet_row.c) and its parallel engine (convert/parquet_par.c,
+ * convert --threads N > 1). Private to the three; the writer is on top, the engine calls the
+ * rendering, the rendering calls neither.
  *
  * A row's values go column by column (each leaf a pq_column); the serial writer renders each
  * row into every column at once. The parallel engine batches rows and has worker threads
@@ -64,6 +66,8 @@ typedef struct writer {
     size_t errlen;
 } writer;
 
+/* ---- convert/parquet_row.c: rendering, below both the writer and its parallel engine ---- */
+
 /* Render record `mr` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
  * with `seq` as its seq. pqw_render writes every column; pqw_render_part only those of group
  * `group` (w->owner): the dense and missing leaves it owns, and the fields fl[0 .. nfl) of the
@@ -75,15 +79,19 @@ void pqw_render_part(writer *w, pqw_lane *ln, int group, const uint32_t *fl, siz
                      uint64_t seq);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
- * at a budget check over the budget. 0, or 1 with the message set. */
-int pqw_after_rows(writer *w);
+ * at a budget check over the budget. 0, or 1 with the message set. The writer's
+ * (convert/parquet.c), handed to the parallel engine as a function: the engine never calls
+ * into the writer by name. */
+typedef int (*pqw_after_rows_fn)(writer *w);
 
-/* The parallel engine (convert/parquet_par.c). pq_par_start sets w->par and w->owner for
- * `threads` (> 1) workers, or leaves them NULL (serial) if threads could not be had; 0, or 1
- * with the message set (out of memory). pq_par_add stages a row (encoded later, in order);
+/* ---- convert/parquet_par.c: the parallel engine, below the writer ---- */
+
+/* pq_par_start sets w->par and w->owner for `threads` (> 1) workers, which call `after_rows`
+ * once a batch's rows are counted, or leaves them NULL (serial) if threads could not be had;
+ * 0, or 1 with the message set (out of memory). pq_par_add stages a row (encoded later, in order);
  * pq_par_drain encodes every staged row; pq_par_seal seals every column of the open row group
  * into chunks[] on the workers (nothing in flight). pq_par_free stops the workers. */
-int pq_par_start(writer *w, unsigned threads);
+int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
 int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
 int pq_par_drain(writer *w);
 void pq_par_seal(writer *w, pq_chunk_meta *chunks);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "convert/workpool.h"
+#include "parquet/buf.h"
 
 #define CHUNK_HOLES 4096 /* holes of one chunk (then handed over) */
 #define TASKS_PER_THREAD 2
@@ -29,9 +30,7 @@ typedef struct chunk {
     obuf lit;
     hole *holes;
     size_t n;
-    uint8_t *bytes;
-    size_t len, cap;
-    bool oom;
+    pq_buf bytes; /* the holes' field bytes (failed: out of memory) */
 } chunk;
 
 struct trace_par {
@@ -59,7 +58,7 @@ static void render_task(void *arg, size_t t, unsigned worker)
         hole *h = &c->holes[i];
         h->task = t;
         h->roff = b->len;
-        p->render(b, h->ev, h->s, c->bytes + h->foff, h->inst);
+        p->render(b, h->ev, h->s, c->bytes.data + h->foff, h->inst);
         h->rlen = b->len - h->roff;
     }
 }
@@ -80,7 +79,7 @@ static void land(trace_par *p)
     chunk *c = &p->c[p->cur ^ 1];
     for (size_t t = 0; t < p->ntasks; t++)
         p->oom |= p->rbuf[t].failed != 0;
-    p->oom |= c->lit.failed != 0 || c->oom;
+    p->oom |= c->lit.failed != 0 || c->bytes.failed;
     size_t pos = 0;
     for (size_t i = 0; i < c->n && !p->oom; i++) {
         obuf_write(&p->out, c->lit.data + pos, c->holes[i].at - pos);
@@ -91,7 +90,7 @@ static void land(trace_par *p)
         obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
     c->lit.len = 0;
     c->n = 0;
-    c->len = 0;
+    c->bytes.len = 0;
 }
 
 /* Hand the gathered chunk (its literal text is *lit) to the workers; *lit becomes the other
@@ -117,20 +116,11 @@ bool tp_defer(trace_par *p, obuf *lit, const void *ev, const bb_rschema *s,
         p->render(lit, ev, s, fields, inst);
         return true;
     }
-    if (c->cap - c->len < n) {
-        size_t cap = c->cap ? c->cap : 65536;
-        while (cap - c->len < n)
-            cap *= 2;
-        uint8_t *nb = realloc(c->bytes, cap);
-        if (!nb)
-            return !(c->oom = true);
-        c->bytes = nb;
-        c->cap = cap;
-    }
-    if (n)
-        memcpy(c->bytes + c->len, fields, n);
-    c->holes[c->n++] = (hole){.at = lit->len, .ev = ev, .s = s, .inst = inst, .foff = c->len};
-    c->len += n;
+    size_t foff = c->bytes.len;
+    pq_buf_put(&c->bytes, fields, n);
+    if (c->bytes.failed)
+        return false;
+    c->holes[c->n++] = (hole){.at = lit->len, .ev = ev, .s = s, .inst = inst, .foff = foff};
     return true;
 }
 
@@ -138,7 +128,7 @@ bool tp_next(trace_par *p, obuf *lit)
 {
     if (p->c[p->cur].n >= CHUNK_HOLES - 2) /* a record defers two holes at most */
         launch(p, lit);
-    return !p->oom && !p->c[p->cur].oom;
+    return !p->oom && !p->c[p->cur].bytes.failed;
 }
 
 int tp_finish(trace_par *p, obuf *lit)
@@ -167,8 +157,7 @@ trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, obuf *lit)
         ok = obuf_init(&p->rbuf[t], -1, LIT_START);
     for (int i = 0; ok && i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->c[i].holes = calloc(CHUNK_HOLES, sizeof *p->c[i].holes);
-        p->c[i].bytes = malloc(p->c[i].cap = 65536);
-        ok = p->c[i].holes && p->c[i].bytes;
+        ok = p->c[i].holes && pq_buf_reserve(&p->c[i].bytes, 65536);
     }
     ok = ok && obuf_init(&p->c[1].lit, -1, LIT_START) && obuf_init(lit, -1, LIT_START);
     if (ok)
@@ -195,7 +184,7 @@ void tp_free(trace_par *p, obuf *lit)
     for (int i = 0; i < 2; i++) {
         free(p->c[i].lit.data);
         free(p->c[i].holes);
-        free(p->c[i].bytes);
+        pq_buf_free(&p->c[i].bytes);
     }
     for (size_t t = 0; p->rbuf && t < p->ntasks; t++)
         free(p->rbuf[t].data);
