@@ -22,6 +22,7 @@
 #include "backbeat/error.h"
 #include "backbeat/model.h"
 #include "convert/dataset.h"
+#include "convert/merge.h"
 #include "convert/obuf.h"
 #include "convert/outfile.h"
 #include "convert/workpool.h"
