@@ -1,6 +1,7 @@
 /* reader.c — open, validate and decode `.bb` dumps (FORMAT.md, format v1): the envelope, the
  * section table and the decode driver; the other phases are reader_registry.c,
- * reader_instances.c, reader_shards.c and reader_fields.c (read/reader_internal.h).
+ * reader_instances.c, reader_shards.c and reader_fields.c, over reader_base.c
+ * (read/reader_internal.h).
  *
  * bb_dump_open maps the file, checks the envelope and section table, and decodes the first
  * Schema section, every Intern, Meta, Views and Shard section (unknown kinds are skipped) into
@@ -29,86 +30,6 @@
 #include "read/reader_internal.h"
 #include "read/reader_priv.h"
 
-/* ---- allocation owned by the dump ---------------------------------------------------------- */
-
-/* Zeroed block of `n` bytes freed with the dump; NULL on failure. */
-void *bb__rd_alloc(bb_dump *d, size_t n) {
-    if (n > SIZE_MAX - sizeof(alloc_link) - 16) return NULL;
-    alloc_link *l = calloc(1, sizeof(alloc_link) + 16 + n);
-    if (!l) return NULL;
-    l->next = d->allocs;
-    d->allocs = l;
-    return (char *)l + 16; /* keep 16-byte alignment of the payload */
-}
-
-/* Zeroed array of `n` elements of `size` bytes, with overflow check. */
-void *bb__rd_array(bb_dump *d, size_t n, size_t size) {
-    if (n == 0) n = 1;
-    if (n > SIZE_MAX / size) return NULL;
-    return bb__rd_alloc(d, n * size);
-}
-
-/* ---- errors -------------------------------------------------------------------------------- */
-
-bb_status bb__rd_fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ...) {
-    if (c->err) {
-        char text[sizeof c->err->message];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof text, fmt, ap);
-        va_end(ap);
-        bb__err_set(c->err, st, offset, c->d->name, "%s", text);
-    }
-    return st;
-}
-
-/* A section kind's name, for messages. */
-const char *bb__rd_kind_name(uint16_t kind) {
-    switch (kind) {
-    case BB_SECTION_SCHEMA: return "schema";
-    case BB_SECTION_INTERN: return "intern";
-    case BB_SECTION_SHARD: return "shard";
-    case BB_SECTION_META: return "meta";
-    case BB_SECTION_VIEWS: return "views";
-    }
-    return "unknown";
-}
-
-/* The error for a cursor that ran out inside section `si`. */
-bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb_cursor *cur) {
-    return bb__rd_fail(c, BB_ERR_TRUNCATED, cur->fail_at,
-                "section %zu (%s) truncated at byte %llu: a structure runs past its end", si,
-                bb__rd_kind_name(c->d->secs[si].kind), (unsigned long long)cur->fail_at);
-}
-
-/* ---- strings ------------------------------------------------------------------------------- */
-
-/* Read a `str` (u16 length + bytes); if `strict`, invalid UTF-8 is an error. 0 on success, else
- * the status already reported. */
-bb_status bb__rd_str(ctx *c, size_t si, bb_cursor *cur, bool strict, const char *what,
-                          bb_strview *out) {
-    uint16_t n = bb_cursor_u16(cur);
-    uint64_t at = bb_cursor_abs(cur);
-    const uint8_t *p = bb_cursor_take(cur, n);
-    if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
-    if (strict && !bb_utf8_valid(p, n))
-        return bb__rd_fail(c, BB_ERR_CORRUPT, at, "section %zu (%s): invalid UTF-8 in %s at byte %llu",
-                    si, bb__rd_kind_name(c->d->secs[si].kind), what, (unsigned long long)at);
-    out->ptr = (const char *)p;
-    out->len = n;
-    return BB_OK;
-}
-
-/* Read an `opt_str`. */
-bb_status bb__rd_opt_str(ctx *c, size_t si, bb_cursor *cur, const char *what, bool *has,
-                              bb_strview *out) {
-    uint8_t present = bb_cursor_u8(cur);
-    if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
-    *has = present != 0;
-    out->ptr = "";
-    out->len = 0;
-    return *has ? bb__rd_str(c, si, cur, true, what, out) : BB_OK;
-}
 /* ---- envelope ------------------------------------------------------------------------------ */
 
 

@@ -2,6 +2,7 @@
  * structure, the decoding context, allocation owned by the dump, error reporting, strings,
  * and each phase's entry point. Not part of the API; hidden.
  *
+ *   reader_base.c       allocation owned by the dump, errors, strings (below all the others)
  *   reader.c            envelope and section table, the decode driver, open / close, accessors
  *   reader_registry.c   the Schema section: events, fields, labels, the id index
  *   reader_instances.c  Intern, Meta and Shard sections gathered into instances; views
@@ -85,7 +86,7 @@ typedef struct tagged {
     bb_rshard shard; /* shard */
 } tagged;
 
-/* ---- reader.c ---- */
+/* ---- reader_base.c ---- */
 
 /* Zeroed block of `n` bytes freed with the dump; NULL on failure. */
 void *bb__rd_alloc(bb_dump *d, size_t n);
