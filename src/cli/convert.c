@@ -1,6 +1,6 @@
 /* convert.c — `backbeat convert DUMP... -o OUT`: options, record filters, opening the inputs as
  * one model, and the output discipline around the writers (convert/writers.h); with --dataset
- * DIR, the append to a partitioned dataset (cli/dataset.h) under the dataset's lock.
+ * DIR, the append to a partitioned dataset (convert/dataset.h) under the dataset's lock.
  *
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line

@@ -1,5 +1,5 @@
 /* dataset.c — `convert --dataset DIR`: the lock, the partitions, the parts and views.sql
- * (see cli/dataset.h; the key index is dataset_index.c, the schema dump dataset_schema.c). */
+ * (see convert/dataset.h; the key index is dataset_index.c, the schema dump dataset_schema.c). */
 /* SPDX-License-Identifier: MIT */
 #include "convert/dataset.h"
 

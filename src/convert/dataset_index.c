@@ -1,4 +1,4 @@
-/* dataset_index.c — the duplicate keys already in a dataset (see cli/dataset.h).
+/* dataset_index.c — the duplicate keys already in a dataset (see convert/dataset.h).
  *
  * One file per instance, DIR/_backbeat/index/<instance 16 hex>.keys: the 8 bytes "BBIDX1\0\0",
  * then one 16-byte little-endian entry per record in the dataset (ts_nanos u64, shard_id u32,

@@ -1,4 +1,4 @@
-/* dataset_schema.c — DIR/_backbeat/schema.bb, the dataset schema (see cli/dataset.h): a `.bb`
+/* dataset_schema.c — DIR/_backbeat/schema.bb, the dataset schema (see convert/dataset.h): a `.bb`
  * dump with a Schema section (the union registry of everything appended so far) and one Views
  * section per distinct view set, and no instance or shard. Each append opens it as one more
  * input, so every part is written with the dataset's union schema; it is rewritten (aside,

@@ -1,4 +1,4 @@
-/* cli/json.c — JSON string escaping over the lossy UTF-8 decoder (see cli/json.h). */
+/* convert/json.c — JSON string escaping over the lossy UTF-8 decoder (see convert/json.h). */
 /* SPDX-License-Identifier: MIT */
 #include "convert/json.h"
 

@@ -1,4 +1,4 @@
-/* cli/json.h — the one JSON string escaper of backbeat's tools, and the golden JSON's rule
+/* convert/json.h — the one JSON string escaper of backbeat's tools, and the golden JSON's rule
  * for large integers (compat/README.md "JSON conventions").
  *
  * The escaper writes through a bb_text_fn (backbeat/reader.h), so each output buffer (the CLI's
