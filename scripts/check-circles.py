@@ -51,25 +51,27 @@ def src_objects(build, src):
     return objs
 
 
-def object_symbols(obj):
-    """(defined globals, undefined) of one object file."""
+def object_symbols(objs):
+    """{object: (defined globals, undefined)} of the object files (one `nm` run)."""
     try:
-        out = subprocess.run(["nm", "-P", obj], check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(["nm", "-P", "-A"] + objs, check=True, capture_output=True,
+                             text=True).stdout
     except FileNotFoundError:
         fail_setup("nm not found (binutils)")
     except subprocess.CalledProcessError as e:
-        fail_setup("nm %s: %s" % (obj, e.stderr.strip()))
-    defined, undefined = set(), set()
+        fail_setup("nm: " + e.stderr.strip())
+    syms = {o: (set(), set()) for o in objs}
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
+        obj, sep, rest = line.rpartition(": ")
+        parts = rest.split()
+        if not sep or obj not in syms or len(parts) < 2:
             continue
         name, kind = parts[0], parts[1]
         if kind in ("U", "w", "v"):  # undefined (v, w: weak undefined)
-            undefined.add(name)
+            syms[obj][1].add(name)
         elif kind.isupper() and kind not in ("A", "N"):  # global (or weak) definitions
-            defined.add(name)
-    return defined, undefined
+            syms[obj][0].add(name)
+    return syms
 
 
 def find_edges(build, src):
@@ -77,15 +79,15 @@ def find_edges(build, src):
     if not objs:
         fail_setup("no src/ sources in %s/compile_commands.json" % build)
     defs, uses = {}, {}
-    missing = []
-    for source, paths in sorted(objs.items()):
-        present = [p for p in paths if os.path.isfile(p)]
-        if not present:
-            missing.append(source)
+    present = {s: [p for p in paths if os.path.isfile(p)] for s, paths in objs.items()}
+    missing = sorted(s for s, paths in present.items() if not paths)
+    syms = object_symbols(sorted(p for paths in present.values() for p in paths))
+    for source, paths in sorted(present.items()):
+        if not paths:
             continue
         d_all, u_all = set(), set()
-        for p in present:  # a file compiled twice (other flags): the union
-            d, u = object_symbols(p)
+        for p in paths:  # a file compiled twice (other flags): the union
+            d, u = syms[p]
             d_all |= d
             u_all |= u
         uses[source] = u_all
