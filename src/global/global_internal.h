@@ -1,7 +1,8 @@
 /* global_internal.h — internal interfaces of the global recorder (src/lib/global*.c).
  *
  * Not public API. The pieces are kept apart so each can be unit-tested without a recorder:
- *   - configuration parsed from the environment (global_config.c),
+ *   - configuration parsed from the environment: the table of BACKBEAT_* variables
+ *     (global_config_table.c) over the value syntax (global_config.c),
  *   - dump file naming and publishing, async-signal-safe (global_name.c),
  *   - the throttle and the limit policies (global_policy.c),
  *   - the dumper: trigger, background thread, synchronous and crash dumps, all over an
