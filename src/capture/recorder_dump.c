@@ -16,6 +16,7 @@
 #include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
+#include "format/fsize_guard.h"
 #include "format/sink_sparse.h"
 #include "format/wire.h"
 
@@ -345,12 +346,16 @@ nomem:
 
 static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err);
 
-/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. */
+/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. Inside a
+ * file-size guard: past RLIMIT_FSIZE a write fails (EFBIG, reported) instead of killing. */
 static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error *err) {
     bb_sparse_fd sp;
     bb_sparse_fd_init(&sp, fd);
+    bb_fsize_guard guard;
+    bb_fsize_guard_begin(&guard);
     bb_status st = dump_sink(rec, host, bb_sink_sparse_fd(&sp), err);
     int rc = st == BB_OK ? bb_sparse_fd_finish(&sp) : 0;
+    bb_fsize_guard_end(&guard);
     if (rc) {
         bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: extending the output: %s",
                     strerror(rc));
@@ -486,8 +491,11 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     int saved_errno = errno;
     bb_sparse_fd sp;
     bb_sparse_fd_init(&sp, fd);
+    bb_fsize_guard guard;
+    bb_fsize_guard_begin(&guard);
     bb_status st = bb_dump_write(&in, bb_sink_sparse_fd(&sp), NULL, NULL);
     if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
+    bb_fsize_guard_end(&guard);
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;
