@@ -61,4 +61,4 @@ bb_test(recorder_dlclose SOURCES ${BB_REC}/dlclose_host.c ${BB_REC}/rec_util.c
 target_compile_definitions(recorder_dlclose PRIVATE
                            DC_PLUGIN_PATH="$<TARGET_FILE:bb_dlclose_plugin>")
 add_dependencies(recorder_dlclose bb_dlclose_plugin)
-set_tests_properties(recorder_dlclose PROPERTIES TIMEOUT 60)
+set_tests_properties(recorder_dlclose PROPERTIES TIMEOUT 120)
