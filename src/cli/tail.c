@@ -20,6 +20,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/ringfile.h"
+#include "convert/obuf.h"
 
 static const char tail_help[] =
     "usage: backbeat tail [--follow] [--format text|jsonl] [--event NAME]... [--instance HEX]...\n"
@@ -76,7 +77,7 @@ typedef struct tail_state {
     const tail_opts *o;
     source *src;
     size_t nsrc;
-    cli_buf out;
+    obuf out;
     item *items;
     size_t nitems, cap;
     uint8_t *arena;
@@ -238,43 +239,43 @@ static bool is_padding(const bb_rfield *f) {
     return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
 }
 
-static void print_jsonl(cli_buf *b, const item *it, const uint8_t *fields) {
+static void print_jsonl(obuf *b, const item *it, const uint8_t *fields) {
     const bb_rschema *s = it->schema;
-    cli_buf_puts(b, "{\"ts_nanos\":");
-    cli_buf_json_u64(b, it->ts);
-    cli_buf_puts(b, ",\"event\":");
-    cli_buf_json_str(b, s->name.ptr, s->name.len);
-    cli_buf_puts(b, ",\"event_id\":\"");
-    cli_buf_hex16(b, s->id);
-    cli_buf_puts(b, "\",\"instance_id\":\"");
-    cli_buf_hex16(b, it->inst->instance_id);
-    cli_buf_puts(b, "\",\"shard\":");
-    cli_buf_u64(b, it->shard);
+    obuf_puts(b, "{\"ts_nanos\":");
+    obuf_json_u64(b, it->ts);
+    obuf_puts(b, ",\"event\":");
+    obuf_json_str(b, s->name.ptr, s->name.len);
+    obuf_puts(b, ",\"event_id\":\"");
+    obuf_hex16(b, s->id);
+    obuf_puts(b, "\",\"instance_id\":\"");
+    obuf_hex16(b, it->inst->instance_id);
+    obuf_puts(b, "\",\"shard\":");
+    obuf_u64(b, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        cli_buf_putc(b, ',');
-        cli_buf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
-        cli_buf_putc(b, ':');
-        cli_buf_json_field(b, s, i, fields, it->inst);
+        obuf_putc(b, ',');
+        obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
+        obuf_putc(b, ':');
+        obuf_json_field(b, s, i, fields, it->inst);
     }
-    cli_buf_puts(b, "}\n");
+    obuf_puts(b, "}\n");
 }
 
 static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
-    cli_buf *b = &t->out;
+    obuf *b = &t->out;
     const bb_rschema *s = it->schema;
     if (s->name.len > t->name_width) t->name_width = s->name.len;
-    cli_buf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
+    obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
                    (unsigned long long)(it->ts / 1000000000u),
                    (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
                    (int)(t->name_width - s->name.len), "",
                    (unsigned long long)it->inst->instance_id, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        cli_buf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
-        cli_buf_json_field(b, s, i, fields, it->inst);
+        obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
+        obuf_json_field(b, s, i, fields, it->inst);
     }
-    cli_buf_putc(b, '\n');
+    obuf_putc(b, '\n');
 }
 
 /* Print and drop the poll's records, oldest first. False when stdout failed. */
@@ -285,7 +286,7 @@ static bool print_items(tail_state *t) {
         else print_text(t, &t->items[i], t->arena + t->items[i].at);
     }
     t->nitems = t->arena_len = 0;
-    return cli_buf_flush(&t->out) == 0;
+    return obuf_flush(&t->out) == 0;
 }
 
 /* One poll of every source; *printed: records printed. False on a failure. */
@@ -358,14 +359,14 @@ static void state_free(tail_state *t) {
     free(t->src);
     free(t->items);
     free(t->arena);
-    cli_buf_finish(&t->out);
+    obuf_finish(&t->out);
 }
 
 static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!cli_buf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (!obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)
         if (!add_source(t, o->paths[i], false)) return false;

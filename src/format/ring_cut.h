@@ -19,14 +19,8 @@ static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t ca
     return pos + (head - 1 - pos) / cap * cap;
 }
 
-/* The bytes above a cursor that a record not yet committed on the rseq commit path may have
- * written: two of the largest frames (record size `big`), rounded to words, plus a word. */
-static inline uint64_t bb_ring_rseq_margin(uint64_t big) {
-    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
-}
-
 /* The bound of a copy: the window was read at head `h0` and copied, then the head was read
- * again as `h1` (plus the rseq margin, 0 on the fetch_add path). Positions below the returned
+ * again as `h1`, plus the rseq margin at h1 (format/rseq_margin.h; 0 on the fetch_add path). Positions below the returned
  * one may have been overwritten during the copy (by writes one lap later: positions < cap hit
  * nothing old); 0 when none. */
 static inline uint64_t bb_ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {

@@ -20,6 +20,7 @@
 #include "common/error_set.h"
 #include "format/ring_cut.h"
 #include "format/ring_file.h"
+#include "format/rseq_margin.h"
 #include "read/ring_priv.h"
 
 /* Follow calls in a row a ring may wait for a writer between announcing and reserving before
@@ -32,7 +33,6 @@ typedef struct call {
     bool live, follow;
     bb__ring_ann *anns;
     size_t nanns;
-    uint64_t margin;
     uint64_t *h0, *start, *from; /* per ring: head read, window bottom, the caller's position */
     size_t *a0, *an;             /* per ring: its announcements anns[a0, a0 + an) */
     bb__ring_shard_out *out;
@@ -116,7 +116,8 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the copy's reads before the second head read */
     uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i)) : h0;
     uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + 8);
-    uint64_t end = bb_ring_copy_cut(h0, h1, c->margin, cap);
+    uint64_t margin = bb_rseq_margin(h1, cap, BB__FRAME_SIZE(r->max_size));
+    uint64_t end = bb_ring_copy_cut(h0, h1, margin, cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     if (late > h0) late = h0;
     if (late > end) end = late;
@@ -156,7 +157,6 @@ static bool call_init(call *c, bb_ring *r, bool follow) {
     c->out = calloc(n, sizeof *c->out);
     if (!c->h0 || !c->start || !c->from || !c->a0 || !c->an || !c->out) return false;
     if (!bb__ring_meta_update(r, c->live)) return false;
-    c->margin = bb_ring_rseq_margin(r->max_size);
     for (uint32_t i = 0; i < n; i++) c->h0[i] = bb__ring_load64(r->d, cursor_off(r, i));
     if (!bb__ring_announcements(r, c->live, &c->anns, &c->nanns)) return false;
     slice(c);
