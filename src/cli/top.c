@@ -1,0 +1,423 @@
+/* top.c — `backbeat top`: records per second per event, per process (ring file) and per shard,
+ * the losses and the ring fill of running processes' ring files (docs/RING_FILE.md), read
+ * read-only through the read library's follow API (backbeat/ring_reader.h), refreshed every
+ * interval on a terminal or printed --once / --iterations N times as text or JSON lines
+ * (top_render.c). New ring files of a --scan directory are picked up; SIGINT / SIGTERM exit 0. */
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backbeat/reader.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/ringfile.h"
+#include "cli/top.h"
+
+static const char top_help[] =
+    "usage: backbeat top [--scan DIR | RINGFILE...] [--interval MS] [--shards]\n"
+    "                    [--once | --iterations N] [--format text|jsonl]\n"
+    "\n"
+    "Show, per ring file (BACKBEAT_RING_DIR, bb_recorder_create_ring) of running processes,\n"
+    "the records per second per event (and per shard with --shards), the bytes written per\n"
+    "second, the ring fill, the bytes lost when the writers lapped top and the metadata entries\n"
+    "the writer dropped. The files are read only: the writers are not affected.\n"
+    "\n"
+    "      --scan DIR       every backbeat.*.ring file of DIR (non-regular entries skipped);\n"
+    "                       new files are picked up and counted from their first record\n"
+    "      --interval MS    the refresh interval in milliseconds (10..3600000; default 1000)\n"
+    "      --shards         a row per shard (ring) too\n"
+    "      --once           print one interval and exit (--iterations 1)\n"
+    "      --iterations N   print N intervals and exit\n"
+    "      --format F       text (a table; on a terminal without --once / --iterations,\n"
+    "                       redrawn in place) or jsonl (one JSON object per row per interval:\n"
+    "                       see backbeat(1) for the keys)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Files open when top starts are counted from their current heads. Exit 0 on SIGINT /\n"
+    "SIGTERM or after the iterations asked for.\n";
+
+/* What the command line asks for. */
+typedef struct top_opts {
+    const char *scan;
+    char **paths;
+    size_t npaths;
+    uint64_t interval_ns;
+    uint64_t iterations; /* 0: until stopped */
+    bool shards, jsonl, screen;
+} top_opts;
+
+typedef struct top_state {
+    const top_opts *o;
+    top_proc *procs;
+    size_t nprocs, cap;
+    obuf out;
+} top_state;
+
+static volatile sig_atomic_t g_stop;
+static void on_signal(int sig) {
+    (void)sig;
+    g_stop = 1;
+}
+
+static bool grow(void *v, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *g = realloc(*(void **)v, n * size);
+    if (!g) return false;
+    *(void **)v = g;
+    *cap = n;
+    return true;
+}
+
+/* ---- ring files ----------------------------------------------------------------------------- */
+
+static void proc_free(top_proc *p) {
+    bb_ring_close(p->ring);
+    for (size_t k = 0; k < p->nev; k++) free(p->ev[k].name);
+    free(p->ev);
+    free(p->cur);
+    free(p->head0);
+    free(p->shard_n);
+    free(p->shard_lost);
+    free(p->path);
+}
+
+/* Position p's cursors: at the heads (a file open when top starts) or at the oldest record (a
+ * file that appeared since: every record it holds is new). */
+static bool proc_start(top_proc *p, bool now) {
+    uint32_t n = bb_ring_get_info(p->ring)->shards;
+    p->cur = calloc(n, sizeof *p->cur);
+    p->head0 = calloc(n, sizeof *p->head0);
+    p->shard_n = calloc(n, sizeof *p->shard_n);
+    p->shard_lost = calloc(n, sizeof *p->shard_lost);
+    if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost) return false;
+    if (!now) return true;
+    for (uint32_t i = 0; i < n; i++) p->cur[i].pos = BB_RING_NOW;
+    void *mem = NULL;
+    size_t len = 0;
+    bb_error err;
+    bb_status st = bb_ring_follow(p->ring, p->cur, &mem, &len, &err);
+    bb_ring_buffer_free(mem);
+    if (st != BB_OK) {
+        cli_error("%s", err.message);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) p->head0[i] = p->cur[i].head;
+    return true;
+}
+
+static bool have_proc(const top_state *t, const char *path) {
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (!strcmp(t->procs[i].path, path)) return true;
+    return false;
+}
+
+/* Open `path` and watch it; an explicit input that fails is an error (false), a scanned one is
+ * named once and skipped. */
+static bool add_proc(top_state *t, const char *path, bool scanned, bool now) {
+    if (!grow(&t->procs, &t->cap, t->nprocs + 1, sizeof *t->procs)) return false;
+    top_proc *p = &t->procs[t->nprocs];
+    memset(p, 0, sizeof *p);
+    p->live = BB_RING_UNKNOWN;
+    if (!(p->path = strdup(path))) return false;
+    t->nprocs++;
+    bb_error err;
+    bb_status st;
+    /* A file just created has no header yet: give its writer a moment. */
+    for (int k = 0; (st = bb_ring_open(path, &p->ring, &err)) != BB_OK && scanned &&
+                    cli_ring_why_empty(err.message) && k < 50; k++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (st != BB_OK) {
+        cli_error("%s%s", scanned ? "skipped: " : "", err.message);
+        return scanned;
+    }
+    return proc_start(p, now);
+}
+
+/* The ring files of the --scan directory not watched yet. */
+static bool scan_dir(top_state *t, bool now) {
+    DIR *d = opendir(t->o->scan);
+    if (!d) {
+        cli_error("%s: cannot list: %s", t->o->scan, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "backbeat.", 9) || l < 14 || strcmp(e->d_name + l - 5, ".ring"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", t->o->scan, e->d_name);
+        if (!have_proc(t, path)) ok = add_proc(t, path, true, now);
+    }
+    closedir(d);
+    return ok;
+}
+
+/* Forget the files shown once as gone whose file was removed (the process exited). */
+static void prune(top_state *t) {
+    size_t k = 0;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        top_proc *p = &t->procs[i];
+        if (p->ring && p->gone_shown) {
+            proc_free(p);
+            continue;
+        }
+        if (p->ring && p->live == BB_RING_GONE && access(p->path, F_OK) != 0) p->gone_shown = true;
+        t->procs[k++] = *p;
+    }
+    t->nprocs = k;
+}
+
+/* ---- counting ------------------------------------------------------------------------------- */
+
+static top_event *event_of(top_proc *p, const bb_rschema *s) {
+    for (size_t k = 0; k < p->nev; k++)
+        if (p->ev[k].id == s->id) return &p->ev[k];
+    if (!grow(&p->ev, &p->evcap, p->nev + 1, sizeof *p->ev)) return NULL;
+    top_event *e = &p->ev[p->nev];
+    memset(e, 0, sizeof *e);
+    e->id = s->id;
+    if (!(e->name = strndup(s->name.ptr, s->name.len))) return NULL;
+    p->nev++;
+    return e;
+}
+
+typedef struct count_ctx {
+    top_proc *p;
+    top_event *last;
+    uint32_t shard;
+    bool failed;
+} count_ctx;
+
+static int count_one(const bb_record *r, void *vctx) {
+    count_ctx *c = vctx;
+    if (!c->last || c->last->id != r->schema->id) c->last = event_of(c->p, r->schema);
+    if (!c->last) {
+        c->failed = true;
+        return 1;
+    }
+    c->last->n++;
+    c->last->total++;
+    c->p->n++;
+    c->p->total++;
+    c->p->shard_n[c->shard]++;
+    return 0;
+}
+
+/* Follow p once: count the records committed since the last call, and the bytes lost. */
+static bool poll_proc(top_proc *p) {
+    void *mem = NULL;
+    size_t len = 0;
+    bb_dump *d = NULL;
+    bb_error err;
+    if (bb_ring_follow(p->ring, p->cur, &mem, &len, &err) != BB_OK ||
+        bb_dump_open_memory(mem, len, p->path, &d, &err) != BB_OK) {
+        bb_ring_buffer_free(mem);
+        cli_error("%s", err.message);
+        return false;
+    }
+    uint32_t n = bb_ring_get_info(p->ring)->shards;
+    for (uint32_t i = 0; i < n; i++) {
+        p->shard_lost[i] += p->cur[i].lost;
+        p->lost_total += p->cur[i].lost;
+    }
+    count_ctx c = {p, NULL, 0, false};
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        const bb_rinstance *in = bb_dump_instance(d, i);
+        for (size_t k = 0; k < in->shard_count && !c.failed; k++) {
+            c.shard = (uint32_t)(k < n ? k : n - 1);
+            c.last = NULL;
+            bb_shard_walk(d, &in->shards[k], count_one, &c, NULL);
+        }
+    }
+    bb_dump_close(d);
+    bb_ring_buffer_free(mem);
+    if (c.failed) cli_error("out of memory");
+    return !c.failed;
+}
+
+/* The interval is over: next one counts from zero, bytes from the heads as read now. */
+static void reset_counts(top_state *t) {
+    for (size_t i = 0; i < t->nprocs; i++) {
+        top_proc *p = &t->procs[i];
+        if (!p->ring) continue;
+        uint32_t n = bb_ring_get_info(p->ring)->shards;
+        for (uint32_t k = 0; k < n; k++) {
+            p->head0[k] = p->cur[k].head;
+            p->shard_n[k] = p->shard_lost[k] = 0;
+        }
+        for (size_t k = 0; k < p->nev; k++) p->ev[k].n = 0;
+        p->n = 0;
+    }
+}
+
+static bool poll_all(top_state *t) {
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].ring && !poll_proc(&t->procs[i])) return false;
+    return true;
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+static void sleep_until(uint64_t deadline) {
+    uint64_t now = cli_now_ns();
+    if (now >= deadline) return;
+    uint64_t d = deadline - now;
+    struct timespec ts = {(time_t)(d / 1000000000u), (long)(d % 1000000000u)};
+    nanosleep(&ts, NULL); /* a signal ends it early */
+}
+
+/* Count one interval: follow every file every 50 ms (at most), scan every 250 ms. */
+static bool one_interval(top_state *t, uint64_t start) {
+    uint64_t end = start + t->o->interval_ns, last_scan = start;
+    for (;;) {
+        if (!poll_all(t)) return false;
+        uint64_t now = cli_now_ns();
+        if (g_stop || now >= end) return true;
+        if (t->o->scan && now - last_scan >= 250000000u) {
+            if (!scan_dir(t, false)) return false;
+            last_scan = now;
+        }
+        uint64_t next = now + 50000000u;
+        sleep_until(next < end ? next : end);
+        if (g_stop) return true;
+    }
+}
+
+static int screen_rows(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 1) return ws.ws_row - 1;
+    return 0;
+}
+
+static bool render(top_state *t, uint64_t iteration, uint64_t elapsed) {
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].ring) t->procs[i].live = bb_ring_liveness(t->procs[i].ring);
+    top_view v = {t->procs, t->nprocs, iteration, elapsed,
+                  (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
+                  t->o->shards, t->o->jsonl, t->o->screen ? screen_rows() : 0};
+    if (t->o->screen) obuf_puts(&t->out, "\033[H\033[2J");
+    top_render(&t->out, &v);
+    if (obuf_flush(&t->out) == 0) return true;
+    if (t->out.failed != EPIPE) cli_error("cannot write the output: %s", strerror(t->out.failed));
+    return false;
+}
+
+static int run(top_state *t) {
+    uint64_t start = cli_now_ns();
+    for (uint64_t it = 1; !t->o->iterations || it <= t->o->iterations; it++) {
+        if (!one_interval(t, start)) return CLI_FAIL;
+        if (g_stop) return CLI_OK;
+        uint64_t now = cli_now_ns();
+        if (!render(t, it, now - start)) return t->out.failed == EPIPE ? CLI_OK : CLI_FAIL;
+        reset_counts(t);
+        prune(t);
+        start = now;
+    }
+    return CLI_OK;
+}
+
+static bool state_init(top_state *t, const top_opts *o) {
+    memset(t, 0, sizeof *t);
+    t->o = o;
+    if (!obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (o->scan) return scan_dir(t, true);
+    for (size_t i = 0; i < o->npaths; i++)
+        if (!add_proc(t, o->paths[i], false, true)) return false;
+    return true;
+}
+
+static void state_free(top_state *t) {
+    for (size_t i = 0; i < t->nprocs; i++) proc_free(&t->procs[i]);
+    free(t->procs);
+    obuf_finish(&t->out);
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static int parse_count(const char *what, const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+    if (!cli_parse_u64(s, false, out) || *out < lo || *out > hi)
+        return cli_usage_error("top", "%s takes a number from %llu to %llu: '%s'", what,
+                               (unsigned long long)lo, (unsigned long long)hi, s);
+    return CLI_OK;
+}
+
+static int parse_opt(top_opts *o, int c, char **argv) {
+    uint64_t v;
+    switch (c) {
+    case 's': o->scan = optarg; return CLI_OK;
+    case 'S': o->shards = true; return CLI_OK;
+    case '1': o->iterations = 1; return CLI_OK;
+    case 'I':
+        if (parse_count("--interval", optarg, 10, 3600000, &v)) return CLI_USAGE;
+        o->interval_ns = v * 1000000u;
+        return CLI_OK;
+    case 'n': return parse_count("--iterations", optarg, 1, UINT32_MAX, &o->iterations);
+    case 'F':
+        if (strcmp(optarg, "text") && strcmp(optarg, "jsonl"))
+            return cli_usage_error("top", "--format is text or jsonl: '%s'", optarg);
+        o->jsonl = !strcmp(optarg, "jsonl");
+        return CLI_OK;
+    case 'h': fputs(top_help, stdout); return -1;
+    default: return cli_option_error("top", c, argv);
+    }
+}
+
+/* Parse the options into *o; CLI_OK, or the exit status of a usage error / --help (-1). */
+static int parse(int argc, char **argv, top_opts *o) {
+    static const struct option opts[] = {{"scan", required_argument, NULL, 's'},
+                                         {"interval", required_argument, NULL, 'I'},
+                                         {"shards", no_argument, NULL, 'S'},
+                                         {"once", no_argument, NULL, '1'},
+                                         {"iterations", required_argument, NULL, 'n'},
+                                         {"format", required_argument, NULL, 'F'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->interval_ns = 1000000000u;
+    optind = 1;
+    opterr = 0;
+    int c, st;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
+        if ((st = parse_opt(o, c, argv)) != CLI_OK) return st;
+    o->paths = &argv[optind];
+    o->npaths = (size_t)(argc - optind);
+    if (o->scan && o->npaths) return cli_usage_error("top", "--scan takes only a directory");
+    if (!o->scan && !o->npaths) return cli_usage_error("top", "no ring file given (or --scan DIR)");
+    o->screen = !o->jsonl && !o->iterations && isatty(STDOUT_FILENO);
+    return CLI_OK;
+}
+
+static void catch_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* `backbeat top`: see top_help. */
+int cmd_top(int argc, char **argv) {
+    top_opts o;
+    int st = parse(argc, argv, &o);
+    if (st != CLI_OK) return st < 0 ? CLI_OK : st;
+    catch_signals();
+    top_state t;
+    st = state_init(&t, &o) ? run(&t) : CLI_FAIL;
+    state_free(&t);
+    return st;
+}
