@@ -227,6 +227,7 @@ void bb_ring_close(bb_ring *r) {
     free(r->interns);
     free(r->intern_taken);
     free(r->stalls);
+    free(r->ranges);
     free(r);
 }
 
