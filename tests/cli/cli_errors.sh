@@ -104,7 +104,7 @@ expect 2 "unexpected argument" "$B" skill extra
 [ -e out.json ] || [ -e out.bb ] || [ -e out.parquet ] && fail "output written on a usage error"
 
 # --help everywhere, --version
-for sub in "" inspect convert merge skill recover tail; do
+for sub in "" inspect convert merge skill recover tail top; do
   # shellcheck disable=SC2086
   "$B" $sub --help >stdout.txt 2>err.txt || fail "backbeat $sub --help exited $?"
   grep -q "usage: backbeat" stdout.txt || fail "backbeat $sub --help prints no usage"
