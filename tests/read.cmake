@@ -16,9 +16,10 @@ if(BB_FUZZ)
     message(FATAL_ERROR "BB_FUZZ=ON needs clang (CC=clang)")
   endif()
   # The library sources are compiled into the target so they get coverage instrumentation.
-  # The read library's sources are compiled into the target (coverage instrumentation).
+  # The read library's sources are compiled into the target (coverage instrumentation); the
+  # format sources with them (the ring-file reader encodes its dumps with them).
   file(GLOB BB_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/common/*.c
-       ${CMAKE_SOURCE_DIR}/src/read/*.c)
+       ${CMAKE_SOURCE_DIR}/src/format/*.c ${CMAKE_SOURCE_DIR}/src/read/*.c)
   add_executable(fuzz_reader ${BB_FUZZ_DIR}/fuzz_reader.c ${BB_FUZZ_LIB_SOURCES})
   target_include_directories(fuzz_reader PRIVATE ${CMAKE_SOURCE_DIR}/include
                                                  ${CMAKE_SOURCE_DIR}/src)
