@@ -138,7 +138,7 @@ static void text_header(text_ctx *t, const top_view *v) {
                     when, (double)v->elapsed_ns / 1e9, v->nprocs, v->nprocs == 1 ? "" : "s",
                     (unsigned long long)v->iteration);
     if (line_ok(t))
-        obuf_printf(t->b, "%-*s %8s %-8s %12s %10s %12s %5s %10s %9s\n", NAME_W,
+        obuf_printf(t->b, "%-*s %8s %-8s %10s %10s %11s %5s %10s %9s\n", NAME_W,
                     "RING FILE / EVENT / SHARD", "PID", "STATE", "REC/S", "RECORDS", "BYTES/S",
                     "FILL", "LOST B", "META DROP");
 }
@@ -149,7 +149,7 @@ static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
     double fill;
     proc_sums(p, &bytes, &lost, &fill);
     if (!line_ok(t)) return;
-    obuf_printf(t->b, "%-*.*s %8llu %-8s %12.0f %10llu %12.0f %4.0f%% %10llu %9u\n", NAME_W,
+    obuf_printf(t->b, "%-*.*s %8llu %-8s %10.0f %10llu %11.0f %4.0f%% %10llu %9u\n", NAME_W,
                 NAME_W, base_name(p->path), (unsigned long long)in->pid, state_name(p->live),
                 per_sec(p->n, v->elapsed_ns), (unsigned long long)p->n,
                 per_sec(bytes, v->elapsed_ns), fill * 100, (unsigned long long)lost,
@@ -159,11 +159,11 @@ static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
 static void text_rows(text_ctx *t, const top_view *v, const top_proc *p) {
     text_proc(t, v, p);
     for (size_t k = 0; k < p->nev && line_ok(t); k++)
-        obuf_printf(t->b, "  %-*.*s %8s %-8s %12.0f %10llu\n", NAME_W - 2, NAME_W - 2,
+        obuf_printf(t->b, "  %-*.*s %8s %-8s %10.0f %10llu\n", NAME_W - 2, NAME_W - 2,
                     p->ev[k].name, "", "", per_sec(p->ev[k].n, v->elapsed_ns),
                     (unsigned long long)p->ev[k].n);
     for (uint32_t i = 0; v->shards && i < bb_ring_get_info(p->ring)->shards && line_ok(t); i++)
-        obuf_printf(t->b, "  shard %-*u %8s %-8s %12.0f %10llu %12.0f %4.0f%% %10llu\n",
+        obuf_printf(t->b, "  shard %-*u %8s %-8s %10.0f %10llu %11.0f %4.0f%% %10llu\n",
                     NAME_W - 8, i, "", "", per_sec(p->shard_n[i], v->elapsed_ns),
                     (unsigned long long)p->shard_n[i], per_sec(shard_bytes(p, i), v->elapsed_ns),
                     shard_fill(p, i) * 100, (unsigned long long)p->shard_lost[i]);
