@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "backbeat/model.h"
 #include "backbeat/reader.h"
@@ -56,9 +57,23 @@ bool cli_buf_init(cli_buf *b, int fd, size_t cap);
 int cli_buf_flush(cli_buf *b);
 /* Flush and free the buffer (the fd is not closed). Returns as cli_buf_flush. */
 int cli_buf_finish(cli_buf *b);
-void cli_buf_write(cli_buf *b, const void *data, size_t len);
+/* The slow paths of cli_buf_write / cli_buf_putc (the buffer is full or too short). */
+void cli_buf_write_slow(cli_buf *b, const void *data, size_t len);
+void cli_buf_putc_slow(cli_buf *b, char c);
+/* Inline: the converters call these a few times a field. */
+static inline void cli_buf_write(cli_buf *b, const void *data, size_t len) {
+    if (len <= b->cap - b->len) {
+        memcpy(b->data + b->len, data, len);
+        b->len += len;
+    } else {
+        cli_buf_write_slow(b, data, len);
+    }
+}
+static inline void cli_buf_putc(cli_buf *b, char c) {
+    if (b->len < b->cap) b->data[b->len++] = c;
+    else cli_buf_putc_slow(b, c);
+}
 void cli_buf_puts(cli_buf *b, const char *s);
-void cli_buf_putc(cli_buf *b, char c);
 void cli_buf_printf(cli_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_buf_u64(cli_buf *b, uint64_t v);
 void cli_buf_i64(cli_buf *b, int64_t v);
