@@ -105,8 +105,10 @@ if want global; then
 fi
 
 # ---------------------------------------------------------------- threads: convert at scale
-# convert --threads 1 vs every CPU, Parquet and trace, 10 M and 100 M records (the larger only
-# with the disk space), against DuckDB's writer (issue 13; bench/convert_threads.sh).
+# convert --threads 1 vs every CPU, Parquet, trace and --dataset, 10 M and 100 M records (the
+# larger only with the disk space), against DuckDB's writer, ending each size with the issue-25
+# figures side by side: records/s and the ratio to DuckDB's COPY, peak memory beyond the mapped
+# input (issues 13 and 25; bench/convert_threads.sh).
 if want threads; then
   BENCH_DIR="$WORK/threads" bash "$(dirname "$0")/../bench/convert_threads.sh" "$B"
 fi

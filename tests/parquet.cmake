@@ -63,3 +63,10 @@ bb_node_test(parquet_threads parquet_threads.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:
 add_test(NAME convert_threads COMMAND bash ${BB_CONV_DIR}/convert_threads.sh ${BB_PQ_CONVERT}
          $<TARGET_FILE:pq_gendump> ${CMAKE_CURRENT_BINARY_DIR}/convert_threads_work)
 set_tests_properties(parquet_threads convert_threads PROPERTIES LABELS concurrent)
+
+# convert's own memory (peak RssAnon of the child) under fixed ceilings on a 5 M-record dump:
+# the model keeps runs, not per-record locators, and the writers stream (issue 25).
+# no-sanitize: sanitizer builds have their own shadow memory.
+add_test(NAME convert_memory COMMAND bash ${BB_CONV_DIR}/convert_memory.sh ${BB_PQ_CONVERT}
+         $<TARGET_FILE:pq_gendump> ${CMAKE_CURRENT_BINARY_DIR}/convert_memory_work)
+set_tests_properties(convert_memory PROPERTIES LABELS "cli;no-sanitize" TIMEOUT 600)

@@ -6,8 +6,10 @@
  * (ts_nanos, instance_id, shard_id, physical offset), dropping a record whose key equals the
  * previous one (successive dumps of one process) unless dedup is off.
  *
- * Memory: one 4-byte locator per recovered record (positions into the mapped rings) plus a
- * k-way merge heap, independent of record sizes. Records are decoded straight from the mapping.
+ * Memory: per ring, its runs of records already in order (~88 bytes each: a recorder's ring is
+ * one run or a few), merged with a heap; a ring with more than 64 + records/64 runs (timestamps
+ * far out of write order) falls back to one 4-byte locator per record. Records are decoded
+ * straight from the mapping.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_MODEL_H

@@ -3,6 +3,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "backbeat/version.h"
 #include "cli/cli_util.h"
@@ -30,7 +33,20 @@ static const char top_help[] =
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 /* Run the subcommand named by argv[1]. */
+/* glibc's malloc returns freed memory at the top of the heap to the kernel past 128 KiB and
+ * serves blocks over its (adaptive) mmap threshold with fresh mappings, so the converters'
+ * per-row-group buffers are faulted in again for every row group: ~8 % of a Parquet conversion's
+ * CPU time. Keep up to 256 MiB of freed heap (never more than the peak in use). */
+static void tune_malloc(void) {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 int main(int argc, char **argv) {
+    tune_malloc();
     if (argc < 2) {
         fputs(top_help, stderr);
         return CLI_USAGE;

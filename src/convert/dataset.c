@@ -439,8 +439,10 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
             if (rel.failed)
                 ds_err(err, "out of memory");
             rc = 1;
-        } else if (parquet_table_row(p->t, &mr) || !ds_index_add(ix, &mr.rec)) {
+        } else if (parquet_table_row(p->t, &mr)) {
             ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
+            rc = 1;
+        } else if (!ds_index_add(ix, &mr.rec, err)) {
             rc = 1;
         }
     }

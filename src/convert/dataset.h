@@ -72,9 +72,12 @@ int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opt
 typedef struct ds_index ds_index;
 /* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL with the message set. */
 ds_index *ds_index_load(const char *dir, const bb_model *model, bb_error *err);
+/* Whether the record's key is in the index or was just added; records must come in the
+ * model's order (each lookup advances a cursor through the instance's sorted file). */
 bool ds_index_has(const ds_index *x, const bb_record *r);
-/* Remember a record written in this run (false: out of memory). */
-bool ds_index_add(ds_index *x, const bb_record *r);
+/* Remember a record written in this run (records come in the model's order); false with the
+ * message set (out of memory, the new index file cannot be written). */
+bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err);
 /* Write the index files of the instances that gained keys (aside, then renamed). */
 bool ds_index_save(ds_index *x, const char *dir, bb_error *err);
 void ds_index_free(ds_index *x);

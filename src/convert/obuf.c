@@ -64,7 +64,7 @@ int obuf_finish(obuf *b) {
     return r;
 }
 
-void obuf_write(obuf *b, const void *data, size_t len) {
+void obuf_write_slow(obuf *b, const void *data, size_t len) {
     const char *p = data;
     while (len) {
         if (b->len == b->cap) buf_drain(b);
@@ -79,9 +79,9 @@ void obuf_write(obuf *b, const void *data, size_t len) {
 
 void obuf_puts(obuf *b, const char *s) { obuf_write(b, s, strlen(s)); }
 
-void obuf_putc(obuf *b, char c) {
+void obuf_putc_slow(obuf *b, char c) {
     if (b->len == b->cap) buf_drain(b);
-    b->data[b->len++] = c;
+    if (b->len < b->cap) b->data[b->len++] = c;
 }
 
 void obuf_printf(obuf *b, const char *fmt, ...) {
@@ -107,13 +107,27 @@ void obuf_printf(obuf *b, const char *fmt, ...) {
     free(big);
 }
 
+/* "00" .. "99": two digits per division. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 void obuf_u64(obuf *b, uint64_t v) {
     char tmp[24];
     size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        tmp[--i] = digit_pairs[d + 1];
+        tmp[--i] = digit_pairs[d];
+    }
+    if (v >= 10) {
+        tmp[--i] = digit_pairs[v * 2 + 1];
+        tmp[--i] = digit_pairs[v * 2];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     obuf_write(b, tmp + i, sizeof tmp - i);
 }
 
@@ -138,8 +152,15 @@ void obuf_hex16(obuf *b, uint64_t v) {
 }
 
 void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        char two[2] = {hexdig[p[i] >> 4], hexdig[p[i] & 15]};
-        obuf_write(b, two, 2);
+    char tmp[128];
+    while (n) {
+        size_t k = n < sizeof tmp / 2 ? n : sizeof tmp / 2;
+        for (size_t i = 0; i < k; i++) {
+            tmp[2 * i] = hexdig[p[i] >> 4];
+            tmp[2 * i + 1] = hexdig[p[i] & 15];
+        }
+        obuf_write(b, tmp, 2 * k);
+        p += k;
+        n -= k;
     }
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "backbeat/reader.h"
 
@@ -30,9 +31,23 @@ bool obuf_init(obuf *b, int fd, size_t cap);
 int obuf_flush(obuf *b);
 /* Flush and free the buffer (the fd is not closed). Returns as obuf_flush. */
 int obuf_finish(obuf *b);
-void obuf_write(obuf *b, const void *data, size_t len);
+/* The slow paths of obuf_write / obuf_putc (the buffer is full or too short). */
+void obuf_write_slow(obuf *b, const void *data, size_t len);
+void obuf_putc_slow(obuf *b, char c);
+/* Inline: the text writers call these a few times a field. */
+static inline void obuf_write(obuf *b, const void *data, size_t len) {
+    if (len <= b->cap - b->len) {
+        memcpy(b->data + b->len, data, len);
+        b->len += len;
+    } else {
+        obuf_write_slow(b, data, len);
+    }
+}
+static inline void obuf_putc(obuf *b, char c) {
+    if (b->len < b->cap) b->data[b->len++] = c;
+    else obuf_putc_slow(b, c);
+}
 void obuf_puts(obuf *b, const char *s);
-void obuf_putc(obuf *b, char c);
 void obuf_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void obuf_u64(obuf *b, uint64_t v);
 void obuf_i64(obuf *b, int64_t v);

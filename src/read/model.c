@@ -1,12 +1,10 @@
-/* model.c — the ordered, de-duplicated record stream over one or more dumps (model.h).
+/* model.c — the ordered, de-duplicated record stream over one or more dumps (model.h): the
+ * union of the inputs' registries, instances and views, the rings and the record count.
  *
- * Per ring, the walk's accepted records are kept as 4-byte locators: the payload start relative
- * to the ring's valid window [low, head). They are stored oldest-first and sorted by
- * (ts, physical offset); rings are usually already in that order, which is detected and then no
- * sort runs. Iteration is a k-way heap merge over every ring of every input by
- * (ts, instance_id, shard_id, offset, ring order), so for equal keys the first input's copy
- * comes first and a duplicate (equal key to the previous record) is dropped. Records are rebuilt
- * from the mapping on demand: memory is 4 bytes per record plus per-ring state.
+ * Each ring is described by a few sources already in its (ts, offset) order (model_ring.c) and
+ * iteration merges them all (model_iter.c), so memory grows with the rings' runs, not with
+ * their records. The record count (after de-duplication) is computed at open: duplicates can
+ * only occur between rings of one (instance, shard), so each such group is merged alone.
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -15,383 +13,11 @@
 
 #include "backbeat/model.h"
 #include "common/error_set.h"
-#include "read/reader_priv.h"
-
-#define WRAP_OFFSET 0xFFFFFFFFu
-
-typedef struct mshard {
-    const bb_dump *dump;
-    const bb_rshard *shard;
-    const bb_rinstance *inst; /* the instance in its own dump: resolves its interned fields */
-    size_t input;
-    uint64_t low;
-    uint32_t *locs; /* oldest-first, sorted by (ts, offset) */
-    size_t n;
-    bool has_wrap;
-    uint32_t wrap_loc;
-} mshard;
-
-struct bb_model {
-    bb_dump *const *dumps;
-    size_t ndumps;
-    bool dedup;
-
-    const bb_rschema **schemas; /* union, sorted by (name, id) */
-    char **display;             /* parallel to schemas */
-    size_t nschemas;
-    uint32_t *htab; /* sorted index + 1 by id */
-    size_t hmask;
-
-    const bb_rinstance **inst; /* union, sorted by id */
-    size_t ninst;
-
-    bb_strview *views;
-    size_t nviews;
-
-    mshard *shards;
-    size_t nshards;
-    uint64_t record_count;
-};
-
-typedef struct mkey {
-    uint64_t ts;
-    uint64_t instance_id;
-    uint32_t shard_id;
-    uint32_t offset;
-    size_t ring; /* index into model->shards: input order, then file order */
-} mkey;
+#include "read/model_priv.h"
 
 /* Fill `err` (may be NULL). */
 static void set_err(bb_error *err, bb_status st, const char *msg) {
     bb__err_set(err, st, UINT64_MAX, NULL, "%s", msg);
-}
-
-/* ---- keys ---------------------------------------------------------------------------------- */
-
-/* Physical payload offset of a locator (0xFFFFFFFF for the ring's wrapping record). */
-static inline uint32_t loc_offset(const mshard *s, uint32_t loc) {
-    if (s->has_wrap && loc == s->wrap_loc) return WRAP_OFFSET;
-    return (uint32_t)((s->low + loc) & (s->shard->capacity - 1));
-}
-
-/* Timestamp of a locator's record, read from the mapping. */
-static inline uint64_t loc_ts(const mshard *s, uint32_t loc) {
-    return bb_ring_ts(s->shard, s->low + loc);
-}
-
-/* (ts, offset) order within one ring. */
-static inline bool loc_less(const mshard *s, uint32_t a, uint32_t b) {
-    uint64_t ta = loc_ts(s, a), tb = loc_ts(s, b);
-    if (ta != tb) return ta < tb;
-    return loc_offset(s, a) < loc_offset(s, b);
-}
-
-/* Global order; ties between copies of one record go to the earlier ring (first input). */
-static inline bool key_less(const mkey *a, const mkey *b) {
-    if (a->ts != b->ts) return a->ts < b->ts;
-    if (a->instance_id != b->instance_id) return a->instance_id < b->instance_id;
-    if (a->shard_id != b->shard_id) return a->shard_id < b->shard_id;
-    if (a->offset != b->offset) return a->offset < b->offset;
-    return a->ring < b->ring;
-}
-
-/* Equal FORMAT.md keys: the same record seen in two inputs. */
-static inline bool key_same_record(const mkey *a, const mkey *b) {
-    return a->ts == b->ts && a->instance_id == b->instance_id && a->shard_id == b->shard_id &&
-           a->offset == b->offset;
-}
-
-/* ---- per-ring sort (in place, introsort: no extra memory) ---------------------------------- */
-
-/* Max-heap sift for heapsort_locs. */
-static void sift_down_locs(const mshard *s, uint32_t *v, size_t i, size_t n) {
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && loc_less(s, v[c], v[c + 1])) c++;
-        if (!loc_less(s, v[i], v[c])) return;
-        uint32_t t = v[i];
-        v[i] = v[c];
-        v[c] = t;
-        i = c;
-    }
-}
-
-/* In-place heapsort: introsort's fallback when quicksort recursion gets too deep. */
-static void heapsort_locs(const mshard *s, uint32_t *v, size_t n) {
-    for (size_t i = n / 2; i-- > 0;) sift_down_locs(s, v, i, n);
-    for (size_t end = n; end-- > 1;) {
-        uint32_t t = v[0];
-        v[0] = v[end];
-        v[end] = t;
-        sift_down_locs(s, v, 0, end);
-    }
-}
-
-/* Insertion sort, for short ranges. */
-static void insertion_locs(const mshard *s, uint32_t *v, size_t n) {
-    for (size_t i = 1; i < n; i++) {
-        uint32_t x = v[i];
-        size_t j = i;
-        while (j > 0 && loc_less(s, x, v[j - 1])) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
-}
-
-/* In-place introsort of n locators by (ts, offset); `depth` bounds the quicksort recursion. */
-static void introsort_locs(const mshard *s, uint32_t *v, size_t n, int depth) {
-    while (n > 16) {
-        if (depth-- == 0) {
-            heapsort_locs(s, v, n);
-            return;
-        }
-        /* median of three as pivot */
-        size_t mid = n / 2;
-        uint32_t a = v[0], b = v[mid], c = v[n - 1], p;
-        if (loc_less(s, a, b)) p = loc_less(s, b, c) ? b : (loc_less(s, a, c) ? c : a);
-        else p = loc_less(s, a, c) ? a : (loc_less(s, b, c) ? c : b);
-        size_t i = 0, j = n - 1;
-        for (;;) { /* Hoare partition */
-            while (loc_less(s, v[i], p)) i++;
-            while (loc_less(s, p, v[j])) j--;
-            if (i >= j) break;
-            uint32_t t = v[i];
-            v[i] = v[j];
-            v[j] = t;
-            i++;
-            j--;
-        }
-        /* [0, j] <= p <= [j+1, n): recurse on the smaller side */
-        size_t left = j + 1;
-        if (left < n - left) {
-            introsort_locs(s, v, left, depth);
-            v += left;
-            n -= left;
-        } else {
-            introsort_locs(s, v + left, n - left, depth);
-            n = left;
-        }
-    }
-    insertion_locs(s, v, n);
-}
-
-/* Introsort with the usual 2*log2(n) depth limit. */
-static void introsort_all(const mshard *s, uint32_t *v, size_t n) {
-    int depth = 0;
-    for (size_t k = n; k; k >>= 1) depth += 2;
-    introsort_locs(s, v, n, depth);
-}
-
-/* Sort a ring's locators by (ts, offset). Rings are usually sorted already (checked in one
- * pass), or nearly: then the records below the running maximum are set aside (at most n/8 of
- * them, in a small side buffer), sorted, and merged back from the end in place. Anything more
- * disordered gets a full in-place introsort. */
-static void sort_locs(const mshard *s) {
-    uint32_t *v = s->locs;
-    size_t n = s->n, i = 1;
-    while (i < n && !loc_less(s, v[i], v[i - 1])) i++;
-    if (i >= n) return;
-    size_t limit = n / 8, nr = 0, nk = i;
-    uint32_t *rest = malloc((limit ? limit : 1) * sizeof *rest);
-    bool nearly = rest != NULL;
-    for (; i < n && nearly; i++) {
-        if (!loc_less(s, v[i], v[nk - 1])) {
-            v[nk++] = v[i];
-        } else if (nr < limit) {
-            rest[nr++] = v[i];
-        } else {
-            nearly = false;
-            /* put the side buffer back behind the kept prefix; the array stays a permutation */
-            memmove(v + nk + nr, v + i, (n - i) * sizeof *v);
-            memcpy(v + nk, rest, nr * sizeof *v);
-        }
-    }
-    if (!nearly) {
-        free(rest);
-        introsort_all(s, v, n);
-        return;
-    }
-    introsort_all(s, rest, nr);
-    /* Merge kept v[0, nk) with rest[0, nr) into v[0, n) from the back; on ties the kept
-     * element (earlier in the ring order) stays first. */
-    size_t a = nk, b = nr, k = n;
-    while (b > 0) {
-        if (a > 0 && loc_less(s, rest[b - 1], v[a - 1])) v[--k] = v[--a];
-        else v[--k] = rest[--b];
-    }
-    free(rest);
-}
-
-/* ---- collecting locators ------------------------------------------------------------------- */
-
-typedef struct collect_ctx {
-    mshard *s;
-    size_t cap;
-    bool nomem;
-} collect_ctx;
-
-/* Walk callback: append the record's locator (growing the array); stops the walk on OOM. */
-static int collect(const bb_record *rec, void *p) {
-    collect_ctx *c = p;
-    mshard *s = c->s;
-    if (s->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 1024;
-        uint32_t *locs = realloc(s->locs, cap * sizeof *locs);
-        if (!locs) {
-            c->nomem = true;
-            return 1;
-        }
-        s->locs = locs;
-        c->cap = cap;
-    }
-    uint32_t loc = (uint32_t)(rec->position - s->low);
-    if (rec->offset == WRAP_OFFSET) {
-        s->has_wrap = true;
-        s->wrap_loc = loc;
-    }
-    s->locs[s->n++] = loc;
-    return 0;
-}
-
-/* Walk ring `s` and leave its locators oldest-first, sorted. False on allocation failure. */
-static bool load_shard(mshard *s) {
-    collect_ctx c = {s, 0, false};
-    s->low = bb_shard_low(s->shard);
-    bb_shard_walk(s->dump, s->shard, collect, &c, NULL);
-    if (c.nomem) return false;
-    if (s->n && s->n < c.cap) {
-        uint32_t *shrunk = realloc(s->locs, s->n * sizeof *s->locs);
-        if (shrunk) s->locs = shrunk;
-    }
-    for (size_t i = 0, j = s->n; i + 1 < j; i++, j--) { /* newest-first -> oldest-first */
-        uint32_t t = s->locs[i];
-        s->locs[i] = s->locs[j - 1];
-        s->locs[j - 1] = t;
-    }
-    sort_locs(s);
-    return true;
-}
-
-/* ---- merge --------------------------------------------------------------------------------- */
-
-struct bb_model_iter {
-    const bb_model *m;
-    size_t *heap; /* ring indices, min-heap on their current key */
-    size_t nheap;
-    size_t *cur;  /* per ring: index of its next locator */
-    mkey *keys;   /* per ring: key of its next locator */
-    const bb_rschema **hint; /* per ring: schema of its last record (lookup cache) */
-    bool have_prev;
-    mkey prev;
-    uint8_t buf[65536]; /* the one wrapping payload, reassembled */
-};
-
-/* The global key of locator `idx` of ring `ring`. */
-static void load_key(const bb_model *m, size_t ring, size_t idx, mkey *k) {
-    const mshard *s = &m->shards[ring];
-    uint32_t loc = s->locs[idx];
-    k->ts = loc_ts(s, loc);
-    k->instance_id = s->shard->instance_id;
-    k->shard_id = s->shard->shard_id;
-    k->offset = loc_offset(s, loc);
-    k->ring = ring;
-}
-
-/* Restore the merge heap below slot i. */
-static void heap_down(bb_model_iter *it, size_t i) {
-    size_t n = it->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && key_less(&it->keys[it->heap[c + 1]], &it->keys[it->heap[c]])) c++;
-        if (!key_less(&it->keys[it->heap[c]], &it->keys[it->heap[i]])) return;
-        size_t t = it->heap[i];
-        it->heap[i] = it->heap[c];
-        it->heap[c] = t;
-        i = c;
-    }
-}
-
-/* An iterator over the rings listed in `rings` (all when NULL). */
-static bb_status iter_new(const bb_model *m, const size_t *rings, size_t nrings,
-                          bb_model_iter **out) {
-    bb_model_iter *it = calloc(1, sizeof *it);
-    size_t n = m->nshards ? m->nshards : 1;
-    if (it) {
-        it->heap = malloc(n * sizeof *it->heap);
-        it->cur = calloc(n, sizeof *it->cur);
-        it->keys = calloc(n, sizeof *it->keys);
-        it->hint = calloc(n, sizeof *it->hint);
-    }
-    if (!it || !it->heap || !it->cur || !it->keys || !it->hint) {
-        bb_model_iter_free(it);
-        return BB_ERR_NOMEM;
-    }
-    it->m = m;
-    size_t count = rings ? nrings : m->nshards;
-    for (size_t i = 0; i < count; i++) {
-        size_t r = rings ? rings[i] : i;
-        if (m->shards[r].n == 0) continue;
-        load_key(m, r, 0, &it->keys[r]);
-        it->heap[it->nheap++] = r;
-    }
-    for (size_t i = it->nheap / 2; i-- > 0;) heap_down(it, i);
-    *out = it;
-    return BB_OK;
-}
-
-/* Pop the next locator in global order, skipping duplicates; false at the end. */
-static bool iter_step(bb_model_iter *it, size_t *ring, uint32_t *loc) {
-    const bb_model *m = it->m;
-    while (it->nheap) {
-        size_t r = it->heap[0];
-        mkey k = it->keys[r];
-        size_t idx = it->cur[r]++;
-        if (it->cur[r] < m->shards[r].n) {
-            load_key(m, r, it->cur[r], &it->keys[r]);
-        } else {
-            it->heap[0] = it->heap[--it->nheap];
-        }
-        heap_down(it, 0);
-        if (m->dedup && it->have_prev && key_same_record(&k, &it->prev)) continue;
-        it->prev = k;
-        it->have_prev = true;
-        *ring = r;
-        *loc = m->shards[r].locs[idx];
-        return true;
-    }
-    return false;
-}
-
-bb_status bb_model_iter_new(const bb_model *m, bb_model_iter **out) {
-    if (!m || !out) return BB_ERR_INVALID;
-    return iter_new(m, NULL, 0, out);
-}
-
-bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
-    size_t r;
-    uint32_t loc;
-    while (iter_step(it, &r, &loc)) {
-        const mshard *s = &it->m->shards[r];
-        if (!bb_ring_record_at(s->dump, s->shard, s->low + loc, it->buf, &it->hint[r], &out->rec))
-            continue;
-        out->instance = s->inst;
-        out->input = s->input;
-        return true;
-    }
-    return false;
-}
-
-void bb_model_iter_free(bb_model_iter *it) {
-    if (!it) return;
-    free(it->heap);
-    free(it->cur);
-    free(it->keys);
-    free(it->hint);
-    free(it);
 }
 
 /* ---- registry, instances, views ------------------------------------------------------------ */
@@ -567,12 +193,12 @@ static bool build_rings(bb_model *m) {
         for (size_t i = 0; i < bb_dump_instance_count(m->dumps[d]); i++) {
             const bb_rinstance *in = bb_dump_instance(m->dumps[d], i);
             for (size_t k = 0; k < in->shard_count; k++) {
-                mshard *s = &m->shards[m->nshards++];
+                mshard *s = &m->shards[m->nshards];
                 s->dump = m->dumps[d];
                 s->shard = &in->shards[k];
                 s->inst = in;
                 s->input = d;
-                if (!load_shard(s)) return false;
+                if (!bb__model_ring_load(m, m->nshards++)) return false;
                 m->record_count += s->n;
             }
         }
@@ -592,14 +218,15 @@ static bool build_rings(bb_model *m) {
             e++;
         if (e - g > 1) {
             bb_model_iter *it = NULL;
-            if (iter_new(m, order + g, e - g, &it) != BB_OK) {
+            if (bb__model_iter_open(m, order + g, e - g, &it) != BB_OK) {
                 ok = false;
                 break;
             }
             uint64_t kept = 0, all = 0;
             size_t r;
-            uint32_t loc;
-            while (iter_step(it, &r, &loc)) kept++;
+            uint64_t pos;
+            const bb_rschema *ev;
+            while (bb__model_iter_step(it, &r, &pos, &ev)) kept++;
             for (size_t k = g; k < e; k++) all += m->shards[order[k]].n;
             m->record_count -= all - kept;
             bb_model_iter_free(it);
@@ -654,6 +281,7 @@ void bb_model_close(bb_model *m) {
     if (m->shards)
         for (size_t i = 0; i < m->nshards; i++) free(m->shards[i].locs);
     free(m->shards);
+    free(m->srcs);
     free(m);
 }
 

@@ -1,7 +1,7 @@
-/* reader_priv.h — reader internals shared with the model (model.c), not part of the API.
+/* reader_priv.h — reader internals shared with the model (model_ring.c, model_iter.c), not API.
  *
- * The model keeps only 4-byte locators (payload start relative to the ring's valid window) and
- * rebuilds records from the mapping on demand; these helpers do the ring arithmetic.
+ * The model keeps ring positions (runs of records, or 4-byte locators for a disordered ring)
+ * and rebuilds records from the mapping on demand; these helpers do the ring arithmetic.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_READER_PRIV_H

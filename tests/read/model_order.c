@@ -2,7 +2,7 @@
  *
  * Builds dumps byte by byte (independently of the library's writer): several rings per dump,
  * thousands of records each, with timestamps sorted, reversed, random with many ties, and nearly
- * sorted (few records out of place, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
+ * sorted (few records out of place, one late record every 200: a ring of many runs, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
  * records, plus a second process. The model's output must equal a brute-force reference: every
  * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
  * equal keys collapsed to the first input's copy (or all kept without dedup).
@@ -120,6 +120,7 @@ static uint64_t pattern_ts(int pattern, uint64_t i, uint64_t n) {
     case 2: return 1000 + rnd() % 50;                      /* random, many ties */
     case 3: return 1000 + i * 10 - (rnd() % 16 == 0 ? rnd() % 400 : 0); /* nearly sorted */
     case 4: return 1000 + rnd() % (n * 10);                /* random */
+    case 6: return 1000 + i * 10 - (i % 200 == 199 ? 500 : 0); /* runs: one late every 200 */
     default: return 1000 + i * 10 + (i == n - 300 ? n * 100 : 0); /* sorted but for one outlier */
     }
 }
@@ -265,13 +266,13 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
 }
 
 int main(void) {
-    enum { NPLANS = 6 };
+    enum { NPLANS = 7 };
     shard_plan plans[NPLANS];
-    const uint64_t caps[NPLANS] = {1 << 16, 1 << 15, 1 << 16, 1 << 14, 1 << 16, 4096};
-    const uint64_t counts[NPLANS] = {3000, 9000, 2500, 7000, 2600, 900};
+    const uint64_t caps[NPLANS] = {1 << 16, 1 << 15, 1 << 16, 1 << 14, 1 << 16, 4096, 1 << 17};
+    const uint64_t counts[NPLANS] = {3000, 9000, 2500, 7000, 2600, 900, 6000};
     for (int s = 0; s < NPLANS; s++) {
         plans[s].cap = caps[s];
-        plans[s].pattern = s % 6;
+        plans[s].pattern = s % 7;
         plans[s].nwrites = counts[s];
         plans[s].ts = malloc(counts[s] * sizeof *plans[s].ts);
         plans[s].big = malloc(counts[s] * sizeof *plans[s].big);

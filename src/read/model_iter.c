@@ -1,0 +1,194 @@
+/* model_iter.c — the model's iterator: a heap merge of every ring's ordered sources (model_priv.h)
+ * by (ts, instance_id, shard_id, offset, ring order), so for equal keys the first input's copy
+ * comes first and a duplicate (equal key to the previous record) is dropped.
+ *
+ * Each source keeps its next record's position and schema; a run advances by the record's frame
+ * length, a sorted-locator ring by one locator. Records are rebuilt from the mapping. Memory is
+ * per source (a key, a position, a heap slot), not per record; iterators share nothing.
+ */
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backbeat/detail/frame.h"
+#include "read/model_priv.h"
+#include "read/reader_priv.h"
+
+typedef struct mkey {
+    uint64_t ts;
+    uint64_t instance_id;
+    uint32_t shard_id;
+    uint32_t offset;
+    size_t ring; /* index into model->shards: input order, then file order */
+} mkey;
+
+/* A source's position: its next record (payload position and schema). */
+typedef struct isrc {
+    uint64_t at;  /* run: absolute payload position; locators: index into locs */
+    uint64_t pos; /* absolute payload position of the record at `at` */
+    const bb_rschema *ev;
+} isrc;
+
+struct bb_model_iter {
+    const bb_model *m;
+    size_t *heap; /* source indices, min-heap on their current key */
+    size_t nheap;
+    mkey *keys;   /* per source: key of its next record */
+    isrc *st;     /* per source */
+    bool have_prev;
+    mkey prev;
+    uint8_t buf[65536]; /* the one wrapping payload, reassembled */
+};
+
+/* Global order; ties between copies of one record go to the earlier ring (first input). */
+static inline bool key_less(const mkey *a, const mkey *b) {
+    if (a->ts != b->ts) return a->ts < b->ts;
+    if (a->instance_id != b->instance_id) return a->instance_id < b->instance_id;
+    if (a->shard_id != b->shard_id) return a->shard_id < b->shard_id;
+    if (a->offset != b->offset) return a->offset < b->offset;
+    return a->ring < b->ring;
+}
+
+/* Equal FORMAT.md keys: the same record seen in two inputs. */
+static inline bool key_same_record(const mkey *a, const mkey *b) {
+    return a->ts == b->ts && a->instance_id == b->instance_id && a->shard_id == b->shard_id &&
+           a->offset == b->offset;
+}
+
+/* Little-endian u64 at absolute ring position `pos`, wrapping. */
+static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
+    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
+    uint8_t b[8];
+    if (at + 8 <= s->capacity) memcpy(b, s->region + at, 8);
+    else bb_ring_copy(s, pos, b, 8);
+    return bb_le_get_u64(b);
+}
+
+/* Key and schema of source `si`'s record at st->at. False if the source is exhausted (or its
+ * id is not registered: impossible for what the walk accepted). */
+static bool load_key(bb_model_iter *it, size_t si) {
+    const msrc *src = &it->m->srcs[si];
+    const mshard *s = &it->m->shards[src->ring];
+    isrc *st = &it->st[si];
+    if (st->at >= src->end) return false;
+    const bb_rshard *sh = s->shard;
+    uint64_t pos = s->locs ? s->low + s->locs[st->at] : st->at;
+    uint64_t id = ring_u64(sh, pos + BB__FRAME_ID);
+    const bb_rschema *ev = st->ev && st->ev->id == id ? st->ev : bb_dump_find_schema(s->dump, id);
+    if (!ev) return false;
+    st->ev = ev;
+    st->pos = pos;
+    mkey *k = &it->keys[si];
+    size_t at = (size_t)pos & (size_t)(sh->capacity - 1);
+    k->ts = ring_u64(sh, pos + BB__FRAME_TS);
+    k->instance_id = sh->instance_id;
+    k->shard_id = sh->shard_id;
+    k->offset = at + BB__FRAME_HEAD + ev->record_size > sh->capacity ? BB__MODEL_WRAP_OFFSET
+                                                                      : (uint32_t)at;
+    k->ring = src->ring;
+    return true;
+}
+
+/* Move source `si` past its current record. */
+static void advance(bb_model_iter *it, size_t si) {
+    isrc *st = &it->st[si];
+    if (it->m->shards[it->m->srcs[si].ring].locs) st->at++;
+    else st->at = st->pos + BB__FRAME_HEAD + st->ev->record_size + BB__FRAME_TRAILER;
+}
+
+/* Restore the merge heap below slot i. */
+static void heap_down(bb_model_iter *it, size_t i) {
+    size_t n = it->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && key_less(&it->keys[it->heap[c + 1]], &it->keys[it->heap[c]])) c++;
+        if (!key_less(&it->keys[it->heap[c]], &it->keys[it->heap[i]])) return;
+        size_t t = it->heap[i];
+        it->heap[i] = it->heap[c];
+        it->heap[c] = t;
+        i = c;
+    }
+}
+
+/* Put source `si` at its start and into the heap if it has a record. */
+static void add_source(bb_model_iter *it, size_t si) {
+    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL};
+    if (load_key(it, si)) it->heap[it->nheap++] = si;
+}
+
+bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nrings,
+                              bb_model_iter **out) {
+    bb_model_iter *it = calloc(1, sizeof *it);
+    size_t n = m->nsrcs ? m->nsrcs : 1;
+    if (it) {
+        it->heap = malloc(n * sizeof *it->heap);
+        it->keys = malloc(n * sizeof *it->keys);
+        it->st = malloc(n * sizeof *it->st);
+    }
+    if (!it || !it->heap || !it->keys || !it->st) {
+        bb_model_iter_free(it);
+        return BB_ERR_NOMEM;
+    }
+    it->m = m;
+    if (!rings) {
+        for (size_t si = 0; si < m->nsrcs; si++) add_source(it, si);
+    } else {
+        for (size_t i = 0; i < nrings; i++) {
+            const mshard *s = &m->shards[rings[i]];
+            for (size_t si = s->src0; si < s->src0 + s->nsrc; si++) add_source(it, si);
+        }
+    }
+    for (size_t i = it->nheap / 2; i-- > 0;) heap_down(it, i);
+    *out = it;
+    return BB_OK;
+}
+
+bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos,
+                         const bb_rschema **schema) {
+    const bb_model *m = it->m;
+    while (it->nheap) {
+        size_t si = it->heap[0];
+        mkey k = it->keys[si];
+        uint64_t at = it->st[si].pos;
+        const bb_rschema *ev = it->st[si].ev;
+        advance(it, si);
+        if (!load_key(it, si)) it->heap[0] = it->heap[--it->nheap];
+        heap_down(it, 0);
+        if (m->dedup && it->have_prev && key_same_record(&k, &it->prev)) continue;
+        it->prev = k;
+        it->have_prev = true;
+        *ring = k.ring;
+        *pos = at;
+        *schema = ev;
+        return true;
+    }
+    return false;
+}
+
+bb_status bb_model_iter_new(const bb_model *m, bb_model_iter **out) {
+    if (!m || !out) return BB_ERR_INVALID;
+    return bb__model_iter_open(m, NULL, 0, out);
+}
+
+bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
+    size_t r;
+    uint64_t pos;
+    const bb_rschema *ev;
+    while (bb__model_iter_step(it, &r, &pos, &ev)) {
+        const mshard *s = &it->m->shards[r];
+        if (!bb_ring_record_at(s->dump, s->shard, pos, it->buf, &ev, &out->rec)) continue;
+        out->instance = s->inst;
+        out->input = s->input;
+        return true;
+    }
+    return false;
+}
+
+void bb_model_iter_free(bb_model_iter *it) {
+    if (!it) return;
+    free(it->heap);
+    free(it->keys);
+    free(it->st);
+    free(it);
+}
