@@ -61,8 +61,10 @@
  * detail/ headers declare themselves system headers (#pragma GCC system_header), which is
  * what they are once installed.
  *
- * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles as C11 (GNU
- * extensions used: __typeof__, __attribute__, __atomic builtins) and as C++17.
+ * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles in any standard mode,
+ * ISO or GNU, from C99 (static assertions there are negative-size array typedefs, whose failures
+ * do not show the message) and C++11, with no feature-test macro (GNU extensions used:
+ * __typeof__, __attribute__, __atomic builtins, marked __extension__ where -pedantic asks).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_EVENT_H
