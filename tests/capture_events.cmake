@@ -147,3 +147,7 @@ add_test(NAME events_strict_modes
                  ${CMAKE_SOURCE_DIR}/include "${BB_STRICT_CCS}" "${BB_STRICT_CXXS}"
                  ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/all_features.c
                  ${CMAKE_SOURCE_DIR}/examples/hello.c)
+
+# BB_VIEWS in a header included by three files: one view set in snapshots and dumps.
+bb_test(views_dedup SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/views_dedup.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/tu_a.c ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/tu_b.c)

@@ -50,7 +50,9 @@
  * object file of a static library that defines events but nothing the program uses is not
  * linked and its events are not registered (link it with --whole-archive if that matters).
  *
- * BB_VIEWS(ident, "sql") registers a block of query DDL (registry.h) the same way.
+ * BB_VIEWS(ident, "sql") registers a block of query DDL (registry.h) the same way. Put it next
+ * to the events it queries, in their header or in one .c file: the copies a header gives each
+ * file that includes it are one view set (equal SQL text is listed once in snapshots and dumps).
  *
  * Mistakes in the macros' arguments fail with one static assertion at the user's line (the
  * field's line where the field macro is at fault, else the BB_EVENT line) whose message names
