@@ -25,6 +25,9 @@
  *   BB_ENUM_F(enumname, name, "desc", options...)  a BB_ENUM type
  *   BB_INTERN_F(name, "desc")                  static interned string (u32 id)
  *   BB_INTERN_DYN_F(name, "desc")              dynamic interned string (u32 id)
+ * Padding: name an explicit filler field `_pad...` (BB_FIELD(uint8_t[3], _pad, NULL)): it is
+ * recorded and kept in the schema, but readers treat it as padding (bb_rfield_is_padding), not
+ * as data: no Parquet column, no trace arg.
  * Options: BB_UNIT("unit"), BB_SENTINEL(value) (the "absent" marker, stored as the
  * zero-extended image of the field's own width). A NULL description is absent; "" is
  * present-but-empty.

@@ -86,6 +86,7 @@ static void text_field(cli_buf *b, const bb_rfield *fd) {
     cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                    fd->offset);
     if (fd->role) cli_buf_printf(b, "  [%s]", bb_role_name(fd->role));
+    if (bb_rfield_is_padding(fd)) cli_buf_puts(b, "  [padding]");
     if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
     if (fd->has_sentinel)
         cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
@@ -211,8 +212,9 @@ static void json_field(cli_buf *b, const bb_rfield *fd) {
     if (fd->type == BB_TYPE_ENUM) cli_buf_printf(b, ",\"repr\":%u", fd->type_arg);
     if (fd->type == BB_TYPE_INTERNED)
         cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-    cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
-                   fd->width, bb_role_name(fd->role));
+    cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
+                   fd->offset, fd->width, bb_role_name(fd->role),
+                   bb_rfield_is_padding(fd) ? "true" : "false");
     json_optstr(b, fd->has_unit, fd->unit);
     cli_buf_puts(b, ",\"sentinel\":");
     if (fd->has_sentinel)

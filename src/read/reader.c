@@ -927,6 +927,12 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
 
 /* ---- field decoding ------------------------------------------------------------------------ */
 
+/* Contract: see reader.h. The one place that says what padding is. */
+bool bb_rfield_is_padding(const bb_rfield *field) {
+    return field && field->role == BB_ROLE_NONE && field->name.len >= 4 &&
+           memcmp(field->name.ptr, "_pad", 4) == 0;
+}
+
 bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                          const bb_rinstance *inst) {
     bb_value v = {.kind = BB_VALUE_ABSENT, .str = {"", 0}};

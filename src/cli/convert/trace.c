@@ -361,15 +361,18 @@ static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon)
 }
 
 /* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
- * closing brace. */
-static void write_fields_open(cli_buf *b, const ev_info *ev, const bb_rschema *s,
-                              const uint8_t *fields, const bb_rinstance *inst) {
+ * closing brace; padding fields are left out. Returns the number of fields written. */
+static size_t write_fields_open(cli_buf *b, const ev_info *ev, const bb_rschema *s,
+                                const uint8_t *fields, const bb_rinstance *inst) {
     cli_buf_putc(b, '{');
+    size_t n = 0;
     for (size_t i = 0; i < s->field_count; i++) {
-        if (i) cli_buf_putc(b, ',');
+        if (bb_rfield_is_padding(&s->fields[i])) continue;
+        if (n++) cli_buf_putc(b, ',');
         cli_buf_write(b, ev->keys[i].p, ev->keys[i].n);
         cli_buf_json_field(b, s, i, fields, inst);
     }
+    return n;
 }
 
 static void write_fields(cli_buf *b, const ev_info *ev, const bb_rschema *s,
@@ -402,8 +405,8 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
     cli_buf_write(b, ev->inst_name.p, ev->inst_name.n);
     cli_buf_write(b, ",\"args\":", 8);
     if (mark) {
-        write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance);
-        if (r->rec.schema->field_count) cli_buf_putc(b, ',');
+        if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance))
+            cli_buf_putc(b, ',');
         cli_buf_puts(b, "\"backbeat.");
         cli_buf_puts(b, mark);
         cli_buf_puts(b, "\":true}");
