@@ -52,3 +52,5 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c PROPERTI
                             COMPILE_DEFINITIONS BACKBEAT_COMPILED_OUT)
 
 bb_test(global_cxx SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/cxx_test.cpp)
+# BACKBEAT_INTERN_LIMIT: the table's size, the full table counted, reported once, in the dump.
+bb_test(global_intern_limit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/intern_limit_test.c)

@@ -124,8 +124,12 @@ static void text_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in,
     cli_buf_puts(b, "  host ");
     cli_buf_json_str(b, in->host.ptr, in->host.len);
     cli_buf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
-    cli_buf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
-                   in->intern_count == 1 ? "y" : "ies");
+    cli_buf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
+                   in->intern_count == 1 ? "y" : "ies",
+                   in->intern_count && in->intern[0].id == 0
+                       ? " (table FULL: strings were refused; raise BACKBEAT_INTERN_LIMIT or the "
+                         "recorder's intern_entries / intern_bytes)"
+                       : "");
     for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
         cli_buf_printf(b, "      %u ", in->intern[k].id);
         cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);

@@ -55,8 +55,25 @@ static void warn_stderr(const char *message, void *ctx) {
     bb__g_stderr_line(message);
 }
 
+/* Report once on stderr that the intern table filled up (the strings refused so far record as
+ * "<backbeat: intern table full>"). Called after each dump. */
+static void report_intern_full(bb_recorder *rec) {
+    static int reported;
+    bb_recorder_stats s;
+    bb_recorder_stats_get(rec, &s);
+    if (!s.intern_full || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "the intern table is full (%llu strings; %llu calls refused so far): later new "
+             "strings record as <backbeat: intern table full>; raise BACKBEAT_INTERN_LIMIT",
+             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
+    bb__g_stderr_line(msg);
+}
+
 static bb_status rec_write(void *ctx, int fd, bb_error *err) {
-    return bb_recorder_dump_fd((bb_recorder *)ctx, fd, err);
+    bb_status st = bb_recorder_dump_fd((bb_recorder *)ctx, fd, err);
+    report_intern_full((bb_recorder *)ctx);
+    return st;
 }
 
 static int rec_write_signal(void *ctx, int fd) {
@@ -184,6 +201,8 @@ static bb_recorder *build_locked(void) {
     o.shards = g_cfg.shards;
     o.bytes_per_shard = g_cfg.bytes;
     o.host = g_cfg.host;
+    o.intern_entries = g_cfg.intern_entries;
+    o.intern_bytes = g_cfg.intern_bytes;
     bb_recorder *rec = NULL;
     bb_status st = create_rec(&o, &rec);
     if (st != BB_OK && g_cfg.bytes > (1u << 20)) {

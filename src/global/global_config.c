@@ -111,6 +111,31 @@ static void warnf(bb__g_warn_fn warn, void *ctx, const char *var, const char *va
     warn(msg, ctx);
 }
 
+/* BACKBEAT_INTERN_LIMIT=STRINGS[,BYTES] (sizes: 65536,8M): at most 2^28 strings and 4G-1
+ * bytes; an invalid value keeps the library's defaults (16384 strings, 1 MiB). */
+static void parse_intern_limit(bb__g_config *cfg, const char *v, bb__g_warn_fn warn,
+                               void *warn_ctx) {
+    char a[64];
+    const char *comma = strchr(v, ',');
+    size_t al = comma ? (size_t)(comma - v) : strlen(v);
+    uint64_t n = 0, b = 0;
+    bool ok = al > 0 && al < sizeof a;
+    if (ok) {
+        memcpy(a, v, al);
+        a[al] = 0;
+        ok = bb__g_parse_size(a, &n) && n > 0 && n <= (1u << 28) &&
+             (!comma || (bb__g_parse_size(comma + 1, &b) && b > 0 && b <= UINT32_MAX));
+    }
+    if (!ok) {
+        warnf(warn, warn_ctx, "BACKBEAT_INTERN_LIMIT", v,
+              "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
+              "16384,1M");
+        return;
+    }
+    cfg->intern_entries = (uint32_t)n;
+    cfg->intern_bytes = (uint32_t)b;
+}
+
 static const char *get2(bb__g_getenv_fn get, void *ctx, const char *a, const char *b,
                         const char **name) {
     const char *v = get(a, ctx);
@@ -266,6 +291,10 @@ void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, b
     }
     if ((v = get("BACKBEAT_RING_KEEP", get_ctx)) && *v && !bb__g_parse_bool(v, &cfg->ring_keep))
         warnf(warn, warn_ctx, "BACKBEAT_RING_KEEP", v, "is not a boolean", "off");
+
+    /* BACKBEAT_INTERN_LIMIT=STRINGS[,BYTES]: the intern table's capacity */
+    if ((v = get("BACKBEAT_INTERN_LIMIT", get_ctx)) && *v)
+        parse_intern_limit(cfg, v, warn, warn_ctx);
 
     /* BACKBEAT_CLOCK: read by the recorder itself (clock.c), which ignores any other value;
      * checked here so that an invalid one is reported like every other variable. */
