@@ -146,6 +146,29 @@ static void fork_child(void) {
         bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
 }
 
+/* Whether `sa` is a handler of the program (not the default action, not ignored, not ours). */
+static bool program_handler(const struct sigaction *sa) {
+    if (sa->sa_flags & SA_SIGINFO) return sa->sa_sigaction != on_trigger_signal;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+/* The dumper's tick: warn once when the program has replaced the BACKBEAT_SIGNAL handler (the
+ * signal then no longer triggers dumps), and report a full intern table. */
+static void on_tick(void *ctx) {
+    static int warned;
+    report_intern_full((bb_recorder *)ctx);
+    int sig = g_trigger_sig;
+    struct sigaction cur;
+    if (!sig || warned || sigaction(sig, NULL, &cur) != 0 || !program_handler(&cur)) return;
+    warned = 1;
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "BACKBEAT_SIGNAL: the program replaced backbeat's handler for signal %d (%s): that "
+             "signal no longer triggers dumps (choose another BACKBEAT_SIGNAL)",
+             sig, strsignal(sig));
+    bb__g_stderr_line(msg);
+}
+
 /* Install on_trigger_signal for `sig`, keeping the disposition it replaces to chain to. A
  * second call (at build, after the load-time one) is a no-op while ours is still in place; if
  * the program replaced it meanwhile, ours goes back on top, chaining to the program's (which
@@ -164,6 +187,14 @@ static void install_trigger_signal(int sig) {
     sigemptyset(&sa.sa_mask);
     if (sigaction(sig, &sa, &g_prev_trigger) == 0) {
         g_trigger_sig = sig;
+        if (program_handler(&g_prev_trigger)) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "BACKBEAT_SIGNAL: the program already handles signal %d (%s); backbeat "
+                     "dumps on it, then calls the program's handler",
+                     sig, strsignal(sig));
+            bb__g_stderr_line(msg);
+        }
         if (g_prev_trigger.sa_sigaction == on_trigger_signal)
             memset(&g_prev_trigger, 0, sizeof g_prev_trigger);
     } else {
@@ -243,6 +274,7 @@ static bb_recorder *build_locked(void) {
         .write = rec_write,
         .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
         .ctx = rec,
+        .tick = on_tick,
     };
     gs->dumper = bb__g_dumper_create(&d);
     int e = gs->dumper ? bb__g_dumper_start(gs->dumper) : ENOMEM;

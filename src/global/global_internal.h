@@ -166,6 +166,7 @@ typedef struct bb__g_dumper_opts {
     void *ctx;
     bb__g_warn_fn warn;        /* NULL = stderr */
     void *warn_ctx;
+    void (*tick)(void *ctx);   /* NULL, or called by the dumper thread about once a second */
 } bb__g_dumper_opts;
 
 typedef struct bb__g_dumper bb__g_dumper;
