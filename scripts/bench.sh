@@ -104,6 +104,13 @@ if want global; then
   "$B/bench/global_hotpath"
 fi
 
+# ---------------------------------------------------------------- intern: bb_intern vs a record
+# A record with bb_intern of a repeated 24-31 byte key against the same record with a constant
+# id, and two threads interning at once (issue 21; bench/intern_hotpath.c).
+if want intern; then
+  "$B/bench/intern_hotpath"
+fi
+
 # ---------------------------------------------------------------- threads: convert at scale
 # convert --threads 1 vs every CPU, Parquet, trace and --dataset, 10 M and 100 M records (the
 # larger only with the disk space), against DuckDB's writer, ending each size with the issue-25

@@ -132,3 +132,22 @@ bb_test(events_registry_fork SOURCES ${BB_EV}/registry_fork.c)
 add_test(NAME events_compile_cxx_extern_c
          COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -I${CMAKE_SOURCE_DIR}/include
                  ${BB_EV}/cxx_extern_c.cpp)
+
+# Strict standard modes: the public headers, the README's example the asynchronous-span example and a translation unit using
+# every feature compile warning-free (as errors) as C99/C11/C17/gnu99/gnu11/gnu17/gnu2x and
+# C++11/14/17/20 with gcc and clang (those installed), no feature-test macro defined.
+find_program(BB_STRICT_GCC gcc)
+find_program(BB_STRICT_CLANG clang)
+find_program(BB_STRICT_GXX g++)
+find_program(BB_STRICT_CLANGXX clang++)
+string(JOIN " " BB_STRICT_CCS ${BB_STRICT_GCC} ${BB_STRICT_CLANG})
+string(JOIN " " BB_STRICT_CXXS ${BB_STRICT_GXX} ${BB_STRICT_CLANGXX})
+add_test(NAME events_strict_modes
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/strict_modes.sh
+                 ${CMAKE_SOURCE_DIR}/include "${BB_STRICT_CCS}" "${BB_STRICT_CXXS}"
+                 ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/all_features.c
+                 ${CMAKE_SOURCE_DIR}/examples/hello.c ${CMAKE_SOURCE_DIR}/examples/async_span.c)
+
+# BB_VIEWS in a header included by three files: one view set in snapshots and dumps.
+bb_test(views_dedup SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/views_dedup.c
+        ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/tu_a.c ${CMAKE_CURRENT_SOURCE_DIR}/capture/views/tu_b.c)

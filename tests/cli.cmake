@@ -26,6 +26,9 @@ if(BB_NODE)
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/trace_golden)
   bb_cli_test(cli_trace_spans COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_spans.mjs
               $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/trace_spans)
+  # Trace lanes by ancestry: interleaved unrelated requests on one shard (cli_gen async).
+  bb_cli_test(cli_trace_async COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_async.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/trace_async)
   bb_cli_test(cli_convert_filters COMMAND ${BB_NODE}
               ${CMAKE_CURRENT_SOURCE_DIR}/cli/filters_check.mjs
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/filters)

@@ -60,3 +60,18 @@ target_include_directories(global_config_doc PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(global_config_doc PRIVATE backbeat_static Threads::Threads)
 add_test(NAME global_config_doc COMMAND global_config_doc ${CMAKE_SOURCE_DIR}/docs/ENVIRONMENT.md
          ${CMAKE_SOURCE_DIR}/README.md)
+# BACKBEAT_INTERN_LIMIT: the table's size, the full table counted, reported once, in the dump.
+bb_test(global_intern_limit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/intern_limit_test.c)
+# The dump signal's handler replaced by the program, or already taken at load, is warned about
+# (tests/global/startup_check.sh).
+add_executable(global_startup_prog ${CMAKE_CURRENT_SOURCE_DIR}/global/startup_prog.c)
+target_link_libraries(global_startup_prog PRIVATE backbeat ${CMAKE_DL_LIBS})
+add_executable(global_startup_prog_dl ${CMAKE_CURRENT_SOURCE_DIR}/global/startup_prog.c)
+target_compile_definitions(global_startup_prog_dl PRIVATE BB_STARTUP_NO_LINK)
+target_link_libraries(global_startup_prog_dl PRIVATE ${CMAKE_DL_LIBS})
+target_include_directories(global_startup_prog_dl PRIVATE ${CMAKE_SOURCE_DIR}/include)
+add_test(NAME global_startup
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/startup_check.sh
+                 $<TARGET_FILE:global_startup_prog> $<TARGET_FILE:global_startup_prog_dl>
+                 $<TARGET_FILE:backbeat> ${CMAKE_CURRENT_BINARY_DIR}/global_startup_work)
+set_tests_properties(global_startup PROPERTIES LABELS "no-sanitize")

@@ -25,6 +25,9 @@
  *   BB_ENUM_F(enumname, name, "desc", options...)  a BB_ENUM type
  *   BB_INTERN_F(name, "desc")                  static interned string (u32 id)
  *   BB_INTERN_DYN_F(name, "desc")              dynamic interned string (u32 id)
+ * Padding: name an explicit filler field `_pad...` (BB_FIELD(uint8_t[3], _pad, NULL)): it is
+ * recorded and kept in the schema, but readers treat it as padding (bb_rfield_is_padding), not
+ * as data: no Parquet column, no trace arg.
  * Options: BB_UNIT("unit"), BB_SENTINEL(value) (the "absent" marker, stored as the
  * zero-extended image of the field's own width). A NULL description is absent; "" is
  * present-but-empty.
@@ -50,7 +53,9 @@
  * object file of a static library that defines events but nothing the program uses is not
  * linked and its events are not registered (link it with --whole-archive if that matters).
  *
- * BB_VIEWS(ident, "sql") registers a block of query DDL (registry.h) the same way.
+ * BB_VIEWS(ident, "sql") registers a block of query DDL (registry.h) the same way. Put it next
+ * to the events it queries, in their header or in one .c file: the copies a header gives each
+ * file that includes it are one view set (equal SQL text is listed once in snapshots and dumps).
  *
  * Mistakes in the macros' arguments fail with one static assertion at the user's line (the
  * field's line where the field macro is at fault, else the BB_EVENT line) whose message names
@@ -61,8 +66,10 @@
  * detail/ headers declare themselves system headers (#pragma GCC system_header), which is
  * what they are once installed.
  *
- * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles as C11 (GNU
- * extensions used: __typeof__, __attribute__, __atomic builtins) and as C++17.
+ * Freestanding: needs only <stdint.h>, <stddef.h>, <stdbool.h>. Compiles in any standard mode,
+ * ISO or GNU, from C99 (static assertions there are negative-size array typedefs, whose failures
+ * do not show the message) and C++11, with no feature-test macro (GNU extensions used:
+ * __typeof__, __attribute__, __atomic builtins, marked __extension__ where -pedantic asks).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_EVENT_H

@@ -184,6 +184,12 @@ typedef struct bb_value {
 BB_API bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                                 const bb_rinstance *inst);
 
+/* True if `field` is padding: role none and a name that starts with "_pad" (`_pad`, `_pad2`,
+ * `_padding`...), the explicit filler event.h's layout check asks for. Padding is recorded and
+ * kept in the schema, but is not data: converters leave it out of Parquet columns and trace args,
+ * and `backbeat inspect` lists it as padding. */
+BB_API bool bb_rfield_is_padding(const bb_rfield *field);
+
 /* UTF-8 helpers (utf8.c). Schema strings are validated strictly; intern bytes, hosts and view
  * texts are carried raw and rendered lossily: each maximal invalid subpart (Unicode recommended
  * practice) becomes one U+FFFD, so `ff fe 78` renders as U+FFFD U+FFFD "x". */

@@ -69,7 +69,8 @@ typedef struct bb_view_desc {
 
 BB_API void bb_views_add(bb_view_desc *views);
 BB_API void bb_views_remove(bb_view_desc *views);
-/* As bb_registry_snapshot, for view sets (registration order, no de-duplication). */
+/* As bb_registry_snapshot, for view sets (registration order; sets with equal SQL text, such as
+ * the copies of one BB_VIEWS in a header that several files include, are listed once). */
 BB_API size_t bb_views_snapshot(const bb_view_desc **out, size_t cap);
 
 #ifdef __cplusplus

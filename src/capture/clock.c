@@ -26,6 +26,11 @@ static uint64_t mono_now(void) {
     return ts_ns(&ts);
 }
 
+/* Contract: see detail/recorder_inline.h (the strict-ISO-mode read of the MONOTONIC clock). */
+uint64_t bb__clock_monotonic_ns(void) {
+    return mono_now();
+}
+
 /* Contract: true iff CPUID reports an invariant TSC (leaf 0x80000007, EDX bit 8). */
 bool bb_clock_tsc_invariant(void) {
 #if defined(__x86_64__)

@@ -271,7 +271,18 @@ size_t bb__registry_snapshot_dump(const bb_event_desc **out, size_t cap)
 /* Bumped on every effective add or remove (of events or view sets). Async-signal-safe. */
 uint64_t bb_registry_generation(void) { return __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE); }
 
-/* View sets: the same list discipline, no de-duplication. */
+/* True when a view set listed before `stop` (NULL: anywhere) has the same SQL text as `v`: a
+ * BB_VIEWS in a header registers once per translation unit, and its copies count as one. */
+static bool views_seen(const bb_view_desc *v, const bb_view_desc *stop)
+{
+    for (const bb_view_desc *u = LOAD(g_views); u && u != stop; u = LOAD(u->registry_next))
+        if (u != v && u->sql && v->sql && strcmp(u->sql, v->sql) == 0)
+            return true;
+    return false;
+}
+
+/* View sets: the same list discipline; every copy is listed (each TU's may be unloaded on its
+ * own), equal copies are one set in snapshots and ring files (de-duplicated by SQL text). */
 void bb_views_add(bb_view_desc *views)
 {
     if (!views || !bb__abi_accept(views, "view sets", true))
@@ -285,6 +296,7 @@ void bb_views_add(bb_view_desc *views)
         }
         tail = v;
     }
+    const bool dup = views_seen(views, NULL);
     STORE(views->registry_next, (bb_view_desc *)NULL);
     if (tail)
         STORE(tail->registry_next, views);
@@ -293,7 +305,8 @@ void bb_views_add(bb_view_desc *views)
     bump();
     bb__registry_views_hook hook = g_on_views;
     pthread_mutex_unlock(&g_lock);
-    if (hook) hook(views);
+    if (hook && !dup)
+        hook(views);
 }
 
 void bb_views_remove(bb_view_desc *views)
@@ -325,11 +338,13 @@ void bb__registry_set_hooks(bb__registry_event_hook on_event, bb__registry_views
     pthread_mutex_unlock(&g_lock);
 }
 
-/* Registered view sets in registration order. Lock-free, allocation-free. */
+/* Registered view sets in registration order, each SQL text once. Lock-free, allocation-free. */
 size_t bb_views_snapshot(const bb_view_desc **out, size_t cap)
 {
     size_t n = 0;
     for (const bb_view_desc *v = LOAD(g_views); v; v = LOAD(v->registry_next)) {
+        if (views_seen(v, v))
+            continue;
         if (out && n < cap)
             out[n] = v;
         n++;

@@ -86,6 +86,7 @@ static void text_field(obuf *b, const bb_rfield *fd) {
     obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                    fd->offset);
     if (fd->role) obuf_printf(b, "  [%s]", bb_role_name(fd->role));
+    if (bb_rfield_is_padding(fd)) obuf_puts(b, "  [padding]");
     if (fd->has_unit) obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
     if (fd->has_sentinel)
         obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
@@ -123,8 +124,12 @@ static void text_instance(obuf *b, const bb_dump *d, const bb_rinstance *in,
     obuf_puts(b, "  host ");
     obuf_json_str(b, in->host.ptr, in->host.len);
     obuf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
-    obuf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
-                   in->intern_count == 1 ? "y" : "ies");
+    obuf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
+                   in->intern_count == 1 ? "y" : "ies",
+                   in->intern_count && in->intern[0].id == 0
+                       ? " (table FULL: strings were refused; raise BACKBEAT_INTERN_LIMIT or the "
+                         "recorder's intern_entries / intern_bytes)"
+                       : "");
     for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
         obuf_printf(b, "      %u ", in->intern[k].id);
         obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
@@ -211,8 +216,9 @@ static void json_field(obuf *b, const bb_rfield *fd) {
     if (fd->type == BB_TYPE_ENUM) obuf_printf(b, ",\"repr\":%u", fd->type_arg);
     if (fd->type == BB_TYPE_INTERNED)
         obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-    obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
-                   fd->width, bb_role_name(fd->role));
+    obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
+                   fd->offset, fd->width, bb_role_name(fd->role),
+                   bb_rfield_is_padding(fd) ? "true" : "false");
     json_optstr(b, fd->has_unit, fd->unit);
     obuf_puts(b, ",\"sentinel\":");
     if (fd->has_sentinel)

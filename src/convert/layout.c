@@ -445,6 +445,10 @@ static bool union_fields(pq_layout *l, size_t p0, size_t p1, uset *u)
             if (pl->map[f].promoted)
                 continue;
             const bb_rfield *fd = &s->fields[f];
+            if (bb_rfield_is_padding(fd)) {
+                pl->map[f] = (pq_fmap){.leaf = -1, .node = -1, .pad = true};
+                continue;
+            }
             int same = ns_get(&count, fd->name.ptr, fd->name.len);
             same = same < 0 ? 0 : same;
             int i = -1;
@@ -496,7 +500,7 @@ static bool map_group(pq_layout *l, size_t p0, size_t p1, const uset *u, int g)
         pl->group_node = g;
         size_t nhas = 0;
         for (size_t f = 0; f < pl->schema->field_count; f++) {
-            if (pl->map[f].promoted)
+            if (pl->map[f].promoted || pl->map[f].pad)
                 continue;
             int i = pl->map[f].leaf;
             int leaf = u->f[i].leaf;
@@ -557,7 +561,7 @@ static void fast_paths(pq_layout *l)
             const bb_rfield *fd = &pl->schema->fields[f];
             pq_fmap *m = &pl->map[f];
             m->fast = PQ_FAST_NONE;
-            if (fd->width < 1 || fd->width > 8 ||
+            if (m->pad || fd->width < 1 || fd->width > 8 ||
                 l->leaves[m->leaf].type != pq_type_of_field(fd->type))
                 continue;
             if (fd->type <= BB_TYPE_U64)

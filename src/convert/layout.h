@@ -45,6 +45,7 @@ typedef struct pq_fmap {
     uint8_t null_def; /* definition level of a NULL value: 1 in a group, 0 when promoted */
     uint8_t fast;     /* PQ_FAST_*: decode inline (integer / bool into its natural column) */
     bool promoted;
+    bool pad;         /* padding (bb_rfield_is_padding): no column, leaf and node -1 */
 } pq_fmap;
 
 enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3 };

@@ -254,7 +254,7 @@ static bool plan_fields(writer *w, pq_par *p)
         for (size_t g = 0; g < G; g++) {
             p->pfstart[i * G + g] = at;
             for (size_t f = 0; f < pl->schema->field_count; f++)
-                if (p->owner[pl->map[f].leaf] == g)
+                if (!pl->map[f].pad && p->owner[pl->map[f].leaf] == g)
                     p->pfield[at++] = (uint32_t)f;
         }
     }

@@ -132,6 +132,8 @@ static void put_field(writer *w, pqw_lane *ln, const bb_mrecord *mr, const pq_pl
                       const bb_rschema *s, size_t f, uint64_t r)
 {
     const pq_fmap *m = &pl->map[f];
+    if (m->pad)
+        return; /* padding has no column */
     if (m->fast == PQ_FAST_NONE) {
         bb_value v = bb_decode_field(s, f, mr->rec.fields, mr->instance);
         put_value(w, ln, m, r, &v);

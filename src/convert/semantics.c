@@ -190,9 +190,13 @@ static void events(pq_buf *b, const pq_layout *l)
         else
             pq_cstr(b, "null");
         pq_cstr(b, ",\"fields\":[");
+        bool any = false;
         for (size_t f = 0; f < s->field_count; f++) {
-            if (f)
+            if (p->map[f].pad)
+                continue; /* padding: no column to describe */
+            if (any)
                 pq_buf_byte(b, ',');
+            any = true;
             field(b, l, p, f);
         }
         pq_cstr(b, "]}");

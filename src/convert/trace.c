@@ -33,7 +33,10 @@
  * slice that starts inside another and ends after it, Perfetto mis-nests it. Spans overlap
  * without nesting (interleaved work on one CPU, spans that migrate), so each shard has lanes:
  * lane 0 is the shard's own thread, more lanes are extra threads "shard N (overlap K)". A span
- * goes, when it closes, on the first lane where it nests with everything already there. A lane
+ * goes, when it closes, on the first lane where it nests with everything already there, and it
+ * may enclose a slice only if that slice descends from it by parent_span_id (its parent, or
+ * its parent's parent...): unrelated spans that overlap in time (requests interleaved on one
+ * event loop) go to separate lanes, never nested in each other. A lane
  * keeps only its top-level slices that a future span could still overlap. Two slices that begin
  * at the same nanosecond never share a lane: the file order of equal-ts "X" events (inner slice
  * first, since it closes first) is read differently by different viewers.
@@ -62,6 +65,7 @@ typedef struct ev_info {
     char *span_name;     /* for enter events */
     char *cat;
     int span_fi; /* index of the span_id field, or -1 */
+    int parent_fi; /* index of the parent_span_id field, or -1 */
     uint8_t phase;
     /* pre-rendered JSON: ',"name":<display>,"cat":<cat>', the same with the span name, and
      * '"<field>":' per field */
@@ -72,6 +76,7 @@ typedef struct ev_info {
 
 typedef struct iv {
     uint64_t b, e;
+    uint64_t sid; /* the slice's span id */
 } iv;
 
 typedef struct lane {
@@ -100,7 +105,7 @@ typedef struct thr {
 typedef struct open_span {
     struct open_span *chain; /* same map key */
     struct open_span *prev, *next; /* enter order */
-    uint64_t instance_id, span_id, ts;
+    uint64_t instance_id, span_id, parent, ts;
     thr *t;
     const bb_rschema *schema;
     const bb_rinstance *inst;
@@ -119,6 +124,7 @@ typedef struct tw {
     u64map events; /* event id -> ev_info */
     u64map threads; /* (pid << 32 | shard) -> thr */
     u64map open;   /* span key -> open_span chain */
+    u64map parents; /* span key -> parent span id (spans entered with a non-zero parent) */
     open_span *oldest, *newest;
     proc *procs;
     size_t nprocs;
@@ -184,12 +190,12 @@ static ev_info *event_info(tw *w, const bb_rschema *s) {
     e->display = bb_model_display_name(w->model, s->id);
     e->phase = s->phase;
     e->span_fi = -1;
-    for (size_t i = 0; i < s->field_count; i++)
-        if (s->fields[i].role == BB_ROLE_SPAN_ID && s->fields[i].width <= 8 &&
-            s->fields[i].type <= BB_TYPE_I64) {
-            e->span_fi = (int)i;
-            break;
-        }
+    e->parent_fi = -1;
+    for (size_t i = 0; i < s->field_count; i++) {
+        if (s->fields[i].width > 8 || s->fields[i].type > BB_TYPE_I64) continue;
+        if (s->fields[i].role == BB_ROLE_SPAN_ID && e->span_fi < 0) e->span_fi = (int)i;
+        if (s->fields[i].role == BB_ROLE_PARENT_SPAN_ID && e->parent_fi < 0) e->parent_fi = (int)i;
+    }
     /* category: the first "::" segment (the whole name when there is none) */
     const char *nm = s->name.ptr;
     size_t nl = s->name.len, cl = nl;
@@ -320,14 +326,31 @@ static thr *find_thr(tw *w, proc *p, uint32_t shard) {
     return t;
 }
 
-/* Try to place [b, e] on lane l (see the file comment); on success record it and return true.
- * `horizon`: no future slice begins before it, so top-level slices ending by then are
- * forgotten. */
-static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon) {
+static uint64_t span_key(uint64_t instance_id, uint64_t span_id);
+
+/* True if span `sid` descends from span `anc` (both of instance `inst`) by parent_span_id, within
+ * 256 generations. */
+static bool descends(const tw *w, uint64_t inst, uint64_t sid, uint64_t anc) {
+    for (int depth = 0; depth < 256; depth++) {
+        uint64_t p = (uint64_t)(uintptr_t)u64map_get(&w->parents, span_key(inst, sid));
+        if (!p) return false;
+        if (p == anc) return true;
+        sid = p;
+    }
+    return false;
+}
+
+/* Try to place slice `sid` [b, e] of instance `inst` on lane l (see the file comment); on
+ * success record it and return true. It covers the lane's later top-level slices only if they
+ * all descend from it. `horizon`: no future slice begins before it, so top-level slices ending
+ * by then are forgotten. */
+static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon, uint64_t inst,
+                       uint64_t sid) {
     while (l->start < l->len && l->roots[l->start].e <= horizon) l->start++;
     size_t k = l->len;
     while (k > l->start && l->roots[k - 1].b >= b) {
         if (l->roots[k - 1].b == b) return false;
+        if (!descends(w, inst, l->roots[k - 1].sid, sid)) return false; /* no false nesting */
         k--;
     }
     if (k > l->start && l->roots[k - 1].e > b) return false;
@@ -356,20 +379,23 @@ static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon)
         l->roots = nr;
         l->cap = nc;
     }
-    l->roots[l->len++] = (iv){b, e};
+    l->roots[l->len++] = (iv){b, e, sid};
     return true;
 }
 
 /* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
- * closing brace. */
-static void write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
-                              const uint8_t *fields, const bb_rinstance *inst) {
+ * closing brace; padding fields are left out. Returns the number of fields written. */
+static size_t write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
+                                const uint8_t *fields, const bb_rinstance *inst) {
     obuf_putc(b, '{');
+    size_t n = 0;
     for (size_t i = 0; i < s->field_count; i++) {
-        if (i) obuf_putc(b, ',');
+        if (bb_rfield_is_padding(&s->fields[i])) continue;
+        if (n++) obuf_putc(b, ',');
         obuf_write(b, ev->keys[i].p, ev->keys[i].n);
         obuf_json_field(b, s, i, fields, inst);
     }
+    return n;
 }
 
 static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
@@ -402,8 +428,8 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
     obuf_write(b, ev->inst_name.p, ev->inst_name.n);
     obuf_write(b, ",\"args\":", 8);
     if (mark) {
-        write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance);
-        if (r->rec.schema->field_count) obuf_putc(b, ',');
+        if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance))
+            obuf_putc(b, ',');
         obuf_puts(b, "\"backbeat.");
         obuf_puts(b, mark);
         obuf_puts(b, "\":true}");
@@ -431,14 +457,14 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     if (horizon > o->ts) horizon = o->ts;
     lane *l = NULL;
     for (size_t i = 0; i < t->nlanes; i++)
-        if (lane_place(w, &t->lanes[i], o->ts, end, horizon)) {
+        if (lane_place(w, &t->lanes[i], o->ts, end, horizon, o->instance_id, o->span_id)) {
             l = &t->lanes[i];
             break;
         }
     if (!l) {
         l = add_lane(w, t);
         if (!l) return;
-        lane_place(w, l, o->ts, end, horizon);
+        lane_place(w, l, o->ts, end, horizon, o->instance_id, o->span_id);
     }
     obuf *b = &w->out;
     sep(w);
@@ -506,6 +532,10 @@ static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     }
     o->instance_id = r->rec.instance_id;
     o->span_id = span_value(s, ev->span_fi, r->rec.fields);
+    o->parent = ev->parent_fi >= 0 ? span_value(s, ev->parent_fi, r->rec.fields) : 0;
+    if (o->parent &&
+        !u64map_put(&w->parents, span_key(o->instance_id, o->span_id), (void *)(uintptr_t)o->parent))
+        w->oom = true;
     o->ts = r->rec.ts;
     o->t = t;
     o->schema = s;
@@ -577,6 +607,7 @@ static void free_all(tw *w) {
     u64map_free(&w->events);
     u64map_free(&w->threads);
     u64map_free(&w->open);
+    u64map_free(&w->parents);
     free(w->procs);
 }
 
@@ -692,6 +723,7 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
     u64map_init(&w.events);
     u64map_init(&w.threads);
     u64map_init(&w.open);
+    u64map_init(&w.parents);
     if (opts->threads > 1) w.par = tp_create(opts->threads, out_fd, render_fields, &w.out);
     if (!w.par && !obuf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");

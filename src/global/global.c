@@ -55,8 +55,25 @@ static void warn_stderr(const char *message, void *ctx) {
     bb__g_stderr_line(message);
 }
 
+/* Report once on stderr that the intern table filled up (the strings refused so far record as
+ * "<backbeat: intern table full>"). Called after each dump. */
+static void report_intern_full(bb_recorder *rec) {
+    static int reported;
+    bb_recorder_stats s;
+    bb_recorder_stats_get(rec, &s);
+    if (!s.intern_full || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "the intern table is full (%llu strings; %llu calls refused so far): later new "
+             "strings record as <backbeat: intern table full>; raise BACKBEAT_INTERN_LIMIT",
+             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
+    bb__g_stderr_line(msg);
+}
+
 static bb_status rec_write(void *ctx, int fd, bb_error *err) {
-    return bb_recorder_dump_fd((bb_recorder *)ctx, fd, err);
+    bb_status st = bb_recorder_dump_fd((bb_recorder *)ctx, fd, err);
+    report_intern_full((bb_recorder *)ctx);
+    return st;
 }
 
 static int rec_write_signal(void *ctx, int fd) {
@@ -129,6 +146,29 @@ static void fork_child(void) {
         bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
 }
 
+/* Whether `sa` is a handler of the program (not the default action, not ignored, not ours). */
+static bool program_handler(const struct sigaction *sa) {
+    if (sa->sa_flags & SA_SIGINFO) return sa->sa_sigaction != on_trigger_signal;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+/* The dumper's tick: warn once when the program has replaced the BACKBEAT_SIGNAL handler (the
+ * signal then no longer triggers dumps), and report a full intern table. */
+static void on_tick(void *ctx) {
+    static int warned;
+    report_intern_full((bb_recorder *)ctx);
+    int sig = g_trigger_sig;
+    struct sigaction cur;
+    if (!sig || warned || sigaction(sig, NULL, &cur) != 0 || !program_handler(&cur)) return;
+    warned = 1;
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "BACKBEAT_SIGNAL: the program replaced backbeat's handler for signal %d (%s): that "
+             "signal no longer triggers dumps (choose another BACKBEAT_SIGNAL)",
+             sig, strsignal(sig));
+    bb__g_stderr_line(msg);
+}
+
 /* Install on_trigger_signal for `sig`, keeping the disposition it replaces to chain to. A
  * second call (at build, after the load-time one) is a no-op while ours is still in place; if
  * the program replaced it meanwhile, ours goes back on top, chaining to the program's (which
@@ -147,6 +187,14 @@ static void install_trigger_signal(int sig) {
     sigemptyset(&sa.sa_mask);
     if (sigaction(sig, &sa, &g_prev_trigger) == 0) {
         g_trigger_sig = sig;
+        if (program_handler(&g_prev_trigger)) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "BACKBEAT_SIGNAL: the program already handles signal %d (%s); backbeat "
+                     "dumps on it, then calls the program's handler",
+                     sig, strsignal(sig));
+            bb__g_stderr_line(msg);
+        }
         if (g_prev_trigger.sa_sigaction == on_trigger_signal)
             memset(&g_prev_trigger, 0, sizeof g_prev_trigger);
     } else {
@@ -222,6 +270,8 @@ static bb_recorder *build_locked(void) {
     o.shards = g_cfg.shards;
     o.bytes_per_shard = g_cfg.bytes;
     o.host = g_cfg.host;
+    o.intern_entries = g_cfg.intern_entries;
+    o.intern_bytes = g_cfg.intern_bytes;
     bb_recorder *rec = NULL;
     bb_status st = create_rec(&o, &rec);
     gstate *gs = st == BB_OK ? calloc(1, sizeof *gs) : NULL;
@@ -250,6 +300,7 @@ static bb_recorder *build_locked(void) {
         .write = rec_write,
         .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
         .ctx = rec,
+        .tick = on_tick,
     };
     gs->dumper = bb__g_dumper_create(&d);
     int e = gs->dumper ? bb__g_dumper_start(gs->dumper) : ENOMEM;

@@ -191,6 +191,29 @@ static const char *var_signal(const bb__g_var *v, bb__g_config *cfg, const char 
     return v->why;
 }
 
+/* STRINGS[,BYTES] (sizes, e.g. 65536,8M): the intern table's capacity, at most 2^28 strings and
+ * 4G-1 bytes; refused: the library's defaults (0, 0). */
+static const char *var_intern_limit(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                                    const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    cfg->intern_entries = 0;
+    cfg->intern_bytes = 0;
+    if (!value) return NULL;
+    char a[64];
+    const char *comma = strchr(value, ',');
+    size_t al = comma ? (size_t)(comma - value) : strlen(value);
+    uint64_t n = 0, b = 0;
+    if (al == 0 || al >= sizeof a) return v->why;
+    memcpy(a, value, al);
+    a[al] = 0;
+    if (!bb__g_parse_size(a, &n) || n == 0 || n > (1u << 28) ||
+        (comma && (!bb__g_parse_size(comma + 1, &b) || b == 0 || b > UINT32_MAX)))
+        return v->why;
+    cfg->intern_entries = (uint32_t)n;
+    cfg->intern_bytes = (uint32_t)b;
+    return NULL;
+}
+
 /* ---- the table --------------------------------------------------------------------------- */
 
 static const bb__g_word policy_words[] = {
@@ -246,7 +269,9 @@ const bb__g_var bb__g_vars[] = {
     {.name = "BACKBEAT_SIGNAL", .parse = var_signal, FIELD(signal),
      .why = "is not usr1, usr2 or a catchable non-crash signal number", .used = "none",
      .doc = "`kill -<sig> <pid>` triggers a dump: `usr1`, `usr2` (or `SIGUSR1`, ...), or a "
-            "signal number that is catchable and not a crash signal",
+            "signal number that is catchable and not a crash signal; a warning on stderr when "
+            "the program already handles it (backbeat dumps, then calls that handler) or later "
+            "replaces backbeat's handler (the dumper thread checks about once a second)",
      .doc_default = "none"},
     {.name = "BACKBEAT_DUMP_ON_CRASH", .alias = "BACKBEAT_DUMP_ON_PANIC", .parse = var_bool,
      FIELD(dump_on_crash), BOOL_WHY,
@@ -269,6 +294,13 @@ const bb__g_var bb__g_vars[] = {
     {.name = "BACKBEAT_RING_KEEP", .parse = var_bool, FIELD(ring_keep), BOOL_WHY,
      .doc = "keep that file after a normal exit (boolean)",
      .doc_default = "off: removed at exit"},
+    {.name = "BACKBEAT_INTERN_LIMIT", .parse = var_intern_limit, FIELD(intern_entries),
+     .why = "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
+     .used = "16384,1M",
+     .doc = "the intern table's capacity, `STRINGS[,BYTES]` (sizes as `BACKBEAT_BYTES`, e.g. "
+            "`65536,8M`); a full table is counted, reported once on stderr and shown by "
+            "`backbeat inspect`, later new strings record as `<backbeat: intern table full>`",
+     .doc_default = "`16384,1M`"},
     {.name = "BACKBEAT_COMMIT", .parse = var_check, .words = commit_words,
      .why = "is not rseq or fetch_add", .used = "the default commit path",
      .doc = "how records are committed: `rseq` (a restartable sequence on the CPU's own shard, "

@@ -250,8 +250,9 @@ static void *dumper_main(void *arg) {
     pthread_cond_signal(&d->ready_cond);
     pthread_mutex_unlock(&d->lock);
     while (!stopping(d)) {
-        wait_pipe(d->pipe_rd, -1);
+        wait_pipe(d->pipe_rd, d->o.tick ? 1000 : -1);
         if (stopping(d)) break;
+        if (d->o.tick) d->o.tick(d->o.ctx);
         if (!__atomic_exchange_n(&d->pending, 0, __ATOMIC_ACQ_REL)) continue;
         /* Throttle: wait out the window; triggers meanwhile coalesce into this one dump. */
         for (;;) {

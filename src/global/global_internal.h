@@ -49,6 +49,8 @@ typedef struct bb__g_config {
     bool dump_on_exit;
     char ring_dir[PATH_MAX];  /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
     bool ring_keep;           /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
+    uint32_t intern_entries;  /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
+    uint32_t intern_bytes;    /* and string bytes (0 = the library's 1 MiB) */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
@@ -203,6 +205,7 @@ typedef struct bb__g_dumper_opts {
     void *ctx;
     bb__g_warn_fn warn;        /* NULL = stderr */
     void *warn_ctx;
+    void (*tick)(void *ctx);   /* NULL, or called by the dumper thread about once a second */
 } bb__g_dumper_opts;
 
 typedef struct bb__g_dumper bb__g_dumper;

@@ -1,5 +1,5 @@
 /* reader_fields.c — bb_decode_field: one field of a record as a bb_value, per compat/README.md
- * "JSON conventions". */
+ * "JSON conventions"; bb_rfield_is_padding: which fields are padding. */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,12 @@
 #include "read/reader_priv.h"
 
 /* ---- field decoding ------------------------------------------------------------------------ */
+
+/* Contract: see reader.h. The one place that says what padding is. */
+bool bb_rfield_is_padding(const bb_rfield *field) {
+    return field && field->role == BB_ROLE_NONE && field->name.len >= 4 &&
+           memcmp(field->name.ptr, "_pad", 4) == 0;
+}
 
 bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fields,
                          const bb_rinstance *inst) {

@@ -6,6 +6,9 @@
  *                             same-begin and orphan (enter-only, exit-only) spans, on 3 shards,
  *                             timestamps at Unix-epoch scale with odd nanoseconds
  *   cli_gen spans2 OUT.bb     instance fe..02: reuses spans1's span ids (pairing is per instance)
+ *   cli_gen async OUT.bb      instance fe..03: an event loop on one shard, 60 requests
+ *                             interleaved (up to 5 in flight), each with a child lookup span
+ *                             (parent_span_id = the request), request 0 open for the whole trace
  *   cli_gen bench OUT.bb N    N records on 4 shards (notes and span pairs), for benchmarks
  */
 /* SPDX-License-Identifier: MIT */
@@ -175,6 +178,39 @@ static void scenario_spans2(gen *g) {
     note(g, 0, T(4500), 7, 7, 2);
 }
 
+/* Scenario async: see the file comment. Enters and exits are written in time order. */
+typedef struct async_ev {
+    uint64_t ts, span, parent;
+    int enter;
+} async_ev;
+
+static int async_cmp(const void *a, const void *b) {
+    const async_ev *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->enter - y->enter; /* an exit before an enter at the same ns */
+}
+
+static void scenario_async(gen *g) {
+    enum { N = 60 };
+    async_ev ev[4 * N];
+    int n = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t b = 1000 + i * 100 + (i * 7) % 13, req = 0x1000 + i, look = 0x5000 + i;
+        uint64_t e = i == 0 ? 1000 + N * 100 + 5000 : b + 250 + (i * 37) % 230;
+        ev[n++] = (async_ev){b, req, 0, 1};
+        ev[n++] = (async_ev){b + 10 + i % 7, look, req, 1};
+        ev[n++] = (async_ev){b + 60 + i % 5, look, 0, 0};
+        ev[n++] = (async_ev){e, req, 0, 0};
+    }
+    qsort(ev, (size_t)n, sizeof ev[0], async_cmp);
+    for (int k = 0; k < n; k++) {
+        if (ev[k].enter)
+            start(g, 0, T(ev[k].ts), ev[k].span, ev[k].parent);
+        else
+            end(g, 0, T(ev[k].ts), ev[k].span, 0);
+    }
+}
+
 /* ---- dump_writer callbacks ---- */
 
 static bb_intern_item intern_get(void *ctx, size_t i) {
@@ -230,7 +266,7 @@ static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: cli_gen spans1|spans2|bench OUT.bb [N]\n");
+        fprintf(stderr, "usage: cli_gen spans1|spans2|async|bench OUT.bb [N]\n");
         return 2;
     }
     ev_start.id = bb_event_id_compute(&ev_start);
@@ -252,14 +288,14 @@ int main(int argc, char **argv) {
         scratch = malloc(cap);
         if (!scratch) return 1;
     } else {
-        bool one = !strcmp(scen, "spans1");
-        if (!one && strcmp(scen, "spans2")) return 2;
-        g.instance = one ? 0xfe00000000000001ull : 0xfe00000000000002ull;
-        g.host = one ? "gen-host-1" : "gen-host-2";
+        bool one = !strcmp(scen, "spans1"), async = !strcmp(scen, "async");
+        if (!one && !async && strcmp(scen, "spans2")) return 2;
+        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull : 0xfe00000000000002ull;
+        g.host = one ? "gen-host-1" : async ? "gen-host-3" : "gen-host-2";
         g.nshards = one ? 3 : 1;
         for (uint32_t i = 0; i < g.nshards; i++) {
-            g.rings[i].cap = 4096;
-            g.rings[i].region = calloc(1, 4096);
+            g.rings[i].cap = async ? 65536 : 4096;
+            g.rings[i].region = calloc(1, g.rings[i].cap);
         }
         char jp[4096];
         snprintf(jp, sizeof jp, "%s.records.json", out);
@@ -269,6 +305,8 @@ int main(int argc, char **argv) {
                 g.instance, g.host);
         if (one)
             scenario_spans1(&g);
+        else if (async)
+            scenario_async(&g);
         else
             scenario_spans2(&g);
         fprintf(g.json, "\n]}\n");

@@ -171,6 +171,9 @@ loads_from() { # loads_from BINARY PATH: with LD_LIBRARY_PATH into the root, BIN
 
 step "consumer through pkg-config (shared and static), against the root"
 export PKG_CONFIG_LIBDIR="$RL/pkgconfig" # this root's modules only, not the system's
+# The modules say prefix=/usr (plain paths): the extracted root is their sysroot.
+grep -qx 'prefix=/usr' "$RL/pkgconfig/backbeat.pc" || die "backbeat.pc: prefix is not /usr"
+export PKG_CONFIG_SYSROOT_DIR="$W/root"
 for m in backbeat backbeat-read; do
   [ "$(pkg-config --modversion $m)" = "$version" ] || die "pkg-config --modversion $m"
   [ "$(realpath "$(pkg-config --variable=libdir $m)")" = "$RL" ] || die "$m.pc: libdir not in the root"

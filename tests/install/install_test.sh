@@ -43,6 +43,7 @@ case "$L" in /*) echo "CMAKE_INSTALL_LIBDIR=$L is absolute: the prefix cannot mo
 export CMAKE_BUILD_PARALLEL_LEVEL=2
 
 step "install into $W/prefix"
+INSTALLED_AT="$W/prefix" # the prefix the pkg-config files name (plain paths)
 run install.log cmake --install "$BUILD" --prefix "$W/prefix"
 
 # -- the installed tree ------------------------------------------------------------------------
@@ -67,7 +68,9 @@ check_tree() {
       die "lib$lib.so.$version carries a run path"
     [ -f "$P/$L/pkgconfig/$lib.pc" ] || die "$lib.pc not installed"
     grep -q 'MIT' "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc does not name the license"
-    ! grep -q "$SRC\|$BUILD\|$P" "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc holds an absolute path"
+    ! grep -q 'pcfiledir\|\.\./' "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc holds a relative path"
+    grep -qx "prefix=$INSTALLED_AT" "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc: prefix is not $INSTALLED_AT"
+    grep -qx 'includedir=${prefix}/include' "$P/$L/pkgconfig/$lib.pc" || die "$lib.pc: includedir is not \${prefix}/include"
   done
   for f in backbeatConfig.cmake backbeatConfigVersion.cmake backbeatTargets.cmake; do
     [ -f "$P/$L/cmake/backbeat/$f" ] || die "lib/cmake/backbeat/$f not installed"
@@ -165,6 +168,14 @@ consume_pkgconfig() {
   LD_LIBRARY_PATH="$P/$L" run run.log "$d/consumer" "$d/shared.bb" 7
   check_dump "$d/shared.bb" 7 "$P/bin/backbeat" "$d/count" LD_LIBRARY_PATH="$P/$L"
 
+  step "pkg-config ($tag): shared with the run path the README shows (runs without LD_LIBRARY_PATH)"
+  # shellcheck disable=SC2046
+  run cc.log cc -std=gnu11 -Wall -Wextra -Werror "$CONSUMER/consumer.c" \
+    $(pkg-config --cflags --libs backbeat) -Wl,-rpath,"$(pkg-config --variable=libdir backbeat)" \
+    -o "$d/consumer_rpath"
+  (unset LD_LIBRARY_PATH; run run.log "$d/consumer_rpath" "$d/rpath.bb" 3)
+  check_dump "$d/rpath.bb" 3 "$P/bin/backbeat" "$d/count" LD_LIBRARY_PATH="$P/$L"
+
   step "pkg-config ($tag): static (pkg-config --static, libbackbeat.a)"
   # shellcheck disable=SC2046
   run cc.log cc -std=gnu11 -Wall -Wextra -Werror "$CONSUMER/consumer.c" $(pkg-config --cflags backbeat) \
@@ -256,6 +267,8 @@ consume_pkgconfig "$W/prefix" installed
 consume_cmake "$W/prefix" installed
 
 step "move the prefix"
+# The pkg-config files name the old prefix; --define-prefix takes it from where they now lie.
+pkg-config() { command pkg-config --define-prefix "$@"; }
 mkdir -p "$W/elsewhere"
 mv "$W/prefix" "$W/elsewhere/moved"
 M="$W/elsewhere/moved"

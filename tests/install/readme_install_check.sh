@@ -37,6 +37,7 @@ PY
 grep -q '^cmake --install build --prefix ~/.local' "$W/install.sh" || fail "the first command is not 'cmake --install build --prefix ~/.local'"
 grep -q 'pkg-config --cflags --libs backbeat' "$W/install.sh" || fail "no pkg-config line"
 grep -q 'pkg-config --static' "$W/install.sh" || fail "no static pkg-config line"
+grep -q -- '-Wl,-rpath,' "$W/install.sh" || fail "no run path on the shared build line"
 grep -q 'find_package(backbeat ' "$W/CMakeLists.txt" || fail "no find_package in the CMake block"
 
 # run_lines FILE DIR: each non-empty line of FILE, in one shell (exports persist), in DIR.
@@ -68,6 +69,7 @@ run_lines "$W/install.sh" "$W/run"
 [ -s "$W/run/trace.bb" ] || fail "the README's programs wrote no trace.bb"
 [ -x "$W/run/hello" ] && readelf -d "$W/run/hello" | grep -q 'NEEDED.*libbackbeat.so.0' ||
   fail "hello is not linked against libbackbeat.so.0"
+readelf -d "$W/run/hello" 2>/dev/null | grep -q "R.*PATH.*$P/lib" || fail "hello has no run path to ~/.local/lib"
 [ -x "$W/run/hello-static" ] && ! readelf -d "$W/run/hello-static" | grep -q 'NEEDED.*libbackbeat' ||
   fail "hello-static is not linked statically against libbackbeat.a"
 grep -q "my_app::net::PacketSent" "$W/log.txt" || fail "inspect did not show my_app::net::PacketSent"

@@ -8,6 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+// A padding field (the C reader's bb_rfield_is_padding): role none, a name that starts with
+// _pad. Recorded and in the schema, but no Parquet column.
+export const isPadding = (f) => f.role === 'none' && f.name.startsWith('_pad');
+
 export const SKIP = 77;
 
 export function compatDir() {
@@ -132,6 +136,7 @@ export function layoutOf(schemasPerInput) {
     const seen = new Map();
     e.schema.fields.forEach((f, i) => {
       if (e.place[i]) return;
+      if (isPadding(f)) { e.place[i] = { field: f, pad: true }; return; } // no column
       const k = (seen.get(f.name) || 0) + 1;
       seen.set(f.name, k);
       if (!groups.has(e.display))
@@ -148,7 +153,7 @@ export function layoutOf(schemasPerInput) {
     const g = groups.get(e.display);
     e.group = g ? g.group : null;
     e.groupFields = g ? [...g.fields.keys()] : [];
-    for (const p of e.place)
+    for (const p of e.place.filter((q) => !q.pad))
       p.type = typeOfKind(p.group ? g.fields.get(p.column).kind : promoted.get(p.column).kind);
   }
   for (const p of promoted.values()) p.type = typeOfKind(p.kind);
@@ -196,6 +201,7 @@ export function expectedRows(layout, records) {
     }
     e.schema.fields.forEach((f, k) => {
       const p = e.place[k];
+      if (p.pad) return;
       const v = tableValue(r.fields[f.name], f, p.type);
       if (p.group) row[p.group][p.column] = v;
       else row[p.column] = v;

@@ -83,9 +83,12 @@ for (const c of cases) {
       check(d.event === e.display && d.name === e.schema.name && d.phase === e.schema.phase &&
             d.description === e.schema.description && d.record_size === e.schema.record_size,
             `${c.name}: ${e.display} event semantics`);
+      const dataFields = e.schema.fields.filter((f, k) => !e.place[k].pad); // padding: no entry
+      check(d.fields.length === dataFields.length, `${c.name}: ${e.display} has ${d.fields.length} column fields`);
       e.schema.fields.forEach((f, k) => {
-        const g = d.fields[k];
         const p = e.place[k];
+        if (p.pad) return;
+        const g = d.fields[dataFields.indexOf(f)];
         const wantPath = p.group ? [p.group, p.column] : [p.column];
         check(g && g.name === f.name && JSON.stringify(g.path) === JSON.stringify(wantPath) &&
               g.type === f.type && g.role === f.role && g.unit === f.unit &&
@@ -110,7 +113,7 @@ for (const c of cases) {
   const keys = (await con.runAndReadAll('SELECT event, field, role FROM backbeat_keys ORDER BY ALL'))
     .getRowObjectsJS().map((r) => `${r.event}|${r.field}|${r.role}`);
   const wantKeys = [];
-  for (const e of layout.events) e.place.forEach((p) => { if (!p.group) wantKeys.push(`${e.display}|${p.column}|${p.field.role}`); });
+  for (const e of layout.events) e.place.forEach((p) => { if (!p.group && !p.pad) wantKeys.push(`${e.display}|${p.column}|${p.field.role}`); });
   wantKeys.splice(0, wantKeys.length, ...new Set(wantKeys)); // one row per (event, column, role)
   wantKeys.sort();
   check(JSON.stringify(keys) === JSON.stringify([...wantKeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))),

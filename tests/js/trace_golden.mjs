@@ -6,7 +6,7 @@
 // SPDX-License-Identifier: MIT
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkEngine, checkTrace, compatDir, expectTrace, Failures, goldenSingle, mustRun,
+import { checkEngine, checkTrace, compatDir, expectTrace, Failures, goldenSingle, mustRun, traceSchema,
          skipUnlessEngine } from './trace_lib.mjs';
 
 skipUnlessEngine();
@@ -72,10 +72,7 @@ for (const [set, inputs] of [['multi_ab', ['multi_a', 'multi_b']],
     const e = load(`${i}.expected.json`);
     for (const inst of e.instances) {
       if (!insts.has(inst.instance_id)) insts.set(inst.instance_id, inst.host);
-      for (const s of inst.schemas) {
-        const sf = s.fields.find((f) => f.role === 'span_id');
-        schemas.set(s.name, { phase: s.phase, spanField: sf?.name });
-      }
+      for (const s of inst.schemas) schemas.set(s.name, traceSchema(s));
     }
   }
   const procs = [...insts].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([id, host]) => ({ instance_id: id, host }));

@@ -72,6 +72,19 @@ const catOf = (q) => (q.includes('::') ? q.slice(0, q.indexOf('::')) : q);
 // records: [{instance_id (hex), shard, ts (number|string), event (qualified), display, fields}]
 // in global order; schemas: Map qualified-or-display name -> {phase, spanField}; instances:
 // [{instance_id, host}] sorted by id. Returns {base, last, slices, instants, procs}.
+// A padding field (the C reader's bb_rfield_is_padding): role none, a name that starts with _pad.
+export const isPadding = (f) => f.role === 'none' && f.name.startsWith('_pad');
+// A schema's entry for expectTrace: phase, span field and the padding fields (not trace args).
+export function traceSchema(s) {
+  const sf = s.fields.find((f) => f.role === 'span_id');
+  return { phase: s.phase, spanField: sf?.name, pad: new Set(s.fields.filter(isPadding).map((f) => f.name)) };
+}
+// A record's fields as trace args: without its event's padding fields.
+function argsOf(fields, sc) {
+  if (!sc?.pad?.size) return fields;
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => !sc.pad.has(k)));
+}
+
 export function expectTrace(records, schemas, instances) {
   const pidOf = new Map(instances.map((x, i) => [x.instance_id, i + 1]));
   const base = records.length ? BigInt(records[0].ts) : 0n;
@@ -79,11 +92,12 @@ export function expectTrace(records, schemas, instances) {
   const open = new Map();
   const order = [];
   const slices = [], instants = [];
-  for (const r of records) {
+  for (let r of records) {
     const ts = BigInt(r.ts);
     const sc = schemas.get(r.display ?? r.event) ?? schemas.get(r.event);
     const pid = pidOf.get(r.instance_id);
     const disp = r.display ?? r.event;
+    r = { ...r, fields: argsOf(r.fields, sc) };
     if (sc && sc.spanField && (sc.phase === 'enter' || sc.phase === 'exit')) {
       const sid = BigInt(r.fields[sc.spanField]);
       const key = `${r.instance_id}/${sid}`;
@@ -280,10 +294,7 @@ export function goldenSingle(expected) {
   const recs = [], schemas = new Map(), insts = [];
   for (const inst of expected.instances) {
     insts.push({ instance_id: inst.instance_id, host: inst.host });
-    for (const s of inst.schemas) {
-      const sf = s.fields.find((f) => f.role === 'span_id');
-      schemas.set(s.name, { phase: s.phase, spanField: sf?.name });
-    }
+    for (const s of inst.schemas) schemas.set(s.name, traceSchema(s));
     for (const r of inst.records) recs.push({ ...r, instance_id: inst.instance_id });
   }
   return { recs, schemas, insts };

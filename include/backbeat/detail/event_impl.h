@@ -48,14 +48,22 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__TAG(type) (bb__cxx_tag<type>::value)
 #define BB__ENUM_DECL(e, repr) enum : repr
 #else
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define BB__SASSERT(cond, msg) _Static_assert(cond, msg)
+#else
+/* Before C11 (-std=c99) _Static_assert is an extension that glibc, under strict modes, turns into
+ * a redeclared extern function (-Wredundant-decls): a typedef of an array of negative size
+ * instead (a failure names bb__assert_failed_N, not the message; C11 and later show it). */
+#define BB__SASSERT(cond, msg)                                                                     \
+    __extension__ typedef char BB__CAT(bb__assert_failed_, __COUNTER__)[(cond) ? 1 : -1]
+#endif
 #define BB__DECL(type) __typeof__(type)
 #define BB__CAST(T, v) ((T)(v))
 /* Wire type tag of a C type name; 255 = unsupported. An array decays to a pointer to its
  * element in the controlling expression, so uint8_t[N] selects `uint8_t *`; a real pointer
  * type is excluded first. */
 #define BB__TAG(type)                                                                              \
-    _Generic((__typeof__(type) *)0, uint8_t **: 255, default: _Generic(                            \
+    __extension__ _Generic((__typeof__(type) *)0, uint8_t **: 255, default: _Generic(                            \
         *(__typeof__(type) *)0, uint8_t: BB_TYPE_U8, uint16_t: BB_TYPE_U16,                        \
         uint32_t: BB_TYPE_U32, uint64_t: BB_TYPE_U64, int8_t: BB_TYPE_I8,                          \
         int16_t: BB_TYPE_I16, int32_t: BB_TYPE_I32, int64_t: BB_TYPE_I64,                          \
@@ -336,8 +344,10 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
  * tells whether there are none. */
 #ifdef __cplusplus
 #define BB__SA_KW static_assert
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define BB__SA_KW _Static_assert
+#else
+#define BB__SA_KW BB__SASSERT
 #endif
 
 #define BB__VCAT(a, b) BB__VCAT_(a, b)

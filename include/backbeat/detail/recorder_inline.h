@@ -102,6 +102,8 @@ BB_API void bb__record_too_large(bb_recorder *rec);
 BB_API void bb__record_lapped(bb_recorder *rec, uint32_t shard, uint64_t pos, size_t total,
                               uint64_t head);
 BB_API uint32_t bb__cpu_slow(void);
+/* CLOCK_MONOTONIC in ns, for code compiled where <time.h> declares no POSIX clocks. */
+BB_API uint64_t bb__clock_monotonic_ns(void);
 BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s,
                                        size_t len);
 BB_API void bb__span_cleanup(bb_span *span);
@@ -160,9 +162,13 @@ BB__INLINE uint64_t bb__clock_read(const struct bb__recorder_hot *h) {
     }
 #endif
     if (BB__LIKELY(h->clock == BB__CLK_MONOTONIC)) {
+#if defined(CLOCK_MONOTONIC) /* <time.h> declared POSIX clocks (not so under -std=c11 etc.) */
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)h->mono_offset;
+#else
+        return bb__clock_monotonic_ns() + (uint64_t)h->mono_offset;
+#endif
     }
     if (h->clock == BB__CLK_MANUAL) return __atomic_load_n(&h->manual_ns, __ATOMIC_RELAXED);
     return h->user_fn(h->user_ctx);
