@@ -40,7 +40,7 @@ set_tests_properties(release_install_sh PROPERTIES FIXTURES_REQUIRED release_dis
 
 find_program(BB_SHELLCHECK shellcheck)
 if(BB_SHELLCHECK)
-  add_test(NAME release_shellcheck COMMAND ${BB_SHELLCHECK} install.sh scripts/release.sh
+  add_test(NAME release_shellcheck COMMAND ${BB_SHELLCHECK} install.sh scripts/release.sh scripts/ctest.sh scripts/install-deps.sh
            scripts/build-static.sh tests/release/build_static.sh tests/release/static_check.sh
            tests/release/reproducible.sh tests/release/package_check.sh tests/release/install_sh_test.sh
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

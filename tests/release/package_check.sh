@@ -8,7 +8,18 @@ set -euo pipefail
 src=$1 bindir=$2 dist=$3
 fail() { echo "package_check: $*" >&2; exit 1; }
 rm -rf "$dist"
-targets=(x86_64-linux-musl aarch64-linux-musl)
+targets=()
+for t in x86_64-linux-musl aarch64-linux-musl; do
+  if [ -f "$bindir/$t.skipped" ]; then
+    echo "package_check: $t not packaged: not built ($(cat "$bindir/$t.skipped"))"
+  else
+    targets+=("$t")
+  fi
+done
+if [ "${#targets[@]}" -eq 0 ]; then
+  mkdir -p "$dist/a" && echo "no target built" >"$dist/a/skipped"
+  echo "package_check: no target built; skipped"; exit 77
+fi
 for d in a b; do
   for t in "${targets[@]}"; do
     "$src/scripts/release.sh" --package "$t" "$bindir/$t/backbeat" "$dist/$d"
