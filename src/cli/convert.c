@@ -121,9 +121,12 @@ static bool write_sidecar(cli_out *o, const char *sidecar, const char *parquet_a
         cli_error("cannot write %s: out of memory", sidecar);
         return false;
     }
-    cli_buf_puts(&b, "-- backbeat query views; load with: duckdb -cmd \".read <this file>\"\n");
+    /* The Parquet file by its name alone: the pair stays usable when moved or copied together. */
+    const char *slash = strrchr(parquet_abs, '/');
+    cli_buf_puts(&b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
+                     "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/<this file>\"\n");
     cli_buf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
-    for (const char *p = parquet_abs; *p; p++) {
+    for (const char *p = slash ? slash + 1 : parquet_abs; *p; p++) {
         if (*p == '\'') cli_buf_putc(&b, '\'');
         cli_buf_putc(&b, *p);
     }
