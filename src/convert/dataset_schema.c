@@ -1,0 +1,129 @@
+/* dataset_schema.c — DIR/_backbeat/schema.bb, the dataset schema (see convert/dataset.h): a `.bb`
+ * dump with a Schema section (the union registry of everything appended so far) and one Views
+ * section per distinct view set, and no instance or shard. Each append opens it as one more
+ * input, so every part is written with the dataset's union schema; it is rewritten (aside,
+ * then renamed) with the new union after the parts.
+ */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error_set.h"
+#include "convert/outfile.h"
+#include "convert/dataset.h"
+#include "format/sections.h"
+#include "format/wire.h"
+#include "parquet/buf.h"
+
+/* bb_sink into a pq_buf. */
+static int buf_write(void *ctx, const void *d, size_t n)
+{
+    pq_buf *b = ctx;
+    pq_buf_put(b, d, n);
+    return b->failed ? ENOMEM : 0;
+}
+
+static bb_wire_str wire(bb_strview v, bool present)
+{
+    bb_wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
+    return w;
+}
+
+/* One schema entry, re-encoded from its decoded form. */
+static void encode_schema(bb_sink sink, const bb_rschema *s)
+{
+    bb_wire_event we = {.id = s->id, .name = wire(s->name, true),
+                        .description = wire(s->description, s->has_description),
+                        .record_size = s->record_size, .phase = s->phase,
+                        .field_count = (uint16_t)s->field_count};
+    bb_enc_schema_event(sink, &we);
+    for (size_t i = 0; i < s->field_count; i++) {
+        const bb_rfield *f = &s->fields[i];
+        bb_wire_field wf = {.name = wire(f->name, true),
+                            .description = wire(f->description, f->has_description),
+                            .unit = wire(f->unit, f->has_unit), .sentinel = f->sentinel,
+                            .offset = f->offset, .width = f->width,
+                            .label_count = (uint16_t)f->label_count, .type = f->type,
+                            .type_arg = f->type_arg, .role = f->role,
+                            .has_sentinel = f->has_sentinel ? 1 : 0};
+        bb_enc_schema_field(sink, &wf);
+        for (size_t l = 0; l < f->label_count; l++)
+            bb_enc_schema_label(sink, f->labels[l].value, wire(f->labels[l].label, true));
+    }
+}
+
+/* True if view i repeats an earlier view's text (quadratic in view sets, which are few:
+ * one per build of each program). */
+static bool repeated(const bb_model *m, size_t i)
+{
+    bb_strview v = bb_model_view(m, i);
+    for (size_t j = 0; j < i; j++) {
+        bb_strview o = bb_model_view(m, j);
+        if (o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* The whole dump into `out`; false when out of memory or past the format's section count. */
+static bool encode(const bb_model *m, pq_buf *out)
+{
+    pq_buf schema = {0};
+    bb_sink ss = {buf_write, &schema};
+    bb_enc_schema_count(ss, (uint32_t)bb_model_schema_count(m));
+    for (size_t i = 0; i < bb_model_schema_count(m); i++)
+        encode_schema(ss, bb_model_schema(m, i));
+    size_t nv = bb_model_view_count(m), ns = 1;
+    bb_section_ref *secs = calloc(nv + 1, sizeof *secs);
+    size_t *view_of = calloc(nv + 1, sizeof *view_of);
+    bool ok = secs && view_of && !schema.failed;
+    if (ok) {
+        secs[0] = (bb_section_ref){BB_SECTION_SCHEMA, schema.len, 0};
+        for (size_t i = 0; i < nv; i++)
+            if (!repeated(m, i)) {
+                view_of[ns] = i;
+                secs[ns++] = (bb_section_ref){BB_SECTION_VIEWS, bb_model_view(m, i).len, 0};
+            }
+        ok = ns <= 65535;
+    }
+    if (ok) {
+        bb_sections_layout(secs, ns);
+        bb_sink os = {buf_write, out};
+        bb_enc_header(os, secs, ns);
+        for (size_t i = 0; i < ns && !out->failed; i++) {
+            while (out->len < secs[i].offset && !out->failed)
+                pq_buf_byte(out, 0);
+            if (i == 0)
+                pq_buf_put(out, schema.data, schema.len);
+            else
+                pq_buf_put(out, bb_model_view(m, view_of[i]).ptr, secs[i].len);
+        }
+        ok = !out->failed;
+    }
+    free(secs);
+    free(view_of);
+    pq_buf_free(&schema);
+    return ok;
+}
+
+bool ds_schema_save(const char *dir, const bb_model *model, bb_error *err)
+{
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    pq_buf b = {0};
+    if (!path || !encode(model, &b)) {
+        ds_err(err, "cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
+                  dir);
+        free(path);
+        pq_buf_free(&b);
+        return false;
+    }
+    snprintf(path, n, "%s/_backbeat/schema.bb", dir);
+    bool ok = cv_write_file(path, b.data, b.len, true, err);
+    free(path);
+    pq_buf_free(&b);
+    return ok;
+}
