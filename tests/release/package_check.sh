@@ -36,7 +36,7 @@ for t in "${targets[@]}"; do
   grep -Eq "^[0-9a-f]{64}  $a\$" "$dist/a/$a.sha256" || fail "$a.sha256 is not in sha256sum format"
   gzip -l "$dist/a/$a" >/dev/null || fail "$a is not gzip"
   listing=$(tar -tzf "$dist/a/$a")
-  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md; do
+  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/man/backbeat.1; do
     grep -qx "backbeat-$t/$f" <<<"$listing" || fail "$a lacks backbeat-$t/$f"
   done
   if [ -f "$src/LICENSE" ]; then
@@ -50,3 +50,4 @@ for t in "${targets[@]}"; do
     fail "$a: bin/backbeat is not the built binary"
   echo "package_check: $(cat "$dist/a/$a.sha256") ($(wc -c <"$dist/a/$a") bytes)"
 done
+cmp -s "$src/install.sh" "$dist/a/install.sh" || fail "install.sh is not in the release output ($dist/a)"
