@@ -42,9 +42,9 @@ if(BB_NODE)
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/skill)
 endif()
 bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/u64map_test.c LIBS bb_cli_parts)
-bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/text_test.c LIBS bb_cli_parts)
+bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/text_test.c LIBS bb_convert)
 bb_test(cli_ringfile INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/ringfile_test.c LIBS bb_cli_parts)
-bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/widen_test.c LIBS bb_cli_parts)
+bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/widen_test.c LIBS bb_convert)
 
 # Robustness (issue "Reliability"): merge of dumps without shards or instances, of a dump with
 # 65533 shards and no intern entries; output-file safety (inputs, modes, symlinks, stale

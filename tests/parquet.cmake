@@ -1,4 +1,4 @@
-# Tests of the Parquet encoder (src/parquet) and of convert's table writer (src/cli/convert):
+# Tests of the Parquet encoder (src/parquet) and of convert's table writer (src/convert):
 # drivers below call them directly; the checks themselves are Node scripts (tests/js/parquet_*.mjs) that
 # read the files back with DuckDB and hyparquet (installed by `npm ci --prefix tests/js`).
 # SPDX-License-Identifier: MIT
@@ -6,13 +6,13 @@ set(BB_PQ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/parquet)
 set(BB_CONV_DIR ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert)
 
 # Drivers (not tests by themselves): pq_lowlevel drives the encoder alone (src/parquet),
-# pq_convert the table writer (src/cli/convert), pq_gendump writes dumps through libbackbeat.
+# pq_convert the table writer (src/convert), pq_gendump writes dumps through libbackbeat.
 add_executable(pq_lowlevel ${BB_PQ_DIR}/pq_lowlevel.c)
 target_compile_definitions(pq_lowlevel PRIVATE _GNU_SOURCE)
 target_link_libraries(pq_lowlevel PRIVATE bb_parquet)
 add_executable(pq_convert ${BB_CONV_DIR}/pq_convert.c)
 target_compile_definitions(pq_convert PRIVATE _GNU_SOURCE)
-target_link_libraries(pq_convert PRIVATE bb_cli_parts)
+target_link_libraries(pq_convert PRIVATE bb_convert)
 add_executable(pq_gendump ${BB_CONV_DIR}/pq_gendump.c)
 target_compile_definitions(pq_gendump PRIVATE _GNU_SOURCE)
 target_link_libraries(pq_gendump PRIVATE backbeat)

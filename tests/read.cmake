@@ -17,7 +17,8 @@ if(BB_FUZZ)
   endif()
   # The library sources are compiled into the target so they get coverage instrumentation.
   # The read library's sources are compiled into the target (coverage instrumentation).
-  file(GLOB BB_FUZZ_LIB_SOURCES ${CMAKE_SOURCE_DIR}/src/common/*.c ${CMAKE_SOURCE_DIR}/src/read/*.c)
+  file(GLOB BB_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/common/*.c
+       ${CMAKE_SOURCE_DIR}/src/read/*.c)
   add_executable(fuzz_reader ${BB_FUZZ_DIR}/fuzz_reader.c ${BB_FUZZ_LIB_SOURCES})
   target_include_directories(fuzz_reader PRIVATE ${CMAKE_SOURCE_DIR}/include
                                                  ${CMAKE_SOURCE_DIR}/src)
