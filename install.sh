@@ -6,13 +6,17 @@
 #
 # Picks the archive for this platform (Linux x86_64 or aarch64: static musl binaries; macOS on
 # Apple silicon), downloads it and its .sha256 with curl or wget, refuses it unless the checksum
-# matches, and installs bin/backbeat.
+# matches (and, for a pinned version, unless the archive's VERSION is that version), and installs
+# bin/backbeat and its manual page.
 #
 # Environment:
 #   BACKBEAT_VERSION      a release tag, e.g. v0.1.0 (default: the latest release)
 #   BACKBEAT_INSTALL_DIR  where the binary goes (default: ~/.local/bin; created if missing)
+#   BACKBEAT_MAN_DIR      where the manual page goes (default: share/man/man1 beside the binary's
+#                         directory, e.g. ~/.local/share/man/man1)
 #   BACKBEAT_BASE_URL     where releases live (default: https://github.com/backbeat-dev/backbeat/releases),
-#                         laid out as BASE/latest/download/FILE and BASE/download/TAG/FILE
+#                         laid out as BASE/latest/download/FILE and BASE/download/TAG/FILE, FILE
+#                         being backbeat-TARGET.tar.gz and backbeat-TARGET.tar.gz.sha256
 # SPDX-License-Identifier: MIT
 set -eu
 
@@ -40,6 +44,9 @@ case "$version" in
   *) version=v$version; url=$base/download/$version ;;
 esac
 dest=${BACKBEAT_INSTALL_DIR:-${HOME:?HOME is not set; set BACKBEAT_INSTALL_DIR}/.local/bin}
+parent=${dest%/}
+case "$parent" in */*) parent=${parent%/*} ;; *) parent=. ;; esac
+mandir=${BACKBEAT_MAN_DIR:-${parent:-}/share/man/man1}
 archive=backbeat-$target.tar.gz
 
 if command -v curl >/dev/null 2>&1; then
@@ -81,12 +88,27 @@ tar -xzf "$tmp/$archive" -C "$tmp/x" || die "could not unpack $archive"
 bin=$tmp/x/backbeat-$target/bin/backbeat
 [ -f "$bin" ] || die "$archive holds no backbeat-$target/bin/backbeat"
 got=$(cat "$tmp/x/backbeat-$target/VERSION" 2>/dev/null || echo unknown)
+# A pinned release must be the version it claims: a mirror serving another archive under the
+# tag (with a matching checksum) is refused.
+if [ -n "$version" ] && [ "v$got" != "$version" ]; then
+  die "$archive of release $version holds version $got (VERSION): refusing to install"
+fi
+man=$tmp/x/backbeat-$target/docs/man/backbeat.1
 
 mkdir -p "$dest" || die "could not create $dest"
 cp "$bin" "$dest/.backbeat.new.$$" || die "could not write to $dest"
 chmod 755 "$dest/.backbeat.new.$$"
 mv -f "$dest/.backbeat.new.$$" "$dest/backbeat" || die "could not install $dest/backbeat"
 say "installed backbeat $got ($target) as $dest/backbeat"
+if [ -f "$man" ]; then
+  if mkdir -p "$mandir" 2>/dev/null && cp "$man" "$mandir/.backbeat.1.new.$$" 2>/dev/null &&
+    mv -f "$mandir/.backbeat.1.new.$$" "$mandir/backbeat.1"; then
+    say "installed its manual page as $mandir/backbeat.1 (man backbeat; MANPATH may need ${mandir%/man1})"
+  else
+    rm -f "$mandir/.backbeat.1.new.$$" 2>/dev/null || true
+    say "could not write $mandir/backbeat.1 (set BACKBEAT_MAN_DIR); the binary is installed"
+  fi
+fi
 
 case ":${PATH:-}:" in
   *":$dest:"* | *":$dest/:"*) ;;

@@ -17,5 +17,7 @@ echo
 echo "outputs:"
 echo "  dump     $out/demo.bb"
 echo "  parquet  $out/demo.parquet"
-echo "  views    $out/demo.parquet.views.sql   (duckdb -init $out/demo.parquet.views.sql)"
+echo "  views    $out/demo.parquet.views.sql"
+echo "           query: node scripts/query.mjs out/demo.parquet.views.sql"
+echo "              or: duckdb -cmd \"SET file_search_path = 'out'\" -cmd \".read out/demo.parquet.views.sql\""
 echo "  trace    $out/demo.trace.json   (open in https://ui.perfetto.dev or chrome://tracing)"

@@ -8,7 +8,8 @@
 #                                                   directories, fail unless byte-identical
 #
 # Each target gives OUTDIR/backbeat-TARGET.tar.gz and OUTDIR/backbeat-TARGET.tar.gz.sha256
-# (sha256sum format), the archive holding backbeat-TARGET/{bin/backbeat,VERSION,README.md,docs/}
+# (sha256sum format), and OUTDIR/install.sh (a copy of the installer); the archive holding
+# backbeat-TARGET/{bin/backbeat,VERSION,README.md,docs/ (with docs/man/backbeat.1)}
 # and LICENSE when the repository has one. Names carry no version, so a "latest" download URL
 # never changes; the version is in VERSION (from include/backbeat/version.h) and the release tag.
 #
@@ -85,6 +86,8 @@ package() { # TARGET BINARY OUTDIR
   rm -rf "$stage"
   mv "$p_out/$name.tar.gz.tmp" "$p_out/$name.tar.gz"
   printf '%s  %s\n' "$(sha256 "$p_out/$name.tar.gz")" "$name.tar.gz" >"$p_out/$name.tar.gz.sha256"
+  # The installer is a release file too (releases/latest/download/install.sh).
+  cp "$src/install.sh" "$p_out/install.sh"
   echo "release: $p_out/$name.tar.gz" >&2
 }
 
@@ -108,7 +111,7 @@ case "${1:-}" in
     rm -rf "$out/a" "$out/b"
     build_all "$out/a" "$out/a/.work"
     build_all "$out/b" "$out/b/.work"
-    for f in "$out"/a/*.tar.gz "$out"/a/*.sha256; do
+    for f in "$out"/a/*.tar.gz "$out"/a/*.sha256 "$out"/a/install.sh; do
       cmp "$f" "$out/b/$(basename "$f")" || die "$(basename "$f") differs between two builds"
     done
     cat "$out"/a/*.sha256

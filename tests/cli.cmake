@@ -20,6 +20,9 @@ endfunction()
 bb_cli_test(cli_errors COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_errors.sh
             $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/errors)
 if(BB_NODE)
+  # The views file moved with its Parquet file / dataset, loaded by scripts/query.mjs.
+  bb_cli_test(cli_views_moved COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/views_moved.sh
+              $<TARGET_FILE:backbeat_cli> ${CMAKE_SOURCE_DIR} ${BB_CLI_WORK}/views_moved)
   bb_cli_test(cli_inspect_json COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/inspect_check.mjs
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/inspect)
   bb_cli_test(cli_trace_golden COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_golden.mjs

@@ -36,3 +36,8 @@ endif()
 # Every source file names its license (SPDX), as LICENSE and the package metadata do.
 add_test(NAME qa_spdx COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/qa/spdx_check.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(qa_spdx PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa")
+# The CLI's documentation against one list of its options (tests/qa/cli_options.txt): every
+# option in --help, the manual page, the README's CLI section and `backbeat skill`.
+add_test(NAME qa_cli_drift COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/cli_drift.sh
+         ${CMAKE_SOURCE_DIR} $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/qa_work/cli_drift)
+set_tests_properties(qa_cli_drift PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa")

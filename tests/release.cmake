@@ -23,6 +23,13 @@ foreach(t x86_64 aarch64)
     ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 endforeach()
 
+# Every codec the release binary's `convert --help` lists works; the others are refused.
+add_test(NAME release_codecs_x86_64
+         COMMAND ${BB_RELEASE_BASH} ${BB_RELEASE_SCRIPTS}/codecs_check.sh
+                 ${BB_RELEASE_DIR}/bin/x86_64-linux-musl/backbeat ${BB_RELEASE_DIR}/codecs)
+set_tests_properties(release_codecs_x86_64 PROPERTIES FIXTURES_REQUIRED release_bin
+  ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+
 add_test(NAME release_static_reproducible
          COMMAND ${BB_RELEASE_BASH} ${BB_RELEASE_SCRIPTS}/reproducible.sh ${CMAKE_SOURCE_DIR}
                  ${BB_RELEASE_DIR}/bin/x86_64-linux-musl/backbeat ${BB_RELEASE_DIR}/repro)
@@ -40,7 +47,7 @@ set_tests_properties(release_install_sh PROPERTIES FIXTURES_REQUIRED release_dis
 
 find_program(BB_SHELLCHECK shellcheck)
 if(BB_SHELLCHECK)
-  add_test(NAME release_shellcheck COMMAND ${BB_SHELLCHECK} install.sh scripts/release.sh
+  add_test(NAME release_shellcheck COMMAND ${BB_SHELLCHECK} install.sh scripts/release.sh scripts/ctest.sh scripts/install-deps.sh
            scripts/build-static.sh tests/release/build_static.sh tests/release/static_check.sh
            tests/release/reproducible.sh tests/release/package_check.sh tests/release/install_sh_test.sh
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
@@ -48,6 +55,6 @@ else()
   add_test(NAME release_shellcheck COMMAND sh -c "echo 'shellcheck not installed (scripts/install-deps.sh --test); skipped'; exit 77")
 endif()
 
-set_tests_properties(release_build_static release_static_x86_64 release_static_aarch64
+set_tests_properties(release_build_static release_static_x86_64 release_static_aarch64 release_codecs_x86_64
   release_static_reproducible release_package release_install_sh release_shellcheck
   PROPERTIES LABELS "release;no-sanitize" SKIP_RETURN_CODE 77)

@@ -50,9 +50,10 @@ static const char convert_help[] =
     "                             ('*' and '?' glob; repeatable)\n"
     "      --instance HEX         keep records of this instance id (repeatable)\n"
     "\n"
-    "Parquet output to a file also writes OUT.views.sql: load it in DuckDB with\n"
-    "  duckdb -cmd \".read OUT.views.sql\"   (the `events` view, one view per event type,\n"
-    "  backbeat_keys, and the dumps' own view sets).\n"
+    "Parquet output to a file also writes OUT.views.sql (the `events` view, one view per event\n"
+    "type, backbeat_keys, and the dumps' own view sets; OUT named relative to that file, so the\n"
+    "pair can move together). Load it in DuckDB, DIR being the directory that holds them:\n"
+    "  duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/OUT.views.sql\"\n"
     "A trace (.json) opens in https://ui.perfetto.dev and chrome://tracing.\n"
     "\n"
     "dataset (instead of -o):\n"
@@ -125,6 +126,23 @@ static int conv_format(conv *c, const char *arg) {
     return CONV_GO;
 }
 
+/* convert_help with the codec list of this build: a codec it was built without is not offered
+ * (the static release binaries have no snappy). */
+static void put_convert_help(void) {
+    static const char list[] = "zstd (default), snappy, gzip, none\n";
+    const char *at = strstr(convert_help, list);
+    if (!at) {
+        fputs(convert_help, stdout);
+        return;
+    }
+    fwrite(convert_help, 1, (size_t)(at - convert_help), stdout);
+    fputs("zstd (default)", stdout);
+    for (pq_codec c = PQ_CODEC_SNAPPY; c <= PQ_CODEC_NONE; c++)
+        if (pq_codec_available(c)) printf(", %s", pq_codec_name(c));
+    fputs("\n", stdout);
+    fputs(at + strlen(list), stdout);
+}
+
 /* --compression: a codec this build has. */
 static int conv_codec(conv *c, const char *arg) {
     if (!pq_codec_parse(arg, &c->codec))
@@ -176,7 +194,7 @@ static int conv_option(conv *c, int opt, char **argv) {
             return cli_usage_error("convert", "bad --instance '%s' (up to 16 hex digits)", optarg);
         c->f.ninst++;
         return CONV_GO;
-    case 'h': fputs(convert_help, stdout); return CLI_OK;
+    case 'h': put_convert_help(); return CLI_OK;
     default: return cli_option_error("convert", opt, argv);
     }
 }

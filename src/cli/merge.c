@@ -55,6 +55,10 @@ int cmd_merge(int argc, char **argv) {
     if (!nd) return cli_usage_error("merge", "no dump given");
     if (!out) return cli_usage_error("merge", "no output given (-o OUT.bb)");
     if (!strcmp(out, "-")) return cli_usage_error("merge", "merge writes a file; -o - is not supported");
+    size_t on = strlen(out);
+    if (on < 4 || strcmp(out + on - 3, ".bb") || out[on - 4] == '/')
+        return cli_usage_error("merge", "the output '%s' does not end in .bb: merge writes a .bb dump "
+                                        "(convert writes Parquet and traces)", out);
     if (cli_out_is_input(out, &argv[optind], nd)) return CLI_FAIL;
     bb_dump **dumps;
     if (!cli_open_dumps(&argv[optind], nd, &dumps)) return CLI_FAIL;

@@ -39,9 +39,12 @@ static bool write_sidecar(cv_out *o, const char *sidecar, const char *parquet_ab
         io_err(err, "cannot write %s: out of memory", sidecar);
         return false;
     }
-    obuf_puts(&b, "-- backbeat query views; load with: duckdb -cmd \".read <this file>\"\n");
+    /* The Parquet file by its name alone: the pair stays usable when moved or copied together. */
+    const char *slash = strrchr(parquet_abs, '/');
+    obuf_puts(&b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
+                  "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/<this file>\"\n");
     obuf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
-    for (const char *p = parquet_abs; *p; p++) {
+    for (const char *p = slash ? slash + 1 : parquet_abs; *p; p++) {
         if (*p == '\'') obuf_putc(&b, '\'');
         obuf_putc(&b, *p);
     }

@@ -474,19 +474,18 @@ static int commit_parts(const ds_handle *h, parts *ps, bb_error *err)
 }
 
 /* DIR/views.sql: `events` over every part, then the views DDL. */
-static bool write_views(const ds_handle *h, const bb_model *model, bb_error *err)
+static bool write_views(const ds_handle *h, const bb_model *model, size_t nkeys, bb_error *err)
 {
     char *path = join(h->dir, "views.sql");
     char *ddl = parquet_views_ddl(model);
     pq_buf b = {0};
-    pq_cstr(&b, "-- backbeat dataset views; load with: duckdb -cmd \".read <this file>\"\n"
+    /* The parts relative to DIR (the dataset moves as a whole); the first level of a partitioned
+     * dataset is a key=value directory, so a search from elsewhere matches nothing else. */
+    pq_cstr(&b, "-- backbeat dataset views; paths are relative to this file's directory DIR. Load with:\n"
+                "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/views.sql\"\n"
                 "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
-    for (const char *p = h->dir; *p; p++) {
-        if (*p == '\'')
-            pq_buf_byte(&b, '\'');
-        pq_buf_byte(&b, (uint8_t)*p);
-    }
-    pq_cstr(&b, "/**/*.parquet', hive_partitioning = true, union_by_name = true);\n");
+    pq_cstr(&b, nkeys ? "*=*/**/part-*.parquet" : "part-*.parquet");
+    pq_cstr(&b, "', hive_partitioning = true, union_by_name = true);\n");
     if (ddl)
         pq_cstr(&b, ddl);
     bool ok = path && ddl && !b.failed;
@@ -518,7 +517,7 @@ int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opt
     /* After the parts: a crash in between may duplicate a retried append's rows, never lose
      * them. */
     if (rc == 0 && (!ds_index_save(ix, h->dir, err) || !ds_schema_save(h->dir, model, err) ||
-                    !write_views(h, model, err)))
+                    !write_views(h, model, spec->nkeys, err)))
         rc = 1;
     ds_index_free(ix);
     return rc;

@@ -100,6 +100,9 @@ expect 2 "compression-level" "$B" convert "$C/basic.bb" -o out.parquet --compres
 expect 2 "Parquet output only" "$B" convert "$C/basic.bb" -o out.json --compression gzip
 expect 2 "no dump" "$B" merge -o out.bb
 expect 2 "no output" "$B" merge "$C/basic.bb"
+expect 2 "m\.parquet' does not end in \.bb" "$B" merge "$C/basic.bb" -o m.parquet
+[ ! -e m.parquet ] || fail "merge -o m.parquet wrote m.parquet"
+expect 2 "does not end in \.bb" "$B" merge "$C/basic.bb" -o m
 expect 2 "unexpected argument" "$B" skill extra
 [ -e out.json ] || [ -e out.bb ] || [ -e out.parquet ] && fail "output written on a usage error"
 

@@ -35,6 +35,7 @@ const sql = blocks.join('\n')
   .replaceAll('span_id', 'span');
 const db = await duck.DuckDBInstance.create(':memory:');
 const c = await db.connect();
+await c.run(`SET file_search_path = '${path.dirname(path.resolve(out)).replaceAll("'", "''")}'`); // the documented way to load the views
 await c.run(fs.readFileSync(`${out}.views.sql`, 'utf8'));
 const stmts = sql.split(';').map((s) => s.replace(/--[^\n]*/g, '').trim()).filter(Boolean);
 let spans = null;

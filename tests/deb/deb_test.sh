@@ -2,9 +2,13 @@
 # deb_test.sh SRC WORK — the Debian packages (debian/) build, pass lintian, and are consumed.
 #
 # The source tree as git knows it (tracked and new files, nothing ignored: no build trees) is
-# copied to WORK/src; `dpkg-buildpackage -us -uc -b` builds the binary packages there (the
-# suite itself is not built: nocheck); lintian checks the .changes and fails the test on any
-# error (E:), its warnings are shown; every package holds what it should and declares its
+# copied to WORK/src, and what `make demo`, `make release` and `make test` leave in a checkout
+# (out/, build trees, node_modules, a .git directory) is planted beside it; `dpkg-buildpackage
+# -us -uc` builds the source package and the binary packages there (the suite itself is not
+# built: nocheck); the source tarball holds exactly the copied files (debian/source/options);
+# lintian checks the .changes (source and binaries) and fails the test on any error or warning
+# (E:, W:; overrides are listed); every package holds what it should (the documents the manual
+# page names, uncompressed) and declares its
 # dependencies; the packages are extracted with `dpkg -x` into WORK/root (no root needed,
 # nothing installed on the system); the consumer in tests/install/consumer/ is built against
 # that root through pkg-config and through find_package (shared and static), run, and its dump
@@ -70,10 +74,20 @@ else
      --exclude=./.git -cf - .) | tar -xf - -C src
 fi
 [ -x src/debian/rules ] || die "debian/rules missing or not executable in the copy"
+(cd src && find . -type f ! -path ./.git/\* | sed 's|^\./||' | LC_ALL=C sort) >files.want
+# What a used checkout holds besides its sources: none of it may reach the source package.
+for f in out/demo.bb out/demo.parquet out/release/backbeat-x86_64-linux-musl.tar.gz \
+         out/release/.work/x86_64-linux-musl/zstd-1.5.4/dl/libzstd_1.5.4.orig.tar.gz \
+         build/CMakeCache.txt build/lib/libbackbeat.a build-test/CMakeCache.txt \
+         build-test/tests/x.o build-asan/CMakeCache.txt build-static/x86_64-linux-musl/cli/CMakeCache.txt \
+         build-mine/CMakeCache.txt tests/js/node_modules/duckdb/index.js .git/HEAD \
+         obj-x86_64-linux-gnu/CMakeCache.txt; do
+  mkdir -p "src/$(dirname "$f")" && echo junk >"src/$f"
+done
 
-step "dpkg-buildpackage -us -uc -b"
+step "dpkg-buildpackage -us -uc (source and binary packages)"
 t0=$(date +%s)
-(cd src && DEB_BUILD_OPTIONS="nocheck parallel=2" run "$W/dpkg-buildpackage.log" nice dpkg-buildpackage -us -uc -b)
+(cd src && DEB_BUILD_OPTIONS="nocheck parallel=2" run "$W/dpkg-buildpackage.log" nice dpkg-buildpackage -us -uc)
 echo "   built in $(( $(date +%s) - t0 )) s"
 changes="$W/backbeat_${debver}_$ARCH.changes"
 [ -f "$changes" ] || die "no $changes"
@@ -81,17 +95,32 @@ for p in $PKGS; do
   [ -f "$W/${p}_${debver}_$ARCH.deb" ] || die "package $p not built"
 done
 
+step "the source package holds every source file and nothing else"
+[ -f "$W/backbeat_$debver.dsc" ] || die "no backbeat_$debver.dsc"
+tarball="$W/backbeat_$debver.tar.xz"
+[ -f "$tarball" ] || die "no $tarball"
+tar -tJf "$tarball" | grep -v '/$' | sed 's|^[^/]*/||' | LC_ALL=C sort >files.got
+diff -u files.want files.got >files.diff ||
+  { head -n 40 files.diff >&2; die "source tarball: $(grep -c '^+[^+]' files.diff) file(s) too many, $(grep -c '^-[^-]' files.diff) missing"; }
+! tar -tJf "$tarball" | grep -qE '^[^/]*/(out|build[^/]*|obj-[^/]*|\.git)/' ||
+  die "source tarball holds a build or output directory"
+echo "   $(wc -l <files.got) files, as in the tree"
+
 step "lintian"
 t0=$(date +%s)
 rc=0
 lintian --tag-display-limit 0 "$changes" >lintian.log 2>lintian.err || rc=$?
 echo "   lintian in $(( $(date +%s) - t0 )) s (exit $rc)"
 grep -v 'running with root privileges' lintian.err >&2 || true
-grep '^W: ' lintian.log | sed 's/^/   lintian /' || true
-if grep -q '^E: ' lintian.log; then
-  grep '^E: ' lintian.log >&2
-  die "lintian reports $(grep -c '^E: ' lintian.log) error(s)"
+sed 's/^/   lintian: /' lintian.log
+for o in "$SRC"/debian/*lintian-overrides "$SRC"/debian/source/lintian-overrides; do
+  [ -f "$o" ] && grep -v '^#' "$o" | sed "s|^|   override ($(basename "$o")): |"
+done
+if grep -q '^[EW]: ' lintian.log; then
+  grep '^[EW]: ' lintian.log >&2
+  die "lintian reports $(grep -c '^E: ' lintian.log) error(s) and $(grep -c '^W: ' lintian.log) warning(s)"
 fi
+grep -q " backbeat_$debver.dsc\$" "$changes" || die "$changes does not list the source package"
 # Without an error, an exit status other than 0 is lintian's own failure.
 [ "$rc" -eq 0 ] || { cat lintian.log >&2; die "lintian failed (exit $rc)"; }
 
@@ -129,7 +158,26 @@ hasnt libbackbeat-dev "^[^ ]*\\.so\\."
 has backbeat-cli "./usr/bin/backbeat"
 has backbeat-cli "./usr/share/man/man1/backbeat.1.gz"
 hasnt backbeat-cli "^[^ ]*\\.so"
-field backbeat-cli Depends | grep -q 'libzstd1' || die "backbeat-cli does not depend on libzstd1: $(field backbeat-cli Depends)"
+# The CLI's real dependencies (shlibs) are the ones the README's package table states.
+clideps="$(field backbeat-cli Depends | tr ',' '\n' | sed 's/([^)]*)//; s/ //g' | grep -v '^libc6$' | LC_ALL=C sort | paste -sd' ')"
+for d in libzstd1 libsnappy1v5 zlib1g; do
+  [[ " $clideps " == *" $d "* ]] || die "backbeat-cli does not depend on $d: $clideps"
+done
+# shellcheck disable=SC2016 # backquotes, literally
+readme_row="$(grep '^| `backbeat-cli` |' "$SRC/README.md")" || die "README: no backbeat-cli row"
+for d in $clideps; do
+  [[ "$readme_row" == *"\`$d\`"* ]] || die "README's backbeat-cli row does not name its dependency $d"
+done
+# The documents the manual page and the README name, uncompressed where they say.
+for p in backbeat-cli libbackbeat-dev; do
+  for f in README.md "$SRC"/docs/*.md; do
+    has "$p" "./usr/share/doc/$p/$(basename "$f")"
+  done
+done
+for f in $(grep -o '[A-Z_]*\.md' "$SRC/docs/man/backbeat.1" | sort -u); do
+  has backbeat-cli "./usr/share/doc/backbeat-cli/$f"
+done
+grep -q '/usr/share/doc/backbeat\\-cli' "$SRC/docs/man/backbeat.1" || die "the manual page does not name /usr/share/doc/backbeat-cli"
 ! field backbeat-cli Depends | grep -q 'libbackbeat' || die "backbeat-cli depends on a shared libbackbeat"
 for p in $LIBPKGS; do
   field "$p" Depends | grep -q 'libc6' || die "$p: no libc6 in Depends (shlibs)"

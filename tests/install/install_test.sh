@@ -34,8 +34,13 @@ version="$(sed -n 's/^#define BB_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2
            "$SRC/include/backbeat/version.h" | paste -sd.)"
 major="${version%%.*}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "cannot read the version from version.h"
-# Nothing from the environment may point at another backbeat, or install elsewhere.
-unset PKG_CONFIG_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH DESTDIR
+# Nothing from the environment may point at another backbeat, or install elsewhere; and a
+# backbeat installed on the system (the Debian packages in /usr) must not answer for the prefix
+# under test: pkg-config searches only the prefix (PKG_CONFIG_LIBDIR); the version probe searches
+# only the prefix (NO_DEFAULT_PATH); the consumer's CMAKE_PREFIX_PATH comes before the system's
+# prefixes, no package registry is read, and the backbeat_DIR it found is checked.
+unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR CMAKE_PREFIX_PATH LD_LIBRARY_PATH DESTDIR backbeat_DIR backbeat_ROOT
+CMAKE_PIN=(-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
 # The build's library directory under the prefix (lib, or lib/<multiarch> when configured for /usr).
 L="$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
 L="${L:-lib}"
@@ -95,7 +100,7 @@ check_tree() {
 check_headers() {
   local P="$1" h
   step "public headers compile alone (C gnu11 and C++17; gcc, and clang if present)"
-  export PKG_CONFIG_PATH="$P/$L/pkgconfig"
+  export PKG_CONFIG_LIBDIR="$P/$L/pkgconfig"
   for h in "$P"/include/backbeat/*.h; do
     h="backbeat/$(basename "$h")"
     printf '#include <%s>\nint bb_header_check;\n' "$h" >hdr.c
@@ -145,7 +150,7 @@ no_shared_backbeat() {
 consume_pkgconfig() {
   local P="$1" tag="$2" d="$W/pc-$2"
   mkdir -p "$d"
-  export PKG_CONFIG_PATH="$P/$L/pkgconfig"
+  export PKG_CONFIG_LIBDIR="$P/$L/pkgconfig"
   step "pkg-config ($tag): module versions, paths inside the prefix"
   for m in backbeat backbeat-read; do
     [ "$(pkg-config --modversion $m)" = "$version" ] || die "pkg-config --modversion $m"
@@ -187,7 +192,7 @@ consume_pkgconfig() {
   no_shared_backbeat "$d/count_static"
   run run.log "$d/consumer_static" "$d/static.bb" 4
   check_dump "$d/static.bb" 4 "$P/bin/backbeat" "$d/count_static"
-  unset PKG_CONFIG_PATH
+  unset PKG_CONFIG_LIBDIR
 }
 
 # -- (b) find_package --------------------------------------------------------------------------
@@ -196,8 +201,7 @@ consume_cmake() {
   for link in shared static; do
     b="$W/cm-$tag-$link"
     step "find_package ($tag): $link targets"
-    run cmake.log cmake -S "$CONSUMER" -B "$b" -DCMAKE_PREFIX_PATH="$P" -DBB_LINK=$link \
-      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+    run cmake.log cmake -S "$CONSUMER" -B "$b" -DCMAKE_PREFIX_PATH="$P" -DBB_LINK=$link "${CMAKE_PIN[@]}"
     grep -q "^backbeat_DIR:PATH=$P/$L/cmake/backbeat$" "$b/CMakeCache.txt" ||
       die "find_package found $(grep '^backbeat_DIR' "$b/CMakeCache.txt"), not $P"
     [ "$(grep -c "^-- backbeat::[a-z_]* $version MIT: include $P/include$" cmake.log)" -eq 4 ] ||
@@ -217,8 +221,8 @@ consume_cmake() {
   step "find_package ($tag): versions (SameMajorVersion)"
   probe() { # probe WANT → prints FOUND <version> / NOTFOUND
     rm -rf "$W/probe-b"
-    cmake -S "$SRC/tests/install/probe" -B "$W/probe-b" -DCMAKE_PREFIX_PATH="$P" \
-      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DWANT="$1" 2>&1 | sed -n 's/^-- probe: //p'
+    cmake -S "$SRC/tests/install/probe" -B "$W/probe-b" -DPROBE_PREFIX="$P" "${CMAKE_PIN[@]}" \
+      -DWANT="$1" 2>&1 | sed -n 's/^-- probe: //p'
   }
   [ "$(probe "$major.0")" = "FOUND $version" ] || die "find_package(backbeat $major.0) not found"
   [ "$(probe "$version")" = "FOUND $version" ] || die "find_package(backbeat $version) not found"

@@ -147,6 +147,7 @@ async function duckConnect() {
 }
 async function duckViews(dir) {
   const c = await duckConnect();
+  await c.run(`SET file_search_path = '${path.dirname(path.resolve(path.join(dir, 'views.sql'))).replaceAll("'", "''")}'`); // the documented way to load the views
   const ex = await c.extractStatements(fs.readFileSync(path.join(dir, 'views.sql'), 'utf8'));
   for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
   return c;

@@ -102,6 +102,7 @@ for (const c of cases) {
   }
 
   // Sidecar in DuckDB: per-event views, backbeat_keys, the dumps' view sets.
+  await con.run(`SET file_search_path = '${path.dirname(path.resolve(out)).replaceAll("'", "''")}'`); // the documented way
   const ex = await con.extractStatements(sidecar);
   for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
   for (const name of layout.names) {

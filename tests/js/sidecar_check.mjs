@@ -6,6 +6,7 @@
 //        node sidecar_check.mjs --views FILE.sql... (a dataset's views.sql)
 // SPDX-License-Identifier: MIT
 import fs from 'node:fs';
+import path from 'node:path';
 
 let duck;
 try { duck = await import('@duckdb/node-api'); } catch (e) {
@@ -21,6 +22,7 @@ for (const out of direct ? args.slice(1) : args) {
   const db = await duck.DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
+    await c.run(`SET file_search_path = '${path.dirname(path.resolve(side)).replaceAll("'", "''")}'`); // the documented way to load the views
     const ex = await c.extractStatements(fs.readFileSync(side, 'utf8'));
     for (let i = 0; i < ex.count; i++) await (await ex.prepare(i)).run();
     const views = (await c.runAndReadAll("SELECT view_name AS v FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"))

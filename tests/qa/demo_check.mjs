@@ -36,6 +36,7 @@ run(B, ['convert', p('a.bb'), '-o', p('a.json')]);
 async function views(parquet, instances) {
   const db = await duck.DuckDBInstance.create(':memory:');
   const c = await db.connect();
+  await c.run(`SET file_search_path = '${path.dirname(path.resolve(parquet)).replaceAll("'", "''")}'`); // the documented way to load the views
   await c.run(fs.readFileSync(`${parquet}.views.sql`, 'utf8'));
   const one = async (q) => {
     try { return (await c.runAndReadAll(q)).getRowObjectsJS()[0]; } catch (e) { F.add(`${parquet}: ${q}: ${e.message}`); return {}; }

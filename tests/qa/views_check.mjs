@@ -26,6 +26,7 @@ const db = await duck.DuckDBInstance.create(':memory:');
 const c = await db.connect();
 let failures = 0;
 try {
+  await c.run(`SET file_search_path = '${path.dirname(path.resolve(out)).replaceAll("'", "''")}'`); // the documented way to load the views
   await c.run(fs.readFileSync(`${out}.views.sql`, 'utf8'));
 } catch (e) { console.error(`sidecar does not load: ${e.message}`); process.exit(1); }
 for (const [q, want] of [['SELECT ticks AS v FROM qa_one', 5n], ['SELECT top AS v FROM qa_two', 5n],

@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$1 dist=$2 work=$3
+[ ! -f "$dist/skipped" ] || { echo "install_sh_test: no release archive ($(cat "$dist/skipped")); skipped"; exit 77; }
 installer=$src/install.sh
 rm -rf "$work"
 mkdir -p "$work"
@@ -23,8 +24,11 @@ archive=backbeat-$target.tar.gz
 
 www=$work/www
 mkdir -p "$www/latest/download" "$www/download/v0.1.0" "$www/download/v0.0.1-corrupt" \
-  "$www/download/v0.0.2-nosum"
-cp "$dist"/*.tar.gz "$dist"/*.sha256 "$www/latest/download/"
+  "$www/download/v0.0.2-nosum" "$www/download/v0.0.9"
+[ -f "$dist/install.sh" ] || { echo "install_sh_test: $dist/install.sh missing (release.sh copies it)" >&2; exit 1; }
+cp "$dist"/*.tar.gz "$dist"/*.sha256 "$dist/install.sh" "$www/latest/download/"
+# A mirror serving this archive (genuine checksum) under another tag: its VERSION is not 0.0.9.
+cp "$dist/$archive" "$dist/$archive.sha256" "$www/download/v0.0.9/"
 cp "$dist"/*.tar.gz "$dist"/*.sha256 "$www/download/v0.1.0/"
 # A corrupted archive: one byte changed in the middle, the genuine checksum.
 cp "$dist/$archive" "$dist/$archive.sha256" "$www/download/v0.0.1-corrupt/"
@@ -94,6 +98,7 @@ check latest "latest/download URL" requested "/latest/download/$archive"
 check latest "checksum fetched" requested "/latest/download/$archive.sha256"
 "$work/home-latest/.local/bin/backbeat" --version >"$work/version.txt"
 check latest "installed binary runs" grep -q "^backbeat $(tar -xOzf "$dist/$archive" "backbeat-$target/VERSION") " "$work/version.txt"
+check latest "man page in ~/.local/share/man/man1" cmp -s "$src/docs/man/backbeat.1" "$work/home-latest/.local/share/man/man1/backbeat.1"
 
 # 2. A pinned version, an install directory several levels deep that does not exist, on PATH.
 dir=$work/opt/deep/bin
@@ -101,6 +106,7 @@ run pinned 0 BACKBEAT_VERSION=v0.1.0 BACKBEAT_INSTALL_DIR="$dir" PATH="$dir:$PAT
 check pinned "installed into BACKBEAT_INSTALL_DIR" installed_ok "$dir"
 check pinned "download/v0.1.0 URL" requested "/download/v0.1.0/$archive"
 check pinned "no PATH hint when on PATH" not_said pinned "not on your PATH"
+check pinned "man page beside the install dir" cmp -s "$src/docs/man/backbeat.1" "$work/opt/deep/share/man/man1/backbeat.1"
 
 # 3. Pinned without the leading v.
 run pinned-no-v 0 BACKBEAT_VERSION=0.1.0 BACKBEAT_INSTALL_DIR="$work/nov"
@@ -149,6 +155,20 @@ if command -v wget >/dev/null && command -v shasum >/dev/null; then
 else
   report+=("wget-shasum            skipped (wget or shasum missing)")
 fi
+
+# 10a. A pinned tag whose archive holds another VERSION: refused, nothing installed.
+run wrong-version nonzero BACKBEAT_VERSION=v0.0.9 BACKBEAT_INSTALL_DIR="$work/wrongv/bin"
+check wrong-version "says which version it holds" said wrong-version "release v0.0.9 holds version"
+check wrong-version "nothing installed" absent "$work/wrongv"
+
+# 10b. The README's command, literally: the installer from the release, piped to sh.
+rc=0
+env -i HOME="$work/home-pipe" PATH="$PATH" BACKBEAT_BASE_URL="$base" \
+  sh -c "curl -fsSL $base/latest/download/install.sh | sh" >"$work/pipe.out" 2>&1 || rc=$?
+report+=("$(printf '%-22s exit %-3s' "curl-pipe-sh" "$rc")")
+check pipe "curl | sh exits 0" [ "$rc" -eq 0 ]
+check pipe "curl | sh installed the binary" installed_ok "$work/home-pipe/.local/bin"
+check pipe "curl | sh installed the man page" [ -f "$work/home-pipe/.local/share/man/man1/backbeat.1" ]
 
 # 10. Reinstalling over an existing binary replaces it.
 run reinstall 0 BACKBEAT_INSTALL_DIR="$dir"

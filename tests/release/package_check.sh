@@ -8,7 +8,18 @@ set -euo pipefail
 src=$1 bindir=$2 dist=$3
 fail() { echo "package_check: $*" >&2; exit 1; }
 rm -rf "$dist"
-targets=(x86_64-linux-musl aarch64-linux-musl)
+targets=()
+for t in x86_64-linux-musl aarch64-linux-musl; do
+  if [ -f "$bindir/$t.skipped" ]; then
+    echo "package_check: $t not packaged: not built ($(cat "$bindir/$t.skipped"))"
+  else
+    targets+=("$t")
+  fi
+done
+if [ "${#targets[@]}" -eq 0 ]; then
+  mkdir -p "$dist/a" && echo "no target built" >"$dist/a/skipped"
+  echo "package_check: no target built; skipped"; exit 77
+fi
 for d in a b; do
   for t in "${targets[@]}"; do
     "$src/scripts/release.sh" --package "$t" "$bindir/$t/backbeat" "$dist/$d"
@@ -25,7 +36,7 @@ for t in "${targets[@]}"; do
   grep -Eq "^[0-9a-f]{64}  $a\$" "$dist/a/$a.sha256" || fail "$a.sha256 is not in sha256sum format"
   gzip -l "$dist/a/$a" >/dev/null || fail "$a is not gzip"
   listing=$(tar -tzf "$dist/a/$a")
-  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md; do
+  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/man/backbeat.1; do
     grep -qx "backbeat-$t/$f" <<<"$listing" || fail "$a lacks backbeat-$t/$f"
   done
   if [ -f "$src/LICENSE" ]; then
@@ -39,3 +50,4 @@ for t in "${targets[@]}"; do
     fail "$a: bin/backbeat is not the built binary"
   echo "package_check: $(cat "$dist/a/$a.sha256") ($(wc -c <"$dist/a/$a") bytes)"
 done
+cmp -s "$src/install.sh" "$dist/a/install.sh" || fail "install.sh is not in the release output ($dist/a)"

@@ -4,6 +4,8 @@
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$1 bin=$2 work=$3
+[ -f "$bin" ] || [ ! -f "$(dirname "$bin").skipped" ] ||
+  { echo "reproducible: not built ($(cat "$(dirname "$bin").skipped")); skipped"; exit 77; }
 rm -rf "$work"
 start=$SECONDS
 BB_STATIC_WORKDIR=$work "$src/scripts/build-static.sh" x86_64-linux-musl "$work/out"

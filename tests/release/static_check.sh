@@ -7,6 +7,8 @@
 set -euo pipefail
 target=$1 bin=$2 dyn=$3 work=$4
 fail() { echo "static_check($target): $*" >&2; exit 1; }
+[ -f "$bin" ] || [ ! -f "$(dirname "$bin").skipped" ] ||
+  { echo "static_check($target): not built ($(cat "$(dirname "$bin").skipped")); skipped"; exit 77; }
 
 file -b "$bin"
 case "$target" in

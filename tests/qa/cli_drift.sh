@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# cli_drift.sh SRC BACKBEAT WORK — the CLI's documentation does not drift from the CLI: every
+# option of tests/qa/cli_options.txt appears in `backbeat CMD --help`, the manual page, the
+# README's "The CLI" section and `backbeat skill`, and every option a `--help` shows is listed
+# there. Each missing name is reported with the place that lacks it.
+# SPDX-License-Identifier: MIT
+set -uo pipefail
+SRC="$1" B="$2" W="$3"
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v man >/dev/null && command -v col >/dev/null || { echo "skipped: man or col missing (install-deps.sh --test)"; exit 77; }
+MANWIDTH=250 man -E ascii -l "$SRC/docs/man/backbeat.1" 2>/dev/null | col -b >man.txt
+[ -s man.txt ] || fail "the manual page does not render"
+sed -n '/^## The CLI$/,/^## /p' "$SRC/README.md" >readme.txt
+[ -s readme.txt ] || fail "README has no '## The CLI' section"
+"$B" skill >skill.txt || fail "backbeat skill exited $?"
+has() { grep -qE -- "(^|[^a-zA-Z0-9-])$2([^a-zA-Z0-9-]|\$)" "$1"; }
+listed=""
+while read -r cmd names; do
+  case "$cmd" in ''|'#'*) continue ;; esac
+  "$B" "$cmd" --help >"help-$cmd.txt" 2>&1 || fail "backbeat $cmd --help exited $?"
+  for n in $names; do
+    listed="$listed $cmd:$n"
+    has "help-$cmd.txt" "$n" || fail "backbeat $cmd --help does not show $n"
+    has man.txt "$n" || fail "the manual page does not document $cmd $n"
+    has readme.txt "$n" || fail "README's CLI section does not name $cmd $n"
+    has skill.txt "$n" || fail "backbeat skill does not name $cmd $n"
+  done
+done <"$SRC/tests/qa/cli_options.txt"
+# The other way: every option a subcommand's --help shows is in the list.
+cmds="$("$B" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')"
+[ -n "$cmds" ] || fail "no commands in backbeat --help"
+for cmd in $cmds; do
+  "$B" "$cmd" --help >"help-$cmd.txt" 2>&1
+  for o in $(grep -oE -- '(^|[ ,[])--?[a-zA-Z][a-z-]*' "help-$cmd.txt" | grep -oE -- '--?[a-zA-Z][a-z-]*' | sort -u); do
+    case "$o" in -h | --help | -cmd | -c) continue ;; esac # -cmd, -c: duckdb's, quoted
+    [[ " $listed " == *" $cmd:$o "* ]] || fail "backbeat $cmd --help shows $o, not in tests/qa/cli_options.txt"
+  done
+done
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "ok: $(echo "$listed" | wc -w) option names in --help, the manual page, the README and skill"
