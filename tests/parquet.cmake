@@ -41,6 +41,9 @@ bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq
 bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
 # two appenders at once (processes): the lock and the renames
 set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
+# Hostile datasets: planted part names, symlinks inside, a kill at every step of an append
+# (then a retry: exact rows), a bad partitioning file, a failed first append.
+bb_node_test(dataset_safety dataset_safety.mjs ${BB_PQ_CONVERT})
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 # Many long interned strings: read back exactly, dictionary kept, budget unaffected.

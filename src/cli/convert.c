@@ -465,11 +465,11 @@ static convert_opts conv_opts(conv *c) {
 static int conv_dataset(conv *c) {
     ds_handle h;
     if (!ds_open(&h, c->dataset)) return CLI_FAIL;
-    if (!ds_settle_spec(&h, &c->parts, c->parts_given)) {
-        ds_close(&h);
+    char *schema = NULL;
+    if (!ds_settle_spec(&h, &c->parts, c->parts_given) || !ds_schema_dump(&h, &schema)) {
+        ds_close(&h, true);
         return CLI_FAIL;
     }
-    char *schema = ds_schema_dump(&h);
     char **inputs = calloc(c->ninputs + 1, sizeof *inputs);
     int st = CLI_FAIL;
     bb_dump **dumps = NULL;
@@ -491,7 +491,7 @@ static int conv_dataset(conv *c) {
     }
     free(inputs);
     free(schema);
-    ds_close(&h);
+    ds_close(&h, st != CLI_OK);
     return st;
 }
 

@@ -104,16 +104,19 @@ static char *index_path(const char *dir, uint64_t id)
     return p;
 }
 
-/* Read a whole file; *data NULL and true when it does not exist. */
-static bool slurp(const char *path, uint8_t **data, size_t *len)
+/* Read the whole file `name` of directory ifd (-1: none), O_NOFOLLOW, a regular file only;
+ * *data NULL and true when it does not exist. */
+static bool slurp(int ifd, const char *name, uint8_t **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = ifd < 0 ? -1 : openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT;
+        return ifd < 0 || errno == ENOENT;
     struct stat st;
-    bool ok = fstat(fd, &st) == 0;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok && errno == 0)
+        errno = EINVAL;
     size_t n = ok ? (size_t)st.st_size : 0;
     uint8_t *b = ok ? malloc(n ? n : 1) : NULL;
     size_t got = 0;
@@ -135,13 +138,21 @@ static bool slurp(const char *path, uint8_t **data, size_t *len)
     return true;
 }
 
-/* Load one instance's file into the set; false after a message. */
-static bool load_one(ds_index *x, const char *dir, uint64_t id)
+/* "<id>.keys" */
+static void index_name(char *buf, size_t cap, uint64_t id)
 {
-    char *path = index_path(dir, id);
+    snprintf(buf, cap, "%016llx.keys", (unsigned long long)id);
+}
+
+/* Load one instance's file (in ifd) into the set; false after a message. */
+static bool load_one(ds_index *x, const char *dir, int ifd, uint64_t id)
+{
+    char *path = index_path(dir, id), name[32];
     uint8_t *d;
     size_t n;
-    if (!path || !slurp(path, &d, &n)) {
+    index_name(name, sizeof name, id);
+    errno = 0;
+    if (!path || !slurp(ifd, name, &d, &n)) {
         cli_error("cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
         free(path);
         return false;
@@ -164,8 +175,9 @@ static bool load_one(ds_index *x, const char *dir, uint64_t id)
     return ok;
 }
 
-ds_index *ds_index_load(const char *dir, const bb_model *model)
+ds_index *ds_index_load(const ds_handle *h, const bb_model *model)
 {
+    const char *dir = h->dir;
     ds_index *x = calloc(1, sizeof *x);
     size_t ni = bb_model_instance_count(model);
     if (x) {
@@ -180,13 +192,22 @@ ds_index *ds_index_load(const char *dir, const bb_model *model)
         return NULL;
     }
     x->ninst = ni;
+    int ifd = ds_open_dirs(h->bfd, "index", false);
+    if (ifd < 0 && errno != ENOENT) {
+        cli_error("cannot read %s/_backbeat/index: %s", dir, strerror(errno));
+        ds_index_free(x);
+        return NULL;
+    }
     for (size_t i = 0; i < ni; i++) {
         x->insts[i].id = bb_model_instance(model, i)->instance_id;
-        if (!load_one(x, dir, x->insts[i].id)) {
+        if (!load_one(x, dir, ifd, x->insts[i].id)) {
             ds_index_free(x);
-            return NULL;
+            x = NULL;
+            break;
         }
     }
+    if (ifd >= 0)
+        close(ifd);
     return x;
 }
 
@@ -253,53 +274,44 @@ static bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
-/* The old file's entries, then this run's, into a new file renamed over it. */
-static bool save_one(const char *dir, const inst_keys *ik)
+/* The old file's entries, then this run's, into the transaction's new file. */
+static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik)
 {
-    char *path = index_path(dir, ik->id);
+    char name[32], final[64];
+    index_name(name, sizeof name, ik->id);
+    snprintf(final, sizeof final, "_backbeat/index/%s", name);
     uint8_t *old = NULL;
     size_t n = 0;
-    if (!path || !slurp(path, &old, &n)) {
-        cli_error("cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
-        free(path);
+    errno = 0;
+    if (!slurp(ifd, name, &old, &n)) {
+        cli_error("cannot read %s/%s: %s", h->dir, final, strerror(errno));
         return false;
     }
-    cli_out o;
-    bool ok = cli_out_open(&o, path);
-    if (ok) {
-        ok = (old ? write_all(o.fd, old, n) : write_all(o.fd, MAGIC, 8)) &&
-             write_all(o.fd, ik->fresh, ik->nfresh * ENTRY) && fsync(o.fd) == 0;
-        if (!ok) {
-            cli_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-            cli_out_abort(&o);
-        } else {
-            ok = cli_out_commit(&o);
-        }
+    int fd = ds_txn_file(t, final);
+    bool ok = fd >= 0;
+    if (ok && !((old ? write_all(fd, old, n) : write_all(fd, MAGIC, 8)) &&
+                write_all(fd, ik->fresh, ik->nfresh * ENTRY))) {
+        cli_error("cannot write %s/%s: %s", h->dir, final, strerror(errno ? errno : EIO));
+        ok = false;
     }
     free(old);
-    free(path);
     return ok;
 }
 
-bool ds_index_save(ds_index *x, const char *dir)
+bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t)
 {
-    size_t n = strlen(dir) + 32;
-    char *sub = malloc(n);
-    if (!sub) {
-        cli_error("out of memory");
+    int ifd = ds_open_dirs(h->bfd, "index", false);
+    if (ifd < 0 && errno != ENOENT) {
+        cli_error("cannot read %s/_backbeat/index: %s", h->dir, strerror(errno));
         return false;
     }
-    snprintf(sub, n, "%s/_backbeat/index", dir);
-    if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create %s: %s", sub, strerror(errno));
-        free(sub);
-        return false;
-    }
-    free(sub);
-    for (size_t i = 0; i < x->ninst; i++)
-        if (x->insts[i].nfresh && !save_one(dir, &x->insts[i]))
-            return false;
-    return true;
+    bool ok = true;
+    for (size_t i = 0; ok && i < x->ninst; i++)
+        if (x->insts[i].nfresh)
+            ok = save_one(h, ifd, t, &x->insts[i]);
+    if (ifd >= 0)
+        close(ifd);
+    return ok;
 }
 
 void ds_index_free(ds_index *x)

@@ -108,21 +108,16 @@ static bool encode(const bb_model *m, pq_buf *out)
     return ok;
 }
 
-bool ds_schema_save(const char *dir, const bb_model *model)
+bool ds_schema_save(const char *dir, const bb_model *model, ds_txn *t)
 {
-    size_t n = strlen(dir) + 32;
-    char *path = malloc(n);
     pq_buf b = {0};
-    if (!path || !encode(model, &b)) {
+    if (!encode(model, &b)) {
         cli_error("cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
                   dir);
-        free(path);
         pq_buf_free(&b);
         return false;
     }
-    snprintf(path, n, "%s/_backbeat/schema.bb", dir);
-    bool ok = cli_write_file(path, b.data, b.len, true);
-    free(path);
+    bool ok = ds_txn_put(t, "_backbeat/schema.bb", b.data, b.len);
     pq_buf_free(&b);
     return ok;
 }
