@@ -8,3 +8,8 @@ target_compile_definitions(hotpath PRIVATE _GNU_SOURCE)
 add_executable(dump_cost ${CMAKE_CURRENT_SOURCE_DIR}/dump_cost.c)
 target_link_libraries(dump_cost PRIVATE backbeat Threads::Threads)
 target_compile_definitions(dump_cost PRIVATE _GNU_SOURCE)
+# Footprint (issue 25): RSS of a program before its first record, with and without the library.
+add_executable(footprint ${CMAKE_CURRENT_SOURCE_DIR}/footprint.c)
+target_link_libraries(footprint PRIVATE backbeat)
+add_executable(footprint_bare ${CMAKE_CURRENT_SOURCE_DIR}/footprint.c)
+target_compile_definitions(footprint_bare PRIVATE FP_BARE)

@@ -53,6 +53,22 @@ if want parquet; then
   rm -f "$WORK/convert_$N.bb" "$WORK/convert_$N.parquet" "$WORK/convert_$N.parquet.views.sql"
 fi
 
+# ---------------------------------------------------------------- footprint: size and RSS
+# libbackbeat.so stripped (a copy; `size`: text, data, bss) and a program's resident set before
+# its first record, with and without the library (bench/footprint.c).
+if want footprint; then
+  echo "== footprint: libbackbeat.so stripped, and a program's RSS before its first record"
+  lib="$(ls "$B"/lib/libbackbeat.so.*.*.* 2>/dev/null | head -n 1)"
+  if [ -n "$lib" ]; then
+    strip -o "$WORK/libbackbeat.stripped.so" "$lib"
+    echo "  $(basename "$lib") stripped: $(stat -c %s "$WORK/libbackbeat.stripped.so") bytes"
+    size "$WORK/libbackbeat.stripped.so" | sed 's/^/  /'
+    rm -f "$WORK/libbackbeat.stripped.so"
+  fi
+  BACKBEAT_ENABLE=1 BACKBEAT_DUMP_ON_EXIT=0 "$B/bench/footprint"
+  "$B/bench/footprint_bare"
+fi
+
 # ---------------------------------------------------------------- hotpath: recorder fast path
 # BB_RECORD per clock against a floor of bare primitives, disabled cost, 1 vs 2 threads.
 if want hotpath; then

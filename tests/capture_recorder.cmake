@@ -52,3 +52,16 @@ set_tests_properties(recorder_rseq_stress_fetch_add PROPERTIES TIMEOUT 120
 add_test(NAME recorder_lapped_fetch_add COMMAND recorder_lapped)
 set_tests_properties(recorder_lapped_fetch_add PROPERTIES TIMEOUT 120
   ENVIRONMENT "BACKBEAT_COMMIT=fetch_add;BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+# A host that dlopens an instrumented plugin, records through it from several threads on the
+# default commit path, dlcloses it and keeps running (signals, sleeps): no crash (issue 19.1).
+add_library(bb_dlclose_plugin MODULE ${BB_REC}/dlclose_plugin.c)
+target_link_libraries(bb_dlclose_plugin PRIVATE backbeat)
+bb_test(recorder_dlclose SOURCES ${BB_REC}/dlclose_host.c ${BB_REC}/rec_util.c
+        LIBS ${CMAKE_DL_LIBS})
+target_compile_definitions(recorder_dlclose PRIVATE
+                           DC_PLUGIN_PATH="$<TARGET_FILE:bb_dlclose_plugin>")
+add_dependencies(recorder_dlclose bb_dlclose_plugin)
+set_tests_properties(recorder_dlclose PROPERTIES TIMEOUT 120)
+# A quiescent full ring dumped on the rseq path keeps every record of its window but the one
+# the last copy's word padding may overlap (issue 25; src/format/rseq_margin.c).
+bb_test(recorder_rseq_margin SOURCES ${BB_REC}/rseq_margin.c ${BB_REC}/rec_util.c)

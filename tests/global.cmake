@@ -34,7 +34,7 @@ target_link_libraries(global_e2e PRIVATE backbeat_static backbeat_read_static bb
 add_dependencies(global_e2e global_child)
 
 foreach(sc traced segv abort overflow chain fpe ill bus thread storm trigexit sigchain keep-oldest keep-newest unwritable badenv
-           naming fork)
+           naming fork fsize)
   add_test(NAME global_e2e_${sc} COMMAND global_e2e ${sc})
   set(labels "")
   if(sc STREQUAL "storm" OR sc STREQUAL "traced")
@@ -52,3 +52,11 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c PROPERTI
                             COMPILE_DEFINITIONS BACKBEAT_COMPILED_OUT)
 
 bb_test(global_cxx SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/cxx_test.cpp)
+# The docs' BACKBEAT_* tables (docs/ENVIRONMENT.md, README.md) are the code's table, row for row
+# (`global_config_doc --print` prints it to paste).
+add_executable(global_config_doc ${CMAKE_CURRENT_SOURCE_DIR}/global/config_doc.c)
+target_compile_definitions(global_config_doc PRIVATE _GNU_SOURCE)
+target_include_directories(global_config_doc PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(global_config_doc PRIVATE backbeat_static Threads::Threads)
+add_test(NAME global_config_doc COMMAND global_config_doc ${CMAKE_SOURCE_DIR}/docs/ENVIRONMENT.md
+         ${CMAKE_SOURCE_DIR}/README.md)

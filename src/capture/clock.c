@@ -1,7 +1,8 @@
 /* clock.c — the recorder's clocks: host detection (invariant TSC, kernel clocksource), TSC
  * calibration against CLOCK_MONOTONIC (once per process), the wall-clock epoch latched at
- * creation, and the choice of the default clock (BACKBEAT_CLOCK overrides it). The per-event
- * reads are inline in recorder.h. */
+ * creation, the choice of the default clock (BACKBEAT_CLOCK overrides it), and a recorder's
+ * clock accessors (bb_recorder_now, the manual clock's set and advance; ring_backing.c stamps its
+ * header with the first). The per-event reads are inline in recorder.h. */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
@@ -174,5 +175,22 @@ bb_status bb_clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *
     default: *why = "unknown clock kind"; return BB_ERR_INVALID;
     }
     *kind = k;
+    return BB_OK;
+}
+
+/* ---- a recorder's clock: read it, set and advance a manual one -------------------------- */
+uint64_t bb_recorder_now(const bb_recorder *rec) {
+    return rec ? bb__clock_read(&rec->hot) : 0;
+}
+
+bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns) {
+    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
+    __atomic_store_n(&rec->hot.manual_ns, ns, __ATOMIC_RELAXED);
+    return BB_OK;
+}
+
+bb_status bb_recorder_clock_advance(bb_recorder *rec, uint64_t delta_ns) {
+    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
+    __atomic_fetch_add(&rec->hot.manual_ns, delta_ns, __ATOMIC_RELAXED);
     return BB_OK;
 }

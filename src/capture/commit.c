@@ -102,7 +102,7 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "2:\n\t"
                  "movl %%fs:4(%%rdx), %%eax\n\t"
                  "cmpl %c[o_sc](%[h]), %%eax\n\t"
-                 "jae %l[nocpu]\n\t"
+                 "jae 8f\n\t"
                  "movq %%rax, %%r8\n\t"
                  "shlq $7, %%r8\n\t"
                  "addq %c[o_cur](%[h]), %%r8\n\t" /* r8: the cursor */
@@ -134,6 +134,7 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "addq 16(%[a]), %%r9\n\t"
                  "movq %%r9, (%%r8)\n\t"          /* commit */
                  "5:\n\t"
+                 "movq $0, %%fs:8(%%rdx)\n\t"     /* rseq_cs = NULL (see recorder_inline.h) */
                  ".pushsection __rseq_cs, \"aw\"\n\t"
                  ".balign 32\n\t"
                  "3:\n\t"
@@ -145,6 +146,9 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  ".long 0x53053053\n\t"
                  "6:\n\t"
                  "jmp 1b\n\t"
+                 "8:\n\t"
+                 "movq $0, %%fs:8(%%rdx)\n\t"
+                 "jmp %l[nocpu]\n\t"
                  ".popsection"
                  :
                  : [h] "r"(h), [a] "r"(&a),

@@ -22,9 +22,10 @@
 
 #include "capture/recorder_internal.h"
 
-/* Entries [0, BB_TSLOTS) are claimed by threads; entry BB_TSLOTS is the overflow entry. */
-static struct bb__tslot slots[BB_TSLOTS + 1] __attribute__((aligned(128))) = {
-    [BB_TSLOTS] = {.shared = 1}};
+/* Entries [0, BB_TSLOTS) are claimed by threads; entry BB_TSLOTS is the overflow entry (marked
+ * shared by make_key, before any thread can be given it). Zero-initialized: 512 KiB of .bss,
+ * not of .data, so neither the library file nor a process that never records carries it. */
+static struct bb__tslot slots[BB_TSLOTS + 1] __attribute__((aligned(128)));
 static uint32_t high_water; /* atomic: slots[0, high_water) may be claimed */
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
@@ -62,6 +63,7 @@ static void slots_after_fork(void) {
 }
 
 static void make_key(void) {
+    bb_inflight_table_init(slots);
     slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
     pthread_atfork(NULL, NULL, slots_after_fork);
 }

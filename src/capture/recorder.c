@@ -1,7 +1,8 @@
 /* recorder.c — the bb_recorder object: creation (rings, cursors, clock, CPU hint, intern table,
  * instance id, host), enable/disable, accessors, the function forms of recording and the slow
  * paths of the inline fast path (wrap at the ring end, record too large). Dumps are in
- * recorder_dump.c, clocks in clock.c, the CPU hint in cpu.c, interning in intern.c. */
+ * recorder_dump.c, clocks (and the clock accessors) in clock.c, the CPU hint in cpu.c,
+ * interning in intern.c. */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
@@ -219,22 +220,6 @@ const char *bb_recorder_cpu_hint_name(const bb_recorder *rec) {
     return rec->hot.cpu_mode == BB__CPU_RSEQ     ? "rseq"
            : rec->hot.cpu_mode == BB__CPU_THREAD ? "thread"
                                                  : "getcpu";
-}
-
-uint64_t bb_recorder_now(const bb_recorder *rec) {
-    return rec ? bb__clock_read(&rec->hot) : 0;
-}
-
-bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns) {
-    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
-    __atomic_store_n(&rec->hot.manual_ns, ns, __ATOMIC_RELAXED);
-    return BB_OK;
-}
-
-bb_status bb_recorder_clock_advance(bb_recorder *rec, uint64_t delta_ns) {
-    if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;
-    __atomic_fetch_add(&rec->hot.manual_ns, delta_ns, __ATOMIC_RELAXED);
-    return BB_OK;
 }
 
 uint32_t bb_recorder_shard_count(const bb_recorder *rec) {

@@ -16,6 +16,8 @@
 #include "capture/registry_internal.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
+#include "format/fsize_guard.h"
+#include "format/rseq_margin.h"
 #include "format/sink_sparse.h"
 #include "format/wire.h"
 
@@ -147,17 +149,18 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
 /* On the rseq commit path the bytes above a cursor are not all old records: an attempt that
  * was aborted (preempted, migrated, signalled) before its commit, the word padding of the
  * inline copy and the zeroed tail of the ring's end leave bytes of a record not yet committed
- * in [head, head + margin), where margin bounds two of the largest frames of the dump's events
- * (the tail skipped at the end is shorter than the record that follows), rounded to words.
- * Those positions are the bottom of the window a lap earlier, so a dump cuts the records that
- * start below head + margin - capacity, like bytes overwritten during its copy. 0 on the
- * fetch_add path, whose writers reserve before they write. */
-static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_events *ev) {
+ * in [head, head + margin) (bb_rseq_margin, src/format/rseq_margin.h: one of the largest frames
+ * of the dump's events in whole words, plus the rest of the ring when the head is nearer its
+ * end than that). Those positions are the bottom of the window a lap earlier, so a dump cuts
+ * the records that start below head + margin - capacity, like bytes overwritten during its
+ * copy. 0 on the fetch_add path, whose writers reserve before they write. */
+static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_events *ev,
+                            uint64_t head) {
     if (h->commit != BB__COMMIT_RSEQ) return 0;
     uint64_t big = 0;
     for (size_t k = 0; k < ev->n; k++)
         if (ev->events[k]->record_size > big) big = ev->events[k]->record_size;
-    return 2 * ((BB__FRAME_SIZE(big) + 7) / 8 * 8) + 8;
+    return bb_rseq_margin(head, h->capacity, BB__FRAME_SIZE(big));
 }
 
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
@@ -198,7 +201,8 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
     /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
      * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
      * < cap hit nothing old): they are cut like a lapped writer's bytes. */
-    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL) + rseq_margin(h, ev);
+    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
+    h1 += rseq_margin(h, ev, h1); /* the margin at h1 bounds the one at any head since h0 */
     *head = h0;
     uint64_t from = h0 > cap ? h0 : cap;
     drop_lapped(h, i, buf, h0, fl, nfl, ev, h1 > from ? h1 - cap : 0);
@@ -263,7 +267,7 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         size_t nfl = bb_inflight_collect(h, i, *head, fl, 256, &budget);
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
-        uint64_t top = *head + rseq_margin(h, &c->ev), cap = h->capacity;
+        uint64_t top = *head + rseq_margin(h, &c->ev, *head), cap = h->capacity;
         uint64_t from = *head > cap ? *head : cap;
         drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, top > from ? top - cap : 0);
         return ring;
@@ -345,12 +349,16 @@ nomem:
 
 static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err);
 
-/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. */
+/* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. Inside a
+ * file-size guard: past RLIMIT_FSIZE a write fails (EFBIG, reported) instead of killing. */
 static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error *err) {
     bb_sparse_fd sp;
     bb_sparse_fd_init(&sp, fd);
+    bb_fsize_guard guard;
+    bb_fsize_guard_begin(&guard);
     bb_status st = dump_sink(rec, host, bb_sink_sparse_fd(&sp), err);
     int rc = st == BB_OK ? bb_sparse_fd_finish(&sp) : 0;
+    bb_fsize_guard_end(&guard);
     if (rc) {
         bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: extending the output: %s",
                     strerror(rc));
@@ -486,8 +494,11 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     int saved_errno = errno;
     bb_sparse_fd sp;
     bb_sparse_fd_init(&sp, fd);
+    bb_fsize_guard guard;
+    bb_fsize_guard_begin(&guard);
     bb_status st = bb_dump_write(&in, bb_sink_sparse_fd(&sp), NULL, NULL);
     if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
+    bb_fsize_guard_end(&guard);
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;

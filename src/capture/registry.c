@@ -31,7 +31,6 @@
 #include "backbeat/registry.h"
 #include "capture/abi_check.h"
 #include "capture/registry_internal.h"
-#include "capture/ring_backing.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb_event_desc *g_events; /* head; atomic accesses only */
@@ -39,6 +38,8 @@ static bb_view_desc *g_views;   /* head; atomic accesses only */
 static uint64_t g_generation;   /* atomic accesses only */
 static bb_event_desc *g_unloaded; /* head of the unloaded copies; atomic accesses only */
 static size_t g_unloaded_bytes;   /* under g_lock */
+static bb__registry_event_hook g_on_event; /* under g_lock (registry_internal.h) */
+static bb__registry_views_hook g_on_views; /* under g_lock */
 
 /* fork() while another thread is inside add/remove would leave the child's copy of the lock
  * held forever (and its exit-time destructors, which unregister, would hang). Hold the lock
@@ -171,8 +172,9 @@ void bb_registry_add(bb_event_desc *desc)
     else
         STORE(g_events, desc);
     bump();
+    bb__registry_event_hook hook = g_on_event;
     pthread_mutex_unlock(&g_lock);
-    bb__ring_files_note_event(desc); /* ring files keep their metadata current */
+    if (hook) hook(desc); /* ring files keep their metadata current */
 }
 
 /* Unlink `desc` if it is linked. Its own link is left intact for racing readers. */
@@ -289,8 +291,9 @@ void bb_views_add(bb_view_desc *views)
     else
         STORE(g_views, views);
     bump();
+    bb__registry_views_hook hook = g_on_views;
     pthread_mutex_unlock(&g_lock);
-    bb__ring_files_note_views(views);
+    if (hook) hook(views);
 }
 
 void bb_views_remove(bb_view_desc *views)
@@ -310,6 +313,15 @@ void bb_views_remove(bb_view_desc *views)
         bump();
         break;
     }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Contract: see registry_internal.h. */
+void bb__registry_set_hooks(bb__registry_event_hook on_event, bb__registry_views_hook on_views)
+{
+    pthread_mutex_lock(&g_lock);
+    g_on_event = on_event;
+    g_on_views = on_views;
     pthread_mutex_unlock(&g_lock);
 }
 

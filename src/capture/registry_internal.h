@@ -17,4 +17,12 @@
  * async-signal-safe. */
 size_t bb__registry_snapshot_dump(const bb_event_desc **out, size_t cap);
 
+/* Who is told of each effective add (bb_registry_add, bb_views_add), after the registry's lock
+ * is released: ring_meta.c, which keeps the ring files' metadata logs current. The registry
+ * knows nothing of ring files. Set under the registry's lock, so a registration racing with it
+ * either is linked before this returns or calls the new hooks. NULL: nobody is told. */
+typedef void (*bb__registry_event_hook)(const bb_event_desc *desc);
+typedef void (*bb__registry_views_hook)(const bb_view_desc *views);
+void bb__registry_set_hooks(bb__registry_event_hook on_event, bb__registry_views_hook on_views);
+
 #endif /* BACKBEAT_REGISTRY_INTERNAL_H */

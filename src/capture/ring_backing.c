@@ -19,6 +19,7 @@
 #include "capture/recorder_internal.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
+#include "format/fsize_guard.h"
 #include "format/ring_file.h"
 
 /* The file's announcement entries are the recorder's struct bb__tslot, in place. */
@@ -118,11 +119,15 @@ static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance,
                            rf->path, strerror(errno));
     const char *step = "reserve";
     /* Never grow the file past RLIMIT_FSIZE: the kernel would send SIGXFSZ, which kills the
-     * host program by default. Refused here, the recorder falls back to anonymous memory. */
+     * host program by default. Refused here (and by the guard should the limit change
+     * meanwhile), the recorder falls back to anonymous memory. */
     struct rlimit rl;
     bool over = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
                 size > (uint64_t)rl.rlim_cur;
+    bb_fsize_guard guard;
+    bb_fsize_guard_begin(&guard);
     int e = over || size > (uint64_t)INT64_MAX ? EFBIG : posix_fallocate(rf->fd, 0, (off_t)size);
+    bb_fsize_guard_end(&guard);
     if (e == 0) {
         step = "lock";
         e = flock(rf->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;

@@ -48,8 +48,7 @@ void bb_ring_backing_exit(bb_recorder *rec);
 bb_status bb_ring_meta_attach(bb_ring_file *rf);
 /* Stop (before unmapping). */
 void bb_ring_meta_detach(bb_ring_file *rf);
-/* Registry hooks (registry.c, after an effective add): append to every open file. */
-void bb__ring_files_note_event(const bb_event_desc *desc);
-void bb__ring_files_note_views(const bb_view_desc *views);
+/* Each schema or view set registered later is appended to every open file: the first attach
+ * gives the registry hooks for it (bb__registry_set_hooks, registry_internal.h). */
 
 #endif /* BACKBEAT_CAPTURE_RING_BACKING_H */

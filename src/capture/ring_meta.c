@@ -35,7 +35,14 @@ static void fork_child(void) {
     }
     g_files = NULL;
 }
-static void install_atfork(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }
+static void note_event(const bb_event_desc *desc);
+static void note_views(const bb_view_desc *views);
+/* Once, before the first file is linked: the fork handlers, and the registry's hooks (so that a
+ * registration racing with an attach is either in its snapshot or noted, see below). */
+static void install_once(void) {
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    bb__registry_set_hooks(note_event, note_views);
+}
 
 /* Append one entry to rf (g_meta_lock held). Head fields and payload, checksum, magic last. */
 static void append(bb_ring_file *rf, uint16_t kind, const void *payload, uint32_t len) {
@@ -163,7 +170,7 @@ static bb_status append_all(bb_ring_file *rf) {
  * before the snapshot; either way it is appended at least once (the reader de-duplicates
  * schemas by id). */
 bb_status bb_ring_meta_attach(bb_ring_file *rf) {
-    pthread_once(&g_once, install_atfork);
+    pthread_once(&g_once, install_once);
     pthread_mutex_lock(&g_meta_lock);
     rf->next = g_files;
     g_files = rf;
@@ -183,17 +190,15 @@ void bb_ring_meta_detach(bb_ring_file *rf) {
     pthread_mutex_unlock(&g_meta_lock);
 }
 
-/* Contract: see ring_backing.h. */
-void bb__ring_files_note_event(const bb_event_desc *desc) {
-    pthread_once(&g_once, install_atfork);
+/* The registry's hook (after an effective add): append to every open file. */
+static void note_event(const bb_event_desc *desc) {
     pthread_mutex_lock(&g_meta_lock);
     for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_event(rf, desc);
     pthread_mutex_unlock(&g_meta_lock);
 }
 
-/* Contract: see ring_backing.h. */
-void bb__ring_files_note_views(const bb_view_desc *views) {
-    pthread_once(&g_once, install_atfork);
+/* The registry's hook for view sets. */
+static void note_views(const bb_view_desc *views) {
     pthread_mutex_lock(&g_meta_lock);
     for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_views(rf, views);
     pthread_mutex_unlock(&g_meta_lock);

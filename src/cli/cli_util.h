@@ -1,9 +1,10 @@
 /* cli_util.h — shared plumbing of the `backbeat` command-line tool.
  *
- * Messages (prefixed "backbeat: ", to stderr), the exit-status convention, small option-value
- * parsers, a buffered writer over a file descriptor with JSON string escaping, the
- * temp-file-then-rename output discipline (no output that looks complete unless it is), and
- * progress reporting on stderr when (and only when) stderr is a terminal.
+ * Messages (prefixed "backbeat: ", to stderr) and the exit-status convention (messages.c),
+ * small option-value parsers (options.c), the temp-file-then-rename output discipline of
+ * convert/outfile.h with its failures printed (output.c), progress reporting on stderr when
+ * (and only when) stderr is a terminal (progress.c), and the inputs: dumps and ring files
+ * (ring_input.c). The buffered writer the subcommands print through is convert/obuf.h.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_UTIL_H
@@ -15,6 +16,8 @@
 
 #include "backbeat/model.h"
 #include "backbeat/reader.h"
+#include "convert/obuf.h"
+#include "convert/outfile.h"
 
 /* Exit statuses of every subcommand. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -38,58 +41,11 @@ bool cli_parse_int(const char *s, long lo, long hi, int *out);
  * record ("+1.5s", "+200ms", "+10us", "+5ns", "+42" = ns). Sets *relative. */
 bool cli_parse_time(const char *s, uint64_t *ns, bool *relative);
 
-/* Buffered output to a file descriptor. Errors are sticky: check cli_buf_flush's result. */
-typedef struct cli_buf {
-    int fd;
-    int failed; /* errno of the first failed write, or 0 */
-    size_t len;
-    size_t cap;
-    char *data;
-    uint64_t written; /* bytes handed to write(2) so far */
-} cli_buf;
-
-/* Initialise over `fd` with a heap buffer of `cap` bytes. Returns false on allocation failure.
- * With fd -1 the buffer is memory only: it grows as needed and cli_buf_flush writes nothing
- * (out of memory, `failed` is ENOMEM and what was buffered is dropped). */
-bool cli_buf_init(cli_buf *b, int fd, size_t cap);
-/* Write out everything buffered. Returns 0, or the errno of the first failure. */
-int cli_buf_flush(cli_buf *b);
-/* Flush and free the buffer (the fd is not closed). Returns as cli_buf_flush. */
-int cli_buf_finish(cli_buf *b);
-void cli_buf_write(cli_buf *b, const void *data, size_t len);
-void cli_buf_puts(cli_buf *b, const char *s);
-void cli_buf_putc(cli_buf *b, char c);
-void cli_buf_printf(cli_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cli_buf_u64(cli_buf *b, uint64_t v);
-void cli_buf_i64(cli_buf *b, int64_t v);
-/* 16 lower-case hex digits. */
-void cli_buf_hex16(cli_buf *b, uint64_t v);
-/* Lower-case hex of a byte string. */
-void cli_buf_hexbytes(cli_buf *b, const uint8_t *p, size_t n);
-/* A JSON string literal (quotes included), escaped by cli/json.h's bb_json_escape_each:
- * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
- * practice, as the golden vectors expect). */
-void cli_buf_json_str(cli_buf *b, const char *s, size_t n);
-/* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
-void cli_buf_json_u64(cli_buf *b, uint64_t v);
-void cli_buf_json_i64(cli_buf *b, int64_t v);
-/* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
-void cli_buf_usec(cli_buf *b, uint64_t ns);
-/* The decoded value of field `fi` as JSON (null, number / string per the golden conventions,
- * bool, hex string for bytes, label or decimal string for enums, string or "#id" for
- * interned). */
-void cli_buf_json_field(cli_buf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
-                        const bb_rinstance *inst);
-
 /* Output file handling: write to a hidden temporary in the destination's directory, rename into
  * place on commit, unlink on abort (or when the process is interrupted by SIGINT/SIGTERM/
  * SIGHUP/SIGPIPE). "-" means stdout, and an existing non-regular file (FIFO, device) is written
  * in place (nothing to rename). */
-typedef struct cli_out {
-    char *path; /* final name (NULL for stdout) */
-    char *tmp;  /* temporary name (NULL for stdout) */
-    int fd;
-} cli_out;
+typedef cv_out cli_out;
 
 /* True, with "cannot write OUT: it is the input IN", when `out` names the same file (device and
  * inode) as one of the n inputs. */

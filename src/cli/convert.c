@@ -1,6 +1,6 @@
 /* convert.c — `backbeat convert DUMP... -o OUT`: options, record filters, opening the inputs as
  * one model, and the output discipline around the writers (convert/writers.h); with --dataset
- * DIR, the append to a partitioned dataset (cli/dataset.h) under the dataset's lock.
+ * DIR, the append to a partitioned dataset (convert/dataset.h) under the dataset's lock.
  *
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line
@@ -20,10 +20,8 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "cli/convert/workpool.h"
-#include "cli/convert/writers.h"
-#include "cli/dataset.h"
-#include "cli/u64map.h"
+#include "convert/convert.h"
+#include "read/u64map.h"
 #include "parquet/codec.h"
 
 static const char convert_help[] =
@@ -97,46 +95,6 @@ static bool ends_with(const char *s, const char *suf) {
     return n >= k && !strcasecmp(s + n - k, suf);
 }
 
-/* The absolute path `path` will have: realpath of its directory + its base name. */
-static char *absolute_path(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-    if (!dir) return NULL;
-    char *rdir = realpath(dir, NULL);
-    free(dir);
-    if (!rdir) return NULL;
-    const char *base = slash ? slash + 1 : path;
-    size_t n = strlen(rdir) + strlen(base) + 2;
-    char *out = malloc(n);
-    if (out) snprintf(out, n, "%s%s%s", rdir, strcmp(rdir, "/") ? "/" : "", base);
-    free(rdir);
-    return out;
-}
-
-/* Write the sidecar text (binding line + DDL) into a cli_out. */
-static bool write_sidecar(cli_out *o, const char *sidecar, const char *parquet_abs,
-                          const char *ddl) {
-    cli_buf b;
-    if (!cli_buf_init(&b, o->fd, 1 << 16)) {
-        cli_error("cannot write %s: out of memory", sidecar);
-        return false;
-    }
-    cli_buf_puts(&b, "-- backbeat query views; load with: duckdb -cmd \".read <this file>\"\n");
-    cli_buf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
-    for (const char *p = parquet_abs; *p; p++) {
-        if (*p == '\'') cli_buf_putc(&b, '\'');
-        cli_buf_putc(&b, *p);
-    }
-    cli_buf_puts(&b, "');\n");
-    cli_buf_puts(&b, ddl);
-    int err = cli_buf_finish(&b);
-    if (err) {
-        cli_error("cannot write %s: %s", sidecar, strerror(err));
-        return false;
-    }
-    return true;
-}
-
 /* What the command line asks for; the filter is filled in as the options are read. */
 typedef struct conv {
     const char *out, *host;
@@ -189,6 +147,7 @@ static int conv_time(const char *arg, const char *name, bool *set, uint64_t *ns,
 
 /* One option (getopt_long's `opt`, its value in optarg). */
 static int conv_option(conv *c, int opt, char **argv) {
+    bb_error err;
     switch (opt) {
     case 'o': c->out = optarg; return CONV_GO;
     case 'f': return conv_format(c, optarg);
@@ -207,7 +166,8 @@ static int conv_option(conv *c, int opt, char **argv) {
     case 'D': c->dataset = optarg; return CONV_GO;
     case 'P':
         c->parts_given = true;
-        return ds_parse_spec(optarg, &c->parts) ? CONV_GO : CLI_USAGE;
+        return ds_parse_spec(optarg, &c->parts, &err) ? CONV_GO
+                                                      : cli_usage_error("convert", "%s", err.message);
     case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
     case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
     case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
@@ -362,89 +322,11 @@ static bool conv_filters(conv *c, const bb_model *model) {
     return true;
 }
 
-/* Commit the Parquet file `o` and its sidecar together: neither without the other. */
-static bool commit_pair(cli_out *o, const char *out, const char *sidecar, const char *abs,
-                        const char *ddl) {
-    cli_out so;
-    if (!cli_out_open(&so, sidecar)) {
-        cli_out_abort(o);
-        return false;
-    }
-    if (!write_sidecar(&so, sidecar, abs, ddl)) {
-        cli_out_abort(&so);
-        cli_out_abort(o);
-        return false;
-    }
-    if (!cli_out_commit(o)) {
-        cli_out_abort(&so);
-        return false;
-    }
-    if (!cli_out_commit(&so)) {
-        unlink(out); /* no Parquet without its sidecar */
-        return false;
-    }
-    return true;
-}
-
-/* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
-static bool commit_with_sidecar(cli_out *o, const char *out, const bb_model *model) {
-    size_t n = strlen(out) + sizeof ".views.sql";
-    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model), *abs = absolute_path(out);
-    bool ok = false;
-    if (!sidecar || !ddl || !abs) {
-        cli_out_abort(o);
-        cli_error("cannot write %s: %s", out, abs ? "out of memory" : strerror(errno));
-    } else {
-        snprintf(sidecar, n, "%s.views.sql", out);
-        ok = commit_pair(o, out, sidecar, abs, ddl);
-    }
-    free(ddl);
-    free(sidecar);
-    free(abs);
-    return ok;
-}
-
 /* --threads, or the online CPU count. */
 static unsigned conv_threads(const conv *c) {
     return c->threads > 0 ? (unsigned)c->threads : wp_cpu_count();
 }
 
-/* Output discipline: the writer streams into a temporary (or stdout) that is committed only
- * when it succeeded, with the Parquet sidecar when there is one. */
-static int conv_write(conv *c, const bb_model *model) {
-    const filt *f = &c->f;
-    bool filtering = f->since_set || f->until_set || f->by_event || f->ninst;
-    cli_progress prog;
-    cli_progress_init(&prog, "convert");
-    convert_opts co = {
-        .out_name = c->out,
-        .host_override = c->host,
-        .compression_level = c->level,
-        .codec = (int)c->codec,
-        .threads = conv_threads(c),
-        .keep = filtering ? filt_keep : NULL,
-        .keep_ctx = &c->f,
-        .progress = cli_progress_update,
-        .progress_ctx = &prog,
-    };
-    cli_out o;
-    if (!cli_out_open(&o, c->out)) return CLI_FAIL;
-    char errbuf[512] = "";
-    int rc = c->fmt == FMT_PARQUET ? parquet_write(model, &co, o.fd, errbuf, sizeof errbuf)
-                                   : trace_write(model, &co, o.fd, errbuf, sizeof errbuf);
-    cli_progress_done(&prog);
-    if (rc) {
-        cli_out_abort(&o);
-        if (strstr(errbuf, c->out))
-            cli_error("%s", errbuf[0] ? errbuf : "conversion failed");
-        else
-            cli_error("%s: %s", c->out, errbuf[0] ? errbuf : "conversion failed");
-        return CLI_FAIL;
-    }
-    bool ok = c->fmt == FMT_PARQUET && o.tmp ? commit_with_sidecar(&o, c->out, model)
-                                             : cli_out_commit(&o);
-    return ok ? CLI_OK : CLI_FAIL;
-}
 
 /* The options as the writers take them. */
 static convert_opts conv_opts(conv *c) {
@@ -460,13 +342,35 @@ static convert_opts conv_opts(conv *c) {
     return co;
 }
 
+/* Output discipline (convert/convert.h): the stage writes a temporary and commits it, with the
+ * Parquet sidecar, only when it succeeded; progress on the terminal meanwhile. */
+static int conv_write(conv *c, const bb_model *model) {
+    cli_progress prog;
+    cli_progress_init(&prog, "convert");
+    convert_opts co = conv_opts(c);
+    co.progress = cli_progress_update;
+    co.progress_ctx = &prog;
+    bb_error err;
+    cv_format fmt = c->fmt == FMT_PARQUET ? CV_PARQUET : CV_TRACE;
+    bool ok = cv_convert_file(model, fmt, &co, c->out, &err);
+    cli_progress_done(&prog);
+    if (!ok) cli_error("%s", err.message);
+    return ok ? CLI_OK : CLI_FAIL;
+}
+
 /* --dataset: under the dataset's lock, the inputs and the dataset's schema dump as one model,
  * appended. */
 static int conv_dataset(conv *c) {
     ds_handle h;
-    if (!ds_open(&h, c->dataset)) return CLI_FAIL;
+    bb_error err;
+    if (!ds_open(&h, c->dataset, &err)) {
+        cli_error("%s", err.message);
+        return CLI_FAIL;
+    }
     char *schema = NULL;
-    if (!ds_settle_spec(&h, &c->parts, c->parts_given) || !ds_schema_dump(&h, &schema)) {
+    if (!ds_settle_spec(&h, &c->parts, c->parts_given, &err) ||
+        !ds_schema_dump(&h, &schema, &err)) {
+        cli_error("%s", err.message);
         ds_close(&h, true);
         return CLI_FAIL;
     }
@@ -483,7 +387,8 @@ static int conv_dataset(conv *c) {
         if (cli_open_dumps(inputs, n, &dumps)) {
             if (cli_open_model(dumps, n, &model) && conv_filters(c, model)) {
                 convert_opts co = conv_opts(c);
-                st = ds_append(&h, model, &co, &c->parts) == 0 ? CLI_OK : CLI_FAIL;
+                st = ds_append(&h, model, &co, &c->parts, &err) == 0 ? CLI_OK : CLI_FAIL;
+                if (st != CLI_OK) cli_error("%s", err.message);
             }
             if (model) bb_model_close(model);
             cli_close_dumps(dumps, n);
@@ -516,7 +421,7 @@ int cmd_convert(int argc, char **argv) {
     conv c;
     memset(&c, 0, sizeof c);
     c.level = 3;
-    ds_parse_spec("host,date", &c.parts);
+    ds_parse_spec("host,date", &c.parts, NULL);
     u64map_init(&c.f.events);
     c.events = calloc((size_t)argc + 1, sizeof *c.events);
     c.f.inst = calloc((size_t)argc + 1, sizeof *c.f.inst);

@@ -43,37 +43,37 @@ static int count_record(const bb_record *rec, void *ctx) {
 }
 
 /* Indent every line of a (possibly multi-line) description. */
-static void text_desc(cli_buf *b, const char *indent, bb_strview s) {
+static void text_desc(obuf *b, const char *indent, bb_strview s) {
     size_t start = 0;
     for (size_t i = 0; i <= s.len; i++) {
         if (i == s.len || s.ptr[i] == '\n') {
-            cli_buf_puts(b, indent);
-            cli_buf_write(b, s.ptr + start, i - start);
-            cli_buf_putc(b, '\n');
+            obuf_puts(b, indent);
+            obuf_write(b, s.ptr + start, i - start);
+            obuf_putc(b, '\n');
             start = i + 1;
         }
     }
 }
 
 /* The envelope and the section table. */
-static void text_envelope(cli_buf *b, const bb_dump *d) {
+static void text_envelope(obuf *b, const bb_dump *d) {
     uint16_t flags = bb_dump_flags(d);
-    cli_buf_printf(b, "dump %s\n", bb_dump_name(d));
-    cli_buf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
+    obuf_printf(b, "dump %s\n", bb_dump_name(d));
+    obuf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
                    (unsigned long long)bb_dump_file_size(d), bb_dump_format_version(d), flags,
                    (flags & 1) ? " (little-endian)" : "", bb_dump_section_count(d));
     for (size_t i = 0; i < bb_dump_section_count(d); i++) {
         uint16_t kind;
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
-        cli_buf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
+        obuf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
                        bb_section_kind_name(kind), kind, (unsigned long long)off,
                        (unsigned long long)len);
     }
 }
 
 /* One field of the registry: name, type, offset, role, unit, sentinel, labels. */
-static void text_field(cli_buf *b, const bb_rfield *fd) {
+static void text_field(obuf *b, const bb_rfield *fd) {
     char type[32];
     if (fd->type == BB_TYPE_ENUM)
         snprintf(type, sizeof type, "enum/%u", fd->type_arg);
@@ -83,31 +83,31 @@ static void text_field(cli_buf *b, const bb_rfield *fd) {
         snprintf(type, sizeof type, "bytes[%u]", fd->width);
     else
         snprintf(type, sizeof type, "%s", type_name(fd->type));
-    cli_buf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
+    obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                    fd->offset);
-    if (fd->role) cli_buf_printf(b, "  [%s]", bb_role_name(fd->role));
-    if (fd->has_unit) cli_buf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
+    if (fd->role) obuf_printf(b, "  [%s]", bb_role_name(fd->role));
+    if (fd->has_unit) obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
     if (fd->has_sentinel)
-        cli_buf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
-    if (fd->label_count) cli_buf_printf(b, "  %zu labels", fd->label_count);
-    cli_buf_putc(b, '\n');
+        obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
+    if (fd->label_count) obuf_printf(b, "  %zu labels", fd->label_count);
+    obuf_putc(b, '\n');
     if (fd->has_description) text_desc(b, "        ", fd->description);
     for (size_t l = 0; l < fd->label_count; l++) {
-        cli_buf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
-        cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-        cli_buf_putc(b, '\n');
+        obuf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
+        obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        obuf_putc(b, '\n');
     }
 }
 
 /* The schema registry: every event and its fields. */
-static void text_registry(cli_buf *b, const bb_dump *d) {
+static void text_registry(obuf *b, const bb_dump *d) {
     size_t ns = bb_dump_schema_count(d);
-    cli_buf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
+    obuf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
     for (size_t i = 0; i < ns; i++) {
         const bb_rschema *s = bb_dump_schema(d, i);
-        cli_buf_puts(b, "  ");
-        cli_buf_hex16(b, s->id);
-        cli_buf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
+        obuf_puts(b, "  ");
+        obuf_hex16(b, s->id);
+        obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
                        s->record_size, s->phase ? ", span " : "",
                        s->phase ? bb_phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
@@ -116,28 +116,28 @@ static void text_registry(cli_buf *b, const bb_dump *d) {
 }
 
 /* One instance: id, host, intern entries (at most intern_limit), and its shards as walked. */
-static void text_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in,
+static void text_instance(obuf *b, const bb_dump *d, const bb_rinstance *in,
                           size_t intern_limit) {
-    cli_buf_puts(b, "  instance ");
-    cli_buf_hex16(b, in->instance_id);
-    cli_buf_puts(b, "  host ");
-    cli_buf_json_str(b, in->host.ptr, in->host.len);
-    cli_buf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
-    cli_buf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
+    obuf_puts(b, "  instance ");
+    obuf_hex16(b, in->instance_id);
+    obuf_puts(b, "  host ");
+    obuf_json_str(b, in->host.ptr, in->host.len);
+    obuf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
+    obuf_printf(b, "    intern: %zu entr%s\n", in->intern_count,
                    in->intern_count == 1 ? "y" : "ies");
     for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
-        cli_buf_printf(b, "      %u ", in->intern[k].id);
-        cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-        cli_buf_putc(b, '\n');
+        obuf_printf(b, "      %u ", in->intern[k].id);
+        obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        obuf_putc(b, '\n');
     }
     if (in->intern_count > intern_limit)
-        cli_buf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
-    cli_buf_printf(b, "    shards: %zu\n", in->shard_count);
+        obuf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
+    obuf_printf(b, "    shards: %zu\n", in->shard_count);
     for (size_t k = 0; k < in->shard_count; k++) {
         const bb_rshard *sh = &in->shards[k];
         bb_walk_stats st = {0, 0};
         bb_shard_walk(d, sh, count_record, NULL, &st);
-        cli_buf_printf(b,
+        obuf_printf(b,
                        "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
                        "skipped\n",
                        sh->shard_id, (unsigned long long)sh->capacity,
@@ -146,44 +146,44 @@ static void text_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in,
     }
 }
 
-static void inspect_text(cli_buf *b, const bb_dump *d, size_t intern_limit) {
+static void inspect_text(obuf *b, const bb_dump *d, size_t intern_limit) {
     text_envelope(b, d);
     text_registry(b, d);
     size_t ni = bb_dump_instance_count(d);
-    cli_buf_printf(b, "\ninstances: %zu\n", ni);
+    obuf_printf(b, "\ninstances: %zu\n", ni);
     for (size_t i = 0; i < ni; i++) text_instance(b, d, bb_dump_instance(d, i), intern_limit);
     size_t nv = bb_dump_view_count(d);
-    cli_buf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
+    obuf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
     for (size_t i = 0; i < nv; i++)
-        cli_buf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
+        obuf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
 }
 
-static void json_key(cli_buf *b, const char *k) {
-    cli_buf_putc(b, '"');
-    cli_buf_puts(b, k);
-    cli_buf_puts(b, "\":");
+static void json_key(obuf *b, const char *k) {
+    obuf_putc(b, '"');
+    obuf_puts(b, k);
+    obuf_puts(b, "\":");
 }
-static void json_hex(cli_buf *b, uint64_t v) {
-    cli_buf_putc(b, '"');
-    cli_buf_hex16(b, v);
-    cli_buf_putc(b, '"');
+static void json_hex(obuf *b, uint64_t v) {
+    obuf_putc(b, '"');
+    obuf_hex16(b, v);
+    obuf_putc(b, '"');
 }
-static void json_optstr(cli_buf *b, bool has, bb_strview s) {
+static void json_optstr(obuf *b, bool has, bb_strview s) {
     if (has)
-        cli_buf_json_str(b, s.ptr, s.len);
+        obuf_json_str(b, s.ptr, s.len);
     else
-        cli_buf_puts(b, "null");
+        obuf_puts(b, "null");
 }
 
 /* "file" ... "sections": the envelope and the section table. */
-static void json_envelope(cli_buf *b, const bb_dump *d) {
+static void json_envelope(obuf *b, const bb_dump *d) {
     const char *name = bb_dump_name(d);
     json_key(b, "file");
-    cli_buf_json_str(b, name, strlen(name));
-    cli_buf_putc(b, ',');
+    obuf_json_str(b, name, strlen(name));
+    obuf_putc(b, ',');
     json_key(b, "size");
-    cli_buf_json_u64(b, bb_dump_file_size(d));
-    cli_buf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
+    obuf_json_u64(b, bb_dump_file_size(d));
+    obuf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
                       "\"section_count\":%u,\"sections\":[",
                    bb_dump_format_version(d), bb_dump_flags(d),
                    (bb_dump_flags(d) & 1) ? "true" : "false", bb_dump_section_count(d));
@@ -191,125 +191,125 @@ static void json_envelope(cli_buf *b, const bb_dump *d) {
         uint16_t kind;
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
-        cli_buf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
+        obuf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
                        bb_section_kind_name(kind));
-        cli_buf_json_u64(b, off);
-        cli_buf_puts(b, ",\"len\":");
-        cli_buf_json_u64(b, len);
-        cli_buf_putc(b, '}');
+        obuf_json_u64(b, off);
+        obuf_puts(b, ",\"len\":");
+        obuf_json_u64(b, len);
+        obuf_putc(b, '}');
     }
-    cli_buf_putc(b, ']');
+    obuf_putc(b, ']');
 }
 
 /* One field of the registry as a JSON object. */
-static void json_field(cli_buf *b, const bb_rfield *fd) {
-    cli_buf_puts(b, "{\"name\":");
-    cli_buf_json_str(b, fd->name.ptr, fd->name.len);
-    cli_buf_puts(b, ",\"description\":");
+static void json_field(obuf *b, const bb_rfield *fd) {
+    obuf_puts(b, "{\"name\":");
+    obuf_json_str(b, fd->name.ptr, fd->name.len);
+    obuf_puts(b, ",\"description\":");
     json_optstr(b, fd->has_description, fd->description);
-    cli_buf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
-    if (fd->type == BB_TYPE_ENUM) cli_buf_printf(b, ",\"repr\":%u", fd->type_arg);
+    obuf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
+    if (fd->type == BB_TYPE_ENUM) obuf_printf(b, ",\"repr\":%u", fd->type_arg);
     if (fd->type == BB_TYPE_INTERNED)
-        cli_buf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-    cli_buf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
+        obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
+    obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"unit\":", fd->offset,
                    fd->width, bb_role_name(fd->role));
     json_optstr(b, fd->has_unit, fd->unit);
-    cli_buf_puts(b, ",\"sentinel\":");
+    obuf_puts(b, ",\"sentinel\":");
     if (fd->has_sentinel)
-        cli_buf_json_u64(b, fd->sentinel);
+        obuf_json_u64(b, fd->sentinel);
     else
-        cli_buf_puts(b, "null");
-    cli_buf_puts(b, ",\"labels\":[");
+        obuf_puts(b, "null");
+    obuf_puts(b, ",\"labels\":[");
     for (size_t l = 0; l < fd->label_count; l++) {
-        if (l) cli_buf_putc(b, ',');
-        cli_buf_puts(b, "{\"value\":");
-        cli_buf_json_u64(b, fd->labels[l].value);
-        cli_buf_puts(b, ",\"label\":");
-        cli_buf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-        cli_buf_putc(b, '}');
+        if (l) obuf_putc(b, ',');
+        obuf_puts(b, "{\"value\":");
+        obuf_json_u64(b, fd->labels[l].value);
+        obuf_puts(b, ",\"label\":");
+        obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        obuf_putc(b, '}');
     }
-    cli_buf_puts(b, "]}");
+    obuf_puts(b, "]}");
 }
 
 /* "registry": every event and its fields. */
-static void json_registry(cli_buf *b, const bb_dump *d) {
-    cli_buf_puts(b, "\"registry\":[");
+static void json_registry(obuf *b, const bb_dump *d) {
+    obuf_puts(b, "\"registry\":[");
     for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
         const bb_rschema *s = bb_dump_schema(d, i);
-        if (i) cli_buf_putc(b, ',');
-        cli_buf_puts(b, "{\"id\":");
+        if (i) obuf_putc(b, ',');
+        obuf_puts(b, "{\"id\":");
         json_hex(b, s->id);
-        cli_buf_puts(b, ",\"name\":");
-        cli_buf_json_str(b, s->name.ptr, s->name.len);
-        cli_buf_puts(b, ",\"description\":");
+        obuf_puts(b, ",\"name\":");
+        obuf_json_str(b, s->name.ptr, s->name.len);
+        obuf_puts(b, ",\"description\":");
         json_optstr(b, s->has_description, s->description);
-        cli_buf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
+        obuf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
                        bb_phase_name(s->phase));
         for (size_t f = 0; f < s->field_count; f++) {
-            if (f) cli_buf_putc(b, ',');
+            if (f) obuf_putc(b, ',');
             json_field(b, &s->fields[f]);
         }
-        cli_buf_puts(b, "]}");
+        obuf_puts(b, "]}");
     }
-    cli_buf_putc(b, ']');
+    obuf_putc(b, ']');
 }
 
 /* One instance's shards as walked, "shards":[...]; returns the records recovered. */
-static uint64_t json_shards(cli_buf *b, const bb_dump *d, const bb_rinstance *in) {
-    cli_buf_puts(b, "\"shards\":[");
+static uint64_t json_shards(obuf *b, const bb_dump *d, const bb_rinstance *in) {
+    obuf_puts(b, "\"shards\":[");
     uint64_t total = 0;
     for (size_t k = 0; k < in->shard_count; k++) {
         const bb_rshard *sh = &in->shards[k];
         bb_walk_stats st = {0, 0};
         bb_shard_walk(d, sh, count_record, NULL, &st);
         total += st.records;
-        cli_buf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
-        cli_buf_json_u64(b, sh->capacity);
-        cli_buf_puts(b, ",\"head\":");
-        cli_buf_json_u64(b, sh->head);
-        cli_buf_puts(b, ",\"records\":");
-        cli_buf_json_u64(b, st.records);
-        cli_buf_puts(b, ",\"skipped_bytes\":");
-        cli_buf_json_u64(b, st.skipped_bytes);
-        cli_buf_putc(b, '}');
+        obuf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
+        obuf_json_u64(b, sh->capacity);
+        obuf_puts(b, ",\"head\":");
+        obuf_json_u64(b, sh->head);
+        obuf_puts(b, ",\"records\":");
+        obuf_json_u64(b, st.records);
+        obuf_puts(b, ",\"skipped_bytes\":");
+        obuf_json_u64(b, st.skipped_bytes);
+        obuf_putc(b, '}');
     }
-    cli_buf_putc(b, ']');
+    obuf_putc(b, ']');
     return total;
 }
 
 /* One instance as a JSON object: id, host, intern entries, shards, record count. */
-static void json_instance(cli_buf *b, const bb_dump *d, const bb_rinstance *in) {
-    cli_buf_puts(b, "{\"instance_id\":");
+static void json_instance(obuf *b, const bb_dump *d, const bb_rinstance *in) {
+    obuf_puts(b, "{\"instance_id\":");
     json_hex(b, in->instance_id);
-    cli_buf_puts(b, ",\"host\":");
-    cli_buf_json_str(b, in->host.ptr, in->host.len);
-    cli_buf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
+    obuf_puts(b, ",\"host\":");
+    obuf_json_str(b, in->host.ptr, in->host.len);
+    obuf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
     for (size_t k = 0; k < in->intern_count; k++) {
-        cli_buf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
-        cli_buf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-        cli_buf_putc(b, '}');
+        obuf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
+        obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        obuf_putc(b, '}');
     }
-    cli_buf_puts(b, "],");
+    obuf_puts(b, "],");
     uint64_t total = json_shards(b, d, in);
-    cli_buf_puts(b, ",\"record_count\":");
-    cli_buf_json_u64(b, total);
-    cli_buf_putc(b, '}');
+    obuf_puts(b, ",\"record_count\":");
+    obuf_json_u64(b, total);
+    obuf_putc(b, '}');
 }
 
-static void inspect_json(cli_buf *b, const bb_dump *d) {
-    cli_buf_putc(b, '{');
+static void inspect_json(obuf *b, const bb_dump *d) {
+    obuf_putc(b, '{');
     json_envelope(b, d);
-    cli_buf_putc(b, ',');
+    obuf_putc(b, ',');
     json_registry(b, d);
-    cli_buf_puts(b, ",\"instances\":[");
+    obuf_puts(b, ",\"instances\":[");
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-        if (i) cli_buf_putc(b, ',');
+        if (i) obuf_putc(b, ',');
         json_instance(b, d, bb_dump_instance(d, i));
     }
-    cli_buf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
+    obuf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
     for (size_t i = 0; i < bb_dump_view_count(d); i++)
-        cli_buf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
-    cli_buf_puts(b, "]}");
+        obuf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
+    obuf_puts(b, "]}");
 }
 
 /* `backbeat inspect`: see inspect_help. */
@@ -338,35 +338,35 @@ int cmd_inspect(int argc, char **argv) {
     int n = argc - optind;
     if (n < 1) return cli_usage_error("inspect", "no dump given");
 
-    cli_buf b;
-    if (!cli_buf_init(&b, STDOUT_FILENO, 1 << 16)) {
+    obuf b;
+    if (!obuf_init(&b, STDOUT_FILENO, 1 << 16)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
     int status = CLI_OK;
-    if (json && n > 1) cli_buf_putc(&b, '[');
+    if (json && n > 1) obuf_putc(&b, '[');
     for (int i = 0; i < n; i++) {
         const char *path = argv[optind + i];
         bb_dump **dumps = NULL;
-        cli_buf_flush(&b); /* keep output ordered with error messages */
+        obuf_flush(&b); /* keep output ordered with error messages */
         if (!cli_open_dumps((char *const *)&argv[optind + i], 1, &dumps)) {
             status = CLI_FAIL;
-            if (json && n > 1) cli_buf_puts(&b, i ? ",null" : "null");
+            if (json && n > 1) obuf_puts(&b, i ? ",null" : "null");
             continue;
         }
         (void)path;
         if (json) {
-            if (n > 1 && i) cli_buf_putc(&b, ',');
+            if (n > 1 && i) obuf_putc(&b, ',');
             inspect_json(&b, dumps[0]);
         } else {
-            if (i) cli_buf_putc(&b, '\n');
+            if (i) obuf_putc(&b, '\n');
             inspect_text(&b, dumps[0], (size_t)intern_limit);
         }
         cli_close_dumps(dumps, 1);
     }
-    if (json && n > 1) cli_buf_putc(&b, ']');
-    if (json) cli_buf_putc(&b, '\n');
-    int werr = cli_buf_finish(&b);
+    if (json && n > 1) obuf_putc(&b, ']');
+    if (json) obuf_putc(&b, '\n');
+    int werr = obuf_finish(&b);
     if (werr) {
         cli_error("cannot write standard output: %s", strerror(werr));
         return CLI_FAIL;

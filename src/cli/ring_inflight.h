@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/u64map.h"
+#include "read/u64map.h"
 
 /* One shard's ring as a recovery sees it: `ring` holds `cap` bytes (a power of two), the
  * cursor says `head`; `sizes` maps each recovered event id to its record size + 1. */

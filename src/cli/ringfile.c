@@ -23,7 +23,7 @@
 #include "backbeat/reader.h"
 #include "cli/cli_util.h"
 #include "cli/ring_inflight.h"
-#include "cli/u64map.h"
+#include "read/u64map.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
 #include "format/wire.h"

@@ -157,19 +157,57 @@ static void install_trigger_signal(int sig) {
     }
 }
 
-/* The recorder with options `o`: in a ring file under BACKBEAT_RING_DIR when set, falling back
- * to anonymous memory (with a message) when the file cannot be created, sized or mapped. */
-static bb_status create_rec(const bb_recorder_options *o, bb_recorder **rec) {
-    if (!g_cfg.ring_dir[0]) return bb_recorder_create(o, rec);
-    bb_error err;
-    memset(&err, 0, sizeof err);
-    bb_status st = bb_recorder_create_ring(o, g_cfg.ring_dir, g_cfg.ring_keep, rec, &err);
-    if (st != BB_ERR_IO) return st;
-    char msg[400];
-    snprintf(msg, sizeof msg, "%s; recording into anonymous memory (a SIGKILL loses it)",
-             err.message);
+enum { FALLBACK_BYTES = 1u << 20 };
+
+/* One attempt: in a ring file under BACKBEAT_RING_DIR (`file`; BB_ERR_IO and a message in *err
+ * when the file cannot be created, sized or mapped) or in anonymous memory. */
+static bb_status try_create(const bb_recorder_options *o, bool file, bb_recorder **rec,
+                            bb_error *err) {
+    memset(err, 0, sizeof *err);
+    return file ? bb_recorder_create_ring(o, g_cfg.ring_dir, g_cfg.ring_keep, rec, err)
+                : bb_recorder_create(o, rec);
+}
+
+/* Create in a ring file or anonymous memory with the configured ring size, and when that fails
+ * for rings over 1 MiB, in the same kind of storage with 1 MiB rings (too big for this process
+ * or its disk: g_cfg.bytes becomes 1 MiB, with a message) rather than tracing nothing. On
+ * failure returns the first attempt's status and message. */
+static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **rec,
+                              bb_error *err) {
+    o->bytes_per_shard = g_cfg.bytes;
+    bb_status st = try_create(o, file, rec, err);
+    if (st == BB_OK || g_cfg.bytes <= FALLBACK_BYTES) return st;
+    bb_error small;
+    o->bytes_per_shard = FALLBACK_BYTES;
+    if (try_create(o, file, rec, &small) != BB_OK) {
+        o->bytes_per_shard = g_cfg.bytes;
+        return st;
+    }
+    char msg[600];
+    snprintf(msg, sizeof msg,
+             "cannot create the global recorder%s with %u shards of %llu bytes (%s); "
+             "using 1M per shard",
+             file ? " in a ring file" : "", g_cfg.shards, (unsigned long long)g_cfg.bytes,
+             file && err->message[0] ? err->message : bb_strerror(st));
     bb__g_stderr_line(msg);
-    return bb_recorder_create(o, rec);
+    g_cfg.bytes = FALLBACK_BYTES;
+    return BB_OK;
+}
+
+/* The recorder with options `o`: in a ring file under BACKBEAT_RING_DIR when set (at 1 MiB per
+ * ring when the configured size does not fit), falling back to anonymous memory (with a
+ * message) when no file can be created, sized or mapped. */
+static bb_status create_rec(bb_recorder_options *o, bb_recorder **rec) {
+    bb_error err;
+    if (g_cfg.ring_dir[0]) {
+        bb_status st = create_sized(o, true, rec, &err);
+        if (st != BB_ERR_IO) return st;
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s; recording into anonymous memory (a SIGKILL loses it)",
+                 err.message);
+        bb__g_stderr_line(msg);
+    }
+    return create_sized(o, false, rec, &err);
 }
 
 /* Build the recorder (g_lock held). Returns it or NULL (g_dead set). */
@@ -186,18 +224,6 @@ static bb_recorder *build_locked(void) {
     o.host = g_cfg.host;
     bb_recorder *rec = NULL;
     bb_status st = create_rec(&o, &rec);
-    if (st != BB_OK && g_cfg.bytes > (1u << 20)) {
-        /* Too big for this process: fall back to 1 MiB rings rather than tracing nothing. */
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "cannot create the global recorder with %u shards of %llu bytes (%s); "
-                 "using 1M per shard",
-                 g_cfg.shards, (unsigned long long)g_cfg.bytes, bb_strerror(st));
-        bb__g_stderr_line(msg);
-        g_cfg.bytes = 1u << 20;
-        o.bytes_per_shard = g_cfg.bytes;
-        st = create_rec(&o, &rec);
-    }
     gstate *gs = st == BB_OK ? calloc(1, sizeof *gs) : NULL;
     if (!gs) {
         if (st == BB_OK) st = BB_ERR_NOMEM;

@@ -1,7 +1,8 @@
 /* global_internal.h — internal interfaces of the global recorder (src/lib/global*.c).
  *
  * Not public API. The pieces are kept apart so each can be unit-tested without a recorder:
- *   - configuration parsed from the environment (global_config.c),
+ *   - configuration parsed from the environment: the table of BACKBEAT_* variables
+ *     (global_config_table.c) over the value syntax (global_config.c),
  *   - dump file naming and publishing, async-signal-safe (global_name.c),
  *   - the throttle and the limit policies (global_policy.c),
  *   - the dumper: trigger, background thread, synchronous and crash dumps, all over an
@@ -55,11 +56,49 @@ typedef struct bb__g_config {
 typedef const char *(*bb__g_getenv_fn)(const char *name, void *ctx);
 typedef void (*bb__g_warn_fn)(const char *message, void *ctx);
 
-/* Fill `cfg` from the variables `get` returns. Every invalid value is reported once through
- * `warn` (naming the variable, the value and the value used instead) and replaced by its
- * default. `online_cpus` and `pid` feed the defaults (shards, path). Never fails. */
+/* Fill `cfg` from the variables `get` returns, one row of bb__g_vars at a time. Every invalid
+ * value is reported once through `warn` (naming the variable, the value and the value used
+ * instead) and replaced by its fallback. `online_cpus` and `pid` feed the defaults (shards,
+ * path). Never fails. (global_config_table.c) */
 void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
                       void *warn_ctx, long online_cpus, long pid);
+
+/* What a variable's parser may consult besides its value. */
+typedef struct bb__g_env {
+    bb__g_getenv_fn get; /* other variables (TMPDIR for the default path) */
+    void *get_ctx;
+    long online_cpus;
+    long pid;
+} bb__g_env;
+
+typedef struct bb__g_var bb__g_var;
+/* Set the variable's field in `cfg` from `value` (NULL when unset or empty: the default).
+ * Returns NULL when the value is taken, else why not ("is not a boolean"): the field then holds
+ * the fallback, which used[cap] names. */
+typedef const char *(*bb__g_var_parse)(const bb__g_var *var, bb__g_config *cfg, const char *value,
+                                       const bb__g_env *env, char *used, size_t cap);
+typedef struct bb__g_word {
+    const char *word; /* NULL ends a list */
+    int value;
+} bb__g_word;
+
+/* One BACKBEAT_* variable: a row of the table (global_config_table.c) that parses the
+ * environment and that docs/ENVIRONMENT.md's table is checked against (tests/global/
+ * config_doc.c). A new variable is one row (and its field in bb__g_config). */
+struct bb__g_var {
+    const char *name;         /* BACKBEAT_... */
+    const char *alias;        /* an older name, read when `name` is unset, or NULL */
+    bb__g_var_parse parse;    /* how its value is read (one parser per kind of value) */
+    size_t field, width;      /* where in bb__g_config (offsetof, sizeof); width 0: no field */
+    uint64_t def, lo, hi;     /* numbers: default and range; texts: lo = bytes kept free */
+    const bb__g_word *words;  /* keywords: the accepted words and their values */
+    const char *why;          /* the message for a value the parser refuses... */
+    const char *used;         /* ...and the fallback it names ("off") */
+    const char *doc;          /* docs/ENVIRONMENT.md: what it does */
+    const char *doc_default;  /* docs/ENVIRONMENT.md: its default */
+};
+extern const bb__g_var bb__g_vars[];
+extern const size_t bb__g_var_count;
 
 /* Parse a boolean the way BACKBEAT_ENABLE does: 1/true/yes/on and 0/false/no/off (any case).
  * Returns false on anything else (and leaves *out alone). */

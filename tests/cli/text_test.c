@@ -1,5 +1,5 @@
 /* text_test.c — the CLI's text helpers: the one JSON escaper (cli/json.h) through both its
- * adapters (cli_buf_json_str, pq_json_str), which must agree byte for byte, on control bytes,
+ * adapters (obuf_json_str, pq_json_str), which must agree byte for byte, on control bytes,
  * quotes, DEL, valid multi-byte UTF-8 and invalid UTF-8 (one U+FFFD per maximal invalid
  * subpart); and the format's name tables (format/names.h). */
 /* SPDX-License-Identifier: MIT */
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/cli_util.h"
-#include "cli/convert/layout.h"
-#include "cli/convert/text.h"
+#include "convert/layout.h"
+#include "convert/text.h"
 #include "format/names.h"
 
 typedef struct tcase {
@@ -34,17 +34,17 @@ static const tcase CASES[] = {
 
 /* Both adapters on one case; 0 when both give `want`. */
 static int check(const tcase *c) {
-    cli_buf cb;
+    obuf cb;
     pq_buf pb = {0};
-    if (!cli_buf_init(&cb, -1, 4096)) return 1;
-    cli_buf_json_str(&cb, c->in, c->len);
+    if (!obuf_init(&cb, -1, 4096)) return 1;
+    obuf_json_str(&cb, c->in, c->len);
     pq_json_str(&pb, c->in, c->len);
     size_t wl = strlen(c->want);
     int bad = cb.len != wl || memcmp(cb.data, c->want, wl) || pb.failed || pb.len != wl ||
               memcmp(pb.data, c->want, wl);
     if (bad) fprintf(stderr, "escape mismatch for %zu-byte input '%s'\n", c->len, c->in);
     pq_buf_free(&pb);
-    cli_buf_finish(&cb);
+    obuf_finish(&cb);
     return bad;
 }
 

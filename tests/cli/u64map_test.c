@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/u64map.h"
+#include "read/u64map.h"
 
 #define N 4096
 

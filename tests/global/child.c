@@ -17,6 +17,9 @@
  *            it and chains to it), says "ready", waits for stdin EOF
  *   trigexit records, calls bb_global_trigger() once and returns from main at once
  *   dumps    records, then writes argv[2] dumps with bb_global_dump (prints each name)
+ *   fsize    records, lowers RLIMIT_FSIZE to 100 KiB, tries bb_global_dump ("refused ..."), a
+ *            dump to /dev/full ("devfull ..."), records ticks 5000..5099, lifts the limit, dumps
+ *            ("dump NAME"), lowers it again and exits through the (failing) exit dump
  *   fork     records in the parent, forks; the child records and dumps; the parent dumps after
  *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
  */
@@ -30,6 +33,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +49,41 @@ BB_EVENT(gt_tick, "bbtest", "Tick", "A tick of a test child.",
 static void ticks(uint64_t from, uint64_t to, uint64_t phase) {
     for (uint64_t i = from; i < to; i++)
         BB_GRECORD(gt_tick, .seq = i, .pid = (uint64_t)getpid(), .phase = phase);
+}
+
+/* One bb_global_dump: "dump NAME", or "refused STATUS MESSAGE". */
+static void dump_once(void) {
+    char name[4096];
+    bb_error err;
+    memset(&err, 0, sizeof err);
+    bb_status st = bb_global_dump(name, sizeof name, &err);
+    if (st == BB_OK) printf("dump %s\n", name);
+    else printf("refused %d %s\n", (int)st, err.message);
+    fflush(stdout);
+}
+
+/* The `fsize` mode: dumps under a file-size limit fail with an error; the program goes on. */
+static int fsize_limited(void) {
+    ticks(0, 2000, 0);
+    struct rlimit was, low;
+    if (getrlimit(RLIMIT_FSIZE, &was) != 0) return 3;
+    low = was;
+    low.rlim_cur = 100 * 1024;
+    if (setrlimit(RLIMIT_FSIZE, &low) != 0) return 3;
+    dump_once();
+    int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        bb_error err;
+        memset(&err, 0, sizeof err);
+        bb_status st = bb_recorder_dump_fd(bb_global(), fd, &err);
+        printf("devfull %d %s\n", (int)st, err.message);
+        close(fd);
+    }
+    ticks(5000, 5100, 1);
+    if (setrlimit(RLIMIT_FSIZE, &was) != 0) return 3;
+    dump_once();
+    if (setrlimit(RLIMIT_FSIZE, &low) != 0) return 3;
+    return 0; /* the exit dump fails too: already reported, the exit status stays 0 */
 }
 
 /* Wait for stdin to close, calling each() per chunk read. Polls with a timeout so the thread
@@ -207,6 +246,7 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
+    if (!strcmp(mode, "fsize")) return fsize_limited();
     if (!strcmp(mode, "fork")) {
         bb_global_enable();
         ticks(0, 50, 0);

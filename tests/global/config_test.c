@@ -50,6 +50,88 @@ static void expect_warn(const char *var, const char *value, const char *used, bb
     }
 }
 
+/* The exact message (the same as before the table, issue 20) for one invalid value; the
+ * parse runs with 3 online CPUs. */
+static void expect_message(const char *var, const char *value, const char *message) {
+    env e = {.n = 1};
+    e.kv[0][0] = var;
+    e.kv[0][1] = value;
+    warns w;
+    bb__g_config c;
+    memset(&w, 0, sizeof w);
+    bb__g_config_parse(&c, env_get, &e, warn_cb, &w, 3, 1);
+    CHECK(w.n == 1);
+    if (w.n == 1) CHECK_STR(w.msg[0], message);
+}
+
+static void check_messages(void) {
+    expect_message("BACKBEAT_ENABLE", "maybe",
+                   "BACKBEAT_ENABLE=\"maybe\" is not a boolean (1/true/yes/on, 0/false/no/off); "
+                   "using off");
+    expect_message("BACKBEAT_SHARDS", "-1",
+                   "BACKBEAT_SHARDS=\"-1\" is not a positive integer; using 3");
+    expect_message("BACKBEAT_SHARDS", "5000",
+                   "BACKBEAT_SHARDS=\"5000\" is above the maximum; using 1024");
+    expect_message("BACKBEAT_BYTES", "lots",
+                   "BACKBEAT_BYTES=\"lots\" is not a size (e.g. 65536, 64k, 16M, 1G); using 16M");
+    expect_message("BACKBEAT_BYTES", "4095", "BACKBEAT_BYTES=\"4095\" is below the floor; using 4096");
+    expect_message("BACKBEAT_BYTES", "2T", "BACKBEAT_BYTES=\"2T\" is above the maximum; using 1T");
+    expect_message("BACKBEAT_PATH", "/",
+                   "BACKBEAT_PATH=\"/\" names a directory, not a file; using the default path");
+    expect_message("BACKBEAT_THROTTLE_MS", "31536000001",
+                   "BACKBEAT_THROTTLE_MS=\"31536000001\" is not a number of milliseconds; "
+                   "using 1000");
+    expect_message("BACKBEAT_MAX_DUMPS", "1000001",
+                   "BACKBEAT_MAX_DUMPS=\"1000001\" is not a count (0 = unlimited, at most "
+                   "1000000); using 8");
+    expect_message("BACKBEAT_LIMIT_POLICY", "newest",
+                   "BACKBEAT_LIMIT_POLICY=\"newest\" is not keep-oldest or keep-newest; "
+                   "using keep-oldest");
+    expect_message("BACKBEAT_SIGNAL", "segv",
+                   "BACKBEAT_SIGNAL=\"segv\" is not usr1, usr2 or a catchable non-crash signal "
+                   "number; using none");
+    expect_message("BACKBEAT_DUMP_ON_PANIC", "sometimes",
+                   "BACKBEAT_DUMP_ON_PANIC=\"sometimes\" is not a boolean; using off");
+    expect_message("BACKBEAT_DUMP_ON_EXIT", "2",
+                   "BACKBEAT_DUMP_ON_EXIT=\"2\" is not a boolean; using off");
+    expect_message("BACKBEAT_RING_KEEP", "maybe",
+                   "BACKBEAT_RING_KEEP=\"maybe\" is not a boolean; using off");
+    expect_message("BACKBEAT_CLOCK", "TSC",
+                   "BACKBEAT_CLOCK=\"TSC\" is not tsc or monotonic; using the default clock");
+    expect_message("BACKBEAT_COMMIT", "RSEQ",
+                   "BACKBEAT_COMMIT=\"RSEQ\" is not rseq or fetch_add; using the default commit "
+                   "path");
+}
+
+/* The table itself: every row named, documented and parsed; no name twice; each variable set
+ * to the empty string is unset (no warning, the defaults). */
+static void check_table(void) {
+    CHECK(bb__g_var_count >= 15);
+    bb__g_config def, c;
+    warns w;
+    env none = {.n = 0};
+    parse(&def, &none, &w);
+    for (size_t i = 0; i < bb__g_var_count; i++) {
+        const bb__g_var *v = &bb__g_vars[i];
+        CHECK(v->name && strncmp(v->name, "BACKBEAT_", 9) == 0);
+        CHECK(!v->alias || strncmp(v->alias, "BACKBEAT_", 9) == 0);
+        CHECK(v->parse != NULL);
+        CHECK(v->doc && *v->doc && v->doc_default && *v->doc_default);
+        CHECK(v->width == 0 || v->field + v->width <= sizeof(bb__g_config));
+        for (size_t j = 0; j < i; j++) {
+            CHECK(strcmp(v->name, bb__g_vars[j].name) != 0);
+            CHECK(!v->alias || !bb__g_vars[j].alias || strcmp(v->alias, bb__g_vars[j].alias));
+        }
+        env e = {.n = 1};
+        e.kv[0][0] = v->name;
+        e.kv[0][1] = "";
+        parse(&c, &e, &w);
+        CHECK(w.n == 0);
+        CHECK(memcmp(&c, &def, sizeof c) == 0);
+        if (w.n || memcmp(&c, &def, sizeof c)) fprintf(stderr, "  variable: %s\n", v->name);
+    }
+}
+
 int main(void) {
     bb__g_config c;
     warns w;
@@ -225,5 +307,8 @@ int main(void) {
     parse(&c, &m, &w);
     CHECK(w.n == 2);
     CHECK(c.enable);
+
+    check_messages();
+    check_table();
     return gt_done();
 }

@@ -470,6 +470,35 @@ static void sc_unwritable(void) {
     free(err);
 }
 
+/* A file-size limit (RLIMIT_FSIZE): bb_global_dump fails with EFBIG instead of the process
+ * dying of SIGXFSZ, a dump to /dev/full fails with ENOSPC, one warning, no temporary file left;
+ * recording goes on (a dump once the limit is lifted holds the ticks recorded after the
+ * failure) and the program exits 0 through its (failing) exit dump. */
+static void sc_fsize(void) {
+    set_path("f");
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_EXIT=1", "BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=256k", g_path_env, NULL};
+    const char *args[] = {"fsize", NULL};
+    child c = spawn(args, env);
+    char *out, *err;
+    int status = finish(&c, &out, &err);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!WIFEXITED(status)) fprintf(stderr, "child killed by signal %d\n", WTERMSIG(status));
+    CHECK(count_lines_with(out, "refused") == 1);
+    CHECK(count_lines_with(out, "EFBIG") == 1);
+    CHECK(count_lines_with(out, "devfull") == 1 && count_lines_with(out, "ENOSPC") == 1);
+    CHECK(count_lines_with(err, "backbeat:") == 1);
+    CHECK(count_lines_with(err, "EFBIG") == 1);
+    CHECK(gt_list(g_dir, "", ".tmp", NULL, 0) == 0);
+    char path[2048];
+    ticks t;
+    CHECK(only_dump("f", path, sizeof path) && read_ticks(path, 0, &t) && t.count[0] > 0 &&
+          t.count[1] == 100);
+    if (gt_failures) fprintf(stderr, "child stdout:\n%s\nchild stderr:\n%s", out, err);
+    free(out);
+    free(err);
+}
+
 /* An invalid variable: one warning naming it, the value, and what is used; the program works. */
 static void sc_badenv(void) {
     set_path("b");
@@ -610,6 +639,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "keep-oldest") || !strcmp(s, "keep-newest")) sc_limit(s);
     else if (!strcmp(s, "unwritable")) sc_unwritable();
     else if (!strcmp(s, "badenv")) sc_badenv();
+    else if (!strcmp(s, "fsize")) sc_fsize();
     else if (!strcmp(s, "naming")) sc_naming();
     else if (!strcmp(s, "fork")) sc_fork();
     else {

@@ -178,7 +178,9 @@ BB__INLINE uint64_t bb__clock_read(const struct bb__recorder_hot *h) {
  * signature the kernel checks, jumps back), so a record is either committed whole or not at
  * all; the bytes an aborted attempt (or the padding) wrote lie above the cursor, which dumps
  * account for (recorder_dump.c). Larger frames, the ring's end and a CPU number beyond the
- * shards go to bb__record_rseq_slow. */
+ * shards go to bb__record_rseq_slow. The descriptor lives in the object this code is compiled
+ * into (a plugin, say): every way out of the sequence stores 0 to rseq_cs (the kernel clears it
+ * itself on abort), so the kernel never reads it after the object is unloaded (dlclose). */
 
 /* Word k of the frame [ts][id][fields][u16 len] zero-padded (constant-folded per call site). */
 BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields, size_t size,
@@ -203,7 +205,7 @@ BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields,
     "2:\n\t"                                                                                   \
     "movl %%fs:4(%%rdx), %%eax\n\t" /* cpu_id */                                               \
     "cmpl %c[o_sc](%[h]), %%eax\n\t"                                                           \
-    "jae %l[slow]\n\t"                                                                         \
+    "jae 7f\n\t"                                                                               \
     "movq %%rax, %%rcx\n\t"                                                                    \
     "shlq $7, %%rcx\n\t"                                                                       \
     "addq %c[o_cur](%[h]), %%rcx\n\t" /* rcx: the shard's cursor */                            \
@@ -212,13 +214,14 @@ BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields,
     "andq %%r8, %%r9\n\t"             /* r9: offset */                                         \
     "leaq (%%r9,%[w],8), %%r10\n\t"                                                            \
     "cmpq %c[o_cap](%[h]), %%r10\n\t"                                                          \
-    "ja %l[slow]\n\t"                                                                          \
+    "ja 7f\n\t"                                                                                \
     "movq %c[o_ring](%[h]), %%r10\n\t"                                                         \
     "addq (%%r10,%%rax,8), %%r9\n\t" /* r9: destination */
 #define BB__RSEQ_END                                                                           \
     "addq %[tot], %%r8\n\t"                                                                    \
     "movq %%r8, (%%rcx)\n\t" /* commit */                                                      \
     "5:\n\t"                                                                                   \
+    "movq $0, %%fs:8(%%rdx)\n\t" /* rseq_cs = NULL: never left pointing into this object */    \
     ".pushsection __rseq_cs, \"aw\"\n\t"                                                       \
     ".balign 32\n\t"                                                                           \
     "3:\n\t"                                                                                   \
@@ -230,6 +233,9 @@ BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields,
     ".long 0x53053053\n\t"       /* RSEQ_SIG (x86), the 4 bytes before abort_ip */             \
     "6:\n\t"                                                                                   \
     "jmp 1b\n\t"                                                                               \
+    "7:\n\t" /* out of the sequence to the slow path, descriptor cleared */                    \
+    "movq $0, %%fs:8(%%rdx)\n\t"                                                               \
+    "jmp %l[slow]\n\t"                                                                         \
     ".popsection"
 #define BB__RSEQ_W(k) "movq " #k "(%[src]), %%r10\n\tmovq %%r10, " #k "(%%r9)\n\t"
 #define BB__RSEQ_LOOP                                                                          \

@@ -594,6 +594,47 @@ static bool file_says(const char *path, const char *a, const char *b) {
     return strstr(buf, a) && (!b || strstr(buf, b));
 }
 
+/* A ring size too big for the file (BACKBEAT_BYTES=16M under an 8 MiB file size limit, as a
+ * small disk would be) but not for memory: the ring file is retried at the size the recorder
+ * falls back to (1 MiB per shard), not dropped for anonymous memory; it holds the records. */
+static void fallback_size(void) {
+    char err[512], env_dir2[300];
+    snprintf(err, sizeof err, "%s/stderr.txt", g_dir);
+    snprintf(env_dir2, sizeof env_dir2, "BACKBEAT_RING_DIR=%s", g_dir);
+    char *env[] = {env_dir2, "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=16M",
+                   "BACKBEAT_RING_KEEP=1", NULL};
+    char *args[] = {"exit", NULL};
+    ring_child_stderr = err;
+    ring_child_fsize = 8 << 20;
+    ring_child c;
+    bool ok = ring_spawn(&c, BB_RING_CHILD, args, env, NULL);
+    ring_child_stderr = NULL;
+    ring_child_fsize = 0;
+    if (!ok) {
+        CHECK(0, "spawn");
+        return;
+    }
+    int st = ring_wait(&c);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x", st);
+    CHECK(file_says(err, "cannot reserve", "using 1M per shard"), "the size fallback message");
+    CHECK(!file_says(err, "anonymous", "memory"), "fell back to anonymous memory");
+    char ring[512], out[512];
+    CHECK(ring_find(g_dir, ring, sizeof ring) == 1, "the ring file at the fallback size");
+    snprintf(out, sizeof out, "%s/recovered_small.bb", g_dir);
+    bb_dump *d = recover(ring, out);
+    if (!d) return;
+    found f;
+    memset(&f, 0, sizeof f);
+    walk(d, &f, 0);
+    CHECK(f.bad == 0 && f.th[0].n == 10, "%zu records", f.th[0].n);
+    CHECK(bb_dump_instance_count(d) == 1 &&
+              bb_dump_instance(d, 0)->shards[0].capacity == (1u << 20),
+          "1 MiB rings");
+    found_free(&f);
+    bb_dump_close(d);
+    unlink(ring);
+}
+
 /* A ring file that cannot be created (no such directory) or sized (a file size limit, as a
  * full disk would): a message naming the file and the reason, the recorder falls back to
  * anonymous memory (the child records and exits 0), no file is left behind. */
@@ -622,6 +663,7 @@ static void fallback(void) {
         char ring[512];
         CHECK(ring_find(g_dir, ring, sizeof ring) == 0, "no ring file left behind (case %d)", k);
     }
+    fallback_size();
 }
 
 /* Files in the test directory whose name ends with `suffix`. */

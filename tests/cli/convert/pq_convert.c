@@ -14,7 +14,7 @@
 
 #include "backbeat/model.h"
 #include "backbeat/reader.h"
-#include "cli/convert/writers.h"
+#include "convert/writers.h"
 
 int main(int argc, char **argv)
 {

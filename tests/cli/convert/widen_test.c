@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "backbeat/schema.h"
-#include "cli/convert/widen.h"
+#include "convert/widen.h"
 
 static int failures;
 

@@ -1,0 +1,42 @@
+/* convert/convert.h — the conversion stage's API (src/convert/, the internal static library
+ * bb_convert): what a caller (the `backbeat` CLI, tests, another program) uses to turn opened
+ * dumps into Parquet, a trace, or a dataset append. The stage parses no command line and
+ * prints nothing: it takes plain option structs, reports failures as bb_error values (or, for
+ * the writers, a message buffer) and progress through a callback.
+ *
+ *   cv_convert_file      a model to one file (temporary renamed into place; Parquet's sidecar)
+ *   parquet_write, trace_write, parquet_table_*, parquet_views_ddl   the writers themselves,
+ *                        over an fd (convert/writers.h)
+ *   ds_*                 the partitioned dataset (convert/dataset.h)
+ *   cv_merge_*           merge's re-encoding (convert/merge.h)
+ *   cv_out, cv_write_file  output files written aside and renamed (convert/outfile.h)
+ *   obuf                 the buffered writer and its JSON rendering (convert/obuf.h)
+ *   wp_cpu_count         the online CPU count the worker pool sizes by (convert/workpool.h)
+ */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_CONVERT_CONVERT_H
+#define BB_CONVERT_CONVERT_H
+
+#include <stdbool.h>
+
+#include "backbeat/error.h"
+#include "backbeat/model.h"
+#include "convert/dataset.h"
+#include "convert/merge.h"
+#include "convert/obuf.h"
+#include "convert/outfile.h"
+#include "convert/workpool.h"
+#include "convert/writers.h"
+
+/* The output formats of cv_convert_file. */
+typedef enum cv_format { CV_PARQUET, CV_TRACE } cv_format;
+
+/* Convert the model's records (opts->keep filters them) to `path` ("-": stdout) in format
+ * `fmt`. The output is a temporary renamed into place on success, never a partial file that
+ * looks complete; a Parquet file written to a regular file gets PATH.views.sql (the binding of
+ * `events` to the file's absolute path, then parquet_views_ddl), both or neither. False with a
+ * message naming the file and the problem. */
+bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
+                     const char *path, bb_error *err);
+
+#endif /* BB_CONVERT_CONVERT_H */

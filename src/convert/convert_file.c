@@ -1,0 +1,119 @@
+/* convert/convert_file.c — one conversion to one output file: the writer streams into a
+ * temporary (or stdout) that is renamed into place only when it succeeded; a Parquet file gets
+ * its OUT.views.sql sidecar, the two committed together (see convert/convert.h). */
+/* SPDX-License-Identifier: MIT */
+#include "convert/convert.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error_set.h"
+
+#define io_err(err, ...) bb__err_set((err), BB_ERR_IO, UINT64_MAX, NULL, __VA_ARGS__)
+
+/* The absolute path `path` will have: realpath of its directory + its base name. */
+static char *absolute_path(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    if (!dir) return NULL;
+    char *rdir = realpath(dir, NULL);
+    free(dir);
+    if (!rdir) return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(rdir) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, "%s%s%s", rdir, strcmp(rdir, "/") ? "/" : "", base);
+    free(rdir);
+    return out;
+}
+
+/* Write the sidecar text (binding line + DDL) into `o`. */
+static bool write_sidecar(cv_out *o, const char *sidecar, const char *parquet_abs,
+                          const char *ddl, bb_error *err) {
+    obuf b;
+    if (!obuf_init(&b, o->fd, 1 << 16)) {
+        io_err(err, "cannot write %s: out of memory", sidecar);
+        return false;
+    }
+    obuf_puts(&b, "-- backbeat query views; load with: duckdb -cmd \".read <this file>\"\n");
+    obuf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
+    for (const char *p = parquet_abs; *p; p++) {
+        if (*p == '\'') obuf_putc(&b, '\'');
+        obuf_putc(&b, *p);
+    }
+    obuf_puts(&b, "');\n");
+    obuf_puts(&b, ddl);
+    int e = obuf_finish(&b);
+    if (e) {
+        io_err(err, "cannot write %s: %s", sidecar, strerror(e));
+        return false;
+    }
+    return true;
+}
+
+/* Commit the Parquet file `o` and its sidecar together: neither without the other. */
+static bool commit_pair(cv_out *o, const char *out, const char *sidecar, const char *abs,
+                        const char *ddl, bb_error *err) {
+    cv_out so;
+    if (!cv_out_open(&so, sidecar, err)) {
+        cv_out_abort(o);
+        return false;
+    }
+    if (!write_sidecar(&so, sidecar, abs, ddl, err)) {
+        cv_out_abort(&so);
+        cv_out_abort(o);
+        return false;
+    }
+    if (!cv_out_commit(o, err)) {
+        cv_out_abort(&so);
+        return false;
+    }
+    if (!cv_out_commit(&so, err)) {
+        unlink(out); /* no Parquet without its sidecar */
+        return false;
+    }
+    return true;
+}
+
+/* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
+static bool commit_with_sidecar(cv_out *o, const char *out, const bb_model *model,
+                                bb_error *err) {
+    size_t n = strlen(out) + sizeof ".views.sql";
+    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model), *abs = absolute_path(out);
+    bool ok = false;
+    if (!sidecar || !ddl || !abs) {
+        cv_out_abort(o);
+        io_err(err, "cannot write %s: %s", out, abs ? "out of memory" : strerror(errno));
+    } else {
+        snprintf(sidecar, n, "%s.views.sql", out);
+        ok = commit_pair(o, out, sidecar, abs, ddl, err);
+    }
+    free(ddl);
+    free(sidecar);
+    free(abs);
+    return ok;
+}
+
+bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
+                     const char *path, bb_error *err) {
+    cv_out o;
+    if (!cv_out_open(&o, path, err)) return false;
+    char errbuf[512] = "";
+    int rc = fmt == CV_PARQUET ? parquet_write(model, opts, o.fd, errbuf, sizeof errbuf)
+                               : trace_write(model, opts, o.fd, errbuf, sizeof errbuf);
+    if (rc) {
+        cv_out_abort(&o);
+        const char *why = errbuf[0] ? errbuf : "conversion failed";
+        if (strstr(errbuf, path))
+            io_err(err, "%s", why);
+        else
+            io_err(err, "%s: %s", path, why);
+        return false;
+    }
+    return fmt == CV_PARQUET && o.tmp ? commit_with_sidecar(&o, path, model, err)
+                                      : cv_out_commit(&o, err);
+}

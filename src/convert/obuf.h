@@ -1,0 +1,58 @@
+/* convert/obuf.h — a buffered writer over a file descriptor, or over growing memory, with the
+ * JSON rendering the text outputs share (the trace writer, `backbeat inspect --json`).
+ * Internal to backbeat's tools.
+ */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_CONVERT_OBUF_H
+#define BB_CONVERT_OBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/reader.h"
+
+/* Buffered output to a file descriptor. Errors are sticky: check obuf_flush's result. */
+typedef struct obuf {
+    int fd;
+    int failed; /* errno of the first failed write, or 0 */
+    size_t len;
+    size_t cap;
+    char *data;
+    uint64_t written; /* bytes handed to write(2) so far */
+} obuf;
+
+/* Initialise over `fd` with a heap buffer of `cap` bytes. Returns false on allocation failure.
+ * With fd -1 the buffer is memory only: it grows as needed and obuf_flush writes nothing
+ * (out of memory, `failed` is ENOMEM and what was buffered is dropped). */
+bool obuf_init(obuf *b, int fd, size_t cap);
+/* Write out everything buffered. Returns 0, or the errno of the first failure. */
+int obuf_flush(obuf *b);
+/* Flush and free the buffer (the fd is not closed). Returns as obuf_flush. */
+int obuf_finish(obuf *b);
+void obuf_write(obuf *b, const void *data, size_t len);
+void obuf_puts(obuf *b, const char *s);
+void obuf_putc(obuf *b, char c);
+void obuf_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void obuf_u64(obuf *b, uint64_t v);
+void obuf_i64(obuf *b, int64_t v);
+/* 16 lower-case hex digits. */
+void obuf_hex16(obuf *b, uint64_t v);
+/* Lower-case hex of a byte string. */
+void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n);
+/* A JSON string literal (quotes included), escaped by convert/json.h's bb_json_escape_each:
+ * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
+ * practice, as the golden vectors expect). */
+void obuf_json_str(obuf *b, const char *s, size_t n);
+/* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
+void obuf_json_u64(obuf *b, uint64_t v);
+void obuf_json_i64(obuf *b, int64_t v);
+/* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
+void obuf_usec(obuf *b, uint64_t ns);
+/* The decoded value of field `fi` as JSON (null, number / string per the golden conventions,
+ * bool, hex string for bytes, label or decimal string for enums, string or "#id" for
+ * interned). */
+void obuf_json_field(obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
+                        const bb_rinstance *inst);
+
+#endif /* BB_CONVERT_OBUF_H */

@@ -1,0 +1,223 @@
+/* convert/parquet_row.c — one record rendered as one row of the Parquet table: the dense
+ * columns, then each field decoded and written into its leaf (promoted column or the event's
+ * group), all of them (the serial writer) or one column group's (the parallel engine's
+ * workers). Below both convert/parquet.c and convert/parquet_par.c (parquet_writer.h). */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "backbeat/schema.h"
+#include "common/le_bytes.h"
+#include "convert/parquet_writer.h"
+#include "convert/text.h"
+
+/* A field has no value in its leaf (sentinel hit, or not representable in the column's type):
+ * NULL inside the group, nothing at all for a promoted column (its gap is NULL). */
+static inline void put_null(writer *w, const pq_fmap *m, uint64_t r)
+{
+    if (m->null_def > 0)
+        pq_col_null(&w->cols[m->leaf], r, m->null_def);
+}
+
+/* Write the rendered text in `t` as row r's value. */
+static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
+{
+    /* an empty text may have no buffer yet: never hand a NULL pointer on (memcmp/memcpy) */
+    pq_col_str(c, r, t->data ? (const void *)t->data : (const void *)"", t->len);
+}
+
+/* Whether interned text (bytes that stay put for the whole write) is valid UTF-8, checked once
+ * per string rather than on every row that refers to it. */
+static bool stable_utf8(pqw_lane *ln, const uint8_t *p, size_t n)
+{
+    uintptr_t got = (uintptr_t)u64map_get(&ln->utf8, (uint64_t)(uintptr_t)p);
+    if (got && (got - 1) >> 1 == n)
+        return (got - 1) & 1;
+    bool ok = bb_utf8_valid(p, n);
+    if (!got && n < (SIZE_MAX >> 2))
+        (void)u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
+    return ok;
+}
+
+/* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
+ * when a promoted column's first declaration had another type. */
+static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, const bb_value *v)
+{
+    pq_column *c = &w->cols[m->leaf];
+    pq_type t = c->type;
+    pq_buf *s = &ln->text;
+    s->len = 0;
+    switch (v->kind) {
+    case BB_VALUE_ABSENT:
+        put_null(w, m, r);
+        return;
+    case BB_VALUE_UINT:
+        if (t == PQ_UINT64)
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_INT64 && v->u <= INT64_MAX)
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->u != 0);
+        else if (t == PQ_STRING) {
+            pq_dec_u64(s, v->u);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_INT:
+        if (t == PQ_INT64 || (t == PQ_UINT64 && v->i >= 0))
+            pq_col_u64(c, r, (uint64_t)v->i);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->i != 0);
+        else if (t == PQ_STRING) {
+            pq_dec_i64(s, v->i);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_BOOL:
+        if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->b);
+        else if (t == PQ_STRING) {
+            pq_cstr(s, v->b ? "true" : "false");
+            put_text(c, r, s);
+        } else
+            pq_col_u64(c, r, v->b ? 1 : 0);
+        return;
+    case BB_VALUE_BYTES:
+        if (t == PQ_STRING) {
+            pq_hex(s, v->bytes, v->bytes_len);
+            put_text(c, r, s);
+        } else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_ENUM:
+        if (t == PQ_STRING) {
+            if (v->has_label)
+                pq_col_str_stable(c, r, v->str.ptr, v->str.len);
+            else {
+                pq_dec_u64(s, v->u);
+                put_text(c, r, s);
+            }
+        } else if (t == PQ_UINT64 || (t == PQ_INT64 && v->u <= INT64_MAX))
+            pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN)
+            pq_col_bool(c, r, v->u != 0);
+        else
+            put_null(w, m, r);
+        return;
+    case BB_VALUE_STRING:
+        if (t != PQ_STRING) {
+            put_null(w, m, r);
+        } else if (!v->has_label) {
+            pq_buf_byte(s, '#');
+            pq_dec_u64(s, v->u);
+            put_text(c, r, s);
+        } else {
+            const uint8_t *p = (const uint8_t *)v->str.ptr;
+            if (stable_utf8(ln, p, v->str.len)) {
+                pq_col_str_stable(c, r, p, v->str.len);
+            } else {
+                pq_utf8_lossy(s, p, v->str.len);
+                put_text(c, r, s);
+            }
+        }
+        return;
+    }
+    put_null(w, m, r);
+}
+
+/* Write field f of record `mr` (schema s, as laid out by plan `pl`) into its leaf at row r. */
+static void put_field(writer *w, pqw_lane *ln, const bb_mrecord *mr, const pq_plan *pl,
+                      const bb_rschema *s, size_t f, uint64_t r)
+{
+    const pq_fmap *m = &pl->map[f];
+    if (m->fast == PQ_FAST_NONE) {
+        bb_value v = bb_decode_field(s, f, mr->rec.fields, mr->instance);
+        put_value(w, ln, m, r, &v);
+        return;
+    }
+    /* integers and bools: the decoding of bb_decode_field, inline */
+    const bb_rfield *fd = &s->fields[f];
+    const uint8_t *p = mr->rec.fields + fd->offset;
+    unsigned wd = fd->width;
+    uint64_t raw = bb_le_get_uw(p, wd);
+    if (fd->has_sentinel && raw == fd->sentinel) {
+        put_null(w, m, r);
+    } else if (m->fast == PQ_FAST_UNSIGNED) {
+        pq_col_u64(&w->cols[m->leaf], r, raw);
+    } else if (m->fast == PQ_FAST_SIGNED) {
+        if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
+            raw |= ~(uint64_t)0 << (8 * wd);
+        pq_col_u64(&w->cols[m->leaf], r, raw);
+    } else {
+        pq_col_bool(&w->cols[m->leaf], r, raw != 0);
+    }
+}
+
+/* Whether leaf `leaf` is rendered by group `group` (< 0: every leaf). */
+static inline bool mine(const writer *w, int group, int32_t leaf)
+{
+    return group < 0 || w->owner[leaf] == (uint8_t)group;
+}
+
+/* The dense columns of row r. */
+static void put_dense(writer *w, int g, const bb_record *rec, pq_plan *pl, instance_slot *is,
+                      uint64_t r, uint64_t seq)
+{
+    if (mine(w, g, PQ_L_SEQ))
+        pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
+    if (mine(w, g, PQ_L_TS))
+        pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX && mine(w, g, PQ_L_TSTAMP)) /* else NULL: past year 2262 */
+        pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
+    if (mine(w, g, PQ_L_EVENT))
+        pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
+    if (mine(w, g, PQ_L_EVENT_ID))
+        pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
+    if (!mine(w, g, PQ_L_INSTANCE))
+        return;
+    if (is) {
+        pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
+        if (g < 0)
+            is->rows++; /* the parallel engine counts on its reading thread */
+    } else {
+        pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
+    }
+}
+
+/* The schema record `mr` was written with, and how many of its fields the plan lays out. */
+static const bb_rschema *rec_schema(const bb_mrecord *mr, const pq_plan *pl, size_t *nf)
+{
+    const bb_rschema *s = mr->rec.schema ? mr->rec.schema : pl->schema;
+    *nf = s->field_count < pl->schema->field_count ? s->field_count : pl->schema->field_count;
+    return s;
+}
+
+void pqw_render(writer *w, pqw_lane *ln, const bb_mrecord *mr, pq_plan *pl, instance_slot *is,
+                uint64_t r, uint64_t seq)
+{
+    put_dense(w, -1, &mr->rec, pl, is, r, seq);
+    size_t nf;
+    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    for (size_t f = 0; f < nf; f++)
+        put_field(w, ln, mr, pl, s, f, r);
+    /* the group's fields other versions have: present group, NULL leaf */
+    for (size_t i = 0; i < pl->nmissing; i++)
+        pq_col_null(&w->cols[pl->missing[i]], r, 1);
+}
+
+void pqw_render_part(writer *w, pqw_lane *ln, int g, const uint32_t *fl, size_t nfl,
+                     const bb_mrecord *mr, pq_plan *pl, instance_slot *is, uint64_t r,
+                     uint64_t seq)
+{
+    put_dense(w, g, &mr->rec, pl, is, r, seq);
+    size_t nf;
+    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    for (size_t i = 0; i < nfl; i++)
+        if (fl[i] < nf)
+            put_field(w, ln, mr, pl, s, fl[i], r);
+    for (size_t i = 0; i < pl->nmissing; i++)
+        if (mine(w, g, pl->missing[i]))
+            pq_col_null(&w->cols[pl->missing[i]], r, 1);
+}

@@ -1,0 +1,100 @@
+/* convert/parquet_writer.h — the Parquet table writer's state (convert/parquet.c), shared with
+ * its row rendering (convert/parquet_row.c) and its parallel engine (convert/parquet_par.c,
+ * convert --threads N > 1). Private to the three; the writer is on top, the engine calls the
+ * rendering, the rendering calls neither.
+ *
+ * A row's values go column by column (each leaf a pq_column); the serial writer renders each
+ * row into every column at once. The parallel engine batches rows and has worker threads
+ * render a batch, each into its own group of columns: a column sees the very calls of the
+ * serial run in the same order, so its bytes are the same, and the row-group cuts, decided on
+ * the reading thread between batches from the same counts, are the same too.
+ */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_CONVERT_PARQUET_WRITER_H
+#define BB_CONVERT_PARQUET_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/model.h"
+#include "convert/layout.h"
+#include "convert/writers.h"
+#include "read/u64map.h"
+#include "parquet/buf.h"
+#include "parquet/column.h"
+#include "parquet/footer.h"
+
+/* Rows are checked against the memory budget every this many rows of a row group. */
+#define PQW_CHECK_ROWS 8192u
+
+typedef struct instance_slot {
+    uint64_t id;
+    const bb_rinstance *inst;
+    pq_dict_cache cache; /* the instance_id column's: touched by that column's thread only */
+    uint64_t rows;       /* rows written: counted by the reading thread */
+} instance_slot;
+
+/* What one rendering thread owns: its scratch and its cache of UTF-8 checks. */
+typedef struct pqw_lane {
+    pq_buf text;  /* rendering scratch */
+    u64map utf8;  /* interned text address -> (length << 1 | valid UTF-8) + 1 */
+} pqw_lane;
+
+typedef struct pq_par pq_par;
+
+typedef struct writer {
+    const bb_model *model;
+    const convert_opts *opts;
+    pq_layout lay;
+    pq_out out;
+    pq_ctx ctx;
+    pq_column *cols;
+    pq_rowgroup *rgs;
+    size_t nrg, rg_cap;
+    uint64_t rg_rows;  /* rows in the open row group */
+    uint64_t rows;     /* rows written */
+    uint64_t rg_max;
+    uint64_t budget;   /* buffered bytes that close a row group early */
+    instance_slot *inst;
+    size_t ninst;
+    size_t last_inst;
+    pqw_lane lane;     /* the serial path's */
+    pq_par *par;       /* the parallel engine, NULL when serial */
+    const uint8_t *owner; /* leaf -> its column group (parallel), NULL when serial */
+    char *err;
+    size_t errlen;
+} writer;
+
+/* ---- convert/parquet_row.c: rendering, below both the writer and its parallel engine ---- */
+
+/* Render record `mr` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
+ * with `seq` as its seq. pqw_render writes every column; pqw_render_part only those of group
+ * `group` (w->owner): the dense and missing leaves it owns, and the fields fl[0 .. nfl) of the
+ * plan (those whose leaf it owns, in field order). */
+void pqw_render(writer *w, pqw_lane *ln, const bb_mrecord *mr, pq_plan *pl, instance_slot *is,
+                uint64_t r, uint64_t seq);
+void pqw_render_part(writer *w, pqw_lane *ln, int group, const uint32_t *fl, size_t nfl,
+                     const bb_mrecord *mr, pq_plan *pl, instance_slot *is, uint64_t r,
+                     uint64_t seq);
+
+/* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
+ * at a budget check over the budget. 0, or 1 with the message set. The writer's
+ * (convert/parquet.c), handed to the parallel engine as a function: the engine never calls
+ * into the writer by name. */
+typedef int (*pqw_after_rows_fn)(writer *w);
+
+/* ---- convert/parquet_par.c: the parallel engine, below the writer ---- */
+
+/* pq_par_start sets w->par and w->owner for `threads` (> 1) workers, which call `after_rows`
+ * once a batch's rows are counted, or leaves them NULL (serial) if threads could not be had;
+ * 0, or 1 with the message set (out of memory). pq_par_add stages a row (encoded later, in order);
+ * pq_par_drain encodes every staged row; pq_par_seal seals every column of the open row group
+ * into chunks[] on the workers (nothing in flight). pq_par_free stops the workers. */
+int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
+int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
+int pq_par_drain(writer *w);
+void pq_par_seal(writer *w, pq_chunk_meta *chunks);
+void pq_par_free(writer *w);
+
+#endif /* BB_CONVERT_PARQUET_WRITER_H */

@@ -1,0 +1,129 @@
+/* convert/workpool.c — the worker threads of convert --threads (see convert/workpool.h): one
+ * mutex guards the job (function, next task, tasks not yet finished); workers sleep on one
+ * condition variable, the waiting caller on another. */
+/* SPDX-License-Identifier: MIT */
+#include "convert/workpool.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct wp_worker {
+    wp_pool *pool;
+    unsigned index;
+    pthread_t thread;
+} wp_worker;
+
+struct wp_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* a job was started, or stop */
+    pthread_cond_t done; /* the last task of a job returned */
+    wp_task_fn fn;
+    void *ctx;
+    size_t next, ntasks; /* next task to hand out, tasks of the job */
+    size_t unfinished;   /* tasks handed out or not yet, not returned */
+    bool stop;
+    unsigned nthreads;
+    wp_worker *workers;
+};
+
+/* A worker: take the job's next task, run it unlocked, count it done; sleep when none. */
+static void *worker_main(void *arg)
+{
+    wp_worker *me = arg;
+    wp_pool *p = me->pool;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->next >= p->ntasks)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->stop)
+            break;
+        size_t t = p->next++;
+        wp_task_fn fn = p->fn;
+        void *ctx = p->ctx;
+        pthread_mutex_unlock(&p->mu);
+        fn(ctx, t, me->index);
+        pthread_mutex_lock(&p->mu);
+        if (--p->unfinished == 0)
+            pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Stop and join the first `n` workers, release the pool. */
+static void shut(wp_pool *p, unsigned n)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(p->workers[i].thread, NULL);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+    free(p->workers);
+    free(p);
+}
+
+wp_pool *wp_create(unsigned nthreads)
+{
+    if (nthreads == 0)
+        return NULL;
+    wp_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->workers = calloc(nthreads, sizeof *p->workers);
+    if (!p->workers) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->nthreads = nthreads;
+    for (unsigned i = 0; i < nthreads; i++) {
+        p->workers[i] = (wp_worker){.pool = p, .index = i};
+        if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0) {
+            shut(p, i);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
+{
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->next = 0;
+    p->ntasks = ntasks;
+    p->unfinished = ntasks;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void wp_wait(wp_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    while (p->unfinished > 0)
+        pthread_cond_wait(&p->done, &p->mu);
+    p->ntasks = 0;
+    p->next = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void wp_free(wp_pool *p)
+{
+    if (p)
+        shut(p, p->nthreads);
+}
+
+unsigned wp_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}

@@ -1,0 +1,304 @@
+/* global_config_table.c — the BACKBEAT_* variables as one table (name, parser, field, default,
+ * range, messages, and the one-line doc of docs/ENVIRONMENT.md), and bb__g_config_parse, which
+ * walks it. A new variable is one row here (and its field in bb__g_config, global_internal.h);
+ * tests/global/config_doc.c fails until docs/ENVIRONMENT.md and the README list it alike. The
+ * value syntax (booleans, sizes, signals) is global_config.c.
+ */
+/* SPDX-License-Identifier: MIT */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "global/global_internal.h"
+
+/* ---- the parsers, one per kind of value (see bb__g_var_parse) --------------------------- */
+
+static void *field_of(const bb__g_var *v, bb__g_config *cfg) { return (char *)cfg + v->field; }
+
+static void set_uint(const bb__g_var *v, bb__g_config *cfg, uint64_t x) {
+    if (v->width == sizeof(uint32_t)) {
+        uint32_t y = (uint32_t)x;
+        memcpy(field_of(v, cfg), &y, sizeof y);
+    } else {
+        memcpy(field_of(v, cfg), &x, sizeof x);
+    }
+}
+
+/* A byte count as the messages write it: "16M", "1T", "4096". */
+static void size_text(char *out, size_t cap, uint64_t n) {
+    static const char suffix[] = "TGM";
+    for (unsigned i = 0; i < 3; i++) {
+        unsigned shift = 40 - 10 * i;
+        if (n && n % (1ull << shift) == 0) {
+            snprintf(out, cap, "%llu%c", (unsigned long long)(n >> shift), suffix[i]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%llu", (unsigned long long)n);
+}
+
+/* 1/true/yes/on, 0/false/no/off; refused: the default. */
+static const char *var_bool(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    bool *b = field_of(v, cfg);
+    *b = v->def != 0;
+    if (!value || bb__g_parse_bool(value, b)) return NULL;
+    return v->why;
+}
+
+/* A decimal count in [lo, hi]; refused: the default. */
+static const char *var_count(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                             const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    uint64_t n = v->def;
+    const char *why = NULL;
+    if (value && (!bb__g_parse_u64(value, &n) || n < v->lo || n > v->hi)) {
+        n = v->def;
+        why = v->why;
+    }
+    set_uint(v, cfg, n);
+    return why;
+}
+
+/* The shard count: by default the online CPUs, at least 1 and at most `def`; refused: that
+ * default; above hi: hi. */
+static const char *var_shards(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                              const bb__g_env *env, char *used, size_t cap) {
+    uint64_t def = env->online_cpus < 1 ? 1
+                   : (uint64_t)env->online_cpus > v->def ? v->def
+                                                          : (uint64_t)env->online_cpus;
+    uint64_t n = def;
+    const char *why = NULL;
+    if (value && (!bb__g_parse_u64(value, &n) || n < v->lo)) {
+        n = def;
+        why = v->why;
+    } else if (value && n > v->hi) {
+        n = v->hi;
+        why = "is above the maximum";
+    }
+    if (why) snprintf(used, cap, "%llu", (unsigned long long)n);
+    set_uint(v, cfg, n);
+    return why;
+}
+
+/* A byte size with an optional suffix (bb__g_parse_size), clamped into [lo, hi]; refused: the
+ * default. */
+static const char *var_size(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    (void)env;
+    uint64_t n = v->def;
+    const char *why = NULL;
+    if (value && !bb__g_parse_size(value, &n)) {
+        n = v->def;
+        why = v->why;
+    } else if (value && n < v->lo) {
+        n = v->lo;
+        why = "is below the floor";
+    } else if (value && n > v->hi) {
+        n = v->hi;
+        why = "is above the maximum";
+    }
+    if (why) size_text(used, cap, n);
+    set_uint(v, cfg, n);
+    return why;
+}
+
+/* A string that fits the field with lo bytes to spare; refused or unset: empty. */
+static const char *var_text(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    char *out = field_of(v, cfg);
+    out[0] = '\0';
+    if (!value) return NULL;
+    size_t l = strlen(value);
+    if (l + v->lo >= v->width) return v->why;
+    memcpy(out, value, l + 1);
+    return NULL;
+}
+
+/* The host label: a string (var_text); unset or refused: the system hostname. */
+static const char *var_host(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    const char *why = var_text(v, cfg, value, env, used, cap);
+    if (!value || why) {
+        if (gethostname(cfg->host, sizeof cfg->host) != 0) cfg->host[0] = '\0';
+        cfg->host[sizeof cfg->host - 1] = '\0';
+    }
+    return why;
+}
+
+/* The base dump path: a file name that fits with lo bytes to spare (for the stamp and suffix);
+ * unset or refused: ${TMPDIR:-/tmp}/backbeat.<pid>.bb, path_is_default set. */
+static const char *var_path(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    (void)used, (void)cap;
+    const char *why = NULL;
+    cfg->path_is_default = true;
+    if (value) {
+        size_t l = strlen(value);
+        if (l + v->lo >= sizeof cfg->path)
+            why = "is too long";
+        else if (value[l - 1] == '/')
+            why = "names a directory, not a file";
+        else {
+            memcpy(cfg->path, value, l + 1);
+            cfg->path_is_default = false;
+        }
+    }
+    if (cfg->path_is_default)
+        bb__g_default_path(cfg->path, sizeof cfg->path, env->get("TMPDIR", env->get_ctx),
+                           env->pid);
+    return why;
+}
+
+/* One of `words` (any case), stored as its value (an int); refused: the default. */
+static const char *var_word(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                            const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    int x = (int)v->def;
+    const char *why = value ? v->why : NULL;
+    for (const bb__g_word *w = v->words; value && w->word; w++)
+        if (strcasecmp(value, w->word) == 0) {
+            x = w->value;
+            why = NULL;
+            break;
+        }
+    memcpy(field_of(v, cfg), &x, sizeof x);
+    return why;
+}
+
+/* Read elsewhere (by every recorder): only checked here, exactly one of `words`, so that an
+ * invalid value is reported like every other variable's. No field. */
+static const char *var_check(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                             const bb__g_env *env, char *used, size_t cap) {
+    (void)cfg, (void)env, (void)used, (void)cap;
+    for (const bb__g_word *w = v->words; value && w->word; w++)
+        if (strcmp(value, w->word) == 0) return NULL;
+    return value ? v->why : NULL;
+}
+
+/* A trigger signal (bb__g_parse_signal) or "none"; refused: none. */
+static const char *var_signal(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                              const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    int *sig = field_of(v, cfg);
+    *sig = 0;
+    if (!value || strcasecmp(value, "none") == 0 || bb__g_parse_signal(value, sig)) return NULL;
+    *sig = 0;
+    return v->why;
+}
+
+/* ---- the table --------------------------------------------------------------------------- */
+
+static const bb__g_word policy_words[] = {
+    {"keep-oldest", BB__G_KEEP_OLDEST}, {"keep_oldest", BB__G_KEEP_OLDEST},
+    {"keep-newest", BB__G_KEEP_NEWEST}, {"keep_newest", BB__G_KEEP_NEWEST}, {NULL, 0}};
+static const bb__g_word clock_words[] = {{"tsc", 0}, {"monotonic", 0}, {NULL, 0}};
+static const bb__g_word commit_words[] = {{"fetch_add", 0}, {"rseq", 0}, {NULL, 0}};
+
+#define FIELD(f) .field = offsetof(bb__g_config, f), .width = sizeof(((bb__g_config *)0)->f)
+#define BOOL_WHY .why = "is not a boolean", .used = "off"
+
+const bb__g_var bb__g_vars[] = {
+    {.name = "BACKBEAT_ENABLE", .parse = var_bool, FIELD(enable),
+     .why = "is not a boolean (1/true/yes/on, 0/false/no/off)", .used = "off",
+     .doc = "arm capture as soon as the recorder is built (`1`/`true`/`yes`/`on`; "
+            "`0`/`false`/`no`/`off`)",
+     .doc_default = "off"},
+    {.name = "BACKBEAT_SHARDS", .parse = var_shards, FIELD(shards),
+     .def = BB__G_MAX_SHARDS_DEFAULT, .lo = 1, .hi = BB__G_MAX_SHARDS,
+     .why = "is not a positive integer",
+     .doc = "number of per-CPU rings (1 to 1024)",
+     .doc_default = "online CPUs, capped at 16"},
+    {.name = "BACKBEAT_BYTES", .parse = var_size, FIELD(bytes),
+     .def = BB__G_DEFAULT_BYTES, .lo = BB__G_MIN_BYTES, .hi = 1ull << 40,
+     .why = "is not a size (e.g. 65536, 64k, 16M, 1G)",
+     .doc = "bytes per shard, rounded up to a power of two (floor 4096, at most 1T); suffixes "
+            "`k`, `M`, `G`, `T` (also `KiB`/`KB`, ..., all powers of 1024)",
+     .doc_default = "16 MiB"},
+    {.name = "BACKBEAT_PATH", .parse = var_path, FIELD(path), .lo = 48,
+     .used = "the default path",
+     .doc = "base dump path; each dump inserts a UTC timestamp before the extension",
+     .doc_default = "`${TMPDIR:-/tmp}/backbeat.<pid>.bb`"},
+    {.name = "BACKBEAT_THROTTLE_MS", .parse = var_count, FIELD(throttle_ms),
+     .def = BB__G_DEFAULT_THROTTLE_MS, .hi = 86400000ull * 365,
+     .why = "is not a number of milliseconds", .used = "1000",
+     .doc = "minimum interval between background dumps, in milliseconds (`0` = none)",
+     .doc_default = "1000"},
+    {.name = "BACKBEAT_MAX_DUMPS", .parse = var_count, FIELD(max_dumps),
+     .def = BB__G_DEFAULT_MAX_DUMPS, .hi = 1000000,
+     .why = "is not a count (0 = unlimited, at most 1000000)", .used = "8",
+     .doc = "cap on the dump files this process keeps (`0` = unlimited)",
+     .doc_default = "8"},
+    {.name = "BACKBEAT_LIMIT_POLICY", .parse = var_word, FIELD(limit_policy),
+     .def = BB__G_KEEP_OLDEST, .words = policy_words,
+     .why = "is not keep-oldest or keep-newest", .used = "keep-oldest",
+     .doc = "at the cap: `keep-oldest` (write no more) or `keep-newest` (delete the oldest file "
+            "this process wrote)",
+     .doc_default = "`keep-oldest`"},
+    {.name = "BACKBEAT_HOST", .parse = var_host, FIELD(host),
+     .why = "is too long", .used = "the system hostname",
+     .doc = "host label written in each dump (at most 255 bytes)",
+     .doc_default = "the system hostname"},
+    {.name = "BACKBEAT_SIGNAL", .parse = var_signal, FIELD(signal),
+     .why = "is not usr1, usr2 or a catchable non-crash signal number", .used = "none",
+     .doc = "`kill -<sig> <pid>` triggers a dump: `usr1`, `usr2` (or `SIGUSR1`, ...), or a "
+            "signal number that is catchable and not a crash signal",
+     .doc_default = "none"},
+    {.name = "BACKBEAT_DUMP_ON_CRASH", .alias = "BACKBEAT_DUMP_ON_PANIC", .parse = var_bool,
+     FIELD(dump_on_crash), BOOL_WHY,
+     .doc = "SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write a final dump first",
+     .doc_default = "off"},
+    {.name = "BACKBEAT_DUMP_ON_EXIT", .parse = var_bool, FIELD(dump_on_exit), BOOL_WHY,
+     .doc = "a normal exit (`exit()`, return from `main`) writes a final dump",
+     .doc_default = "off"},
+    {.name = "BACKBEAT_CLOCK", .parse = var_check, .words = clock_words,
+     .why = "is not tsc or monotonic", .used = "the default clock",
+     .doc = "the recorder's clock: `tsc` or `monotonic` (read by every recorder, see "
+            "`recorder.h`)",
+     .doc_default = "the fastest accurate one"},
+    {.name = "BACKBEAT_RING_DIR", .parse = var_text, FIELD(ring_dir), .lo = 64,
+     .why = "is too long", .used = "anonymous memory",
+     .doc = "map the rings `MAP_SHARED` from `DIR/backbeat.<pid>.<instance>.ring` so they "
+            "survive SIGKILL and the OOM killer (`backbeat recover`, `docs/RING_FILE.md`); when "
+            "the file cannot be created or sized, a message and anonymous memory",
+     .doc_default = "anonymous memory"},
+    {.name = "BACKBEAT_RING_KEEP", .parse = var_bool, FIELD(ring_keep), BOOL_WHY,
+     .doc = "keep that file after a normal exit (boolean)",
+     .doc_default = "off: removed at exit"},
+    {.name = "BACKBEAT_COMMIT", .parse = var_check, .words = commit_words,
+     .why = "is not rseq or fetch_add", .used = "the default commit path",
+     .doc = "how records are committed: `rseq` (a restartable sequence on the CPU's own shard, "
+            "where the host allows it) or `fetch_add` (the atomic fallback); see "
+            "`bb_recorder_commit_name` in `recorder.h`",
+     .doc_default = "`rseq` where possible"},
+};
+const size_t bb__g_var_count = sizeof bb__g_vars / sizeof bb__g_vars[0];
+
+/* ---- parsing the environment ------------------------------------------------------------- */
+
+static void warnf(bb__g_warn_fn warn, void *ctx, const char *var, const char *value,
+                  const char *why, const char *used) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s=\"%.200s\" %s; using %s", var, value, why, used);
+    warn(msg, ctx);
+}
+
+/* Contract: see global_internal.h. */
+void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
+                      void *warn_ctx, long online_cpus, long pid) {
+    const bb__g_env env = {get, get_ctx, online_cpus, pid};
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < bb__g_var_count; i++) {
+        const bb__g_var *v = &bb__g_vars[i];
+        const char *name = v->name, *value = get(name, get_ctx);
+        if (!value && v->alias) value = get(name = v->alias, get_ctx);
+        char used[64];
+        snprintf(used, sizeof used, "%s", v->used ? v->used : "");
+        const char *why = v->parse(v, cfg, value && *value ? value : NULL, &env, used, sizeof used);
+        if (why) warnf(warn, warn_ctx, name, value, why, used);
+    }
+}

@@ -1,0 +1,15 @@
+# The tree's shape (issue 20, docs/ARCHITECTURE.md "No circles"): no two src/ files call each
+# other, nor any longer loop of files (from this build's object files), and no function under
+# src/ over 100 lines: scripts/check-circles.py. arch_circles_selftest runs the script on small
+# trees it must pass or fail, so the check itself can fail.
+# SPDX-License-Identifier: MIT
+find_program(BB_PYTHON3 python3)
+if(BB_PYTHON3)
+  add_test(NAME arch_circles COMMAND ${BB_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/check-circles.py
+           --build ${CMAKE_BINARY_DIR} --src ${CMAKE_SOURCE_DIR}/src
+           --allow ${CMAKE_SOURCE_DIR}/scripts/check-circles.allow --top 5)
+  add_test(NAME arch_circles_selftest COMMAND ${BB_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/arch/check_circles_test.py
+           ${CMAKE_SOURCE_DIR}/scripts/check-circles.py)
+  set_tests_properties(arch_circles arch_circles_selftest PROPERTIES LABELS "qa")
+endif()

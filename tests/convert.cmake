@@ -1,0 +1,11 @@
+# Tests of the conversion stage (src/convert, convert/convert.h) through its own API, without
+# the CLI: convert_api converts the golden dumps to Parquet and a trace and checks the bytes
+# equal `backbeat convert`'s, and that a failure is a bb_error with nothing printed.
+# SPDX-License-Identifier: MIT
+add_executable(convert_api ${CMAKE_CURRENT_SOURCE_DIR}/convert/convert_api_test.c)
+target_compile_definitions(convert_api PRIVATE _GNU_SOURCE)
+target_link_libraries(convert_api PRIVATE bb_convert)
+add_test(NAME convert_api COMMAND convert_api $<TARGET_FILE:backbeat_cli>
+         ${CMAKE_CURRENT_BINARY_DIR}/convert_api_work)
+set_tests_properties(convert_api PROPERTIES SKIP_RETURN_CODE 77 LABELS "cli"
+  ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
