@@ -382,8 +382,10 @@ static int conv_dataset(conv *c) {
     if (!inputs) {
         cli_error("out of memory");
     } else {
-        memcpy(inputs, c->inputs, c->ninputs * sizeof *inputs);
-        if (schema) inputs[c->ninputs] = schema;
+        /* The schema dump first: the dataset's view sets before the inputs', so a view set a
+         * new build brings comes after the ones already there and its definitions win. */
+        if (schema) inputs[0] = schema;
+        memcpy(inputs + (schema != NULL), c->inputs, c->ninputs * sizeof *inputs);
         if (cli_open_dumps(inputs, n, &dumps)) {
             if (cli_open_model(dumps, n, &model) && conv_filters(c, model)) {
                 convert_opts co = conv_opts(c);

@@ -497,6 +497,13 @@ static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const bb_m
            write_views(h, model, t, err);
 }
 
+/* Whether dfd holds a regular file `name`. */
+static bool has_file(int dfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
               const ds_spec *spec, bb_error *err)
 {
@@ -514,9 +521,13 @@ int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opt
         ds_err(err, "out of memory");
     if (rc == 0)
         rc = finish_parts(h, &ps, err);
+    bool none = ps.n == 0 && !h->spec_new && has_file(h->bfd, "schema.bb") &&
+                has_file(h->dfd, "views.sql");
     free_parts(&ps);
-    /* The parts, the index, the schema dump and views.sql as one: all or none. */
-    if (rc == 0 && (!add_metadata(h, t, ix, model, spec, err) || !ds_txn_commit(t, err)))
+    /* The parts, the index, the schema dump and views.sql as one: all or none; an append that
+     * adds no row to a dataset changes no file. */
+    if (rc == 0 && !none &&
+        (!add_metadata(h, t, ix, model, spec, err) || !ds_txn_commit(t, err)))
         rc = 1;
     ds_txn_free(t);
     ds_index_free(ix);
