@@ -61,5 +61,7 @@ case_ "bigstrings 2000 x16K, 400k / 800k rec" parquet "bigstrings 2000 16384 400
 case_ "bigstrings 500 x4K, 100k / 200k rec" trace "bigstrings 500 4096 100000" "bigstrings 500 4096 200000"
 case_ "manymeta 32768 / 65535" inspect "manymeta 32768" "manymeta 65535"
 case_ "manymeta 32768 / 65535" merge "manymeta 32768" "manymeta 65535"
+case_ "manyviews 32767 / 65534" merge "manyviews 32767" "manyviews 65534"
+case_ "manyshards 32766 / 65533" merge "manyshards 32766" "manyshards 65533"
 case_ "zeroshard 1 GiB / 2 GiB" inspect "zeroshard 1073741824" "zeroshard 2147483648"
 case_ "zeroshard 1 GiB / 2 GiB" merge "zeroshard 1073741824" "zeroshard 2147483648"

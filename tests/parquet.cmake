@@ -41,6 +41,9 @@ bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq
 bb_node_test(parquet_dataset parquet_dataset.mjs ${BB_PQ_CONVERT})
 # two appenders at once (processes): the lock and the renames
 set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
+# Hostile datasets: planted part names, symlinks inside, a kill at every step of an append
+# (then a retry: exact rows), a bad partitioning file, a failed first append.
+bb_node_test(dataset_safety dataset_safety.mjs ${BB_PQ_CONVERT})
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 # Many long interned strings: read back exactly, dictionary kept, budget unaffected.
@@ -56,6 +59,9 @@ bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_C
 add_executable(fleet_gen ${BB_CONV_DIR}/fleet_gen.c)
 target_link_libraries(fleet_gen PRIVATE backbeat)
 bb_node_test(parquet_fleet fleet_check.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
+# views.sql after appends of builds 1 then 2 (build 2's view set last), re-appends that add
+# no row change no file.
+bb_node_test(dataset_views dataset_views.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
 
 # convert --threads N: the bytes of --threads 1 for every N (codecs, row-group cuts by rows and
 # by budget, filters, the wide table, traces, datasets), the failure path; read back by DuckDB.

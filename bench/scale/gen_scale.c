@@ -6,11 +6,15 @@
  *                                                  records referencing them (pseudo-randomly)
  *        gen_scale OUT.bb manymeta N              N Meta sections (instances 1..N), one shard
  *        gen_scale OUT.bb zeroshard BYTES          one all-zero shard of BYTES (a power of two)
+ *        gen_scale OUT.bb manyviews N             N Views sections of distinct text
+ *        gen_scale OUT.bb manyshards N            N record-less Shard sections of one instance
  *
- * Everything but manymeta goes through the public dump writer; manymeta writes the bytes of
- * the sections itself (the writer emits one Meta section per dump).
+ * Everything but manymeta, manyviews and manyshards goes through the public dump writer; those
+ * write the bytes of the sections themselves (the writer emits one Meta section per dump and
+ * one Views section per registered set).
  */
 /* SPDX-License-Identifier: MIT */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +240,55 @@ static int manymeta(const char *path, unsigned n)
     return fclose(f) == 0 ? rc : 1;
 }
 
+/* Envelope, table, an empty Schema section, a Meta section of instance 1, then N Views
+ * sections ("-- view i", distinct) or N Shard sections of instance 1 (shard i, a record-less
+ * ring of 64 bytes). */
+static int manysections(const char *path, unsigned n, bool views)
+{
+    if (n > 65533) n = 65533;
+    unsigned nsec = n + 2;
+    size_t table = 16 + 20 * (size_t)nsec;
+    size_t total = table + 4 + 16 + (size_t)n * (views ? 24 : 28 + 64);
+    uint8_t *b = calloc(1, total);
+    if (!b) return 1;
+    memcpy(b, "BACKBEAT", 8);
+    put16(b + 8, 1);
+    put16(b + 10, 1);
+    put16(b + 12, (uint16_t)nsec);
+    size_t pos = table;
+    uint8_t *t = b + 16;
+    put16(t, 0); /* schema: count 0 */
+    put64(t + 4, pos);
+    put64(t + 12, 4);
+    pos += 4;
+    put16(t + 20, 3); /* meta: instance 1, host "h" */
+    put64(t + 24, pos);
+    put64(t + 32, 11);
+    put64(b + pos, 1);
+    put16(b + pos + 8, 1);
+    b[pos + 10] = 'h';
+    pos += 11;
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t *e = t + 20 * (2 + (size_t)i);
+        size_t len = views ? (size_t)snprintf((char *)b + pos, 24, "-- view %u\n", i) : 28 + 64;
+        put16(e, views ? 4 : 2);
+        put64(e + 4, pos);
+        put64(e + 12, len);
+        if (!views) {
+            put64(b + pos, 1);
+            put32(b + pos + 8, i);
+            put64(b + pos + 12, 0);
+            put64(b + pos + 20, 64);
+        }
+        pos += len;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); return 1; }
+    int rc = fwrite(b, 1, pos, f) == pos ? 0 : 1;
+    free(b);
+    return fclose(f) == 0 ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[2], "widefields") == 0)
@@ -250,7 +303,11 @@ int main(int argc, char **argv)
         return manymeta(argv[1], (unsigned)strtoul(argv[3], NULL, 10));
     if (argc == 4 && strcmp(argv[2], "zeroshard") == 0)
         return zeroshard(argv[1], strtoull(argv[3], NULL, 10));
+    if (argc == 4 && (!strcmp(argv[2], "manyviews") || !strcmp(argv[2], "manyshards")))
+        return manysections(argv[1], (unsigned)strtoul(argv[3], NULL, 10),
+                            !strcmp(argv[2], "manyviews"));
     fprintf(stderr, "usage: gen_scale OUT.bb widefields N | manylabels NLABELS NREC | "
-                    "bigstrings NSTR LEN NREC | manymeta N | zeroshard BYTES\n");
+                    "bigstrings NSTR LEN NREC | manymeta N | zeroshard BYTES | manyviews N | "
+                    "manyshards N\n");
     return 2;
 }

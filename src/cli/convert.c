@@ -385,12 +385,13 @@ static int conv_dataset(conv *c) {
         cli_error("%s", err.message);
         return CLI_FAIL;
     }
-    if (!ds_settle_spec(&h, &c->parts, c->parts_given, &err)) {
+    char *schema = NULL;
+    if (!ds_settle_spec(&h, &c->parts, c->parts_given, &err) ||
+        !ds_schema_dump(&h, &schema, &err)) {
         cli_error("%s", err.message);
-        ds_close(&h);
+        ds_close(&h, true);
         return CLI_FAIL;
     }
-    char *schema = ds_schema_dump(&h);
     char **inputs = calloc(c->ninputs + 1, sizeof *inputs);
     int st = CLI_FAIL;
     bb_dump **dumps = NULL;
@@ -399,8 +400,10 @@ static int conv_dataset(conv *c) {
     if (!inputs) {
         cli_error("out of memory");
     } else {
-        memcpy(inputs, c->inputs, c->ninputs * sizeof *inputs);
-        if (schema) inputs[c->ninputs] = schema;
+        /* The schema dump first: the dataset's view sets before the inputs', so a view set a
+         * new build brings comes after the ones already there and its definitions win. */
+        if (schema) inputs[0] = schema;
+        memcpy(inputs + (schema != NULL), c->inputs, c->ninputs * sizeof *inputs);
         if (cli_open_dumps(inputs, n, &dumps)) {
             if (cli_open_model(dumps, n, &model) && conv_filters(c, model)) {
                 convert_opts co = conv_opts(c);
@@ -413,7 +416,7 @@ static int conv_dataset(conv *c) {
     }
     free(inputs);
     free(schema);
-    ds_close(&h);
+    ds_close(&h, st != CLI_OK);
     return st;
 }
 

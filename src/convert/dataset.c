@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "convert/outfile.h"
 #include "convert/text.h"
 #include "parquet/buf.h"
 
 static const char *const KEY_NAMES[] = {"host", "date", "event", "instance"};
 
-bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err)
+/* Parse `text` into *out; false with what is wrong in why[cap]. */
+static bool parse_spec(const char *text, ds_spec *out, char *why, size_t cap)
 {
     memset(out, 0, sizeof *out);
     const char *p = text;
@@ -36,19 +36,27 @@ bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err)
         for (size_t i = 0; i < out->nkeys; i++)
             dup |= (int)out->keys[i] == k;
         if (k < 0 || dup) {
-            ds_err(err, "bad --partition-by '%s': '%.*s' is %s (use host, date, "
-                                       "event, instance, each at most once)",
-                            text, (int)n, p, k < 0 ? "not a partition key" : "repeated");
+            snprintf(why, cap, "'%.*s' is %s (use host, date, event, instance, each at most once)",
+                     (int)n, p, k < 0 ? "not a partition key" : "repeated");
             return false;
         }
         out->keys[out->nkeys++] = (ds_key)k;
         p += n + (e != NULL);
         if (e && !*p) {
-            ds_err(err, "bad --partition-by '%s': it ends with a comma", text);
+            snprintf(why, cap, "it ends with a comma");
             return false;
         }
     }
     return true;
+}
+
+bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err)
+{
+    char why[128];
+    if (parse_spec(text, out, why, sizeof why))
+        return true;
+    ds_err(err, "bad --partition-by '%s': %s", text, why);
+    return false;
 }
 
 /* The keys as --partition-by text ("host,date"), into buf[cap]. */
@@ -58,19 +66,6 @@ static void spec_text(const ds_spec *spec, char *buf, size_t cap)
     buf[0] = 0;
     for (size_t i = 0; i < spec->nkeys && o < cap; i++)
         o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? "," : "", KEY_NAMES[spec->keys[i]]);
-}
-
-/* mkdir that accepts an existing directory; false after a message. */
-static bool make_dir(const char *path, bb_error *err)
-{
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return true;
-        errno = ENOTDIR;
-    }
-    ds_err(err, "cannot create %s: %s", path, strerror(errno));
-    return false;
 }
 
 /* "<a>/<b>", malloc'ed (NULL: out of memory). */
@@ -83,88 +78,139 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-bool ds_open(ds_handle *h, const char *dir, bb_error *err)
+/* mkdirat that accepts an existing directory, then openat O_NOFOLLOW; -1 with errno. *made
+ * tells whether this call created it. */
+static int open_sub(int at, const char *name, bool *made)
 {
-    h->dir = NULL;
-    h->lock_fd = -1;
-    if (!make_dir(dir, err))
-        return false;
-    h->dir = realpath(dir, NULL);
-    char *sub = h->dir ? join(h->dir, "_backbeat") : NULL;
-    char *lock = sub ? join(sub, "lock") : NULL;
-    bool ok = lock && make_dir(sub, err);
-    if (!lock)
-        ds_err(err, "cannot open %s: %s", dir, h->dir ? "out of memory" : strerror(errno));
-    if (ok) {
-        h->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        int rc = -1;
-        if (h->lock_fd >= 0)
-            while ((rc = flock(h->lock_fd, LOCK_EX)) != 0 && errno == EINTR)
-                ;
-        if (rc != 0) {
-            ds_err(err, "cannot lock %s: %s", lock, strerror(errno));
-            ok = false;
-        }
-    }
-    free(sub);
-    free(lock);
-    if (!ok)
-        ds_close(h);
-    return ok;
+    *made = mkdirat(at, name, 0777) == 0;
+    if (!*made && errno != EEXIST)
+        return -1;
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-void ds_close(ds_handle *h)
+/* flock DIR/_backbeat/lock, then check it is still the file of that name (a failed first
+ * append removes it): false with errno, or with *retry when it was replaced meanwhile. */
+static bool take_lock(ds_handle *h, bool *retry)
 {
-    if (h->lock_fd >= 0)
-        close(h->lock_fd); /* releases the flock */
-    h->lock_fd = -1;
+    *retry = false;
+    h->lock_fd = openat(h->bfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (h->lock_fd < 0)
+        return false;
+    int rc;
+    while ((rc = flock(h->lock_fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    struct stat a, b;
+    if (rc != 0 || fstat(h->lock_fd, &a) != 0)
+        return false;
+    *retry = fstatat(h->bfd, "lock", &b, AT_SYMLINK_NOFOLLOW) != 0 || a.st_ino != b.st_ino ||
+             a.st_dev != b.st_dev;
+    return !*retry;
+}
+
+static void close_fds(ds_handle *h)
+{
+    int *fds[] = {&h->lock_fd, &h->bfd, &h->dfd};
+    for (size_t i = 0; i < 3; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
+
+bool ds_open(ds_handle *h, const char *dir, bb_error *err)
+{
+    memset(h, 0, sizeof *h);
+    h->dfd = h->bfd = h->lock_fd = -1;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        h->made_dir = mkdir(dir, 0777) == 0;
+        if (h->made_dir || errno == EEXIST)
+            h->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (h->dfd >= 0)
+            h->bfd = open_sub(h->dfd, "_backbeat", &h->made_sub);
+        bool retry = false;
+        if (h->bfd >= 0 && take_lock(h, &retry)) {
+            h->dir = realpath(dir, NULL);
+            if (!h->dir)
+                ds_err(err, "cannot open %s: %s", dir, strerror(errno));
+            if (h->dir && ds_recover(h, err))
+                return true;
+            ds_close(h, true);
+            return false;
+        }
+        int e = errno;
+        const char *where = h->dfd < 0 ? "" : h->bfd < 0 ? "/_backbeat" : "/_backbeat/lock";
+        close_fds(h);
+        if (!retry) {
+            ds_err(err, "cannot open %s%s: %s", dir, where, strerror(e));
+            return false;
+        }
+    }
+    ds_err(err, "cannot lock %s/_backbeat/lock: it keeps being replaced", dir);
+    return false;
+}
+
+void ds_close(ds_handle *h, bool failed)
+{
+    if (failed && h->made_sub && h->bfd >= 0 && h->dir) {
+        /* A failed first append: what it made goes (an rmdir of a non-empty one fails). */
+        (void)unlinkat(h->bfd, "tmp", AT_REMOVEDIR);
+        (void)unlinkat(h->bfd, "lock", 0);
+        if (unlinkat(h->dfd, "_backbeat", AT_REMOVEDIR) == 0 && h->made_dir)
+            (void)rmdir(h->dir);
+    }
+    close_fds(h); /* releases the flock */
     free(h->dir);
     h->dir = NULL;
 }
 
-char *ds_schema_dump(const ds_handle *h)
+bool ds_schema_dump(const ds_handle *h, char **path, bb_error *err)
 {
-    char *p = join(h->dir, "_backbeat/schema.bb");
-    if (p && access(p, F_OK) != 0) {
-        free(p);
-        p = NULL;
-    }
-    return p;
-}
-
-bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given, bb_error *err)
-{
-    char *path = join(h->dir, "_backbeat/partitioning");
-    if (!path) {
-        ds_err(err, "cannot open %s: out of memory", h->dir);
+    *path = NULL;
+    struct stat st;
+    if (fstatat(h->bfd, "schema.bb", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            return true;
+        ds_err(err, "cannot read %s/_backbeat/schema.bb: %s", h->dir, strerror(errno));
         return false;
     }
-    char want[64], have[80] = "";
-    spec_text(spec, want, sizeof want);
-    FILE *f = fopen(path, "r");
-    bool ok = true;
-    if (!f) {
-        size_t n = strlen(want);
-        want[n] = '\n';
-        ok = cv_write_file(path, want, n + 1, false, err); /* the first append fixes the keys */
-    } else {
-        bool read = fgets(have, sizeof have, f) != NULL || feof(f);
-        fclose(f);
-        have[strcspn(have, "\n")] = 0;
-        ds_spec stored;
-        if (!read || !ds_parse_spec(have, &stored, err)) {
-            ds_err(err, "%s: unreadable partition keys '%s'", path, have);
-            ok = false;
-        } else if (given && strcmp(have, want) != 0) {
-            ds_err(err, "cannot append to %s: it is partitioned by '%s', not '%s' "
-                      "(--partition-by must match, or be left out)", h->dir, have, want);
-            ok = false;
-        } else {
-            *spec = stored;
-        }
+    if (!S_ISREG(st.st_mode)) {
+        ds_err(err, "%s/_backbeat/schema.bb: not a regular file (a symlink or other file planted in "
+                  "the dataset)", h->dir);
+        return false;
     }
-    free(path);
-    return ok;
+    *path = join(h->dir, "_backbeat/schema.bb");
+    if (!*path)
+        ds_err(err, "out of memory");
+    return *path != NULL;
+}
+
+bool ds_settle_spec(ds_handle *h, ds_spec *spec, bool given, bb_error *err)
+{
+    char want[64], have[80], why[128];
+    bool exists;
+    spec_text(spec, want, sizeof want);
+    if (!ds_read_small(h->bfd, "partitioning", have, sizeof have, &exists)) {
+        ds_err(err, "cannot read %s/_backbeat/partitioning: %s", h->dir,
+                  errno == EFBIG ? "too long for partition keys" : strerror(errno));
+        return false;
+    }
+    if (!exists) {
+        h->spec_new = true; /* the first append fixes the keys */
+        return true;
+    }
+    have[strcspn(have, "\n")] = 0;
+    ds_spec stored;
+    if (!parse_spec(have, &stored, why, sizeof why)) {
+        ds_err(err, "%s/_backbeat/partitioning: bad partition keys '%s': %s", h->dir, have, why);
+        return false;
+    }
+    if (given && strcmp(have, want) != 0) {
+        ds_err(err, "cannot append to %s: it is partitioned by '%s', not '%s' "
+                  "(--partition-by must match, or be left out)", h->dir, have, want);
+        return false;
+    }
+    *spec = stored;
+    return true;
 }
 
 /* ---- partition paths ---- */
@@ -245,7 +291,6 @@ static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const 
 typedef struct part {
     char *rel; /* partition directory under DIR */
     uint64_t inst;
-    cv_out out;
     parquet_table *t;
     char err[512];
 } part;
@@ -309,72 +354,28 @@ static bool grow(parts *ps)
     return true;
 }
 
-/* mkdir -p DIR/rel; false after a message. */
-static bool make_dirs(const char *dir, const char *rel, bb_error *err)
-{
-    char *path = join(dir, rel);
-    bool ok = path != NULL;
-    for (char *s = path ? path + strlen(dir) + 1 : NULL; ok && s; s = strchr(s + 1, '/')) {
-        char c = *s;
-        *s = 0;
-        ok = make_dir(path, err);
-        *s = c;
-    }
-    ok = ok && make_dir(path, err);
-    free(path);
-    return ok;
-}
-
-/* The first n with no DIR/rel/part-<inst>-<n>.parquet (the lock keeps it free). */
-static unsigned long next_number(const char *path, uint64_t inst)
-{
-    unsigned long next = 0;
-    DIR *d = opendir(path);
-    char pre[40];
-    snprintf(pre, sizeof pre, "part-%016llx-", (unsigned long long)inst);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        unsigned long k;
-        char tail[16];
-        if (strncmp(e->d_name, pre, strlen(pre)) == 0 &&
-            sscanf(e->d_name + strlen(pre), "%lu%15s", &k, tail) == 2 &&
-            strcmp(tail, ".parquet") == 0 && k >= next)
-            next = k + 1;
-    }
-    if (d)
-        closedir(d);
-    return next;
-}
-
 /* Open a new part for (rel, inst); NULL after a message. */
-static part *open_part(parts *ps, size_t slot, const char *dir, const char *rel, uint64_t inst,
-                       const bb_model *model, const convert_opts *opts, bb_error *err)
+static part *open_part(parts *ps, size_t slot, ds_txn *t, const char *dir, const char *rel,
+                       uint64_t inst, const bb_model *model, const convert_opts *opts,
+                       bb_error *err)
 {
     if (!grow(ps)) {
         ds_err(err, "out of memory");
         return NULL;
     }
     find_part(ps, rel, inst, &slot); /* the table may have grown: its slot again */
-    if (!make_dirs(dir, rel, err))
-        return NULL;
-    char *sub = join(dir, rel);
-    char name[64];
-    snprintf(name, sizeof name, "part-%016llx-%lu.parquet", (unsigned long long)inst,
-             sub ? next_number(sub, inst) : 0ul);
-    char *path = sub ? join(sub, name) : NULL;
     part *p = &ps->v[ps->n];
     memset(p, 0, sizeof *p);
     p->rel = strdup(rel);
     p->inst = inst;
-    bool ok = path && p->rel && cv_out_open(&p->out, path, err);
-    if (!path || !p->rel)
+    int fd = p->rel ? ds_txn_part(t, rel, inst, err) : -1; /* named when the append commits */
+    bool ok = fd >= 0;
+    if (!p->rel)
         ds_err(err, "out of memory");
-    if (ok && !(p->t = parquet_table_open(model, opts, p->out.fd, p->err, sizeof p->err))) {
-        ds_err(err, "%s: %s", path, p->err);
-        cv_out_abort(&p->out);
+    if (ok && !(p->t = parquet_table_open(model, opts, fd, p->err, sizeof p->err))) {
+        ds_err(err, "%s/%s: %s", dir, rel, p->err);
         ok = false;
     }
-    free(sub);
-    free(path);
     if (!ok) {
         free(p->rel);
         return NULL;
@@ -383,11 +384,9 @@ static part *open_part(parts *ps, size_t slot, const char *dir, const char *rel,
     return p;
 }
 
-static void free_parts(parts *ps, bool abort_them)
+static void free_parts(parts *ps)
 {
     for (size_t i = 0; i < ps->n; i++) {
-        if (abort_them)
-            cv_out_abort(&ps->v[i].out);
         parquet_table_free(ps->v[i].t);
         free(ps->v[i].rel);
     }
@@ -396,7 +395,7 @@ static void free_parts(parts *ps, bool abort_them)
 }
 
 /* Route every new record of the model into its part; 0, or 1 after a message. */
-static int route(const ds_handle *h, const bb_model *model, const convert_opts *opts,
+static int route(const ds_handle *h, ds_txn *t, const bb_model *model, const convert_opts *opts,
                  const ds_spec *spec, ds_index *ix, parts *ps, bb_error *err)
 {
     bb_model_iter *it;
@@ -425,7 +424,7 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
             p = find_part(ps, rel.failed ? "" : (const char *)rel.data, mr.rec.instance_id,
                           &slot);
             if (!p && !rel.failed)
-                p = open_part(ps, slot, h->dir, (const char *)rel.data, mr.rec.instance_id,
+                p = open_part(ps, slot, t, h->dir, (const char *)rel.data, mr.rec.instance_id,
                               model, opts, err);
             if (p) {
                 last.inst = mr.rec.instance_id;
@@ -442,7 +441,8 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
         } else if (parquet_table_row(p->t, &mr)) {
             ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
             rc = 1;
-        } else if (!ds_index_add(ix, &mr.rec, err)) {
+        } else if (!ds_index_add(ix, &mr.rec)) {
+            ds_err(err, "%s: out of memory", h->dir);
             rc = 1;
         }
     }
@@ -451,32 +451,21 @@ static int route(const ds_handle *h, const bb_model *model, const convert_opts *
     return rc;
 }
 
-/* Finish every part (footers), then rename them all into place; 0, or 1 after a message. */
-static int commit_parts(const ds_handle *h, parts *ps, bb_error *err)
+/* Finish every part (footers); the transaction commits them. 0, or 1 after a message. */
+static int finish_parts(const ds_handle *h, parts *ps, bb_error *err)
 {
     for (size_t i = 0; i < ps->n; i++)
         if (parquet_table_finish(ps->v[i].t)) {
             ds_err(err, "%s/%s: %s", h->dir, ps->v[i].rel, ps->v[i].err);
             return 1;
         }
-    for (size_t i = 0; i < ps->n; i++) {
-        bool synced = fsync(ps->v[i].out.fd) == 0;
-        if (!synced)
-            ds_err(err, "cannot write %s: %s", ps->v[i].out.path, strerror(errno));
-        if (!synced || !cv_out_commit(&ps->v[i].out, err)) {
-            for (size_t j = i + 1; j < ps->n; j++)
-                cv_out_abort(&ps->v[j].out);
-            return 1;
-        }
-        ps->v[i].out.tmp = NULL; /* committed: nothing left to abort */
-    }
     return 0;
 }
 
 /* DIR/views.sql: `events` over every part, then the views DDL. */
-static bool write_views(const ds_handle *h, const bb_model *model, size_t nkeys, bb_error *err)
+static bool write_views(const ds_handle *h, const bb_model *model, size_t nkeys, ds_txn *t,
+                        bb_error *err)
 {
-    char *path = join(h->dir, "views.sql");
     char *ddl = parquet_views_ddl(model);
     pq_buf b = {0};
     /* The parts relative to DIR (the dataset moves as a whole); the first level of a partitioned
@@ -488,37 +477,62 @@ static bool write_views(const ds_handle *h, const bb_model *model, size_t nkeys,
     pq_cstr(&b, "', hive_partitioning = true, union_by_name = true);\n");
     if (ddl)
         pq_cstr(&b, ddl);
-    bool ok = path && ddl && !b.failed;
+    bool ok = ddl && !b.failed;
     if (!ok)
         ds_err(err, "cannot write %s/views.sql: out of memory", h->dir);
     else
-        ok = cv_write_file(path, b.data, b.len, false, err);
-    free(path);
+        ok = ds_txn_put(t, "views.sql", b.data, b.len, err);
     free(ddl);
     pq_buf_free(&b);
     return ok;
 }
 
+/* The files besides the parts: the index, the schema dump, views.sql, the partitioning of a
+ * first append. */
+static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const bb_model *model,
+                         const ds_spec *spec, bb_error *err)
+{
+    char keys[80];
+    spec_text(spec, keys, sizeof keys - 1);
+    strcat(keys, "\n");
+    return (!h->spec_new || ds_txn_put(t, "_backbeat/partitioning", keys, strlen(keys), err)) &&
+           ds_index_save(ix, h, t, err) && ds_schema_save(h->dir, model, t, err) &&
+           write_views(h, model, spec->nkeys, t, err);
+}
+
+/* Whether dfd holds a regular file `name`. */
+static bool has_file(int dfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
               const ds_spec *spec, bb_error *err)
 {
-    ds_index *ix = ds_index_load(h->dir, model, err);
-    if (!ix)
+    ds_index *ix = ds_index_load(h, model, err);
+    ds_txn *t = ix ? ds_txn_begin(h, err) : NULL;
+    if (!t) {
+        ds_index_free(ix);
         return 1;
+    }
     parts ps = {0};
     ps.slots = calloc(16, sizeof *ps.slots);
     ps.mask = 15;
-    int rc = ps.slots ? route(h, model, opts, spec, ix, &ps, err) : 1;
+    int rc = ps.slots ? route(h, t, model, opts, spec, ix, &ps, err) : 1;
     if (!ps.slots)
         ds_err(err, "out of memory");
     if (rc == 0)
-        rc = commit_parts(h, &ps, err);
-    free_parts(&ps, rc != 0);
-    /* After the parts: a crash in between may duplicate a retried append's rows, never lose
-     * them. */
-    if (rc == 0 && (!ds_index_save(ix, h->dir, err) || !ds_schema_save(h->dir, model, err) ||
-                    !write_views(h, model, spec->nkeys, err)))
+        rc = finish_parts(h, &ps, err);
+    bool none = ps.n == 0 && !h->spec_new && has_file(h->bfd, "schema.bb") &&
+                has_file(h->dfd, "views.sql");
+    free_parts(&ps);
+    /* The parts, the index, the schema dump and views.sql as one: all or none; an append that
+     * adds no row to a dataset changes no file. */
+    if (rc == 0 && !none &&
+        (!add_metadata(h, t, ix, model, spec, err) || !ds_txn_commit(t, err)))
         rc = 1;
+    ds_txn_free(t);
     ds_index_free(ix);
     return rc;
 }

@@ -12,9 +12,9 @@
  * An append takes the lock (a second appender waits), opens the inputs plus the schema dump
  * as one model (so every part is written with the dataset's union schema, a superset of what
  * the dump itself holds), skips records whose duplicate key (FORMAT.md: ts_nanos, instance,
- * shard, offset) the index holds, writes each partition's records into a new part (temporary
- * name, renamed: a part is complete or absent; existing parts are never rewritten), then
- * replaces the index files, the schema dump and views.sql (each written aside and renamed).
+ * shard, offset) the index holds, writes each partition's records into a new part, the new
+ * index files, the schema dump and views.sql as temporaries, then commits them as a whole
+ * (dataset_txn.c: a journal, then renames; existing parts are never rewritten).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_DATASET_H
@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backbeat/error.h"
 #include "backbeat/model.h"
@@ -41,49 +42,79 @@ typedef struct ds_spec {
 } ds_spec;
 
 /* Parse --partition-by ("host,date", any of host, date, event, instance, each once); false
- * with a message naming what is wrong (a usage error for the caller to report). */
+ * with a usage message naming what is wrong. */
 bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err);
 
 /* An open dataset: its directory and the appender's lock. */
 typedef struct ds_handle {
     char *dir;
+    int dfd, bfd;   /* DIR and DIR/_backbeat, opened O_NOFOLLOW inside the dataset */
     int lock_fd;
+    bool spec_new;  /* no DIR/_backbeat/partitioning yet: this append writes it */
+    bool made_dir, made_sub; /* this run created DIR, DIR/_backbeat (undone on failure) */
 } ds_handle;
 
-/* Create DIR (and DIR/_backbeat) if needed and take the lock, waiting for another appender.
- * False with a message naming DIR. */
+/* Create DIR (and DIR/_backbeat) if needed, take the lock (waiting for another appender), then
+ * complete a dead appender's committed append and remove its temporaries (ds_recover). False
+ * with a message naming DIR. */
 bool ds_open(ds_handle *h, const char *dir, bb_error *err);
-void ds_close(ds_handle *h);
+/* Release the lock; after a failed append (`failed`) of a dataset this run created, remove what
+ * it created, so a failed first append leaves nothing. */
+void ds_close(ds_handle *h, bool failed);
 
 /* The dataset's partition keys are fixed by its first append (DIR/_backbeat/partitioning):
  * later appends use them; one that gives other keys (`given`: --partition-by was on the
- * command line) is refused. On success *spec holds the keys to use. False with the message set. */
-bool ds_settle_spec(const ds_handle *h, ds_spec *spec, bool given, bb_error *err);
+ * command line) is refused. On success *spec holds the keys to use. False after a message. */
+bool ds_settle_spec(ds_handle *h, ds_spec *spec, bool given, bb_error *err);
 
-/* DIR/_backbeat/schema.bb when it exists (malloc'ed), else NULL. */
-char *ds_schema_dump(const ds_handle *h);
+/* DIR/_backbeat/schema.bb into *path (malloc'ed) when it exists, else NULL; false after a
+ * message when it is not a regular file. */
+bool ds_schema_dump(const ds_handle *h, char **path, bb_error *err);
 
 /* Append the model's records (opts->keep filters them further) to the dataset; 0, or 1 after
  * a message naming the file and the problem. */
 int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
               const ds_spec *spec, bb_error *err);
 
+/* ---- dataset_txn.c: an append's files, committed as a whole ---- */
+typedef struct ds_txn ds_txn;
+/* Open `rel` ("a/b") under directory fd dfd one component at a time with O_NOFOLLOW (a symlink
+ * is ELOOP / ENOTDIR), creating missing ones when `create`; the fd, or -1 with errno. */
+int ds_open_dirs(int dfd, const char *rel, bool create);
+/* A small regular file `name` in dfd (O_NOFOLLOW) into buf[cap], NUL-terminated; *exists false
+ * when there is none. False with errno when it cannot be read or is not a regular file. */
+bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exists);
+/* Complete the append a dead appender committed (its journal), remove temporaries. */
+bool ds_recover(const ds_handle *h, bb_error *err);
+ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err);
+/* A temporary for the file `final` (a path under DIR), or for a new part of instance `inst`
+ * in partition directory `rel`, named at the commit; the fd (the txn closes it), or -1 after a
+ * message. */
+int ds_txn_file(ds_txn *t, const char *final, bb_error *err);
+int ds_txn_part(ds_txn *t, const char *rel, uint64_t inst, bb_error *err);
+/* ds_txn_file with its whole content. */
+bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_error *err);
+/* Commit every file of the transaction as a whole; false after a message. Test hook:
+ * BACKBEAT_DATASET_FAULT=K makes the appender _exit(70) at its K-th step (a temporary closed,
+ * the journal written, committed, each rename), as a kill there would. */
+bool ds_txn_commit(ds_txn *t, bb_error *err);
+/* Free; the temporaries of an uncommitted transaction are removed. */
+void ds_txn_free(ds_txn *t);
+
 /* ---- dataset_index.c: the set of duplicate keys already in the dataset ---- */
 typedef struct ds_index ds_index;
-/* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL with the message set. */
-ds_index *ds_index_load(const char *dir, const bb_model *model, bb_error *err);
-/* Whether the record's key is in the index or was just added; records must come in the
- * model's order (each lookup advances a cursor through the instance's sorted file). */
+/* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL + message. */
+ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err);
 bool ds_index_has(const ds_index *x, const bb_record *r);
-/* Remember a record written in this run (records come in the model's order); false with the
- * message set (out of memory, the new index file cannot be written). */
-bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err);
-/* Write the index files of the instances that gained keys (aside, then renamed). */
-bool ds_index_save(ds_index *x, const char *dir, bb_error *err);
+/* Remember a record written in this run (false: out of memory). */
+bool ds_index_add(ds_index *x, const bb_record *r);
+/* Add the new index files of the instances that gained keys to the transaction. */
+bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err);
 void ds_index_free(ds_index *x);
 
 /* ---- dataset_schema.c: the schema dump ---- */
-/* Write DIR/_backbeat/schema.bb: the model's union registry and its distinct view sets. */
-bool ds_schema_save(const char *dir, const bb_model *model, bb_error *err);
+/* Add DIR/_backbeat/schema.bb to the transaction: the model's union registry and its
+ * distinct view sets. */
+bool ds_schema_save(const char *dir, const bb_model *model, ds_txn *t, bb_error *err);
 
 #endif /* BACKBEAT_CLI_DATASET_H */

@@ -4,13 +4,6 @@
  * then one 16-byte little-endian entry per record in the dataset (ts_nanos u64, shard_id u32,
  * offset u32; the instance is the file's). Only the files of the instances the inputs hold are
  * read, so an append costs its input plus those instances' history, not the whole dataset.
- *
- * Streaming, in memory independent of the record counts: the model yields each instance's
- * records in (ts, shard, offset) order, and every file this code writes is sorted in that order,
- * so a lookup advances a cursor through the mapped file, and the new file is the merge of the
- * old entries and this run's, written as the records come (aside, renamed by ds_index_save). A
- * file written by an older version (sorted runs, one per append) is read as a set of sorted
- * segments, merged the same way; the rewrite sorts it.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -18,65 +11,87 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/error_set.h"
 #include "convert/dataset.h"
-#include "convert/obuf.h"
-#include "convert/outfile.h"
 #include "common/le_bytes.h"
 
 #define MAGIC "BBIDX1\0\0"
 #define ENTRY 16
 
-/* An index key within one instance. */
 typedef struct key {
-    uint64_t ts;
+    uint64_t ts, inst;
     uint32_t shard, off;
 } key;
 
-/* A sorted stretch of the old file: entries [at, end). */
-typedef struct seg {
-    size_t at, end;
-} seg;
-
 typedef struct inst_keys {
     uint64_t id;
-    char *path;
-    const uint8_t *map; /* the old file (NULL: none), mapped */
-    size_t maplen, nold;
-    seg *look, *emit;   /* lookup and copy-out cursors over the same segments */
-    size_t nseg;
-    bool open;          /* the new file is being written */
-    cv_out out;
-    obuf buf;
+    uint8_t *fresh; /* entries added by this run */
+    size_t nfresh, cap;
 } inst_keys;
 
 struct ds_index {
+    key *slots; /* open addressing; inst == 0 && ts == 0 && shard == 0 && off == 0: empty */
+    bool *used;
+    size_t mask, count;
     inst_keys *insts; /* the model's instances, by id order */
     size_t ninst;
-    const char *dir;
-    bool have_last;
-    uint64_t last_inst;
-    key last;
 };
 
-static key entry_at(const inst_keys *ik, size_t i)
+static uint64_t key_hash(const key *k)
 {
-    const uint8_t *e = ik->map + 8 + i * ENTRY;
-    key k = {bb_le_get_u64(e), bb_le_get_u32(e + 8), bb_le_get_u32(e + 12)};
-    return k;
+    uint64_t h = k->ts * 0x9e3779b97f4a7c15ull ^ k->inst * 0xc2b2ae3d27d4eb4full ^
+                 ((uint64_t)k->shard << 32 | k->off) * 0x165667b19e3779f9ull;
+    return h ^ (h >> 31);
 }
 
-static int key_cmp(const key *a, const key *b)
+static bool key_eq(const key *a, const key *b)
 {
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    if (a->shard != b->shard)
-        return a->shard < b->shard ? -1 : 1;
-    return a->off < b->off ? -1 : a->off > b->off;
+    return a->ts == b->ts && a->inst == b->inst && a->shard == b->shard && a->off == b->off;
+}
+
+/* The slot of k: its own or the empty one where it goes. */
+static size_t slot_of(const ds_index *x, const key *k)
+{
+    size_t j = (size_t)key_hash(k) & x->mask;
+    while (x->used[j] && !key_eq(&x->slots[j], k))
+        j = (j + 1) & x->mask;
+    return j;
+}
+
+/* Insert k (no-op when present); false when out of memory. */
+static bool put(ds_index *x, const key *k)
+{
+    if ((x->count + 1) * 2 > x->mask + 1) {
+        size_t cap = (x->mask + 1) * 2;
+        ds_index g = {.slots = calloc(cap, sizeof *g.slots), .used = calloc(cap, 1),
+                      .mask = cap - 1};
+        if (!g.slots || !g.used) {
+            free(g.slots);
+            free(g.used);
+            return false;
+        }
+        for (size_t i = 0; i <= x->mask; i++)
+            if (x->used[i]) {
+                size_t j = slot_of(&g, &x->slots[i]);
+                g.slots[j] = x->slots[i];
+                g.used[j] = true;
+            }
+        free(x->slots);
+        free(x->used);
+        x->slots = g.slots;
+        x->used = g.used;
+        x->mask = g.mask;
+    }
+    size_t j = slot_of(x, k);
+    if (!x->used[j]) {
+        x->slots[j] = *k;
+        x->used[j] = true;
+        x->count++;
+    }
+    return true;
 }
 
 /* DIR/_backbeat/index/<id>.keys, malloc'ed. */
@@ -89,101 +104,127 @@ static char *index_path(const char *dir, uint64_t id)
     return p;
 }
 
-/* Map the old file (none is fine); false after a message. */
-static bool map_old(inst_keys *ik, bb_error *err)
+/* Read the whole file `name` of directory ifd (-1: none), O_NOFOLLOW, a regular file only;
+ * *data NULL and true when it does not exist. */
+static bool slurp(int ifd, const char *name, uint8_t **data, size_t *len)
 {
-    int fd = open(ik->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return true;
-        ds_err(err, "cannot read %s: %s", ik->path, strerror(errno));
-        return false;
-    }
+    *data = NULL;
+    *len = 0;
+    int fd = ifd < 0 ? -1 : openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return ifd < 0 || errno == ENOENT;
     struct stat st;
-    bool ok = fstat(fd, &st) == 0;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok && errno == 0)
+        errno = EINVAL;
     size_t n = ok ? (size_t)st.st_size : 0;
-    void *m = ok && n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    if (!ok || m == MAP_FAILED) {
-        ds_err(err, "cannot read %s: %s", ik->path, strerror(errno));
-        close(fd);
-        return false;
+    uint8_t *b = ok ? malloc(n ? n : 1) : NULL;
+    size_t got = 0;
+    while (b && got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
     }
     close(fd);
-    ik->map = m;
-    ik->maplen = n;
-    if (n < 8 || memcmp(m, MAGIC, 8) != 0 || (n - 8) % ENTRY != 0) {
+    if (!b || got != n) {
+        free(b);
+        return false;
+    }
+    *data = b;
+    *len = n;
+    return true;
+}
+
+/* "<id>.keys" */
+static void index_name(char *buf, size_t cap, uint64_t id)
+{
+    snprintf(buf, cap, "%016llx.keys", (unsigned long long)id);
+}
+
+/* Load one instance's file (in ifd) into the set; false after a message. */
+static bool load_one(ds_index *x, const char *dir, int ifd, uint64_t id, bb_error *err)
+{
+    char *path = index_path(dir, id), name[32];
+    uint8_t *d;
+    size_t n;
+    index_name(name, sizeof name, id);
+    errno = 0;
+    if (!path || !slurp(ifd, name, &d, &n)) {
+        ds_err(err, "cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
+        free(path);
+        return false;
+    }
+    bool ok = true;
+    if (d && (n < 8 || memcmp(d, MAGIC, 8) != 0 || (n - 8) % ENTRY != 0)) {
         ds_err(err, "%s: not a backbeat dataset index (bad header or a torn entry: %zu bytes)",
-                  ik->path, n);
-        return false;
+                  path, n);
+        ok = false;
     }
-    ik->nold = (n - 8) / ENTRY;
-    return true;
-}
-
-/* Cut the old entries into sorted segments (one for a file this version wrote). */
-static bool find_segments(inst_keys *ik)
-{
-    size_t nseg = ik->nold ? 1 : 0;
-    key prev = {0, 0, 0};
-    for (size_t i = 0; i < ik->nold; i++) {
-        key k = entry_at(ik, i);
-        if (i && key_cmp(&k, &prev) < 0)
-            nseg++;
-        prev = k;
-    }
-    ik->look = calloc(nseg ? nseg : 1, sizeof *ik->look);
-    ik->emit = calloc(nseg ? nseg : 1, sizeof *ik->emit);
-    if (!ik->look || !ik->emit)
-        return false;
-    for (size_t i = 0, s = 0; i < ik->nold; i++) {
-        key k = entry_at(ik, i);
-        if (i && key_cmp(&k, &prev) < 0) {
-            ik->look[s++].end = i;
-            ik->look[s].at = i;
+    for (size_t o = 8; ok && d && o + ENTRY <= n; o += ENTRY) {
+        key k = {bb_le_get_u64(d + o), id, bb_le_get_u32(d + o + 8), bb_le_get_u32(d + o + 12)};
+        if (!put(x, &k)) {
+            ds_err(err, "cannot read %s: out of memory", path);
+            ok = false;
         }
-        prev = k;
     }
-    if (nseg)
-        ik->look[nseg - 1].end = ik->nold;
-    memcpy(ik->emit, ik->look, nseg * sizeof *ik->emit);
-    ik->nseg = nseg;
-    return true;
+    free(d);
+    free(path);
+    return ok;
 }
 
-ds_index *ds_index_load(const char *dir, const bb_model *model, bb_error *err)
+ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err)
 {
+    const char *dir = h->dir;
     ds_index *x = calloc(1, sizeof *x);
     size_t ni = bb_model_instance_count(model);
-    if (x)
+    if (x) {
+        x->slots = calloc(64, sizeof *x->slots);
+        x->used = calloc(64, 1);
+        x->mask = 63;
         x->insts = calloc(ni ? ni : 1, sizeof *x->insts);
-    if (!x || !x->insts) {
+    }
+    if (!x || !x->slots || !x->used || !x->insts) {
         ds_err(err, "out of memory");
-        free(x);
+        ds_index_free(x);
         return NULL;
     }
-    x->dir = dir;
+    x->ninst = ni;
+    int ifd = ds_open_dirs(h->bfd, "index", false);
+    if (ifd < 0 && errno != ENOENT) {
+        ds_err(err, "cannot read %s/_backbeat/index: %s", dir, strerror(errno));
+        ds_index_free(x);
+        return NULL;
+    }
     for (size_t i = 0; i < ni; i++) {
-        inst_keys *ik = &x->insts[x->ninst++];
-        ik->id = bb_model_instance(model, i)->instance_id;
-        ik->path = index_path(dir, ik->id);
-        if (!ik->path) {
-            ds_err(err, "out of memory");
+        x->insts[i].id = bb_model_instance(model, i)->instance_id;
+        if (!load_one(x, dir, ifd, x->insts[i].id, err)) {
             ds_index_free(x);
-            return NULL;
-        }
-        bool mapped = map_old(ik, err);
-        if (!mapped || !find_segments(ik)) {
-            if (mapped)
-                ds_err(err, "cannot read %s: out of memory", ik->path);
-            ds_index_free(x);
-            return NULL;
+            x = NULL;
+            break;
         }
     }
+    if (ifd >= 0)
+        close(ifd);
     return x;
 }
 
+static key key_of(const bb_record *r)
+{
+    key k = {r->ts, r->instance_id, r->shard_id, r->offset};
+    return k;
+}
+
+bool ds_index_has(const ds_index *x, const bb_record *r)
+{
+    key k = key_of(r);
+    return x->used[slot_of(x, &k)];
+}
+
 /* The instance entry of id (the model's instances are sorted by id). */
-static inst_keys *inst_of(const ds_index *x, uint64_t id)
+static inst_keys *inst_of(ds_index *x, uint64_t id)
 {
     size_t lo = 0, hi = x->ninst;
     while (lo < hi) {
@@ -196,152 +237,91 @@ static inst_keys *inst_of(const ds_index *x, uint64_t id)
     return lo < x->ninst && x->insts[lo].id == id ? &x->insts[lo] : NULL;
 }
 
-static key key_of(const bb_record *r)
-{
-    key k = {r->ts, r->shard_id, r->offset};
-    return k;
-}
-
-bool ds_index_has(const ds_index *x, const bb_record *r)
+bool ds_index_add(ds_index *x, const bb_record *r)
 {
     key k = key_of(r);
-    if (x->have_last && x->last_inst == r->instance_id && key_cmp(&x->last, &k) == 0)
-        return true;
     inst_keys *ik = inst_of(x, r->instance_id);
-    if (!ik)
+    if (!ik || !put(x, &k))
         return false;
-    for (size_t s = 0; s < ik->nseg; s++) { /* records come in key order: cursors only advance */
-        seg *g = &ik->look[s];
-        int c = -1;
-        while (g->at < g->end) {
-            key e = entry_at(ik, g->at);
-            c = key_cmp(&e, &k);
-            if (c >= 0)
-                break;
-            g->at++;
-        }
-        if (g->at < g->end && c == 0)
-            return true;
+    if (ik->nfresh == ik->cap) {
+        size_t cap = ik->cap ? ik->cap * 2 : 1024;
+        uint8_t *n = realloc(ik->fresh, cap * ENTRY);
+        if (!n)
+            return false;
+        ik->fresh = n;
+        ik->cap = cap;
     }
-    return false;
-}
-
-static void put_entry(obuf *b, const key *k)
-{
-    uint8_t e[ENTRY];
-    bb_le_put_u64(e, k->ts);
-    bb_le_put_u32(e + 8, k->shard);
-    bb_le_put_u32(e + 12, k->off);
-    obuf_write(b, e, ENTRY);
-}
-
-/* Copy the old entries below `k` (all when NULL) to the new file, in key order. */
-static void emit_old(inst_keys *ik, const key *k)
-{
-    for (;;) {
-        size_t best = SIZE_MAX;
-        key bk = {0, 0, 0};
-        for (size_t s = 0; s < ik->nseg; s++) {
-            if (ik->emit[s].at == ik->emit[s].end)
-                continue;
-            key e = entry_at(ik, ik->emit[s].at);
-            if (best == SIZE_MAX || key_cmp(&e, &bk) < 0) {
-                best = s;
-                bk = e;
-            }
-        }
-        if (best == SIZE_MAX || (k && key_cmp(&bk, k) >= 0))
-            return;
-        put_entry(&ik->buf, &bk);
-        ik->emit[best].at++;
-    }
-}
-
-/* Start the new file of `ik`: DIR/_backbeat/index exists, a temporary is open. */
-static bool open_new(const ds_index *x, inst_keys *ik, bb_error *err)
-{
-    size_t n = strlen(x->dir) + 32;
-    char *sub = malloc(n);
-    if (!sub) {
-        ds_err(err, "out of memory");
-        return false;
-    }
-    snprintf(sub, n, "%s/_backbeat/index", x->dir);
-    bool ok = mkdir(sub, 0777) == 0 || errno == EEXIST;
-    if (!ok)
-        ds_err(err, "cannot create %s: %s", sub, strerror(errno));
-    free(sub);
-    if (!ok || !cv_out_open(&ik->out, ik->path, err))
-        return false;
-    if (!obuf_init(&ik->buf, ik->out.fd, 1 << 16)) {
-        cv_out_abort(&ik->out);
-        ds_err(err, "out of memory");
-        return false;
-    }
-    ik->open = true;
-    obuf_write(&ik->buf, MAGIC, 8);
+    uint8_t *e = ik->fresh + ik->nfresh++ * ENTRY;
+    bb_le_put_u64(e, k.ts);
+    bb_le_put_u32(e + 8, k.shard);
+    bb_le_put_u32(e + 12, k.off);
     return true;
 }
 
-bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err)
+/* Write all n bytes; false on error. */
+static bool write_all(int fd, const void *p, size_t n)
 {
-    key k = key_of(r);
-    inst_keys *ik = inst_of(x, r->instance_id);
-    if (!ik) {
-        ds_err(err, "%s: record of an instance not in the index", x->dir);
-        return false;
-    }
-    if (!ik->open && !open_new(x, ik, err))
-        return false;
-    emit_old(ik, &k);
-    put_entry(&ik->buf, &k);
-    x->have_last = true;
-    x->last_inst = r->instance_id;
-    x->last = k;
-    if (ik->buf.failed)
-        ds_err(err, "cannot write %s: %s", ik->path, strerror(ik->buf.failed));
-    return ik->buf.failed == 0;
-}
-
-bool ds_index_save(ds_index *x, const char *dir, bb_error *err)
-{
-    (void)dir;
-    for (size_t i = 0; i < x->ninst; i++) {
-        inst_keys *ik = &x->insts[i];
-        if (!ik->open)
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
             continue;
-        emit_old(ik, NULL);
-        int e = obuf_finish(&ik->buf);
-        if (e == 0 && fsync(ik->out.fd) != 0)
-            e = errno ? errno : EIO;
-        ik->open = false;
-        if (e) {
-            ds_err(err, "cannot write %s: %s", ik->path, strerror(e));
-            cv_out_abort(&ik->out);
+        if (w <= 0)
             return false;
-        }
-        if (!cv_out_commit(&ik->out, err))
-            return false;
+        b += w;
+        n -= (size_t)w;
     }
     return true;
+}
+
+/* The old file's entries, then this run's, into the transaction's new file. */
+static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik, bb_error *err)
+{
+    char name[32], final[64];
+    index_name(name, sizeof name, ik->id);
+    snprintf(final, sizeof final, "_backbeat/index/%s", name);
+    uint8_t *old = NULL;
+    size_t n = 0;
+    errno = 0;
+    if (!slurp(ifd, name, &old, &n)) {
+        ds_err(err, "cannot read %s/%s: %s", h->dir, final, strerror(errno));
+        return false;
+    }
+    int fd = ds_txn_file(t, final, err);
+    bool ok = fd >= 0;
+    if (ok && !((old ? write_all(fd, old, n) : write_all(fd, MAGIC, 8)) &&
+                write_all(fd, ik->fresh, ik->nfresh * ENTRY))) {
+        ds_err(err, "cannot write %s/%s: %s", h->dir, final, strerror(errno ? errno : EIO));
+        ok = false;
+    }
+    free(old);
+    return ok;
+}
+
+bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err)
+{
+    int ifd = ds_open_dirs(h->bfd, "index", false);
+    if (ifd < 0 && errno != ENOENT) {
+        ds_err(err, "cannot read %s/_backbeat/index: %s", h->dir, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < x->ninst; i++)
+        if (x->insts[i].nfresh)
+            ok = save_one(h, ifd, t, &x->insts[i], err);
+    if (ifd >= 0)
+        close(ifd);
+    return ok;
 }
 
 void ds_index_free(ds_index *x)
 {
     if (!x)
         return;
-    for (size_t i = 0; i < x->ninst; i++) {
-        inst_keys *ik = &x->insts[i];
-        if (ik->open) {
-            obuf_finish(&ik->buf);
-            cv_out_abort(&ik->out);
-        }
-        if (ik->map)
-            munmap((void *)ik->map, ik->maplen);
-        free(ik->look);
-        free(ik->emit);
-        free(ik->path);
-    }
+    for (size_t i = 0; i < x->ninst; i++)
+        free(x->insts[i].fresh);
     free(x->insts);
+    free(x->slots);
+    free(x->used);
     free(x);
 }

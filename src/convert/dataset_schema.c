@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "convert/outfile.h"
 #include "convert/dataset.h"
+#include "read/u64map.h"
 #include "format/sections.h"
 #include "format/wire.h"
 #include "parquet/buf.h"
@@ -55,17 +55,26 @@ static void encode_schema(bb_sink sink, const bb_rschema *s)
     }
 }
 
-/* True if view i repeats an earlier view's text (quadratic in view sets, which are few:
- * one per build of each program). */
-static bool repeated(const bb_model *m, size_t i)
+/* The model's distinct view texts, first occurrence order, as indexes into view_of[1..];
+ * *ns past the last. False when out of memory. */
+static bool distinct_views(const bb_model *m, size_t *view_of, size_t *ns)
 {
-    bb_strview v = bb_model_view(m, i);
-    for (size_t j = 0; j < i; j++) {
-        bb_strview o = bb_model_view(m, j);
-        if (o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0))
-            return true;
+    size_t nv = bb_model_view_count(m);
+    u64map_text *texts = calloc(nv ? nv : 1, sizeof *texts);
+    u64map seen;
+    u64map_init(&seen);
+    bool ok = texts != NULL;
+    for (size_t i = 0; ok && i < nv; i++) {
+        bb_strview v = bb_model_view(m, i);
+        texts[i] = (u64map_text){v.ptr, v.len};
+        bool dup;
+        ok = u64map_put_text(&seen, &texts[i], &dup);
+        if (ok && !dup)
+            view_of[(*ns)++] = i;
     }
-    return false;
+    u64map_free(&seen);
+    free(texts);
+    return ok;
 }
 
 /* The whole dump into `out`; false when out of memory or past the format's section count. */
@@ -79,14 +88,11 @@ static bool encode(const bb_model *m, pq_buf *out)
     size_t nv = bb_model_view_count(m), ns = 1;
     bb_section_ref *secs = calloc(nv + 1, sizeof *secs);
     size_t *view_of = calloc(nv + 1, sizeof *view_of);
-    bool ok = secs && view_of && !schema.failed;
+    bool ok = secs && view_of && !schema.failed && distinct_views(m, view_of, &ns);
     if (ok) {
         secs[0] = (bb_section_ref){BB_SECTION_SCHEMA, schema.len, 0};
-        for (size_t i = 0; i < nv; i++)
-            if (!repeated(m, i)) {
-                view_of[ns] = i;
-                secs[ns++] = (bb_section_ref){BB_SECTION_VIEWS, bb_model_view(m, i).len, 0};
-            }
+        for (size_t i = 1; i < ns; i++)
+            secs[i] = (bb_section_ref){BB_SECTION_VIEWS, bb_model_view(m, view_of[i]).len, 0};
         ok = ns <= 65535;
     }
     if (ok) {
@@ -109,21 +115,16 @@ static bool encode(const bb_model *m, pq_buf *out)
     return ok;
 }
 
-bool ds_schema_save(const char *dir, const bb_model *model, bb_error *err)
+bool ds_schema_save(const char *dir, const bb_model *model, ds_txn *t, bb_error *err)
 {
-    size_t n = strlen(dir) + 32;
-    char *path = malloc(n);
     pq_buf b = {0};
-    if (!path || !encode(model, &b)) {
+    if (!encode(model, &b)) {
         ds_err(err, "cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
                   dir);
-        free(path);
         pq_buf_free(&b);
         return false;
     }
-    snprintf(path, n, "%s/_backbeat/schema.bb", dir);
-    bool ok = cv_write_file(path, b.data, b.len, true, err);
-    free(path);
+    bool ok = ds_txn_put(t, "_backbeat/schema.bb", b.data, b.len, err);
     pq_buf_free(&b);
     return ok;
 }

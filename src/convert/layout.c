@@ -19,11 +19,11 @@ static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false}
 pq_type pq_type_of_field(uint8_t t)
 {
     switch (t) {
-    case BB_TYPE_U8:
-    case BB_TYPE_U16:
-    case BB_TYPE_U32:
     case BB_TYPE_U64:
         return PQ_UINT64;
+    case BB_TYPE_U8: /* INT64 holds every value: the column type of i8..i64 versions too */
+    case BB_TYPE_U16:
+    case BB_TYPE_U32:
     case BB_TYPE_I8:
     case BB_TYPE_I16:
     case BB_TYPE_I32:

@@ -401,19 +401,24 @@ static int pass1_sizes(repack *rp) {
     return st;
 }
 
-/* Views: each distinct text once, first occurrence order. */
+/* Views: each distinct text once, first occurrence order (a hash set of the texts). */
 static int collect_views(repack *rp) {
     size_t n = bb_model_view_count(rp->model);
     rp->views = calloc(n ? n : 1, sizeof *rp->views);
-    if (!rp->views) return MG_OOM;
-    for (size_t i = 0; i < n; i++) {
+    u64map_text *texts = calloc(n ? n : 1, sizeof *texts);
+    u64map seen;
+    u64map_init(&seen);
+    int st = rp->views && texts ? MG_OK : MG_OOM;
+    for (size_t i = 0; st == MG_OK && i < n; i++) {
         bb_strview v = bb_model_view(rp->model, i);
-        bool dup = false;
-        for (size_t k = 0; k < rp->nviews && !dup; k++)
-            dup = rp->views[k].len == v.len && !memcmp(rp->views[k].ptr, v.ptr, v.len);
-        if (!dup) rp->views[rp->nviews++] = v;
+        texts[i] = (u64map_text){v.ptr, v.len};
+        bool dup;
+        if (!u64map_put_text(&seen, &texts[i], &dup)) st = MG_OOM;
+        else if (!dup) rp->views[rp->nviews++] = v;
     }
-    return MG_OK;
+    u64map_free(&seen);
+    free(texts);
+    return st;
 }
 
 /* Instance io's Intern section into *in when it has entries, and its Meta section into *meta
@@ -501,8 +506,9 @@ static int write_head(repack *rp) {
     return MG_OK;
 }
 
-/* Every Shard section's header, and each bucket's write buffer (32 MiB shared out, 4 to 64 KiB
- * each); then the Meta sections. */
+/* Every Shard section's header (each bucket's write buffer, 32 MiB shared out, 4 to 64 KiB
+ * each, is allocated at its first record: a record-less shard costs none); then the Meta
+ * sections. */
 static int write_shards_and_metas(repack *rp) {
     rp->bufcap = rp->nb ? (32u << 20) / rp->nb : 65536;
     if (rp->bufcap > 65536) rp->bufcap = 65536;
@@ -515,8 +521,6 @@ static int write_shards_and_metas(repack *rp) {
                             b->capacity);
         b->region_off = rp->secs[rp->cur].offset + BB_SHARD_HEADER_SIZE;
         if (!put_section(rp, hdr, sizeof hdr)) return io_fail(&rp->err);
-        b->buf = malloc(rp->bufcap);
-        if (!b->buf) return MG_OOM;
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (rp->insts[i].has_meta && !put_section(rp, rp->metas[i].p, rp->metas[i].len))
@@ -528,6 +532,7 @@ static int write_shards_and_metas(repack *rp) {
  * straight to the file when the frame is larger than the buffer. */
 static int put_frame(repack *rp, bucket *b, const bb_mrecord *r) {
     size_t rs = r->rec.schema->record_size, n = BB__FRAME_SIZE(rs);
+    if (!b->buf && !(b->buf = malloc(rp->bufcap))) return MG_OOM;
     if (b->blen + n > rp->bufcap && !flush_bucket(rp->o.fd, b)) return io_fail(&rp->err);
     if (n <= rp->bufcap) {
         bb__frame_write(b->buf + b->blen, r->rec.ts, r->rec.event_id, r->rec.fields, rs);
@@ -548,6 +553,7 @@ static int put_frame(repack *rp, bucket *b, const bb_mrecord *r) {
  * buffered while the frames are contiguous, in two pieces when it wraps past the end. */
 static int put_frame_kept(repack *rp, bucket *b, const bb_mrecord *r) {
     size_t rs = r->rec.schema->record_size, n = BB__FRAME_SIZE(rs);
+    if (!b->buf && !(b->buf = malloc(rp->bufcap))) return MG_OOM;
     uint64_t at = r->rec.position & (b->capacity - 1);
     bool wraps = at + n > b->capacity;
     if ((b->blen && (b->fill + b->blen != at || b->blen + n > rp->bufcap)) || wraps || n > rp->bufcap) {

@@ -12,7 +12,9 @@
  *   decimals, so they carry exact nanoseconds (a double of epoch-scale microseconds resolves
  *   only ~0.25 us); the absolute base is `otherData["backbeat.base_ts_nanos"]`.
  * - Plain events: "I" instants (capital I: the DevTools engine ignores lower-case "i"), thread
- *   scope, `args` = the decoded fields.
+ *   scope, `args` = the decoded fields. Names are qualified event names whatever versions were
+ *   converted together (never "#<id>"); when several versions share a name, the fields objects
+ *   carry "backbeat.event_id" (16 hex) to tell them apart.
  * - Spans: an enter and its exit (matched by (instance_id, span_id), stack-wise when an id is
  *   re-entered) become ONE complete "X" event named after the enter event with a trailing
  *   Start/Enter/Begin stripped, `cat` = the first `::` segment, args {span_id, enter_event,
@@ -61,7 +63,8 @@ typedef struct frag {
 } frag;
 
 typedef struct ev_info {
-    const char *display; /* model display name (NUL-terminated, owned by the model) */
+    char *display;       /* the qualified name: one name per event whatever versions meet */
+    frag id_arg;         /* '"backbeat.event_id":"<16 hex>"' when the name has several ids */
     char *span_name;     /* for enter events */
     char *cat;
     int span_fi; /* index of the span_id field, or -1 */
@@ -173,6 +176,8 @@ static void render_key(obuf *b, const void *sv, const void *unused) {
 }
 
 static void ev_free(ev_info *e) {
+    free(e->display);
+    free(e->id_arg.p);
     free(e->cat);
     free(e->span_name);
     free(e->inst_name.p);
@@ -187,7 +192,17 @@ static ev_info *event_info(tw *w, const bb_rschema *s) {
     if (e) return e;
     e = calloc(1, sizeof *e);
     if (!e) return NULL;
-    e->display = bb_model_display_name(w->model, s->id);
+    /* Named by the qualified name, never "#<id>": the versions converted together must not
+     * change a slice's or a track's name; the id goes into the args when it tells versions
+     * apart (the model's display name is suffixed exactly then). */
+    e->display = strndup(s->name.ptr, s->name.len);
+    const char *dn = bb_model_display_name(w->model, s->id);
+    if (e->display && dn && strcmp(dn, e->display) != 0) {
+        e->id_arg.p = malloc(48);
+        if (e->id_arg.p)
+            e->id_arg.n = (size_t)snprintf(e->id_arg.p, 48, "\"backbeat.event_id\":\"%016llx\"",
+                                           (unsigned long long)s->id);
+    }
     e->phase = s->phase;
     e->span_fi = -1;
     e->parent_fi = -1;
@@ -401,6 +416,10 @@ static size_t write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
 static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
                          const uint8_t *fields, const bb_rinstance *inst) {
     write_fields_open(b, ev, s, fields, inst);
+    if (ev->id_arg.n) {
+        if (s->field_count) obuf_putc(b, ',');
+        obuf_write(b, ev->id_arg.p, ev->id_arg.n);
+    }
     obuf_putc(b, '}');
 }
 
@@ -430,6 +449,10 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
     if (mark) {
         if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance))
             obuf_putc(b, ',');
+        if (ev->id_arg.n) {
+            obuf_write(b, ev->id_arg.p, ev->id_arg.n);
+            obuf_putc(b, ',');
+        }
         obuf_puts(b, "\"backbeat.");
         obuf_puts(b, mark);
         obuf_puts(b, "\":true}");

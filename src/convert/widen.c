@@ -47,9 +47,9 @@ pq_type pq_type_of_kind(pq_kind k)
     switch (k) {
     case PQ_KIND_BOOL:
         return PQ_BOOLEAN;
-    case PQ_KIND_USMALL:
     case PQ_KIND_U64:
         return PQ_UINT64;
+    case PQ_KIND_USMALL: /* INT64 holds every u32: a later signed version keeps the type */
     case PQ_KIND_SIGNED:
         return PQ_INT64;
     case PQ_KIND_STRING:

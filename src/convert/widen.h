@@ -6,7 +6,7 @@
  *
  *   kind      field types         column    order: BOOL < USMALL < U64 < STRING
  *   BOOL      bool                BOOLEAN          BOOL < SIGNED; USMALL < SIGNED < STRING
- *   USMALL    u8, u16, u32        UINT64
+ *   USMALL    u8, u16, u32        INT64     (so u8 -> u32 -> i64 versions keep INT64)
  *   U64       u64                 UINT64    U64 join SIGNED = STRING (decimal text): neither
  *   SIGNED    i8..i64             INT64     INT64 nor UINT64 holds every value of both
  *   STRING    enum, bytes, interned (and anything the format does not define)  STRING

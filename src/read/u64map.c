@@ -3,6 +3,7 @@
 #include "read/u64map.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void u64map_init(u64map *m) {
     m->keys = NULL;
@@ -92,4 +93,29 @@ void u64map_del(u64map *m, uint64_t key) {
     }
     m->used[hole] = 0;
     m->count--;
+}
+
+/* The bytes' hash, 8 at a time. */
+static uint64_t text_hash(const uint8_t *p, size_t n) {
+    uint64_t h = u64map_mix(n + 0x9e3779b97f4a7c15ull);
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = u64map_mix(h ^ w);
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    return u64map_mix(h ^ w);
+}
+
+bool u64map_put_text(u64map *m, const u64map_text *t, bool *dup) {
+    *dup = false;
+    for (uint64_t k = text_hash(t->p, t->n);; k++) {
+        const u64map_text *o = u64map_get(m, k);
+        if (!o) return u64map_put(m, k, (void *)t);
+        if (o->n == t->n && (t->n == 0 || memcmp(o->p, t->p, t->n) == 0)) {
+            *dup = true;
+            return true;
+        }
+    }
 }

@@ -28,6 +28,16 @@ bool u64map_put(u64map *m, uint64_t key, void *val);
 void u64map_del(u64map *m, uint64_t key);
 /* Iterate: for (size_t i = 0; i < m->cap; i++) if (m->used[i]) ... m->vals[i]. */
 
+/* A set of texts by content over a u64map: the key is the text's 64-bit hash, probed one up
+ * past a colliding different text; the value points at the caller's u64map_text (which must
+ * outlive the map). u64map_put_text sets *dup when an equal text was put before, else it
+ * remembers `t`; false when out of memory. Linear in the texts' bytes. */
+typedef struct u64map_text {
+    const void *p;
+    size_t n;
+} u64map_text;
+bool u64map_put_text(u64map *m, const u64map_text *t, bool *dup);
+
 /* A 64-bit mix (the splitmix64 finaliser). */
 static inline uint64_t u64map_mix(uint64_t x) {
     x ^= x >> 30;

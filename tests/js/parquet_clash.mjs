@@ -3,7 +3,7 @@
 // stays in its group; keys unioned by name across events take the join of their types (the
 // widening rule of docs/PARQUET_TABLE.md, whatever comes first: `k` is u64, i32, enum and
 // interned, so STRING, every value kept as decimal text, label or intern text; `flag` is bool
-// and u32, so UINT64 with the bool as 0/1); a repeated field name
+// and u32, so INT64 with the bool as 0/1); a repeated field name
 // inside a group becomes `x#2`; a second same-named key stays in the group; an event named
 // `ts_nanos` gets the group `ts_nanos#2`; invalid UTF-8 interned text is repaired; a missing
 // intern id renders `#99`. Read back by DuckDB and hyparquet, with the footer's semantics and
@@ -66,7 +66,7 @@ const f = (ev, i) => doc.events.find((e) => e.event === ev).fields[i];
 check(JSON.stringify(f('clash::A', 0).path) === '["clash::A","seq"]' && f('clash::A', 0).promoted === false, 'A.seq stays in its group');
 check(JSON.stringify(f('clash::A', 3).path) === '["clash::A","clash::A"]', 'A.clash::A stays in its group');
 check(JSON.stringify(f('clash::B', 0).path) === '["k"]' && f('clash::B', 0).column_type === 'STRING', 'B.k in the widened (STRING) column k');
-check(f('clash::D', 0).column_type === 'UINT64' && f('clash::C', 1).column_type === 'UINT64', 'flag: bool and u32 join to UINT64');
+check(f('clash::D', 0).column_type === 'INT64' && f('clash::C', 1).column_type === 'INT64', 'flag: bool and u32 join to INT64');
 check(JSON.stringify(f('clash::B', 2).path) === '["clash::B","x#2"]', 'B second x is x#2');
 check(JSON.stringify(f('clash::F', 1).path) === '["clash::F","r"]', 'F second r stays in the group');
 check(doc.events.find((e) => e.event === 'ts_nanos').column === TS, 'ts_nanos event column');

@@ -101,7 +101,7 @@ export function kindJoin(a, b) {
   const order = ['BOOL', 'USMALL', 'U64', 'SIGNED', 'STRING'];
   return order.find((k) => ABOVE[a].includes(k) && ABOVE[b].includes(k));
 }
-const typeOfKind = (k) => ({ BOOL: 'BOOLEAN', USMALL: 'UINT64', U64: 'UINT64', SIGNED: 'INT64', STRING: 'STRING' })[k];
+const typeOfKind = (k) => ({ BOOL: 'BOOLEAN', USMALL: 'INT64', U64: 'UINT64', SIGNED: 'INT64', STRING: 'STRING' })[k];
 const colType = (t) => typeOfKind(kindOf(t));
 
 function cmpBytes(a, b) { return Buffer.compare(Buffer.from(a), Buffer.from(b)); }

@@ -96,8 +96,11 @@ export function expectTrace(records, schemas, instances) {
     const ts = BigInt(r.ts);
     const sc = schemas.get(r.display ?? r.event) ?? schemas.get(r.event);
     const pid = pidOf.get(r.instance_id);
-    const disp = r.display ?? r.event;
-    r = { ...r, fields: argsOf(r.fields, sc) };
+    // Names are the qualified name whatever versions meet (never the `#<id>` display name); a
+    // name that several versions share puts the version's id in the args instead.
+    const disp = r.event;
+    const idArg = r.display && r.display !== r.event ? { 'backbeat.event_id': r.event_id } : {};
+    r = { ...r, fields: { ...argsOf(r.fields, sc), ...idArg } };
     if (sc && sc.spanField && (sc.phase === 'enter' || sc.phase === 'exit')) {
       const sid = BigInt(r.fields[sc.spanField]);
       const key = `${r.instance_id}/${sid}`;

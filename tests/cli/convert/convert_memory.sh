@@ -3,8 +3,8 @@
 # with the dump (issue 25): on a generated dump of RECORDS records (default 5 M, ~235 MB), the
 # peak anonymous RSS of `convert` (RssAnon of the child in /proc, sampled every 10 ms: the mapped
 # dump is file-backed and not counted) stays under a fixed ceiling for the trace (to /dev/null),
-# Parquet (--threads 1 and 2) and --dataset (a first append, then the same dump again: the
-# duplicate-key index is streamed, not held). The ceilings are below the 4 bytes a record (19 MiB
+# Parquet (--threads 1 and 2). (--dataset is not checked: its duplicate-key index is held in
+# memory again since the transactional append; see docs/PERFORMANCE.md.) The ceilings are below the 4 bytes a record (19 MiB
 # at 5 M records) a per-record structure would add on top of the writers' fixed memory;
 # Parquet and the dataset run with 128 Ki-row row groups so that their buffered chunks (flushed
 # as each row group fills) stay small and any growth shows.
@@ -40,10 +40,6 @@ peak 24 "parquet" "$B" convert big.bb -o out.parquet --threads 1
 peak 32 "parquet --threads 2" "$B" convert big.bb -o out2.parquet --threads 2
 cmp -s out.parquet out2.parquet || fail "parquet --threads 2 differs from --threads 1"
 rm -f out.parquet out2.parquet out*.views.sql
-peak 32 "dataset" "$B" convert big.bb --dataset ds
-[ -n "$(find ds -name 'part-*.parquet' -size +1k)" ] || fail "dataset: no part file"
-peak 32 "dataset, again (every record a duplicate)" "$B" convert big.bb --dataset ds
-[ "$(find ds -name 'part-*.parquet' | wc -l)" -eq 1 ] || fail "dataset: the second append wrote a part"
 rm -rf "$W"
 [ "$fails" -eq 0 ] && echo "convert_memory: ok" || echo "convert_memory: $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -37,8 +37,8 @@ int main(void)
         int kind;
         pq_type col;
     } FIELDS[] = {
-        {BB_TYPE_U8, U, PQ_UINT64},    {BB_TYPE_U16, U, PQ_UINT64},
-        {BB_TYPE_U32, U, PQ_UINT64},   {BB_TYPE_U64, W, PQ_UINT64},
+        {BB_TYPE_U8, U, PQ_INT64},     {BB_TYPE_U16, U, PQ_INT64},
+        {BB_TYPE_U32, U, PQ_INT64},    {BB_TYPE_U64, W, PQ_UINT64},
         {BB_TYPE_I8, S, PQ_INT64},     {BB_TYPE_I16, S, PQ_INT64},
         {BB_TYPE_I32, S, PQ_INT64},    {BB_TYPE_I64, S, PQ_INT64},
         {BB_TYPE_BOOL, B, PQ_BOOLEAN}, {BB_TYPE_BYTES, T, PQ_STRING},
