@@ -113,9 +113,11 @@ int main(void)
     CHECK(g1 == g0 + 3 + 2 + 3 + 1, "generation counts effective adds and removes (%llu)",
           (unsigned long long)(g1 - g0));
 
-    /* View sets: order, idempotence, removal; no de-duplication. */
+    /* View sets: order, idempotence, removal; copies with the same SQL text (a BB_VIEWS in a
+     * header included by several files) are listed once, while any copy stays registered. */
     static bb_view_desc v1 = {BB__ABI_LAYOUT, "v1", "SELECT 1;", NULL};
-    static bb_view_desc v2 = {BB__ABI_LAYOUT, "v2", "SELECT 1;", NULL};
+    static bb_view_desc v2 = {BB__ABI_LAYOUT, "v2", "SELECT 2;", NULL};
+    static bb_view_desc v1copy = {BB__ABI_LAYOUT, "v1copy", "SELECT 1;", NULL};
     CHECK(bb_views_snapshot(NULL, 0) == 0, "no views");
     bb_views_add(&v1);
     bb_views_add(&v2);
@@ -123,7 +125,13 @@ int main(void)
     const bb_view_desc *vs[4];
     CHECK(bb_views_snapshot(vs, 4) == 2 && vs[0] == &v1 && vs[1] == &v2, "views order");
     CHECK(bb_registry_generation() == g1 + 2, "views bump the generation");
+    bb_views_add(&v1copy);
+    CHECK(bb_views_snapshot(vs, 4) == 2 && vs[0] == &v1 && vs[1] == &v2, "same text listed once");
     bb_views_remove(&v1);
+    size_t nv = bb_views_snapshot(vs, 4);
+    CHECK(nv == 2 && ((vs[0] == &v2 && vs[1] == &v1copy) || (vs[0] == &v1copy && vs[1] == &v2)),
+          "the copy stays after the first is removed");
+    bb_views_remove(&v1copy);
     CHECK(bb_views_snapshot(vs, 4) == 1 && vs[0] == &v2, "view removed");
 
     /* Snapshots from a signal handler, interleaved with adds and removes. */
