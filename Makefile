@@ -54,9 +54,10 @@ test-tsan:
 # report). FUZZ_SECONDS=3600 make test-fuzz runs each for an hour.
 FUZZ_SECONDS ?= 45
 # (fuzz_reader, the reader alone, is built too: FUZZ_TARGETS=fuzz_reader runs it; the CLI targets
-# cover the reader as well.)
+# cover the reader as well. fuzz_dataset appends a dump to a dataset whose partitioning, part
+# counter, journal and index files are fuzzed.)
 FUZZ_TARGETS ?= fuzz_cli_convert_parquet fuzz_cli_convert_trace fuzz_cli_merge fuzz_cli_inspect \
-  fuzz_ringfile
+  fuzz_ringfile fuzz_dataset
 test-fuzz:
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_WERROR=ON \
 	  -DBB_SANITIZE=address,undefined -DBB_FUZZ=ON >/dev/null

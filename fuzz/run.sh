@@ -4,7 +4,7 @@
 #   fuzz/run.sh TARGET SECONDS
 #
 # TARGET is a target's name (fuzz_cli_convert_parquet, fuzz_cli_convert_trace, fuzz_cli_merge,
-# fuzz_cli_inspect, fuzz_reader, fuzz_ringfile), looked up in $FUZZ_BUILD (default build-fuzz, configured with
+# fuzz_cli_inspect, fuzz_reader, fuzz_ringfile, fuzz_dataset), looked up in $FUZZ_BUILD (default build-fuzz, configured with
 # -DBB_FUZZ=ON by `make test-fuzz`), or a path to one. The corpus starts from fuzz/seeds.sh's
 # seeds in a temporary directory (kept in $FUZZ_CORPUS when set). Limits: -rss_limit_mb=2048
 # and -timeout=10 (an input that takes more is a finding: the pathological-but-valid dumps are

@@ -2,7 +2,7 @@
 # seeds.sh — write the seed corpus of the whole-CLI fuzz targets into OUTDIR: the golden dumps
 # (read in place from BACKBEAT_COMPAT_DIR, default ../shared/compat), small dumps from the test and
 # benchmark generators of BUILD (cli_gen, robust_gen, gen_scale: every scaling shape at a small
-# size), a ring file (ring_gen), the committed regression inputs (tests/fuzz_regress/), and pairs of dumps joined by the
+# size), a ring file (ring_gen), fuzz_dataset's dataset states (ds_*), the committed regression inputs (tests/fuzz_regress/), and pairs of dumps joined by the
 # merge target's separator (cli_harness.h, CLI_FUZZ_SEP).
 #
 #   fuzz/seeds.sh BUILD OUTDIR
@@ -58,4 +58,15 @@ pair "$out/golden_multi_a.bb" "$out/golden_multi_other.bb" multi_aother
 pair "$out/golden_basic.bb" "$out/golden_torn.bb" basic_torn
 pair "$out/golden_wrapped.bb" "$out/golden_wrapped_suffix.bb" wrapped
 pair "$out/gen_bench.bb" "$out/gen_noshards.bb" bench_noshards
+# fuzz_dataset's inputs (fuzz/fuzz_dataset.c): a flags byte, length-prefixed partitioning, next
+# and journal files, then the seed instance's index file (magic + 16-byte entries).
+ds() { # NAME FLAGS-AND-FIELDS (printf format)
+  printf "$2" >"$out/ds_$1.bin"
+}
+ds all '\x0f\x09\x00host,date\x01\x000\x0b\x00BBJOURNAL1\nBBIDX1\0\0\x01\0\0\0\0\0\0\0\0\0\0\0\x10\0\0\0'
+ds parts '\x01\x0e\x00date,host,name'
+ds next_wrap '\x02\x14\x0018446744073709551615'
+ds journal '\x04\x1d\x00BBJOURNAL1\nt1\tpart-0.parquet\n'
+ds tmp_journal '\x14\x1d\x00BBJOURNAL1\nt0\tpart-0.parquet\n'
+ds index '\x08BBIDX1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
 echo "seeds.sh: $(find "$out" -type f | wc -l) seeds in $out" >&2

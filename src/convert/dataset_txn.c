@@ -69,6 +69,11 @@ int ds_open_dirs(int dfd, const char *rel, bool create)
         }
         memcpy(comp, p, n);
         comp[n] = 0;
+        if (!strcmp(comp, ".") || !strcmp(comp, "..")) { /* never out of the dataset */
+            close(fd);
+            errno = EINVAL;
+            return -1;
+        }
         if (create && mkdirat(fd, comp, 0777) != 0 && errno != EEXIST) {
             close(fd);
             return -1;
@@ -127,13 +132,23 @@ static bool apply_one(const ds_handle *h, int tfd, const char *tmp, const char *
                       bb_error *err)
 {
     struct stat st;
+    const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
+    /* A journal names a temporary of _backbeat/tmp/ and a path under DIR, nothing else (a
+     * planted journal must not move files out of the dataset or in from elsewhere in it). */
+    if (!*tmp || strchr(tmp, '/') || !strcmp(tmp, ".") || !strcmp(tmp, "..") || !*base ||
+        !strcmp(base, ".") || !strcmp(base, "..")) {
+        ds_err(err, "%s/_backbeat/" JOURNAL ": not a temporary and a path in the dataset: '%s' '%s'",
+               h->dir, tmp, final);
+        return false;
+    }
     if (fstatat(tfd, tmp, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
         return true;
-    const char *slash = strrchr(final, '/');
     char rel[4096];
     size_t dn = slash ? (size_t)(slash - final) : 0;
-    if (dn >= sizeof rel)
+    if (dn >= sizeof rel) {
+        ds_err(err, "cannot commit %s/%s: %s", h->dir, final, strerror(ENAMETOOLONG));
         return false;
+    }
     memcpy(rel, final, dn);
     rel[dn] = 0;
     int dfd = ds_open_dirs(h->dfd, rel, true);
