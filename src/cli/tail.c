@@ -280,7 +280,7 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
 
 /* Print and drop the poll's records, oldest first. False when stdout failed. */
 static bool print_items(tail_state *t) {
-    qsort(t->items, t->nitems, sizeof *t->items, by_time);
+    if (t->nitems) qsort(t->items, t->nitems, sizeof *t->items, by_time);
     for (size_t i = 0; i < t->nitems; i++) {
         if (t->o->jsonl) print_jsonl(&t->out, &t->items[i], t->arena + t->items[i].at);
         else print_text(t, &t->items[i], t->arena + t->items[i].at);

@@ -175,7 +175,7 @@ void top_render(obuf *b, const top_view *v) {
     for (size_t i = 0; i < v->nprocs; i++) {
         top_proc *p = &v->procs[i];
         if (!p->ring) continue;
-        qsort(p->ev, p->nev, sizeof *p->ev, by_rate);
+        if (p->nev) qsort(p->ev, p->nev, sizeof *p->ev, by_rate);
         if (v->jsonl) json_rows(b, v, p);
         else text_rows(&t, v, p);
     }

@@ -63,7 +63,7 @@ bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, siz
     int budget = 8192; /* spins, a yield every 256 */
     for (uint32_t i = 0; i + 1 < r->g.slot_count; i++)
         if (read_entry(r, i, wait, &budget, &(*out)[*n])) (*n)++;
-    qsort(*out, *n, sizeof **out, by_shard);
+    if (*n) qsort(*out, *n, sizeof **out, by_shard);
     return true;
 }
 

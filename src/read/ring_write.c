@@ -42,7 +42,7 @@ static int skip(int fd, uint64_t n, bool *seekable) {
 /* The dump buf[len] to fd: the noted ranges written, the gaps skipped. 0 or an errno. */
 static int write_ranges(bb_ring *r, int fd, const uint8_t *buf, size_t len) {
     if (r->ranges_failed) return write_all(fd, buf, len);
-    qsort(r->ranges, r->nranges, sizeof *r->ranges, by_start);
+    if (r->nranges) qsort(r->ranges, r->nranges, sizeof *r->ranges, by_start);
     bool seekable = true;
     const uint8_t *at = buf;
     int rc = 0;

@@ -69,7 +69,8 @@ static void verdict(seen *s, const char *what, int round) {
     CHECK(s->bad == 0, "round %d, %s: %zu foreign or torn records of %zu", round, what, s->bad,
           s->total);
     for (int t = 0; t < THREADS; t++) {
-        qsort(s->r[t], s->n[t], sizeof *s->r[t], by_seq);
+        if (s->n[t])
+            qsort(s->r[t], s->n[t], sizeof *s->r[t], by_seq);
         for (size_t i = 1; i < s->n[t]; i++) {
             CHECK(s->r[t][i].seq != s->r[t][i - 1].seq, "round %d, %s: thread %d counter %llu twice",
                   round, what, t, (unsigned long long)s->r[t][i].seq);
