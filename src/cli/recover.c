@@ -18,6 +18,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/ring_scan.h"
 #include "cli/ringfile.h"
 #include "format/ring_file.h"
 
@@ -82,8 +83,7 @@ static void scan_one(const char *path) {
 
 /* scandir filter: backbeat.<pid>.<instance>.ring names. */
 static int is_ring_name(const struct dirent *e) {
-    size_t l = strlen(e->d_name);
-    return strncmp(e->d_name, "backbeat.", 9) == 0 && l >= 14 && !strcmp(e->d_name + l - 5, ".ring");
+    return cli_ring_name(e->d_name);
 }
 
 /* The ring files of DIR, one line each, in name order. */

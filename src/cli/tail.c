@@ -5,7 +5,6 @@
  * registered mid-run, until SIGINT / SIGTERM or until every followed process has exited and its
  * rings are drained. A lap lost is reported on stderr, never filled in. */
 /* SPDX-License-Identifier: MIT */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "backbeat/ring_reader.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/ring_scan.h"
 #include "cli/ringfile.h"
 #include "convert/obuf.h"
 
@@ -87,12 +87,6 @@ typedef struct tail_state {
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
 
-static volatile sig_atomic_t g_stop;
-static void on_signal(int sig) {
-    (void)sig;
-    g_stop = 1;
-}
-
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return true;
     size_t n = *cap ? *cap : 64;
@@ -123,12 +117,8 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     if (!s->path) return false;
     t->nsrc++;
     bb_error err;
-    bb_status st;
     /* A file just created has no header yet ("empty"): following, give its writer a second. */
-    for (int k = 0; (st = bb_ring_open(path, &s->ring, &err)) != BB_OK && t->o->follow &&
-                    cli_ring_why_empty(err.message) && k < 100; k++)
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
-    if (st != BB_OK) {
+    if (cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
         cli_error("%s%s", scanned ? "skipped: " : "", err.message);
         s->done = true;
         return scanned;
@@ -140,24 +130,15 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     return true;
 }
 
+/* A ring file of the --scan directory, unless it is followed already. */
+static bool add_scanned(void *ctx, const char *path) {
+    tail_state *t = ctx;
+    return have_source(t, path) || add_source(t, path, true);
+}
+
 /* The ring files of the --scan directory not followed yet. */
 static bool scan_dir(tail_state *t) {
-    DIR *d = opendir(t->o->scan);
-    if (!d) {
-        cli_error("%s: cannot list: %s", t->o->scan, strerror(errno));
-        return false;
-    }
-    bool ok = true;
-    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "backbeat.", 9) || l < 14 || strcmp(e->d_name + l - 5, ".ring"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", t->o->scan, e->d_name);
-        if (!have_source(t, path)) ok = add_source(t, path, true);
-    }
-    closedir(d);
-    return ok;
+    return cli_ring_scan(t->o->scan, add_scanned, t);
 }
 
 /* ---- one poll ------------------------------------------------------------------------------ */
@@ -301,7 +282,7 @@ static bool poll_all(tail_state *t, size_t *printed) {
     if (ok && !print_items(t)) {
         if (t->out.failed != EPIPE) cli_error("cannot write the output: %s", strerror(t->out.failed));
         ok = false;
-        g_stop = t->out.failed == EPIPE ? 2 : 0;
+        cli_stop = t->out.failed == EPIPE ? 2 : 0;
     }
     for (size_t i = 0; d && mem && i < n; i++) {
         if (d[i]) bb_dump_close(d[i]);
@@ -334,15 +315,15 @@ static int run(tail_state *t) {
     for (int tries = 0;; tries++) {
         size_t printed = 0;
         t->retry = 0;
-        if (!poll_all(t, &printed)) return g_stop == 2 ? CLI_OK : CLI_FAIL;
+        if (!poll_all(t, &printed)) return cli_stop == 2 ? CLI_OK : CLI_FAIL;
         if (!t->o->follow && !t->o->since_now && t->retry && !printed && tries < 20) {
             rewind_sources(t); /* a busy writer lapped the one read: read it again */
             continue;
         }
-        if (!t->o->follow || g_stop || (all_done(t) && t->nsrc)) return CLI_OK;
+        if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc)) return CLI_OK;
         struct timespec nap = {0, printed ? 10000000L : 20000000L};
         nanosleep(&nap, NULL);
-        if (g_stop) return CLI_OK;
+        if (cli_stop) return CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
             last_scan = cli_now_ns();
@@ -423,22 +404,12 @@ static int parse(int argc, char **argv, tail_opts *o) {
     return CLI_OK;
 }
 
-static void catch_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 /* `backbeat tail`: see tail_help. */
 int cmd_tail(int argc, char **argv) {
     tail_opts o;
     int st = parse(argc, argv, &o);
     if (st == CLI_OK) {
-        catch_signals();
+        cli_catch_stop();
         tail_state t;
         st = state_init(&t, &o) ? run(&t) : CLI_FAIL;
         state_free(&t);

@@ -4,7 +4,6 @@
  * interval on a terminal or printed --once / --iterations N times as text or JSON lines
  * (top_render.c). New ring files of a --scan directory are picked up; SIGINT / SIGTERM exit 0. */
 /* SPDX-License-Identifier: MIT */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include "backbeat/reader.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/ring_scan.h"
 #include "cli/ringfile.h"
 #include "cli/top.h"
 
@@ -60,12 +60,6 @@ typedef struct top_state {
     size_t nprocs, cap;
     obuf out;
 } top_state;
-
-static volatile sig_atomic_t g_stop;
-static void on_signal(int sig) {
-    (void)sig;
-    g_stop = 1;
-}
 
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return true;
@@ -131,36 +125,29 @@ static bool add_proc(top_state *t, const char *path, bool scanned, bool now) {
     if (!(p->path = strdup(path))) return false;
     t->nprocs++;
     bb_error err;
-    bb_status st;
     /* A file just created has no header yet: give its writer a moment. */
-    for (int k = 0; (st = bb_ring_open(path, &p->ring, &err)) != BB_OK && scanned &&
-                    cli_ring_why_empty(err.message) && k < 50; k++)
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
-    if (st != BB_OK) {
+    if (cli_ring_open_wait(path, scanned ? 50 : 0, &p->ring, &err) != BB_OK) {
         cli_error("%s%s", scanned ? "skipped: " : "", err.message);
         return scanned;
     }
     return proc_start(p, now);
 }
 
+typedef struct scan_ctx {
+    top_state *t;
+    bool now;
+} scan_ctx;
+
+/* A ring file of the --scan directory, unless it is watched already. */
+static bool add_scanned(void *ctx, const char *path) {
+    scan_ctx *c = ctx;
+    return have_proc(c->t, path) || add_proc(c->t, path, true, c->now);
+}
+
 /* The ring files of the --scan directory not watched yet. */
 static bool scan_dir(top_state *t, bool now) {
-    DIR *d = opendir(t->o->scan);
-    if (!d) {
-        cli_error("%s: cannot list: %s", t->o->scan, strerror(errno));
-        return false;
-    }
-    bool ok = true;
-    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "backbeat.", 9) || l < 14 || strcmp(e->d_name + l - 5, ".ring"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", t->o->scan, e->d_name);
-        if (!have_proc(t, path)) ok = add_proc(t, path, true, now);
-    }
-    closedir(d);
-    return ok;
+    scan_ctx c = {t, now};
+    return cli_ring_scan(t->o->scan, add_scanned, &c);
 }
 
 /* Forget the files shown once as gone whose file was removed (the process exited). */
@@ -283,14 +270,14 @@ static bool one_interval(top_state *t, uint64_t start) {
     for (;;) {
         if (!poll_all(t)) return false;
         uint64_t now = cli_now_ns();
-        if (g_stop || now >= end) return true;
+        if (cli_stop || now >= end) return true;
         if (t->o->scan && now - last_scan >= 250000000u) {
             if (!scan_dir(t, false)) return false;
             last_scan = now;
         }
         uint64_t next = now + 50000000u;
         sleep_until(next < end ? next : end);
-        if (g_stop) return true;
+        if (cli_stop) return true;
     }
 }
 
@@ -319,7 +306,7 @@ static int run(top_state *t) {
     uint64_t start = cli_now_ns();
     for (uint64_t it = 1; !t->o->iterations || it <= t->o->iterations; it++) {
         if (!one_interval(t, start)) return CLI_FAIL;
-        if (g_stop) return CLI_OK;
+        if (cli_stop) return CLI_OK;
         uint64_t now = cli_now_ns();
         if (!render(t, it, now - start)) return t->out.failed == EPIPE ? CLI_OK : CLI_FAIL;
         reset_counts(t);
@@ -400,22 +387,12 @@ static int parse(int argc, char **argv, top_opts *o) {
     return CLI_OK;
 }
 
-static void catch_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 /* `backbeat top`: see top_help. */
 int cmd_top(int argc, char **argv) {
     top_opts o;
     int st = parse(argc, argv, &o);
     if (st != CLI_OK) return st < 0 ? CLI_OK : st;
-    catch_signals();
+    cli_catch_stop();
     top_state t;
     st = state_init(&t, &o) ? run(&t) : CLI_FAIL;
     state_free(&t);

@@ -84,6 +84,10 @@ int ds_open_dirs(int dfd, const char *rel, bool create);
 /* A small regular file `name` in dfd (O_NOFOLLOW) into buf[cap], NUL-terminated; *exists false
  * when there is none. False with errno when it cannot be read or is not a regular file. */
 bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exists);
+/* The whole regular file `name` of directory dfd (-1: none), O_NOFOLLOW, at most `max` bytes,
+ * into a malloc'ed buffer with a NUL after its `len` bytes; *data NULL and true when it does not
+ * exist; false with errno when it cannot be read. */
+bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len);
 /* Complete the append a dead appender committed (its journal), remove temporaries. */
 bool ds_recover(const ds_handle *h, bb_error *err);
 ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err);

@@ -104,40 +104,6 @@ static char *index_path(const char *dir, uint64_t id)
     return p;
 }
 
-/* Read the whole file `name` of directory ifd (-1: none), O_NOFOLLOW, a regular file only;
- * *data NULL and true when it does not exist. */
-static bool slurp(int ifd, const char *name, uint8_t **data, size_t *len)
-{
-    *data = NULL;
-    *len = 0;
-    int fd = ifd < 0 ? -1 : openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return ifd < 0 || errno == ENOENT;
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (!ok && errno == 0)
-        errno = EINVAL;
-    size_t n = ok ? (size_t)st.st_size : 0;
-    uint8_t *b = ok ? malloc(n ? n : 1) : NULL;
-    size_t got = 0;
-    while (b && got < n) {
-        ssize_t r = read(fd, b + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!b || got != n) {
-        free(b);
-        return false;
-    }
-    *data = b;
-    *len = n;
-    return true;
-}
-
 /* "<id>.keys" */
 static void index_name(char *buf, size_t cap, uint64_t id)
 {
@@ -152,7 +118,7 @@ static bool load_one(ds_index *x, const char *dir, int ifd, uint64_t id, bb_erro
     size_t n;
     index_name(name, sizeof name, id);
     errno = 0;
-    if (!path || !slurp(ifd, name, &d, &n)) {
+    if (!path || !ds_slurp(ifd, name, SIZE_MAX, &d, &n)) {
         ds_err(err, "cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
         free(path);
         return false;
@@ -283,7 +249,7 @@ static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik
     uint8_t *old = NULL;
     size_t n = 0;
     errno = 0;
-    if (!slurp(ifd, name, &old, &n)) {
+    if (!ds_slurp(ifd, name, SIZE_MAX, &old, &n)) {
         ds_err(err, "cannot read %s/%s: %s", h->dir, final, strerror(errno));
         return false;
     }

@@ -187,22 +187,22 @@ static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb
     return ok;
 }
 
-/* Read the whole journal (NUL-terminated, malloc'ed); NULL with *absent when there is none. */
-static char *read_journal(const ds_handle *h, bool *absent)
+bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len)
 {
-    *absent = false;
-    int fd = openat(h->bfd, JOURNAL, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        *absent = errno == ENOENT;
-        return NULL;
-    }
+    *data = NULL;
+    *len = 0;
+    int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return dfd < 0 || errno == ENOENT;
     struct stat st;
-    char *b = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 30))
-        b = malloc((size_t)st.st_size + 1);
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max;
+    if (!ok && errno == 0)
+        errno = EINVAL;
+    size_t n = ok ? (size_t)st.st_size : 0;
+    uint8_t *b = ok ? malloc(n + 1) : NULL;
     size_t got = 0;
-    while (b && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, b + got, (size_t)st.st_size - got);
+    while (b && got < n) {
+        ssize_t r = read(fd, b + got, n - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -210,9 +210,25 @@ static char *read_journal(const ds_handle *h, bool *absent)
         got += (size_t)r;
     }
     close(fd);
-    if (b)
-        b[got] = 0;
-    return b;
+    if (!b || got != n) {
+        free(b);
+        return false;
+    }
+    b[n] = 0;
+    *data = b;
+    *len = n;
+    return true;
+}
+
+/* Read the whole journal (NUL-terminated, malloc'ed); NULL with *absent when there is none. */
+static char *read_journal(const ds_handle *h, bool *absent)
+{
+    uint8_t *b;
+    size_t n;
+    errno = 0;
+    bool ok = ds_slurp(h->bfd, JOURNAL, ((size_t)1 << 30) - 1, &b, &n);
+    *absent = ok && !b;
+    return ok ? (char *)b : NULL;
 }
 
 bool ds_recover(const ds_handle *h, bb_error *err)
