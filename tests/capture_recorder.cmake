@@ -9,6 +9,7 @@ set_tests_properties(recorder_basic_no_rseq PROPERTIES
 bb_test(recorder_wrap SOURCES ${BB_REC}/wrap.c ${BB_REC}/rec_util.c)
 bb_test(recorder_concurrent SOURCES ${BB_REC}/concurrent.c ${BB_REC}/rec_util.c LABELS concurrent)
 bb_test(recorder_signal SOURCES ${BB_REC}/signal.c ${BB_REC}/rec_util.c)
+bb_test(recorder_inflight_crash SOURCES ${BB_REC}/inflight_crash.c ${BB_REC}/rec_util.c)
 # BACKBEAT_COMPILED_OUT: the recording macros vanish (object code compared with a twin).
 foreach(v out in twin)
   add_library(bb_compiled_${v} OBJECT ${BB_REC}/compiled_out.c)

@@ -288,9 +288,11 @@ BB_API bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const
 BB_API bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_error *err);
 
 /* Crash-path dump: async-signal-safe (no malloc, no locks, no stdio). Writes the live rings
- * directly (records being written at that moment may be torn; the reader skips them), using
- * descriptor arrays preallocated at creation (the first 4096 events and 256 view sets
- * registered). One at a time per recorder: a concurrent call returns BB_ERR_INVALID at once.
+ * directly, without waiting for any writer: a record announced as being written at that moment
+ * (on the fetch_add path: by another thread, or by the thread the signal interrupted, also
+ * when the handler recorded in between) is written as zeros, which the reader steps over; the
+ * rseq path commits whole records only. Uses descriptor arrays preallocated at creation (the
+ * first 4096 events and 256 view sets registered). One at a time per recorder: a concurrent call returns BB_ERR_INVALID at once.
  * Returns BB_ERR_IO when a write fails. */
 BB_API bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd);
 

@@ -12,6 +12,7 @@
  */
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/dump_writer.h"
+#include "capture/dump_blanks.h"
 
 #include <errno.h>
 #include <string.h>
@@ -387,6 +388,30 @@ static int out_sink_write(void *ctx, const void *p, size_t n) {
 }
 
 /* The encoders' view of o. */
+/* The `cap` bytes of a shard region, with the ranges blanks() names for shard `shard` written as
+ * zeros (region offsets, within [0, cap)); the region itself is not changed (on the crash path it
+ * is the live ring). Goes a buffer at a time; each buffer is checked against every range. */
+static void out_region(out *o, const uint8_t *region, uint64_t cap, const bb__dump_blanks *bl,
+                       uint32_t shard) {
+    uint64_t off, len;
+    if (!bl || !bl->get(bl->ctx, shard, 0, &off, &len)) {
+        out_bytes(o, region, (size_t)cap);
+        return;
+    }
+    out_flush(o);
+    for (uint64_t at = 0; at < cap; at += sizeof o->buf) {
+        size_t n = cap - at < sizeof o->buf ? (size_t)(cap - at) : sizeof o->buf;
+        memcpy(o->buf, region + at, n);
+        for (size_t k = 0; bl->get(bl->ctx, shard, k, &off, &len); k++) {
+            uint64_t from = off > at ? off : at, to = off + len < at + n ? off + len : at + n;
+            if (from < to) memset(o->buf + (from - at), 0, (size_t)(to - from));
+        }
+        o->len = n;
+        o->pos += n;
+        out_flush(o);
+    }
+}
+
 static bb_sink out_sink(out *o) {
     bb_sink s = {out_sink_write, o};
     return s;
@@ -450,6 +475,12 @@ static bb_status sink_error(bb_error *err, const out *o) {
 }
 
 bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err) {
+    return bb__dump_write_blanked(in, sink, scratch, err, NULL);
+}
+
+/* Contract: see dump_blanks.h. */
+bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
+                                 bb_error *err, const bb__dump_blanks *blanks) {
     layout lay;
     bb_status st = plan(in, &lay, err);
     if (st) return st;
@@ -507,7 +538,7 @@ bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
             return BB_ERR_INVALID;
         }
         bb_enc_shard_header(s, in->instance_id, i, head, cap);
-        out_bytes(&o, region, (size_t)cap);
+        out_region(&o, region, cap, blanks, i);
     }
     if (consistent) {
         bb_enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));

@@ -191,6 +191,12 @@ typedef struct dump_ctx {
     bool live;           /* crash path: hand the writer the live rings */
     bool full_entry;     /* write BB_INTERN_FULL_ID first */
     uint32_t intern_ready;
+    /* crash path: the records in flight in the window of the shard last handed out, which the
+     * writer writes as zeros (live_blank) */
+    uint32_t fl_shard;
+    size_t nfl;
+    uint64_t fl_low, fl_head;
+    bb_inflight fl[256];
 } dump_ctx;
 
 static bb_intern_item intern_get(void *vctx, size_t i) {
@@ -217,20 +223,49 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
     if (c->live) { /* crash path: no waiting, the live ring itself is cut (the process ends) */
         uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
         *head = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
-        bb_inflight fl[256];
         int budget = 0;
-        size_t nfl = bb_inflight_collect(h, i, *head, fl, 256, &budget);
+        c->nfl = bb_inflight_collect(h, i, *head, c->fl, 256, &budget);
+        c->fl_shard = i;
+        c->fl_head = *head;
+        c->fl_low = *head > h->capacity ? *head - h->capacity : 0;
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
         uint64_t margin = rseq_margin(h, &c->ev, *head);
         uint64_t end = bb_ring_copy_cut(*head, *head, margin, h->capacity);
-        drop_lapped(h, i, ring, *head, fl, nfl, &c->ev, end);
+        drop_lapped(h, i, ring, *head, c->fl, c->nfl, &c->ev, end);
         return ring;
     }
     c->ev.events = c->in->events;
     c->ev.n = c->in->event_count;
     bb_shard_snapshot_into(c->rec, i, scratch, head, &c->ev);
     return scratch;
+}
+
+/* Crash path: range k of the records still in flight in shard `shard`'s window, as region
+ * offsets (each record gives two ranges, the second non-empty only when it wraps). The writer
+ * zeroes them in the dump, not in the live ring: a writer the signal interrupted, on this thread
+ * or another, left its record half written, and the walk steps over zeros. */
+static bool live_blank(void *vctx, uint32_t shard, size_t k, uint64_t *off, uint64_t *len) {
+    dump_ctx *c = vctx;
+    uint64_t cap = c->rec->hot.capacity;
+    for (; shard == c->fl_shard && k / 2 < c->nfl; k++) {
+        const bb_inflight *f = &c->fl[k / 2];
+        uint64_t from = f->pos > c->fl_low ? f->pos : c->fl_low;
+        uint64_t to = f->pos + f->len < c->fl_head ? f->pos + f->len : c->fl_head;
+        if (to <= from) continue;
+        uint64_t at = from & (cap - 1), n = to - from, first = cap - at < n ? cap - at : n;
+        if (k % 2 == 0) {
+            *off = at;
+            *len = first;
+            return true;
+        }
+        if (first < n) {
+            *off = 0;
+            *len = n - first;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Fill the parts of `in` that do not need allocation. */
@@ -451,7 +486,8 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_sparse_fd_init(&sp, fd);
     bb_fsize_guard guard;
     bb_fsize_guard_begin(&guard);
-    bb_status st = bb_dump_write(&in, bb_sink_sparse_fd(&sp), NULL, NULL);
+    bb__dump_blanks blanks = {live_blank, &c};
+    bb_status st = bb__dump_write_blanked(&in, bb_sink_sparse_fd(&sp), NULL, NULL, &blanks);
     if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     bb_fsize_guard_end(&guard);
     errno = saved_errno;

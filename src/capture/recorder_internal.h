@@ -12,6 +12,7 @@
 #include "backbeat/dump_writer.h"
 #include "backbeat/recorder.h"
 #include "backbeat/registry.h"
+#include "capture/dump_blanks.h"
 #include "format/ring_cut.h"
 
 /* ---- intern table (intern.c) ---------------------------------------------------------------

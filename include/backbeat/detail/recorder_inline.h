@@ -330,8 +330,11 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
     /* Announce, reserve, publish the position, copy, retire (plain stores on x86, to a line only
      * this thread writes; the acq_rel fetch_add orders the announcement before the reservation,
      * and a dump seeing `pos` change knows the previous record is complete). A signal
-     * handler recording in between retires the announcement early: only the blanking of that
-     * one record is lost. */
+     * handler recording in between (this record interrupted the thread's own record: `prev`
+     * is non-zero) puts the interrupted announcement back when it is done, so a dump taken
+     * later in the handler still blanks the record the thread left half written. */
+    const uint64_t prev = __atomic_load_n(&t->taglen, __ATOMIC_RELAXED);
+    const uint64_t prev_pos = __atomic_load_n(&t->pos, __ATOMIC_RELAXED);
     __atomic_store_n(&t->pos, BB__POS_UNKNOWN, __ATOMIC_RELEASE);
     __atomic_store_n(&t->taglen, ((uint64_t)total << 32) | (h->tag_base + shard), __ATOMIC_RELEASE);
     /* The TSC or monotonic clock is read last before the reservation: records of a shard are
@@ -354,6 +357,10 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
         bb__record_lapped(rec, shard, pos, total,
                           __atomic_load_n(&h->cursors[shard].head, __ATOMIC_RELAXED));
     __atomic_store_n(&t->taglen, 0, __ATOMIC_RELEASE);
+    if (BB__UNLIKELY(prev != 0)) { /* retired first: never our tag with the other's pos */
+        __atomic_store_n(&t->pos, prev_pos, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->taglen, prev, __ATOMIC_RELEASE);
+    }
 }
 
 BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,

@@ -1,0 +1,26 @@
+/* capture/dump_blanks.h — the dump writer's internal entry point that writes chosen ranges of a
+ * shard's region as zeros (the crash path's records still in flight), for recorder_dump.c. */
+/* SPDX-License-Identifier: MIT */
+#ifndef BACKBEAT_DUMP_BLANKS_H
+#define BACKBEAT_DUMP_BLANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/dump_writer.h"
+
+/* Byte ranges of a shard's region the writer writes as zeros instead of the region's bytes:
+ * get(ctx, shard, k, &off, &len) gives range k (region offsets, not wrapping) for k = 0, 1, ...
+ * until it returns false. The crash path hands the writer the live ring, which it must not
+ * change, and blanks the records still in flight in the window this way. */
+typedef struct bb__dump_blanks {
+    bool (*get)(void *ctx, uint32_t shard, size_t k, uint64_t *off, uint64_t *len);
+    void *ctx;
+} bb__dump_blanks;
+
+/* bb_dump_write, with the shards' regions blanked where `blanks` says (NULL: none). */
+bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
+                                 bb_error *err, const bb__dump_blanks *blanks);
+
+#endif
