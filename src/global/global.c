@@ -47,7 +47,7 @@ static gstate *g_abandoned;      /* a fork child keeps the parent's state reacha
 static struct sigaction g_orig_trigger; /* the dump signal's disposition before ours */
 static struct sigaction g_prev_trigger; /* what ours chains to: the original, or the program's
                                          * handler ours went over at re-arming */
-static int g_trigger_sig;
+static int g_trigger_sig; /* atomic (the dumper thread reads it) */
 static int g_rearmed; /* atomic: the process's first use re-armed the handlers */
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
@@ -215,7 +215,7 @@ static void signal_line(const char *head, int sig, const char *tail) {
 static void on_tick(void *ctx) {
     static int warned;
     report_intern_full((bb_recorder *)ctx);
-    int sig = g_trigger_sig;
+    int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
     struct sigaction cur;
     if (!sig || warned || !__atomic_load_n(&g_rearmed, __ATOMIC_ACQUIRE) ||
         sigaction(sig, NULL, &cur) != 0 || !program_handler(&cur))
@@ -231,7 +231,7 @@ static void on_tick(void *ctx) {
  * to ours: on_trigger_signal then calls the original disposition). A program handler gone over
  * is reported once per call on stderr. Async-signal-safe. */
 static void install_trigger_signal(int sig) {
-    bool first = g_trigger_sig != sig;
+    bool first = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED) != sig;
     struct sigaction cur;
     if (!first && (sigaction(sig, NULL, &cur) != 0 ||
                    ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trigger_signal)))
@@ -249,7 +249,7 @@ static void install_trigger_signal(int sig) {
         memset(&old, 0, sizeof old);
     g_prev_trigger = old;
     if (first) g_orig_trigger = old;
-    g_trigger_sig = sig;
+    __atomic_store_n(&g_trigger_sig, sig, __ATOMIC_RELAXED);
     if (program_handler(&old))
         signal_line("BACKBEAT_SIGNAL: the program already handles ", sig,
                     "; backbeat dumps on it, then calls the program's handler");
@@ -421,7 +421,8 @@ static bb_recorder *build(void) {
 /* The process's first use: handlers the program installed over ours while setting up (after
  * the library loaded, before it recorded) are gone over again, ours chaining to them. */
 static void rearm(void) {
-    if (g_trigger_sig) install_trigger_signal(g_trigger_sig);
+    int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
+    if (sig) install_trigger_signal(sig);
     if (g_cfg.dump_on_crash) bb__g_crash_rearm();
 }
 
