@@ -473,6 +473,8 @@ static tasks_run run_tasks(const char *stem, const char *var) {
     r.dumps_after = wait_dumps(g_dir, prefix, 1);
     int status = finish(&c, NULL, NULL);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(g_path_env);
+    g_path_env = NULL;
     fprintf(stderr, "%-28s threads: start %d, recorded %d, triggered %d, enabled %d; dumps %d "
             "before enabling, %d after\n", var ? var : "(no BACKBEAT_ variable)", r.start,
             r.recorded, r.triggered, r.enabled, r.dumps_before_enable, r.dumps_after);
