@@ -489,16 +489,18 @@ static void sc_threads(void) {
     tasks_run crash = run_tasks("c", "BACKBEAT_DUMP_ON_CRASH=1");
     tasks_run on = run_tasks("o", "BACKBEAT_ENABLE=1");
     tasks_run sig = run_tasks("s", "BACKBEAT_SIGNAL=usr1");
+    /* Counts are compared, not fixed: a sanitizer runtime may add its own thread when the
+     * first one is created (TSan does). "No thread" is: the count never moved. */
     int base = off.start;
     CHECK(base >= 1);
-    CHECK(off.recorded == base && off.triggered == base && off.enabled == base + 1);
+    CHECK(off.recorded == base && off.triggered == base && off.enabled > base);
     CHECK(off.dumps_before_enable == 0 && off.dumps_after == 1);
     CHECK(crash.start == base && crash.recorded == base && crash.triggered == base);
-    CHECK(crash.enabled == base + 1);
+    CHECK(crash.enabled > base);
     CHECK(crash.dumps_before_enable == 0 && crash.dumps_after == 1);
-    CHECK(on.start == base + 1 && on.recorded == base + 1 && on.enabled == base + 1);
+    CHECK(on.start > base && on.recorded == on.start && on.enabled == on.start);
     CHECK(on.dumps_before_enable == 1);
-    CHECK(sig.start == base + 1 && sig.recorded == base + 1 && sig.enabled == base + 1);
+    CHECK(sig.start > base && sig.recorded == sig.start && sig.enabled == sig.start);
     CHECK(sig.dumps_before_enable == 1);
 }
 
