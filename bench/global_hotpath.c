@@ -2,9 +2,10 @@
  *
  * Same event (3 fields: u64 key, two u32), same clock, same shard count and ring size: a local
  * recorder held in a variable (BB_RECORD) against the global one (BB_GRECORD, which adds the
- * load of the global pointer and its branch). Pinned to one CPU; each figure is the median of
- * 21 repetitions of 2M events, in ns/event, the two run back to back in alternating order and
- * the extra cost taken as the median of the paired differences; enabled and disabled. Prints numbers, asserts
+ * load of the thread-local recorder pointer and its branch). Pinned to one CPU; each figure is
+ * the median of 21 repetitions of 2M events, in ns/event, the two run back to back in
+ * alternating order and the extra cost taken as the median of the paired differences; enabled
+ * and disabled. Prints numbers, asserts
  * nothing. Run: build-bench/bench/global_hotpath, or scripts/bench.sh build-bench global.
  */
 /* SPDX-License-Identifier: MIT */
@@ -112,7 +113,7 @@ int main(void) {
     printf("   %-9s %7.2f ns %7.2f ns %+7.2f ns\n", "disabled", off.local, off.global,
            off.extra);
     printf("   (extra = median of paired per-repetition differences; BB_GRECORD adds one load of\n"
-           "    the global pointer and one predictable branch per event)\n");
+           "    the thread-local recorder pointer and one predictable branch per event)\n");
     bb_recorder_free(local);
     return 0;
 }

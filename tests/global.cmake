@@ -34,7 +34,7 @@ target_link_libraries(global_e2e PRIVATE backbeat_static backbeat_read_static bb
 add_dependencies(global_e2e global_child)
 
 foreach(sc traced segv abort overflow chain fpe ill bus thread storm trigexit sigchain keep-oldest keep-newest unwritable badenv
-           naming fork fsize)
+           naming fork fsize early toverflow threads)
   add_test(NAME global_e2e_${sc} COMMAND global_e2e ${sc})
   set(labels "")
   if(sc STREQUAL "storm" OR sc STREQUAL "traced")

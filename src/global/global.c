@@ -1,11 +1,16 @@
-/* global.c — the process-wide recorder: lazy thread-safe construction from the environment, the
- * public bb_global_* API, the BACKBEAT_SIGNAL trigger handler, exit and fork handling.
+/* global.c — the process-wide recorder: thread-safe construction from the environment (at load
+ * when BACKBEAT_ENABLE, BACKBEAT_DUMP_ON_CRASH or BACKBEAT_SIGNAL is set, else on first use),
+ * each thread's first use, the public bb_global_* API, the BACKBEAT_SIGNAL trigger handler, exit
+ * and fork handling.
  *
- * The recorder pointer is published with a release store after everything it needs exists, so
- * the fast path (global.h) is one acquire load. Building happens once, under a mutex; a failure
- * is remembered (and reported once) so the slow path does not retry per event. After fork() the
- * child forgets the parent's recorder (never touching its locks or thread) and rebuilds its own
- * on first use, with the configuration parsed in the parent.
+ * The recorder pointer is published with a release store after everything it needs exists. A
+ * thread's first use (bb__global_slow) acquires it, sets the thread up (its alternate signal
+ * stack; the process's first use re-arms the handlers) and caches it in the thread-local
+ * bb__global_tls, the fast path's one load (global.h). Building happens once, under a mutex; a
+ * failure is remembered (and reported once) so the slow path does not retry per event. The
+ * dumper thread is started only while capture is enabled or BACKBEAT_SIGNAL is set. After
+ * fork() the child forgets the parent's recorder (never touching its locks or thread) and
+ * rebuilds its own on first use, with the configuration parsed in the parent.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -22,10 +27,12 @@
 #include "global/global_internal.h"
 
 bb_recorder *bb__global_rec;
+__thread bb_recorder *bb__global_tls __attribute__((tls_model("initial-exec")));
 
 typedef struct gstate {
     bb_recorder *rec;
     bb__g_dumper *dumper; /* NULL when it could not be created */
+    int thread_on;        /* atomic: the dumper thread was started (under g_lock) */
 } gstate;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -37,13 +44,18 @@ static bool g_cfg_ready;
 static int g_inherit_enable = -1; /* after fork: the parent's enabled state */
 static bool g_once_done;         /* atexit / atfork registered */
 static gstate *g_abandoned;      /* a fork child keeps the parent's state reachable */
-static struct sigaction g_prev_trigger;
-static int g_trigger_sig;
+static struct sigaction g_orig_trigger; /* the dump signal's disposition before ours */
+static struct sigaction g_prev_trigger; /* what ours chains to: the original, or the program's
+                                         * handler ours went over at re-arming */
+static int g_trigger_sig; /* atomic (the dumper thread reads it) */
+static int g_rearmed; /* atomic: the process's first use re-armed the handlers */
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
 static __thread bool t_building __attribute__((tls_model("initial-exec")));
 /* Thread running on_trigger_signal (a handler that chains back to ours must not loop). */
 static __thread bool t_in_trigger __attribute__((tls_model("initial-exec")));
+/* Thread inside its first-use set-up (a signal handler using bb_global() meanwhile skips it). */
+static __thread bool t_attaching __attribute__((tls_model("initial-exec")));
 
 static const char *env_get(const char *name, void *ctx) {
     (void)ctx;
@@ -90,18 +102,41 @@ static void on_crash(void *ctx, int sig) {
     if (st && st->dumper) bb__g_dumper_dump_signal(st->dumper);
 }
 
-/* The BACKBEAT_SIGNAL handler: trigger (never build), then chain to a previous handler. */
+static void on_trigger_signal(int sig, siginfo_t *info, void *uc);
+
+/* Whether `sa` is a handler of the program (not the default action, not ignored, not ours). */
+static bool program_handler(const struct sigaction *sa) {
+    if (sa->sa_flags & SA_SIGINFO) return sa->sa_sigaction != on_trigger_signal;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static void call_handler(const struct sigaction *sa, int sig, siginfo_t *info, void *uc) {
+    if (!program_handler(sa)) return;
+    if (sa->sa_flags & SA_SIGINFO) sa->sa_sigaction(sig, info, uc);
+    else sa->sa_handler(sig);
+}
+
+static bool same_handler(const struct sigaction *a, const struct sigaction *b) {
+    return (a->sa_flags & SA_SIGINFO) == (b->sa_flags & SA_SIGINFO) &&
+           ((a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction
+                                       : a->sa_handler == b->sa_handler);
+}
+
+/* The BACKBEAT_SIGNAL handler: trigger (never build), then chain to the handler it went over.
+ * Reached again through that handler (a program handler chaining to ours, gone over at
+ * re-arming), it calls the disposition from before ours instead, so no handler runs twice. */
 static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
-    if (t_in_trigger) return; /* reached again through a handler we chain to */
-    t_in_trigger = true;
     int saved = errno;
+    if (t_in_trigger) {
+        if (!same_handler(&g_orig_trigger, &g_prev_trigger))
+            call_handler(&g_orig_trigger, sig, info, uc);
+        errno = saved;
+        return;
+    }
+    t_in_trigger = true;
     gstate *st = state();
     if (st && st->dumper) bb__g_dumper_trigger(st->dumper);
-    if (g_prev_trigger.sa_flags & SA_SIGINFO) {
-        if (g_prev_trigger.sa_sigaction) g_prev_trigger.sa_sigaction(sig, info, uc);
-    } else if (g_prev_trigger.sa_handler != SIG_DFL && g_prev_trigger.sa_handler != SIG_IGN) {
-        g_prev_trigger.sa_handler(sig);
-    }
+    call_handler(&g_prev_trigger, sig, info, uc);
     errno = saved;
     t_in_trigger = false;
 }
@@ -139,6 +174,7 @@ static void fork_child(void) {
         g_abandoned = st;
     }
     /* The parent's recorder and dumper are left alone (their memory is the parent's copy). */
+    bb__global_tls = NULL; /* the forking thread, the child's only one */
     __atomic_store_n(&bb__global_rec, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&g_state, NULL, __ATOMIC_RELEASE);
     /* (a parent that could not build it stays without one: g_dead is inherited) */
@@ -146,63 +182,77 @@ static void fork_child(void) {
         bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
 }
 
-/* Whether `sa` is a handler of the program (not the default action, not ignored, not ours). */
-static bool program_handler(const struct sigaction *sa) {
-    if (sa->sa_flags & SA_SIGINFO) return sa->sa_sigaction != on_trigger_signal;
-    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+/* "signal 10 (SIGUSR1)" into out[cap], async-signal-safe (no strsignal). */
+static size_t signal_words(char *out, size_t cap, size_t len, int sig) {
+    static const struct { int sig; const char *name; } names[] = {
+        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGHUP, "SIGHUP"}, {SIGINT, "SIGINT"},
+        {SIGQUIT, "SIGQUIT"}, {SIGTERM, "SIGTERM"}, {SIGALRM, "SIGALRM"}, {SIGWINCH, "SIGWINCH"},
+        {SIGPIPE, "SIGPIPE"}, {SIGCHLD, "SIGCHLD"}, {SIGCONT, "SIGCONT"}, {SIGTSTP, "SIGTSTP"},
+    };
+    len = bb__g_append_str(out, cap, len, "signal ");
+    len = bb__g_append_u64(out, cap, len, (uint64_t)sig);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (names[i].sig != sig) continue;
+        len = bb__g_append_str(out, cap, len, " (");
+        len = bb__g_append_str(out, cap, len, names[i].name);
+        len = bb__g_append_str(out, cap, len, ")");
+    }
+    return len;
 }
 
-/* The dumper's tick: warn once when the program has replaced the BACKBEAT_SIGNAL handler (the
- * signal then no longer triggers dumps), and report a full intern table. */
-static void on_tick(void *ctx) {
-    static int warned;
-    report_intern_full((bb_recorder *)ctx);
-    int sig = g_trigger_sig;
-    struct sigaction cur;
-    if (!sig || warned || sigaction(sig, NULL, &cur) != 0 || !program_handler(&cur)) return;
-    warned = 1;
-    char msg[200];
-    snprintf(msg, sizeof msg,
-             "BACKBEAT_SIGNAL: the program replaced backbeat's handler for signal %d (%s): that "
-             "signal no longer triggers dumps (choose another BACKBEAT_SIGNAL)",
-             sig, strsignal(sig));
+/* One stderr line: head, the signal, tail (async-signal-safe). */
+static void signal_line(const char *head, int sig, const char *tail) {
+    char msg[320];
+    size_t len = bb__g_append_str(msg, sizeof msg, 0, head);
+    len = signal_words(msg, sizeof msg, len, sig);
+    bb__g_append_str(msg, sizeof msg, len, tail);
     bb__g_stderr_line(msg);
 }
 
-/* Install on_trigger_signal for `sig`, keeping the disposition it replaces to chain to. A
- * second call (at build, after the load-time one) is a no-op while ours is still in place; if
- * the program replaced it meanwhile, ours goes back on top, chaining to the program's (which
- * may chain back to ours: t_in_trigger stops that round trip). */
+/* The dumper's tick: warn once when the program has replaced the BACKBEAT_SIGNAL handler (the
+ * signal then no longer triggers dumps), and report a full intern table. Not before the first
+ * record: that re-arms the handler over one the program installed while setting up. */
+static void on_tick(void *ctx) {
+    static int warned;
+    report_intern_full((bb_recorder *)ctx);
+    int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
+    struct sigaction cur;
+    if (!sig || warned || !__atomic_load_n(&g_rearmed, __ATOMIC_ACQUIRE) ||
+        sigaction(sig, NULL, &cur) != 0 || !program_handler(&cur))
+        return;
+    warned = 1;
+    signal_line("BACKBEAT_SIGNAL: the program replaced backbeat's handler for ", sig,
+                ": that signal no longer triggers dumps (choose another BACKBEAT_SIGNAL)");
+}
+
+/* Install on_trigger_signal for `sig`, chaining to the disposition it replaces. A second call
+ * (the re-arming at the first record) is a no-op while ours is still in place; if the program
+ * replaced it meanwhile, ours goes back on top, chaining to the program's (which may chain back
+ * to ours: on_trigger_signal then calls the original disposition). A program handler gone over
+ * is reported once per call on stderr. Async-signal-safe. */
 static void install_trigger_signal(int sig) {
-    if (g_trigger_sig == sig) {
-        struct sigaction cur;
-        if (sigaction(sig, NULL, &cur) != 0 ||
-            ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trigger_signal))
-            return;
-    }
-    struct sigaction sa;
+    bool first = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED) != sig;
+    struct sigaction cur;
+    if (!first && (sigaction(sig, NULL, &cur) != 0 ||
+                   ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trigger_signal)))
+        return;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trigger_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, &g_prev_trigger) == 0) {
-        g_trigger_sig = sig;
-        if (program_handler(&g_prev_trigger)) {
-            char msg[200];
-            snprintf(msg, sizeof msg,
-                     "BACKBEAT_SIGNAL: the program already handles signal %d (%s); backbeat "
-                     "dumps on it, then calls the program's handler",
-                     sig, strsignal(sig));
-            bb__g_stderr_line(msg);
-        }
-        if (g_prev_trigger.sa_sigaction == on_trigger_signal)
-            memset(&g_prev_trigger, 0, sizeof g_prev_trigger);
-    } else {
-        char msg[128];
-        snprintf(msg, sizeof msg, "cannot install the BACKBEAT_SIGNAL handler for signal %d: %s",
-                 sig, strerror(errno));
-        bb__g_stderr_line(msg);
+    if (sigaction(sig, &sa, &old) != 0) {
+        signal_line("cannot install the BACKBEAT_SIGNAL handler for ", sig, "");
+        return;
     }
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_trigger_signal)
+        memset(&old, 0, sizeof old);
+    g_prev_trigger = old;
+    if (first) g_orig_trigger = old;
+    __atomic_store_n(&g_trigger_sig, sig, __ATOMIC_RELAXED);
+    if (program_handler(&old))
+        signal_line("BACKBEAT_SIGNAL: the program already handles ", sig,
+                    "; backbeat dumps on it, then calls the program's handler");
 }
 
 enum { FALLBACK_BYTES = 1u << 20 };
@@ -258,6 +308,45 @@ static bb_status create_rec(bb_recorder_options *o, bb_recorder **rec) {
     return create_sized(o, false, rec, &err);
 }
 
+/* Start the dumper thread of `gs` unless it runs (g_lock held). */
+static void start_dumper_locked(gstate *gs) {
+    if (!gs->dumper || __atomic_load_n(&gs->thread_on, __ATOMIC_ACQUIRE)) return;
+    int e = bb__g_dumper_start(gs->dumper);
+    if (e) {
+        char msg[PATH_MAX + 128];
+        snprintf(msg, sizeof msg,
+                 "cannot start the dumper thread for %s: %s; triggers are written at exit",
+                 g_cfg.path, strerror(e));
+        bb__g_stderr_line(msg);
+        return;
+    }
+    __atomic_store_n(&gs->thread_on, 1, __ATOMIC_RELEASE);
+}
+
+/* Create the dumper of `gs` (g_lock held); its thread only when `thread` (capture on or a
+ * dump signal: nothing else needs it; bb_global_enable starts it later). */
+static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
+    bb__g_dumper_opts d = {
+        .base = g_cfg.path,
+        .throttle_ms = g_cfg.throttle_ms,
+        .max_dumps = g_cfg.max_dumps,
+        .limit_policy = g_cfg.limit_policy,
+        .write = rec_write,
+        .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
+        .ctx = rec,
+        .tick = on_tick,
+    };
+    gs->dumper = bb__g_dumper_create(&d);
+    if (!gs->dumper) {
+        char msg[PATH_MAX + 128];
+        snprintf(msg, sizeof msg, "cannot create the dumper for %s: %s; no dumps are written",
+                 g_cfg.path, strerror(ENOMEM));
+        bb__g_stderr_line(msg);
+        return;
+    }
+    if (thread) start_dumper_locked(gs);
+}
+
 /* Build the recorder (g_lock held). Returns it or NULL (g_dead set). */
 static bb_recorder *build_locked(void) {
     if (!g_cfg_ready) {
@@ -292,32 +381,14 @@ static bb_recorder *build_locked(void) {
     bool on = g_inherit_enable >= 0 ? g_inherit_enable == 1 : g_cfg.enable;
     bb_recorder_enable(rec, on);
 
-    bb__g_dumper_opts d = {
-        .base = g_cfg.path,
-        .throttle_ms = g_cfg.throttle_ms,
-        .max_dumps = g_cfg.max_dumps,
-        .limit_policy = g_cfg.limit_policy,
-        .write = rec_write,
-        .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
-        .ctx = rec,
-        .tick = on_tick,
-    };
-    gs->dumper = bb__g_dumper_create(&d);
-    int e = gs->dumper ? bb__g_dumper_start(gs->dumper) : ENOMEM;
-    if (e) {
-        char msg[PATH_MAX + 128];
-        snprintf(msg, sizeof msg, "cannot start the dumper for %s: %s; no dumps are written",
-                 g_cfg.path, strerror(e));
-        bb__g_stderr_line(msg);
-        bb__g_dumper_destroy(gs->dumper);
-        gs->dumper = NULL;
-    }
+    make_dumper(gs, rec, on || g_cfg.signal);
 
     __atomic_store_n(&g_state, gs, __ATOMIC_RELEASE);
     if (g_cfg.signal) install_trigger_signal(g_cfg.signal);
     if (g_cfg.dump_on_crash && gs->dumper) {
+        bb__g_altstack_prepare();
         bb__g_altstack_install();
-        e = bb__g_crash_install(on_crash, NULL);
+        int e = bb__g_crash_install(on_crash, NULL);
         if (e) {
             char msg[128];
             snprintf(msg, sizeof msg, "cannot install the crash handlers: %s", strerror(e));
@@ -333,7 +404,8 @@ static bb_recorder *build_locked(void) {
     return rec;
 }
 
-bb_recorder *bb__global_slow(void) {
+/* Build the recorder unless it exists or building failed. */
+static bb_recorder *build(void) {
     if (__atomic_load_n(&g_dead, __ATOMIC_ACQUIRE) || t_building) return NULL;
     pthread_mutex_lock(&g_lock);
     bb_recorder *r = __atomic_load_n(&bb__global_rec, __ATOMIC_ACQUIRE);
@@ -346,13 +418,41 @@ bb_recorder *bb__global_slow(void) {
     return r;
 }
 
+/* The process's first use: handlers the program installed over ours while setting up (after
+ * the library loaded, before it recorded) are gone over again, ours chaining to them. */
+static void rearm(void) {
+    int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
+    if (sig) install_trigger_signal(sig);
+    if (g_cfg.dump_on_crash) bb__g_crash_rearm();
+}
+
+/* A thread's first use (no lock, no allocation): its alternate signal stack when crash dumps
+ * are on (freed at its exit), the process's re-arming, then the fast path's cached pointer. */
+bb_recorder *bb__global_slow(void) {
+    bb_recorder *r = __atomic_load_n(&bb__global_rec, __ATOMIC_ACQUIRE);
+    if (!r) r = build();
+    if (!r || t_attaching) return r;
+    t_attaching = true;
+    if (g_cfg.dump_on_crash) bb__g_altstack_install();
+    if (!__atomic_exchange_n(&g_rearmed, 1, __ATOMIC_ACQ_REL)) rearm();
+    bb__global_tls = r;
+    t_attaching = false;
+    return r;
+}
+
 bb_status bb_global_init(void) {
     return bb_global() ? BB_OK : g_dead_status ? g_dead_status : BB_ERR_INVALID;
 }
 
 void bb_global_enable(void) {
     bb_recorder *r = bb_global();
-    if (r) bb_recorder_enable(r, true);
+    if (!r) return;
+    bb_recorder_enable(r, true);
+    gstate *st = state();
+    if (!st || __atomic_load_n(&st->thread_on, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&g_lock);
+    if (state() == st) start_dumper_locked(st); /* a pending trigger is then written */
+    pthread_mutex_unlock(&g_lock);
 }
 
 void bb_global_disable(void) {
@@ -395,19 +495,28 @@ bb_status bb_global_thread_init(void) {
     return bb__g_altstack_install() == 0 ? BB_OK : BB_ERR_NOMEM;
 }
 
-/* The main thread gets an alternate signal stack at load time when crash dumps are asked for,
- * so a stack overflow on it is caught even if another thread builds the recorder. The
- * BACKBEAT_SIGNAL handler is installed at load time too: until the recorder is built it
- * triggers nothing (there is nothing recorded to dump), but the signal no longer takes its
- * default action, which for usr1/usr2 kills the program being traced. (An invalid value is
- * reported when the recorder is built.) */
-__attribute__((constructor)) static void global_ctor(void) {
+/* Whether the environment asks for coverage from the start: capture on, crash dumps or a dump
+ * signal (an invalid value counts: building reports it at once). */
+static bool wanted_at_load(void) {
     bool on = false;
-    const char *v = getenv("BACKBEAT_DUMP_ON_CRASH");
+    const char *v = getenv("BACKBEAT_ENABLE");
+    if (v && bb__g_parse_bool(v, &on) && on) return true;
+    v = getenv("BACKBEAT_DUMP_ON_CRASH");
     if (!v) v = getenv("BACKBEAT_DUMP_ON_PANIC");
-    if (v && bb__g_parse_bool(v, &on) && on) bb__g_altstack_install();
-    int sig = 0;
+    if (v && bb__g_parse_bool(v, &on) && on) return true;
     v = getenv("BACKBEAT_SIGNAL");
-    if (v && *v && strcasecmp(v, "none") != 0 && bb__g_parse_signal(v, &sig) && sig > 0)
-        install_trigger_signal(sig);
+    return v && *v && strcasecmp(v, "none") != 0;
+}
+
+/* With BACKBEAT_ENABLE, BACKBEAT_DUMP_ON_CRASH or BACKBEAT_SIGNAL set, the recorder is built
+ * when the library loads: the crash and dump-signal handlers are armed (and the main thread has
+ * its alternate signal stack) before main, so a start-up crash or signal dumps what there is
+ * (the registry, the process's metadata, empty rings). Nothing set: nothing happens until the
+ * first use (no recorder, no thread). If building fails, the dump signal still gets a handler,
+ * so that it never takes its default action (for usr1/usr2, killing the program). */
+__attribute__((constructor)) static void global_ctor(void) {
+    if (!wanted_at_load()) return;
+    build();
+    if (__atomic_load_n(&g_dead, __ATOMIC_ACQUIRE) && g_cfg_ready && g_cfg.signal)
+        install_trigger_signal(g_cfg.signal);
 }

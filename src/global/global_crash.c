@@ -9,6 +9,11 @@
  * previous handler runs, or the default action kills the process with the same signal and core
  * dump behaviour. A handler installed after ours that chains to ours keeps working: it runs
  * first, ours dumps and returns to it.
+ *
+ * Re-arming (once, at the program's first record): a handler the program installed over ours
+ * during its set-up is gone over again, and ours then chains to it first ("over"), to the
+ * disposition from before ours second. A handler that chained to ours is thus entered, calls
+ * ours again on the same thread (t_crashed), which then puts back the original disposition.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -25,8 +30,12 @@
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIG_CRASH (sizeof crash_signals / sizeof crash_signals[0])
 
-static struct sigaction prev_action[NSIG_CRASH];
+static struct sigaction prev_action[NSIG_CRASH]; /* before ours was first installed */
+static struct sigaction over_action[NSIG_CRASH]; /* the program's, gone over at re-arming */
+static bool over_set[NSIG_CRASH];
 static bool installed;
+/* This thread has run the crash path (a second entry is a handler chaining back to ours). */
+static __thread bool t_crashed __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The callback, published with release, read with acquire by the handler. */
@@ -46,10 +55,19 @@ static int index_of(int sig) {
     return -1;
 }
 
+/* The disposition to put back: the one ours went over at re-arming on a first entry, the one
+ * from before ours when this thread already ran the crash path. */
+static const struct sigaction *restore_of(int idx, bool again) {
+    if (!again && __atomic_load_n(&over_set[idx], __ATOMIC_ACQUIRE)) return &over_action[idx];
+    return &prev_action[idx];
+}
+
 static void crash_handler(int sig, siginfo_t *info, void *uc) {
     (void)uc;
     int saved_errno = errno;
     int idx = index_of(sig);
+    bool again = t_crashed;
+    t_crashed = true;
     int expected = 0;
     if (__atomic_compare_exchange_n(&crash_state, &expected, 1, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
@@ -65,7 +83,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
         for (int i = 0; i < 1000 && __atomic_load_n(&crash_state, __ATOMIC_ACQUIRE) == 1; i++)
             nanosleep(&ten_ms, NULL);
     }
-    if (idx >= 0) sigaction(sig, &prev_action[idx], NULL);
+    if (idx >= 0) sigaction(sig, restore_of(idx, again), NULL);
     else signal(sig, SIG_DFL);
     /* A signal sent by a process (si_code <= 0: kill, raise, abort, tgkill) does not repeat by
      * itself: raise it again (it is blocked until we return). A fault repeats on return. */
@@ -96,63 +114,80 @@ int bb__g_crash_install(bb__g_crash_fn fn, void *ctx) {
     return rc;
 }
 
+/* Whether `sa` is our crash handler. */
+static bool is_ours(const struct sigaction *sa) {
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == crash_handler;
+}
+
+int bb__g_crash_rearm(void) {
+    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE)) return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    int n = 0;
+    for (size_t i = 0; i < NSIG_CRASH; i++) {
+        struct sigaction cur;
+        if (sigaction(crash_signals[i], NULL, &cur) != 0 || is_ours(&cur) ||
+            __atomic_load_n(&over_set[i], __ATOMIC_RELAXED))
+            continue;
+        over_action[i] = cur;
+        __atomic_store_n(&over_set[i], true, __ATOMIC_RELEASE);
+        if (sigaction(crash_signals[i], &sa, NULL) == 0) n++;
+        else __atomic_store_n(&over_set[i], false, __ATOMIC_RELEASE);
+    }
+    return n;
+}
+
 /* ---- alternate signal stacks ---------------------------------------------------------- */
 
 static pthread_key_t altstack_key;
 static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
 static bool altstack_key_ok;
+static size_t altstack_page, altstack_size; /* set once with the key */
 
-typedef struct altstack {
-    void *map;
-    size_t len;
-} altstack;
-
-static void altstack_release(void *p) {
-    altstack *a = p;
+/* Thread exit: the key's value is the mapping (a guard page, then the stack). */
+static void altstack_release(void *map) {
     stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)a->map + (size_t)sysconf(_SC_PAGESIZE)) {
+    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + altstack_page) {
         stack_t off;
         memset(&off, 0, sizeof off);
         off.ss_flags = SS_DISABLE;
         sigaltstack(&off, NULL);
     }
-    munmap(a->map, a->len);
-    free(a);
+    munmap(map, altstack_page + altstack_size);
 }
 
 static void altstack_key_init(void) {
+    altstack_page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = 64 * 1024;
+    if (size < (size_t)SIGSTKSZ * 4) size = (size_t)SIGSTKSZ * 4;
+    altstack_size = (size + altstack_page - 1) / altstack_page * altstack_page;
     altstack_key_ok = pthread_key_create(&altstack_key, altstack_release) == 0;
 }
+
+void bb__g_altstack_prepare(void) { pthread_once(&altstack_once, altstack_key_init); }
 
 int bb__g_altstack_install(void) {
     stack_t cur;
     if (sigaltstack(NULL, &cur) != 0) return errno;
     if (!(cur.ss_flags & SS_DISABLE)) return 0; /* the thread already has one: keep it */
-    pthread_once(&altstack_once, altstack_key_init);
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t size = 64 * 1024;
-    if (size < (size_t)SIGSTKSZ * 4) size = (size_t)SIGSTKSZ * 4;
-    size = (size + page - 1) / page * page;
-    size_t len = size + page; /* a guard page below the stack */
+    bb__g_altstack_prepare();
+    size_t len = altstack_page + altstack_size; /* a guard page below the stack */
     void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) return errno;
-    mprotect(map, page, PROT_NONE);
+    mprotect(map, altstack_page, PROT_NONE);
     stack_t ss;
     memset(&ss, 0, sizeof ss);
-    ss.ss_sp = (char *)map + page;
-    ss.ss_size = size;
+    ss.ss_sp = (char *)map + altstack_page;
+    ss.ss_size = altstack_size;
     if (sigaltstack(&ss, NULL) != 0) {
         int e = errno;
         munmap(map, len);
         return e;
     }
-    altstack *a = malloc(sizeof *a);
-    if (a && altstack_key_ok) {
-        a->map = map;
-        a->len = len;
-        pthread_setspecific(altstack_key, a); /* released when the thread exits */
-    } else {
-        free(a); /* kept for the thread's life, then leaked */
-    }
+    /* released when the thread exits; without the key, kept for the thread's life, then leaked */
+    if (altstack_key_ok) pthread_setspecific(altstack_key, map);
     return 0;
 }

@@ -263,8 +263,18 @@ void bb__g_dumper_abandon(bb__g_dumper *d);
 typedef void (*bb__g_crash_fn)(void *ctx, int sig);
 int bb__g_crash_install(bb__g_crash_fn fn, void *ctx);
 
+/* Once the crash handlers are installed, go over each crash signal's handler the program has
+ * installed since (ours then runs first and chains to it; called once, at the first record).
+ * Returns how many signals were taken back. Async-signal-safe. */
+int bb__g_crash_rearm(void);
+
+/* Create the thread-exit key and compute the stack size (once; not signal-safe: call it before
+ * any thread may need bb__g_altstack_install from a signal handler). */
+void bb__g_altstack_prepare(void);
+
 /* Give the calling thread an alternate signal stack if it has none (so a stack overflow can be
- * handled). The stack is never freed while the thread lives; returns 0 or an errno value. */
+ * handled). The stack is unmapped when the thread exits; returns 0 or an errno value. No
+ * allocation, no lock once prepared (mmap, sigaltstack, pthread_setspecific). */
 int bb__g_altstack_install(void);
 
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */

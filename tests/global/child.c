@@ -9,6 +9,12 @@
  *   fpe / ill / bus  records ticks 0..99, then divides by zero (x86-64: a real #DE, elsewhere
  *            raise) / executes a trap instruction / touches a page past the end of a file
  *   thread   a second thread records ticks 0..99, then dereferences NULL
+ *   early    dereferences NULL first thing in main, before any backbeat call (a start-up crash)
+ *   toverflow a worker thread (no bb_global_thread_init, 256 KiB stack) records ticks 0..99,
+ *            then overflows its stack
+ *   tasks    prints the process's thread count ("start N") before any backbeat call, records
+ *            ticks ("recorded N"), calls bb_global_trigger(), waits 300 ms ("triggered N"),
+ *            reads a byte from stdin, calls bb_global_enable() ("enabled N"), waits for EOF
  *   chain    handler A installed before the recorder, B after it (B chains to what it
  *            replaced); records, then dereferences NULL; A and B say so on stderr
  *   storm    records, calls bb_global_trigger() argv[2] times (2 ms pause every 100), says
@@ -24,6 +30,7 @@
  *            the child ended; prints "parent <instance> <name>" / "child <instance> <name>"
  */
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -145,6 +152,41 @@ static void *crashing_thread(void *arg) {
     return NULL;
 }
 
+static void *overflowing_thread(void *arg) {
+    (void)arg;
+    ticks(0, 100, 0);
+    recurse(0);
+    return NULL;
+}
+
+/* Threads of this process: entries of /proc/self/task. */
+static int task_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+static int tasks_mode(void) {
+    printf("start %d\n", task_count());
+    ticks(0, 100, 0);
+    printf("recorded %d\n", task_count());
+    bb_global_trigger();
+    struct timespec ms300 = {0, 300 * 1000 * 1000};
+    nanosleep(&ms300, NULL);
+    printf("triggered %d\n", task_count());
+    char go;
+    if (read(0, &go, 1) != 1) return 3; /* the test has counted the dumps so far */
+    bb_global_enable();
+    printf("enabled %d\n", task_count());
+    wait_stdin_eof(NULL);
+    return 0;
+}
+
 static void user_usr1(int sig) {
     (void)sig;
     static const char m[] = "user handler ran\n";
@@ -190,6 +232,20 @@ int main(int argc, char **argv) {
         bus_error();
         return 0;
     }
+    if (!strcmp(mode, "early")) {
+        *(volatile int *)(uintptr_t)sink = 1;
+        return 0;
+    }
+    if (!strcmp(mode, "toverflow")) {
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 256 * 1024);
+        pthread_t t;
+        pthread_create(&t, &a, overflowing_thread, NULL);
+        pthread_join(t, NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "tasks")) return tasks_mode();
     if (!strcmp(mode, "thread")) {
         bb_global_init();
         pthread_t t;

@@ -399,6 +399,111 @@ static void sc_sigchain(void) {
     CHECK(gt_list(g_dir, "u.", ".bb", NULL, 0) == 1);
 }
 
+/* A crash before any backbeat call (here first thing in main; the same holds in a constructor
+ * of the program) still writes a crash dump, BACKBEAT_DUMP_ON_CRASH having armed the handler
+ * when the library loaded: the process's instance and metadata, the registered schemas, empty
+ * rings of the configured size. */
+static void sc_early(void) {
+    set_path("e");
+    const char *env[] = {"BACKBEAT_DUMP_ON_CRASH=1", "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k",
+                         "BACKBEAT_HOST=early-host", g_path_env, NULL};
+    const char *args[] = {"early", NULL};
+    child c = spawn(args, env);
+    char *err;
+    int status = finish(&c, NULL, &err);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(count_lines_with(err, "crash dump written to") == 1);
+    char dump[2048];
+    if (!only_dump("e.", dump, sizeof dump)) {
+        fprintf(stderr, "child stderr:\n%s", err);
+        free(err);
+        return;
+    }
+    free(err);
+    ticks t;
+    CHECK(read_ticks(dump, (uint64_t)c.pid, &t));
+    CHECK(t.instances == 1 && !t.any);
+    CHECK(t.shards == 2 && t.capacity == 65536 && !strcmp(t.host, "early-host"));
+    bb_dump *d;
+    bb_error e;
+    bool tick_schema = false;
+    if (bb_dump_open(dump, &d, &e) == BB_OK) {
+        for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
+            const bb_rschema *sc = bb_dump_schema(d, i);
+            if (sc->name.len == 12 && !memcmp(sc->name.ptr, "bbtest::Tick", 12)) tick_schema = true;
+        }
+        bb_dump_close(d);
+    }
+    CHECK(tick_schema);
+}
+
+/* One `tasks` child: its four thread counts (-1 when a line is missing), and whether the
+ * trigger it sent before enabling capture was written before (`early`) / after enabling. */
+typedef struct tasks_run {
+    int start, recorded, triggered, enabled;
+    int dumps_before_enable, dumps_after;
+} tasks_run;
+
+static int tasks_line(child *c, const char *word) {
+    char line[256];
+    int n = -1;
+    if (!read_line(c, line, sizeof line) || strncmp(line, word, strlen(word)) != 0) {
+        fprintf(stderr, "tasks: expected \"%s N\", got \"%s\"\n", word, line);
+        return -1;
+    }
+    sscanf(line + strlen(word), "%d", &n);
+    return n;
+}
+
+static tasks_run run_tasks(const char *stem, const char *var) {
+    set_path(stem);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.", stem);
+    const char *env[] = {"BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k", g_path_env, var, NULL};
+    const char *args[] = {"tasks", NULL};
+    child c = spawn(args, env);
+    tasks_run r;
+    r.start = tasks_line(&c, "start");
+    r.recorded = tasks_line(&c, "recorded");
+    r.triggered = tasks_line(&c, "triggered");
+    sleep_ms(50); /* room for a wrongly running dumper thread to finish the dump */
+    r.dumps_before_enable = gt_list(g_dir, prefix, ".bb", NULL, 0);
+    CHECK(write(c.in, "\n", 1) == 1);
+    r.enabled = tasks_line(&c, "enabled");
+    r.dumps_after = wait_dumps(g_dir, prefix, 1);
+    int status = finish(&c, NULL, NULL);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(g_path_env);
+    g_path_env = NULL;
+    fprintf(stderr, "%-28s threads: start %d, recorded %d, triggered %d, enabled %d; dumps %d "
+            "before enabling, %d after\n", var ? var : "(no BACKBEAT_ variable)", r.start,
+            r.recorded, r.triggered, r.enabled, r.dumps_before_enable, r.dumps_after);
+    return r;
+}
+
+/* No dumper thread while nothing is enabled (counted in /proc/self/task): none with no
+ * variable or with crash dumps only, even after records and a trigger (which waits, unwritten,
+ * for bb_global_enable to start the thread); one from load with capture on or a dump signal. */
+static void sc_threads(void) {
+    tasks_run off = run_tasks("n", NULL);
+    tasks_run crash = run_tasks("c", "BACKBEAT_DUMP_ON_CRASH=1");
+    tasks_run on = run_tasks("o", "BACKBEAT_ENABLE=1");
+    tasks_run sig = run_tasks("s", "BACKBEAT_SIGNAL=usr1");
+    /* Counts are compared, not fixed: a sanitizer runtime may add its own thread when the
+     * first one is created (TSan does). "No thread" is: the count never moved. */
+    int base = off.start;
+    CHECK(base >= 1);
+    CHECK(off.recorded == base && off.triggered == base && off.enabled > base);
+    CHECK(off.dumps_before_enable == 0 && off.dumps_after == 1);
+    CHECK(crash.start == base && crash.recorded == base && crash.triggered == base);
+    CHECK(crash.enabled > base);
+    CHECK(crash.dumps_before_enable == 0 && crash.dumps_after == 1);
+    CHECK(on.start > base && on.recorded == on.start && on.enabled == on.start);
+    CHECK(on.dumps_before_enable == 1);
+    CHECK(sig.start > base && sig.recorded == sig.start && sig.enabled == sig.start);
+    CHECK(sig.dumps_before_enable == 1);
+}
+
 /* A trigger right before exit still dumps (once), even if the dumper thread had no time. */
 static void sc_trigexit(void) {
     set_path("x");
@@ -633,6 +738,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "ill")) sc_crash("ill", SIGILL);
     else if (!strcmp(s, "bus")) sc_crash("bus", SIGBUS);
     else if (!strcmp(s, "thread")) sc_crash("thread", SIGSEGV);
+    else if (!strcmp(s, "toverflow")) sc_crash("toverflow", SIGSEGV);
+    else if (!strcmp(s, "early")) sc_early();
+    else if (!strcmp(s, "threads")) sc_threads();
     else if (!strcmp(s, "storm")) sc_storm();
     else if (!strcmp(s, "trigexit")) sc_trigexit();
     else if (!strcmp(s, "sigchain")) sc_sigchain();

@@ -1,6 +1,8 @@
 /* startup_prog.c — the program of startup_check.sh: `replace` installs its own handler for the
- * dump signal after backbeat's (the dumper must warn), `dlopen LIB` installs a SIGUSR1 handler
- * and then loads libbackbeat (whose load must warn that the signal is taken). */
+ * dump signal after its first record (the dumper must warn), `setup` installs it before its
+ * first record and waits 2 s (no "replaced" warning meanwhile), then records (backbeat's goes
+ * back on top: the "already handles" warning), `dlopen LIB` installs a SIGUSR1 handler and then
+ * loads libbackbeat (whose load must warn that the signal is taken). */
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <signal.h>
@@ -25,7 +27,13 @@ int main(int argc, char **argv) {
         signal(SIGUSR1, mine);
         return argc > 2 && dlopen(argv[2], RTLD_NOW) ? 0 : 1;
     }
-    RECORD(); /* builds the global recorder, its handler on SIGUSR1 */
+    if (!strcmp(argv[1], "setup")) {
+        signal(SIGUSR1, mine); /* over backbeat's, armed at load */
+        sleep(2);              /* the dumper checks about once a second: not before a record */
+        RECORD();              /* the first record re-arms backbeat's handler over mine */
+        return 0;
+    }
+    RECORD(); /* the first record (the recorder and its SIGUSR1 handler exist since load) */
     signal(SIGUSR1, mine);
     sleep(2); /* the dumper checks about once a second */
     return 0;
