@@ -1,11 +1,14 @@
 /* demo.c — the README's demo: a toy key-value server records real traffic through a recorder
  * (spans with parents, enums, static and dynamic interned strings, a views block), then dumps
- * it. Usage: demo OUT.bb */
+ * it. With --live, the same server keeps serving (about 4 x 10 000 requests per second) for
+ * SECONDS into a ring file in DIR, to watch with `backbeat tail` / `backbeat top`; the file is
+ * removed at the end. Usage: demo OUT.bb | demo --live DIR SECONDS */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <backbeat/backbeat.h>
 
@@ -59,6 +62,7 @@ BB_VIEWS(demo_views,
 #define REQUESTS 2500
 
 static bb_recorder *rec;
+static double live_until; /* --live: serve until this CLOCK_MONOTONIC second; 0: REQUESTS each */
 
 typedef struct worker {
     uint32_t id;
@@ -82,12 +86,26 @@ static bool lookup(worker *w, uint64_t request, uint64_t key) {
     return hit;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether request i is served: REQUESTS of them, or (--live) until the time is up, paced by a
+ * 1 ms nap every 10 requests. */
+static bool serving(int i) {
+    if (live_until == 0) return i < REQUESTS;
+    if (i % 10 == 0 && i) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return now_s() < live_until;
+}
+
 static void *serve(void *arg) {
     worker *w = arg;
     static const char *const clients[] = {"curl/8.5", "kv-cli/1.2", "python-requests/2.31",
                                           "Go-http-client/1.1", "backup-agent"};
     char client[64];
-    for (int i = 0; i < REQUESTS; i++) {
+    for (int i = 0; serving(i); i++) {
         uint64_t key = next(w) % 1000;
         kv_method m = (kv_method)(next(w) % 3);
         snprintf(client, sizeof client, "%s #%u", clients[next(w) % 5], (unsigned)(next(w) % 7));
@@ -104,9 +122,35 @@ static void *serve(void *arg) {
     return NULL;
 }
 
+/* --live DIR SECONDS: serve into a ring file of DIR until the time is up. */
+static int live(const char *dir, const char *seconds) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.bytes_per_shard = 4u << 20;
+    bb_error err;
+    if (bb_recorder_create_ring(&o, dir, false, &rec, &err) != BB_OK) {
+        fprintf(stderr, "demo: %s\n", err.message);
+        return 1;
+    }
+    bb_recorder_enable(rec, true);
+    printf("demo: serving for %s s; ring file %s\n", seconds, bb_recorder_ring_path(rec));
+    fflush(stdout);
+    live_until = now_s() + atof(seconds);
+    pthread_t th[WORKERS];
+    worker ws[WORKERS];
+    for (uint32_t i = 0; i < WORKERS; i++) {
+        ws[i] = (worker){i, 0x9E3779B97F4A7C15ull * (i + 1)};
+        pthread_create(&th[i], NULL, serve, &ws[i]);
+    }
+    for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+    bb_recorder_free(rec);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "--live")) return live(argv[2], argv[3]);
     if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT.bb\n", argv[0]);
+        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS\n", argv[0], argv[0]);
         return 2;
     }
     bb_recorder_options o;

@@ -82,6 +82,18 @@ if want ring; then
   "$B/bench/ring_hotpath"
 fi
 
+# ---------------------------------------------------------------- live: tail / top following
+# The writer's hot-path cost while `backbeat tail --follow` / `backbeat top` follow its ring file
+# vs not followed, alternating rounds, with the reader competing for the CPUs and pinned apart
+# (bench/live_hotpath.c); the record rate a tail keeps up with before it reports losses and the
+# follow latency, commit -> printed (tests/cli/tail_test.c `rate`, `follow`; issue 22).
+if want live; then
+  "$B/bench/live_hotpath" "$B/backbeat" "${BB_LIVE_RECORDS:-4000000}" "${BB_LIVE_ROUNDS:-9}"
+  "$B/tests/tail_test" rate
+  echo "== follow latency: tail --follow --format jsonl of 8 paced writer threads (40 000 records/s), 3 runs"
+  for _ in 1 2 3; do "$B/tests/tail_test" follow | sed 's/^/  /'; done
+fi
+
 # ---------------------------------------------------------------- dump: dump cost
 # Snapshot + write of 16 x 16 MiB full rings (file, memory), mostly empty 256 MiB and 4 GiB
 # configurations (holes on disk), and a writer's cost per record while dumps run back to back.

@@ -57,6 +57,14 @@ if(TARGET backbeat_cli)
   set_tests_properties(ring_live_reads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240 LABELS concurrent)
 endif()
 
+# A follower at position 0 (it started on an empty ring) lapped before its next call: the bytes
+# lost are reported, nothing returned twice or invented (issue 22). In-process, deterministic.
+add_executable(ring_follow_lap_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_follow_lap_test.c)
+target_link_libraries(ring_follow_lap_test PRIVATE backbeat backbeat_read)
+target_compile_definitions(ring_follow_lap_test PRIVATE _GNU_SOURCE)
+add_test(NAME ring_follow_lapped_at_zero COMMAND ring_follow_lap_test)
+set_tests_properties(ring_follow_lapped_at_zero PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+
 # Crafted ring files with a time and RSS ceiling per CLI run (issue 19.4: every announcement
 # claiming the whole ring, a sparse 8 GiB file) and FIFOs as inputs (19.5).
 if(TARGET backbeat_cli)

@@ -106,15 +106,18 @@ BB_API bb_status bb_ring_snapshot_fd(bb_ring *ring, int fd, uint64_t *written, b
 
 /* Follow: where each ring was read up to. One per shard (bb_ring_info.shards), caller-owned. */
 typedef struct bb_ring_cursor {
-    uint64_t pos;   /* in: read records from here (BB_RING_OLDEST: the oldest record held;
-                     * BB_RING_NOW: the current head); out: where the next call goes on */
+    uint64_t pos;   /* in: read records from here (BB_RING_OLDEST: the oldest record held,
+                     * nothing reported lost below it; BB_RING_NOW: the current head; any
+                     * other value, 0 included, is a position: bytes overwritten above it
+                     * before they were read are reported in `lost`); out: where the next
+                     * call goes on (always a position, never a sentinel) */
     uint64_t lost;  /* out: bytes between the old pos and the oldest record still whole (the
                      * writer lapped the reader); 0 when nothing was lost */
     uint64_t bytes; /* out: bytes of the records returned (positions [pos - bytes, pos)) */
     uint64_t head;  /* out: the writer's cursor as read (the ring holds min(head, capacity)
                      * bytes; head grows by the bytes written) */
 } bb_ring_cursor;
-#define BB_RING_OLDEST UINT64_C(0)
+#define BB_RING_OLDEST (UINT64_MAX - 1) /* not 0: 0 is the position of an empty ring */
 #define BB_RING_NOW UINT64_MAX
 
 /* The whole records committed on each ring since cursors[i].pos, as a `.bb` dump in *dump

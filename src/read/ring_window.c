@@ -33,7 +33,8 @@ typedef struct call {
     bool live, follow;
     bb__ring_ann *anns;
     size_t nanns;
-    uint64_t *h0, *start, *from; /* per ring: head read, window bottom, the caller's position */
+    uint64_t *h0, *start, *from; /* per ring: head read, window bottom, the caller's position
+                                  * (BB_RING_OLDEST kept as such: nothing is lost from it) */
     size_t *a0, *an;             /* per ring: its announcements anns[a0, a0 + an) */
     bb__ring_shard_out *out;
 } call;
@@ -67,10 +68,10 @@ static uint64_t pow2_at_least(uint64_t n) {
 /* Plan ring i: its window [start, top) and the dump shard that carries it. */
 static void plan_ring(call *c, uint32_t i, const bb_ring_cursor *cur) {
     uint64_t cap = c->r->info.capacity, h0 = c->h0[i];
-    uint64_t low = h0 > cap ? h0 - cap : 0, p = cur ? cur->pos : 0;
-    if (p == BB_RING_NOW || p > h0) p = h0;
+    uint64_t low = h0 > cap ? h0 - cap : 0, p = cur ? cur->pos : BB_RING_OLDEST;
+    if (p != BB_RING_OLDEST && (p == BB_RING_NOW || p > h0)) p = h0;
     c->from[i] = p;
-    c->start[i] = p > low ? p : low;
+    c->start[i] = p != BB_RING_OLDEST && p > low ? p : low;
     uint64_t top = read_top(c, i);
     if (top < c->start[i]) top = c->start[i];
     c->out[i].head = c->follow ? top : h0;
@@ -127,8 +128,10 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     r->stats.cut_shards += (marked > low && marked <= h0) || late > low;
     uint64_t bottom = bb_ring_cut(body, dcap, start, top, end, bb__ring_size_of, r);
     if (!cur) return;
-    uint64_t p = c->from[i], lost = 0;
-    if (bottom > p && p != BB_RING_OLDEST) {
+    /* From the oldest record held nothing is lost; from a position (0 included: a follower
+     * that started on an empty ring), the bytes up to the oldest record still whole are. */
+    uint64_t p = c->from[i] == BB_RING_OLDEST ? start : c->from[i], lost = 0;
+    if (bottom > p && c->from[i] != BB_RING_OLDEST) {
         uint64_t first = bb_ring_lowest(body, dcap, bottom, top, bb__ring_size_of, r);
         lost = (first < top ? first : bottom) - p;
     }

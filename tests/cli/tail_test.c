@@ -10,6 +10,10 @@
  *           losses reported, and still no foreign or duplicate record; SIGINT ends tail, exit 0.
  *   dead    a SIGKILLed process's file: tail prints its records and exits 0, with and without
  *           --follow.
+ *   rate    (a figure, not in ctest: scripts/bench.sh section `live`) the record rate a
+ *           `tail --follow --format jsonl` keeps up with: 2 paced writer threads on 1 MiB rings
+ *           at rising rates, 2 s each; per rate the records written, printed and the bytes
+ *           reported lost (tail's output counted as it comes, by lines).
  * Usage: tail_test SCENARIO (77 where ring files cannot be made). */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -270,6 +274,51 @@ static void dead(void) {
     unlink(ring);
 }
 
+/* Lines on `f` (a cheap count: the reader of tail's output must not be what falls behind). */
+static uint64_t count_lines(FILE *f) {
+    char buf[1 << 16];
+    uint64_t n = 0;
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + got - p))); p++) n++;
+    fclose(f);
+    return n;
+}
+
+/* One paced run at `per_ms` records per millisecond per thread, followed by tail. */
+static bool rate_once(int per_ms, int ms) {
+    ring_child c;
+    char ring[512], r[16], d[16];
+    snprintf(r, sizeof r, "%d", per_ms);
+    snprintf(d, sizeof d, "%d", ms);
+    char *args[] = {"paced", "2", r, d, NULL};
+    if (!spawn(&c, args, "1M", ring, sizeof ring)) return false;
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "--follow", "--format", "jsonl", ring, NULL};
+    pid_t tail = start_tail(targs, &out);
+    uint64_t lines = count_lines(out), msg[2], written = 0;
+    int st = wait_exit(tail);
+    while (ring_report(&c, msg)) written += msg[1];
+    ring_wait(&c);
+    size_t reports;
+    uint64_t lost = losses(&reports);
+    printf("  %6d/ms/thread  %10.0f records/s written  %9llu written  %9llu printed  %9llu bytes "
+           "lost (%zu reports, ~%llu records)%s\n", per_ms, (double)written * 1000.0 / ms,
+           (unsigned long long)written, (unsigned long long)lines, (unsigned long long)lost, reports,
+           (unsigned long long)(lost / FRAME), st ? "  tail failed" : "");
+    return st == 0;
+}
+
+static void rate(void) {
+    static const int steps[] = {50, 100, 200, 300, 400, 600, 800, 1600, 3200};
+    printf("rate: tail --follow --format jsonl of 2 paced writer threads (ring_child paced: R "
+           "records, then a 1 ms sleep), 1 MiB rings x 2 shards, 2 s per rate; records not\n"
+           "      printed beyond those reported lost were overwritten before tail's first read "
+           "(it starts at the oldest record held)\n");
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+        CHECK(rate_once(steps[i], 2000), "rate %d", steps[i]);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) return 2;
     snprintf(g_dir, sizeof g_dir, "/tmp/bb_tail_XXXXXX");
@@ -279,6 +328,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "follow")) follow();
     else if (!strcmp(argv[1], "flood")) flood();
     else if (!strcmp(argv[1], "dead")) dead();
+    else if (!strcmp(argv[1], "rate")) rate();
     else return 2;
     unlink(g_err);
     rmdir(g_dir);

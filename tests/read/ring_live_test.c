@@ -118,6 +118,7 @@ static void follow_once(const char *ring, seen *s, int round) {
     if (bb_ring_open(ring, &r, &err) != BB_OK) return;
     bb_ring_cursor cur[64];
     memset(cur, 0, sizeof cur);
+    for (int k = 0; k < 64; k++) cur[k].pos = BB_RING_OLDEST; /* not 0: a position (lost below) */
     uint32_t n = bb_ring_get_info(r)->shards;
     for (int k = 0; k < 20 && n <= 64; k++) {
         void *mem = NULL;
