@@ -7,6 +7,8 @@
  *                                  and view sets of everything appended so far
  *   DIR/_backbeat/index/<instance 16 hex>.keys   the duplicate keys already in the dataset
  *   DIR/_backbeat/partitioning     the partition keys, fixed by the first append
+ *   DIR/_backbeat/sources/<key>.bb every append's input dumps; DIR/_backbeat/appends/<n> its
+ *                                  manifest (dataset_manifest.c)
  *   DIR/_backbeat/lock             flock()ed by each appender for its whole run
  *
  * An append takes the lock (a second appender waits), opens the inputs plus the schema dump
@@ -14,7 +16,10 @@
  * the dump itself holds), skips records whose duplicate key (FORMAT.md: ts_nanos, instance,
  * shard, offset) the index holds, writes each partition's records into a new part, the new
  * index files, the schema dump and views.sql as temporaries, then commits them as a whole
- * (dataset_txn.c: a journal, then renames; existing parts are never rewritten).
+ * (dataset_txn.c: a journal, then renames). It also keeps its inputs (DIR/_backbeat/sources/)
+ * and a manifest (DIR/_backbeat/appends/<n>); when the union's Parquet schema changes, the
+ * earlier appends are re-converted from them in the same transaction (dataset_rewrite.c), so
+ * every part has one schema.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_DATASET_H
@@ -130,6 +135,7 @@ typedef struct ds_route {
     const convert_opts *opts; /* keep filters the records; host_override names the host */
     const ds_spec *spec;
     ds_index *ix;       /* records it holds are skipped; those written are added */
+    bool no_add;        /* ... unless no_add (the last replay: nothing comes after it) */
     char *const *fixed; /* a replay: the append's part names in opening order, else NULL */
     size_t nfixed;
     const char *what;   /* a replay: which append, for messages */

@@ -66,8 +66,8 @@ static bool put_manifest(const ds_handle *h, ds_txn *t, ds_manifest *m, uint64_t
 
 /* Replay manifest m (rewriting its parts when its key is not `key`); false after a message. */
 static bool replay_one(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_t *schema,
-                       size_t len, uint64_t key, ds_manifest *m, ds_index *rx, ds_report *rep,
-                       unsigned threads, bb_error *err)
+                       size_t len, uint64_t key, ds_manifest *m, ds_index *rx, bool last,
+                       ds_report *rep, unsigned threads, bb_error *err)
 {
     bb_dump **d = calloc(m->nsources + 1, sizeof *d);
     bb_model *model = NULL;
@@ -75,7 +75,7 @@ static bool replay_one(const ds_handle *h, ds_txn *t, const ds_spec *spec, const
     if (!d)
         ds_err(err, "out of memory");
     if (ok && m->schema == key) {
-        ok = replay_keys(model, &m->shape, rx);
+        ok = last || replay_keys(model, &m->shape, rx);
         if (!ok)
             ds_err(err, "%s: out of memory", h->dir);
     } else if (ok) {
@@ -86,6 +86,7 @@ static bool replay_one(const ds_handle *h, ds_txn *t, const ds_spec *spec, const
                            .threads = threads, .keep = ds_shape_keep, .keep_ctx = &m->shape,
                            .row_group = m->shape.row_group, .budget = m->shape.budget};
         ds_route r = {.h = h, .t = t, .model = model, .opts = &co, .spec = spec, .ix = rx,
+                      .no_add = last,
                       .fixed = m->parts, .nfixed = m->nparts, .what = what};
         size_t np = 0;
         ok = ds_route_parts(&r, &np, &rep->bytes, err) == 0 && put_manifest(h, t, m, key, err);
@@ -112,7 +113,7 @@ bool ds_rewrite(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_
     if (!rx)
         ds_err(err, "out of memory");
     for (size_t i = 0; ok && i < n; i++)
-        ok = replay_one(h, t, spec, schema, len, key, &v[i], rx, rep, threads, err);
+        ok = replay_one(h, t, spec, schema, len, key, &v[i], rx, i + 1 == n, rep, threads, err);
     ds_index_free(rx);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

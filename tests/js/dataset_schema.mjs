@@ -167,6 +167,24 @@ const snapshot = (ds) => fs.readdirSync(ds, { recursive: true }).sort()
   await checkDataset(ds, want, 'no-rewrite then rewrite');
 }
 
+// ---- a dataset written before sources were kept: never rewritten, one warning, union_by_name ----
+{
+  const ds = path.join(work, 'legacy');
+  must(['convert', dumps[0], '--dataset', ds]);
+  for (const d of ['appends', 'sources']) fs.rmSync(path.join(ds, '_backbeat', d), { recursive: true });
+  const old = fs.readFileSync(partsOf(ds)[0]);
+  const r1 = must(['convert', dumps[2], '--dataset', ds]);
+  const r2 = must(['convert', dumps[4], '--dataset', ds]);
+  check(/warning: .*union_by_name/.test(r1.stderr) && !/rewrote/.test(r1.stderr),
+        `legacy + a widening append: ${r1.stderr}`);
+  check(!/warning/.test(r2.stderr) && !/rewrote/.test(r2.stderr), `legacy, second widening: warned again or rewrote: ${r2.stderr}`);
+  check(Buffer.compare(fs.readFileSync(partsOf(ds)[0]), old) === 0, 'a legacy part was rewritten');
+  const views = fs.readFileSync(path.join(ds, 'views.sql'), 'utf8');
+  check(/union_by_name = true/.test(views) && /before backbeat kept/.test(views), 'legacy: views.sql does not say union_by_name');
+  const n = (await rowsOf(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlStr(path.join(ds, '**/*.parquet'))}, hive_partitioning = true, union_by_name = true)`))[0].n;
+  check(n === 3 * N, `legacy: ${n} rows with union_by_name, want ${3 * N}`);
+}
+
 // ---- a kill at every step of a rewriting append, then a retry: the uninterrupted files ----
 {
   const base = path.join(work, 'kbase');
