@@ -59,6 +59,10 @@ bb_node_test(parquet_strings parquet_strings.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_C
 add_executable(fleet_gen ${BB_CONV_DIR}/fleet_gen.c)
 target_link_libraries(fleet_gen PRIVATE backbeat)
 bb_node_test(parquet_fleet fleet_check.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
+# One Parquet schema for every part (issue 23): 3 builds x 2 hosts appended in build order and
+# in reverse, plain DuckDB read_parquet and Polars scan_parquet after every append, pruning,
+# --no-rewrite, kills at every step of a rewriting append then a retry.
+bb_node_test(dataset_schema dataset_schema.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)
 # views.sql after appends of builds 1 then 2 (build 2's view set last), re-appends that add
 # no row change no file.
 bb_node_test(dataset_views dataset_views.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:fleet_gen>)

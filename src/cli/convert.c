@@ -64,6 +64,10 @@ static const char convert_help[] =
     "      --partition-by KEYS    partition keys, in order (default host,date): any of host,\n"
     "                             date, event, instance, comma-separated; fixed by the\n"
     "                             dataset's first append\n"
+    "      --no-rewrite           when the append changes the dataset's schema, leave the\n"
+    "                             earlier parts as they are (default: re-convert them from\n"
+    "                             their kept sources, so every part has one schema);\n"
+    "                             views.sql then reads with union_by_name\n"
     "\n"
     "  -h, --help                 show this help\n";
 
@@ -103,6 +107,7 @@ typedef struct conv {
     ds_spec parts;             /* --partition-by */
     bool parts_given;
     bool codec_given;          /* --compression */
+    bool no_rewrite;           /* --no-rewrite */
     enum fmt fmt;
     int level;
     int threads;               /* --threads, 0 = the online CPU count */
@@ -182,6 +187,7 @@ static int conv_option(conv *c, int opt, char **argv) {
         return cli_usage_error("convert", "--threads needs a number of threads from 1 to 256, "
                                           "got '%s'", optarg);
     case 'D': c->dataset = optarg; return CONV_GO;
+    case 'R': c->no_rewrite = true; return CONV_GO;
     case 'P':
         c->parts_given = true;
         return ds_parse_spec(optarg, &c->parts, &err) ? CONV_GO
@@ -219,6 +225,8 @@ static int conv_operands(conv *c, int argc, char **argv) {
     if (!c->ninputs) return cli_usage_error("convert", "no dump given");
     if (c->parts_given && !c->dataset)
         return cli_usage_error("convert", "--partition-by needs --dataset DIR");
+    if (c->no_rewrite && !c->dataset)
+        return cli_usage_error("convert", "--no-rewrite needs --dataset DIR");
     if (c->dataset) {
         if (!c->dataset[0] || !strcmp(c->dataset, "-"))
             return cli_usage_error("convert", "--dataset needs a directory, got '%s'", c->dataset);
@@ -254,6 +262,7 @@ static int conv_options(conv *c, int argc, char **argv) {
                                          {"threads", required_argument, NULL, 'T'},
                                          {"dataset", required_argument, NULL, 'D'},
                                          {"partition-by", required_argument, NULL, 'P'},
+                                         {"no-rewrite", no_argument, NULL, 'R'},
                                          {"since", required_argument, NULL, 's'},
                                          {"until", required_argument, NULL, 'u'},
                                          {"event", required_argument, NULL, 'e'},
@@ -376,6 +385,73 @@ static int conv_write(conv *c, const bb_model *model) {
     return ok ? CLI_OK : CLI_FAIL;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The filters as the dataset's manifest keeps them (times absolute, ids sorted); false when
+ * out of memory. */
+static bool conv_shape(conv *c, const bb_model *model, ds_shape *s) {
+    const filt *f = &c->f;
+    *s = (ds_shape){.since_set = f->since_set, .until_set = f->until_set, .by_event = f->by_event,
+                    .since = f->since, .until = f->until, .ninst = f->ninst};
+    size_t ns = bb_model_schema_count(model);
+    s->events = calloc(ns ? ns : 1, sizeof *s->events);
+    s->inst = calloc(f->ninst ? f->ninst : 1, sizeof *s->inst);
+    if (!s->events || !s->inst) return false;
+    for (size_t i = 0; f->by_event && i < ns; i++) {
+        uint64_t id = bb_model_schema(model, i)->id;
+        if (u64map_get(&f->events, id)) s->events[s->nevents++] = id;
+    }
+    memcpy(s->inst, f->inst, f->ninst * sizeof *s->inst);
+    qsort(s->events, s->nevents, sizeof *s->events, cmp_u64);
+    qsort(s->inst, s->ninst, sizeof *s->inst, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < s->ninst; i++)
+        if (!k || s->inst[k - 1] != s->inst[i]) s->inst[k++] = s->inst[i];
+    s->ninst = k;
+    return true;
+}
+
+/* The append of the opened inputs (dumps[skip..n): the inputs; the dataset's schema dump
+ * before them), with its report. */
+static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **dumps,
+                       size_t skip, size_t n) {
+    ds_shape shape;
+    ds_input *in = calloc(n, sizeof *in);
+    bb_error err;
+    int st = CLI_FAIL;
+    if (!in || !conv_shape(c, model, &shape)) {
+        cli_error("out of memory");
+    } else {
+        for (size_t i = skip; i < n; i++) {
+            in[i - skip].path = c->inputs[i - skip];
+            in[i - skip].mem = cli_dump_memory(dumps[i], &in[i - skip].len);
+        }
+        convert_opts co = conv_opts(c);
+        ds_append_args a = {.model = model, .opts = &co, .spec = &c->parts, .shape = &shape,
+                            .inputs = in, .ninputs = n - skip, .no_rewrite = c->no_rewrite};
+        ds_report rep;
+        st = ds_append(h, &a, &rep, &err) == 0 ? CLI_OK : CLI_FAIL;
+        if (st != CLI_OK) cli_error("%s", err.message);
+        if (st == CLI_OK && rep.appends)
+            cli_error("%s: the schema changed: rewrote %zu parts of %zu earlier appends, %llu "
+                      "bytes, in %.2f s", h->dir, rep.parts, rep.appends,
+                      (unsigned long long)rep.bytes, rep.seconds);
+        if (st == CLI_OK && rep.legacy_mixed)
+            cli_error("warning: %s: the schema changed and parts written before backbeat kept "
+                      "sources cannot be rewritten: read the dataset with union_by_name "
+                      "(views.sql does)", h->dir);
+    }
+    if (in) {
+        free(shape.events);
+        free(shape.inst);
+    }
+    free(in);
+    return st;
+}
+
 /* --dataset: under the dataset's lock, the inputs and the dataset's schema dump as one model,
  * appended. */
 static int conv_dataset(conv *c) {
@@ -396,20 +472,17 @@ static int conv_dataset(conv *c) {
     int st = CLI_FAIL;
     bb_dump **dumps = NULL;
     bb_model *model = NULL;
-    size_t n = c->ninputs + (schema != NULL);
+    size_t skip = schema != NULL, n = c->ninputs + skip;
     if (!inputs) {
         cli_error("out of memory");
     } else {
         /* The schema dump first: the dataset's view sets before the inputs', so a view set a
          * new build brings comes after the ones already there and its definitions win. */
         if (schema) inputs[0] = schema;
-        memcpy(inputs + (schema != NULL), c->inputs, c->ninputs * sizeof *inputs);
+        memcpy(inputs + skip, c->inputs, c->ninputs * sizeof *inputs);
         if (cli_open_dumps(inputs, n, &dumps)) {
-            if (cli_open_model(dumps, n, &model) && conv_filters(c, model)) {
-                convert_opts co = conv_opts(c);
-                st = ds_append(&h, model, &co, &c->parts, &err) == 0 ? CLI_OK : CLI_FAIL;
-                if (st != CLI_OK) cli_error("%s", err.message);
-            }
+            if (cli_open_model(dumps, n, &model) && conv_filters(c, model))
+                st = conv_append(c, &h, model, dumps, skip, n);
             if (model) bb_model_close(model);
             cli_close_dumps(dumps, n);
         }

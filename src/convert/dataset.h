@@ -7,6 +7,8 @@
  *                                  and view sets of everything appended so far
  *   DIR/_backbeat/index/<instance 16 hex>.keys   the duplicate keys already in the dataset
  *   DIR/_backbeat/partitioning     the partition keys, fixed by the first append
+ *   DIR/_backbeat/sources/<key>.bb every append's input dumps; DIR/_backbeat/appends/<n> its
+ *                                  manifest (dataset_manifest.c)
  *   DIR/_backbeat/lock             flock()ed by each appender for its whole run
  *
  * An append takes the lock (a second appender waits), opens the inputs plus the schema dump
@@ -14,7 +16,10 @@
  * the dump itself holds), skips records whose duplicate key (FORMAT.md: ts_nanos, instance,
  * shard, offset) the index holds, writes each partition's records into a new part, the new
  * index files, the schema dump and views.sql as temporaries, then commits them as a whole
- * (dataset_txn.c: a journal, then renames; existing parts are never rewritten).
+ * (dataset_txn.c: a journal, then renames). It also keeps its inputs (DIR/_backbeat/sources/)
+ * and a manifest (DIR/_backbeat/appends/<n>); when the union's Parquet schema changes, the
+ * earlier appends are re-converted from them in the same transaction (dataset_rewrite.c), so
+ * every part has one schema.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_DATASET_H
@@ -44,6 +49,8 @@ typedef struct ds_spec {
 /* Parse --partition-by ("host,date", any of host, date, event, instance, each once); false
  * with a usage message naming what is wrong. */
 bool ds_parse_spec(const char *text, ds_spec *out, bb_error *err);
+/* The keys as --partition-by text ("host,date"), into buf[cap]. */
+void ds_spec_text(const ds_spec *spec, char *buf, size_t cap);
 
 /* An open dataset: its directory and the appender's lock. */
 typedef struct ds_handle {
@@ -71,13 +78,73 @@ bool ds_settle_spec(ds_handle *h, ds_spec *spec, bool given, bb_error *err);
  * message when it is not a regular file. */
 bool ds_schema_dump(const ds_handle *h, char **path, bb_error *err);
 
-/* Append the model's records (opts->keep filters them further) to the dataset; 0, or 1 after
- * a message naming the file and the problem. */
-int ds_append(const ds_handle *h, const bb_model *model, const convert_opts *opts,
-              const ds_spec *spec, bb_error *err);
+/* What shapes an append's rows besides its inputs (kept in its manifest, so a rewrite is
+ * exact): the record filters (absolute times, event ids sorted, instance ids), --host, the
+ * codec, its level, the row-group size and budget. */
+typedef struct ds_shape {
+    bool since_set, until_set, by_event;
+    uint64_t since, until;
+    uint64_t *events, *inst; /* sorted */
+    size_t nevents, ninst;
+    char *host; /* NULL: none */
+    int codec, level;
+    uint64_t row_group, budget;
+} ds_shape;
+/* convert_pred over a ds_shape (ctx). */
+bool ds_shape_keep(const bb_mrecord *r, void *ctx);
+
+/* One input of an append: a dump file, or a dump in memory (a ring file recovered). */
+typedef struct ds_input {
+    const char *path;
+    const uint8_t *mem; /* NULL: read `path` */
+    size_t len;
+} ds_input;
+
+typedef struct ds_append_args {
+    const bb_model *model;     /* the inputs and the dataset's schema dump */
+    const convert_opts *opts;  /* opts->keep filters the records as `shape` says */
+    const ds_spec *spec;
+    const ds_shape *shape;
+    const ds_input *inputs;
+    size_t ninputs;
+    bool no_rewrite;           /* --no-rewrite: earlier parts keep their schema */
+} ds_append_args;
+
+/* What an append did besides adding parts, for the caller to report. */
+typedef struct ds_report {
+    size_t parts, appends;   /* earlier parts rewritten, of that many earlier appends */
+    uint64_t bytes;          /* their new bytes */
+    double seconds;
+    bool legacy_mixed;       /* parts without sources keep an older schema (warn once) */
+} ds_report;
+
+/* Append the model's records to the dataset, with the sources and a manifest; when the union's
+ * Parquet schema changed, the earlier appends re-converted from their sources with it (unless
+ * no_rewrite), all in one transaction. 0, or 1 after a message naming the file and the
+ * problem. */
+int ds_append(const ds_handle *h, const ds_append_args *a, ds_report *rep, bb_error *err);
+
+/* ---- dataset_parts.c: the parts of one append ---- */
+const char *ds_key_name(ds_key k);
+typedef struct ds_index ds_index;
+typedef struct ds_txn ds_txn;
+typedef struct ds_route {
+    const ds_handle *h;
+    ds_txn *t;
+    const bb_model *model;
+    const convert_opts *opts; /* keep filters the records; host_override names the host */
+    const ds_spec *spec;
+    ds_index *ix;       /* records it holds are skipped; those written are added */
+    bool no_add;        /* ... unless no_add (the last replay: nothing comes after it) */
+    char *const *fixed; /* a replay: the append's part names in opening order, else NULL */
+    size_t nfixed;
+    const char *what;   /* a replay: which append, for messages */
+} ds_route;
+/* Write the model's kept records that the index lacks into parts (one per partition and
+ * instance), *nparts of them, adding their bytes to *bytes; 0, or 1 after a message. */
+int ds_route_parts(const ds_route *r, size_t *nparts, uint64_t *bytes, bb_error *err);
 
 /* ---- dataset_txn.c: an append's files, committed as a whole ---- */
-typedef struct ds_txn ds_txn;
 /* Open `rel` ("a/b") under directory fd dfd one component at a time with O_NOFOLLOW (a symlink
  * is ELOOP / ENOTDIR), creating missing ones when `create`; the fd, or -1 with errno. */
 int ds_open_dirs(int dfd, const char *rel, bool create);
@@ -98,6 +165,9 @@ int ds_txn_file(ds_txn *t, const char *final, bb_error *err);
 int ds_txn_part(ds_txn *t, const char *rel, uint64_t inst, bb_error *err);
 /* ds_txn_file with its whole content. */
 bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_error *err);
+/* At the commit, once the new parts are named: the file `final` holding `head` (taken,
+ * malloc'ed) then a line "part <path>" per new part, in the order they were opened. */
+void ds_txn_set_manifest(ds_txn *t, const char *final, char *head);
 /* Commit every file of the transaction as a whole; false after a message. Test hook:
  * BACKBEAT_DATASET_FAULT=K makes the appender _exit(70) at its K-th step (a temporary closed,
  * the journal written, committed, each rename), as a kill there would. */
@@ -106,7 +176,8 @@ bool ds_txn_commit(ds_txn *t, bb_error *err);
 void ds_txn_free(ds_txn *t);
 
 /* ---- dataset_index.c: the set of duplicate keys already in the dataset ---- */
-typedef struct ds_index ds_index;
+/* An empty index in memory only (a replay's: nothing loaded, nothing saved); NULL: no memory. */
+ds_index *ds_index_mem(void);
 /* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL + message. */
 ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err);
 bool ds_index_has(const ds_index *x, const bb_record *r);
@@ -117,8 +188,41 @@ bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err);
 void ds_index_free(ds_index *x);
 
 /* ---- dataset_schema.c: the schema dump ---- */
-/* Add DIR/_backbeat/schema.bb to the transaction: the model's union registry and its
- * distinct view sets. */
-bool ds_schema_save(const char *dir, const bb_model *model, ds_txn *t, bb_error *err);
+/* The schema dump of the model: its union registry and its distinct view sets, malloc'ed
+ * into *data, *len; false after a message. */
+bool ds_schema_encode(const char *dir, const bb_model *model, uint8_t **data, size_t *len,
+                      bb_error *err);
+
+/* ---- dataset_manifest.c: each append's manifest, DIR/_backbeat/appends/<n> ---- */
+typedef struct ds_manifest {
+    char name[32];  /* <n>, 8 digits: the appends' order */
+    uint64_t schema; /* parquet_schema_key of the table its parts hold */
+    ds_shape shape;
+    char **sources; /* content keys: DIR/_backbeat/sources/<key>.bb */
+    size_t nsources;
+    char **parts;   /* paths under DIR */
+    size_t nparts;
+} ds_manifest;
+/* The manifest's text, without its part lines unless with_parts (malloc'ed; NULL: no memory). */
+char *ds_manifest_text(const ds_manifest *m, bool with_parts);
+/* Every manifest of the dataset, in append order; false after a message. */
+bool ds_manifests_load(const ds_handle *h, ds_manifest **v, size_t *n, bb_error *err);
+void ds_manifests_free(ds_manifest *v, size_t n);
+
+/* ---- dataset_sources.c: the appends' inputs kept, DIR/_backbeat/sources/<key>.bb ---- */
+/* Add each input not kept yet to the transaction; its content key into keys[i]. False after a
+ * message. */
+bool ds_sources_add(const ds_handle *h, ds_txn *t, const ds_input *in, size_t n,
+                    char (*keys)[40], bb_error *err);
+/* Open the kept source `key` (a regular file inside the dataset); false after a message. */
+bool ds_source_open(const ds_handle *h, const char *key, bb_dump **out, bb_error *err);
+
+/* ---- dataset_rewrite.c: earlier appends re-converted with a new union ---- */
+/* Replay every manifest in order from its sources plus the schema dump (schema[len]) into the
+ * transaction: those whose schema key is not `key` rewritten onto their own part names (and
+ * their manifests with the new key), the others only to know which records they hold. */
+bool ds_rewrite(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_t *schema,
+                size_t len, uint64_t key, ds_manifest *v, size_t n, unsigned threads,
+                ds_report *rep, bb_error *err);
 
 #endif /* BACKBEAT_CLI_DATASET_H */

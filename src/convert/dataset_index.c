@@ -38,6 +38,7 @@ struct ds_index {
     size_t mask, count;
     inst_keys *insts; /* the model's instances, by id order */
     size_t ninst;
+    bool mem_only; /* ds_index_mem: any instance, nothing to save */
 };
 
 static uint64_t key_hash(const key *k)
@@ -177,6 +178,22 @@ ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err
     return x;
 }
 
+ds_index *ds_index_mem(void)
+{
+    ds_index *x = calloc(1, sizeof *x);
+    if (x) {
+        x->slots = calloc(64, sizeof *x->slots);
+        x->used = calloc(64, 1);
+        x->mask = 63;
+        x->mem_only = true;
+    }
+    if (x && (!x->slots || !x->used)) {
+        ds_index_free(x);
+        x = NULL;
+    }
+    return x;
+}
+
 static key key_of(const bb_record *r)
 {
     key k = {r->ts, r->instance_id, r->shard_id, r->offset};
@@ -206,6 +223,8 @@ static inst_keys *inst_of(ds_index *x, uint64_t id)
 bool ds_index_add(ds_index *x, const bb_record *r)
 {
     key k = key_of(r);
+    if (x->mem_only)
+        return put(x, &k);
     inst_keys *ik = inst_of(x, r->instance_id);
     if (!ik || !put(x, &k))
         return false;

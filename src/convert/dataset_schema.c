@@ -115,16 +115,19 @@ static bool encode(const bb_model *m, pq_buf *out)
     return ok;
 }
 
-bool ds_schema_save(const char *dir, const bb_model *model, ds_txn *t, bb_error *err)
+bool ds_schema_encode(const char *dir, const bb_model *model, uint8_t **data, size_t *len,
+                      bb_error *err)
 {
     pq_buf b = {0};
+    *data = NULL;
+    *len = 0;
     if (!encode(model, &b)) {
         ds_err(err, "cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
-                  dir);
+               dir);
         pq_buf_free(&b);
         return false;
     }
-    bool ok = ds_txn_put(t, "_backbeat/schema.bb", b.data, b.len, err);
-    pq_buf_free(&b);
-    return ok;
+    *data = b.data;
+    *len = b.len;
+    return true;
 }

@@ -33,7 +33,7 @@
 typedef struct entry {
     char tmp[48];
     char *final; /* path under DIR; for a part (is_part) its partition directory until named */
-    bool is_part;
+    bool is_part, was_part; /* was_part: a new part, named at the commit */
     uint64_t inst;
     int fd; /* open until the commit */
 } entry;
@@ -45,6 +45,7 @@ struct ds_txn {
     size_t n, cap;
     unsigned seq;
     long fault, step; /* BACKBEAT_DATASET_FAULT: _exit at that step (tests) */
+    char *manifest, *manifest_head; /* ds_txn_set_manifest */
     bool committed;   /* the journal is in place: the temporaries are its, not ours */
 };
 
@@ -390,7 +391,56 @@ static bool name_part(ds_txn *t, entry *e, uint64_t base, uint64_t *next, bb_err
     return true;
 }
 
-/* Every temporary complete on disk and closed; the parts named; the counter added. */
+void ds_txn_set_manifest(ds_txn *t, const char *final, char *head)
+{
+    free(t->manifest);
+    free(t->manifest_head);
+    t->manifest = strdup(final);
+    t->manifest_head = head;
+}
+
+/* Close entries [from, to) complete on disk; false after a message. */
+static bool close_entries(ds_txn *t, size_t from, size_t to, bb_error *err)
+{
+    for (size_t i = from; i < to; i++) {
+        entry *e = &t->v[i];
+        if (e->fd < 0)
+            continue;
+        bool ok = fsync(e->fd) == 0;
+        ok = close(e->fd) == 0 && ok;
+        e->fd = -1;
+        if (!ok) {
+            ds_err(err, "cannot write %s/%s: %s", t->h->dir, e->final, strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The manifest (ds_txn_set_manifest) with the named parts' lines; false after a message. */
+static bool put_manifest(ds_txn *t, size_t nentries, bb_error *err)
+{
+    if (!t->manifest)
+        return true;
+    size_t n = strlen(t->manifest_head ? t->manifest_head : "") + 1;
+    for (size_t i = 0; i < nentries; i++)
+        n += t->v[i].was_part ? strlen(t->v[i].final) + 6 : 0;
+    char *s = t->manifest_head ? malloc(n) : NULL;
+    if (!s) {
+        ds_err(err, "out of memory");
+        return false;
+    }
+    size_t o = (size_t)snprintf(s, n, "%s", t->manifest_head);
+    for (size_t i = 0; i < nentries; i++)
+        if (t->v[i].was_part)
+            o += (size_t)snprintf(s + o, n - o, "part %s\n", t->v[i].final);
+    bool ok = ds_txn_put(t, t->manifest, s, o, err);
+    free(s);
+    return ok;
+}
+
+/* Every temporary complete on disk and closed; the parts named; the counter and the manifest
+ * added. */
 static bool prepare(ds_txn *t, bb_error *err)
 {
     uint64_t base, next;
@@ -398,16 +448,14 @@ static bool prepare(ds_txn *t, bb_error *err)
         return false;
     next = base;
     bool parts = false;
-    for (size_t i = 0; i < t->n; i++) {
+    size_t n = t->n;
+    for (size_t i = 0; i < n; i++) {
         entry *e = &t->v[i];
-        if (fsync(e->fd) != 0 || close(e->fd) != 0) {
-            e->fd = -1;
-            ds_err(err, "cannot write %s/%s: %s", t->h->dir, e->final, strerror(errno));
+        if (!close_entries(t, i, i + 1, err))
             return false;
-        }
-        e->fd = -1;
         step(t);
         parts |= e->is_part;
+        e->was_part = e->is_part;
         if (e->is_part && !name_part(t, e, base, &next, err))
             return false;
     }
@@ -415,14 +463,7 @@ static bool prepare(ds_txn *t, bb_error *err)
     int len = snprintf(buf, sizeof buf, "%" PRIu64 "\n", next);
     if (parts && !ds_txn_put(t, "_backbeat/next", buf, (size_t)len, err))
         return false;
-    if (parts && (fsync(t->v[t->n - 1].fd) != 0 || close(t->v[t->n - 1].fd) != 0)) {
-        t->v[t->n - 1].fd = -1;
-        ds_err(err, "cannot write %s/_backbeat/next: %s", t->h->dir, strerror(errno));
-        return false;
-    }
-    if (parts)
-        t->v[t->n - 1].fd = -1;
-    return true;
+    return put_manifest(t, n, err) && close_entries(t, n, t->n, err);
 }
 
 /* The journal text of the prepared entries (malloc'ed; NULL when out of memory). */
@@ -500,6 +541,8 @@ void ds_txn_free(ds_txn *t)
         free(t->v[i].final);
     }
     free(t->v);
+    free(t->manifest);
+    free(t->manifest_head);
     close(t->tfd);
     free(t);
 }

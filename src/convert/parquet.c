@@ -65,6 +65,34 @@ static uint64_t env_size(const char *name, uint64_t def)
     return def;
 }
 
+void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget)
+{
+    *row_group = opts && opts->row_group ? opts->row_group
+                                         : env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
+    *budget = opts && opts->budget ? opts->budget
+                                   : env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
+}
+
+bool parquet_schema_key(const bb_model *model, uint64_t *key)
+{
+    pq_layout lay;
+    if (!pq_layout_build(model, &lay))
+        return false;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < lay.nnodes; i++) {
+        const pq_node *n = &lay.nodes[i];
+        uint64_t v[] = {n->optional, (uint64_t)n->num_children, (uint64_t)n->type,
+                        (uint64_t)(int64_t)n->parent, n->logical, strlen(n->name)};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            h = (h ^ v[k]) * 0x100000001b3ull;
+        for (const char *c = n->name; *c; c++)
+            h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+    }
+    pq_layout_free(&lay);
+    *key = h;
+    return true;
+}
+
 /* The slot of instance `id` (last hit first, then binary search), or NULL. */
 static instance_slot *find_instance(writer *w, uint64_t id)
 {
@@ -253,8 +281,7 @@ static int start(writer *w)
         w->inst[i].inst = bb_model_instance(w->model, i);
         w->inst[i].id = w->inst[i].inst->instance_id;
     }
-    w->rg_max = env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
-    w->budget = env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
+    parquet_sizes(o, &w->rg_max, &w->budget);
     if (o && o->threads > 1 && pq_par_start(w, o->threads, pqw_after_rows))
         return fail(w, "%s", "out of memory");
     if (!pq_out_write(&w->out, "PAR1", 4))

@@ -33,6 +33,9 @@ typedef struct convert_opts {
     /* Progress: called every so often with the records written so far (may be NULL). */
     void (*progress)(uint64_t done, uint64_t total, void *ctx);
     void *progress_ctx;
+    /* Rows per row group and the buffered-bytes budget; 0: BACKBEAT_PARQUET_ROW_GROUP and
+     * BACKBEAT_PARQUET_BUDGET, else the defaults (parquet_sizes gives the values in force). */
+    uint64_t row_group, budget;
 } convert_opts;
 
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem
@@ -53,6 +56,13 @@ parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opt
 int parquet_table_row(parquet_table *t, const bb_mrecord *rec);
 int parquet_table_finish(parquet_table *t);
 void parquet_table_free(parquet_table *t);
+
+/* The row-group size and budget a table with these options is written with. */
+void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget);
+/* A 64-bit key of the Parquet schema (the footer's schema elements) of the model's table: two
+ * models with one union registry give one key, whatever their inputs' order. False when out
+ * of memory. */
+bool parquet_schema_key(const bb_model *model, uint64_t *key);
 
 /* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
  * of `events`: per-event views, backbeat_keys, then every view set of the inputs. Returns a
