@@ -3,12 +3,15 @@
  * (instance, shard, ts, event, decoded fields), the ground truth the Node checks compare with.
  *
  *   cli_gen spans1 OUT.bb     instance fe..01: nested, overlapping (non-nesting), migrating,
- *                             same-begin and orphan (enter-only, exit-only) spans, on 3 shards,
- *                             timestamps at Unix-epoch scale with odd nanoseconds
+ *                             same-begin and orphan (enter-only, exit-only) spans, children
+ *                             that outlive their parent, on 4 shards, timestamps at Unix-epoch
+ *                             scale with odd nanoseconds
  *   cli_gen spans2 OUT.bb     instance fe..02: reuses spans1's span ids (pairing is per instance)
  *   cli_gen async OUT.bb      instance fe..03: an event loop on one shard, 60 requests
- *                             interleaved (up to 5 in flight), each with a child lookup span
- *                             (parent_span_id = the request), request 0 open for the whole trace
+ *                             interleaved (up to 6 in flight), request i with 1 + i % 3 child
+ *                             spans (parent_span_id): a lookup; then an I/O span inside the
+ *                             lookup; then a reply after the lookup; request 0 open for the
+ *                             whole trace
  *   cli_gen bench OUT.bb N    N records on 4 shards (notes and span pairs), for benchmarks
  */
 /* SPDX-License-Identifier: MIT */
@@ -163,6 +166,18 @@ static void scenario_spans1(gen *g) {
     start(g, 1, T(17600), 0x20, 0x20);
     end(g, 1, T(17700), 0x20, 0);
     end(g, 1, T(17800), 0x20, 0);
+    /* on shard 3, P's child C and C's child G outlive P; K (in C) closes before P; R begins
+     * after P ends */
+    start(g, 3, T(3000), 0x30, 0);
+    start(g, 3, T(3100), 0x31, 0x30);
+    start(g, 3, T(3150), 0x34, 0x31);
+    end(g, 3, T(3180), 0x34, 0);
+    start(g, 3, T(3200), 0x32, 0x31);
+    end(g, 3, T(3500), 0x30, 0);
+    start(g, 3, T(3600), 0x33, 0);
+    end(g, 3, T(3700), 0x32, 0);
+    end(g, 3, T(3900), 0x31, 0);
+    end(g, 3, T(4100), 0x33, 0);
     /* orphan enter G (never exits) on shard 1, then more records */
     start(g, 1, T(14000 + 4037), 0x10, 0);
     note(g, 1, T(19000), 5, 5, 2);
@@ -192,14 +207,23 @@ static int async_cmp(const void *a, const void *b) {
 
 static void scenario_async(gen *g) {
     enum { N = 60 };
-    async_ev ev[4 * N];
+    async_ev ev[8 * N];
     int n = 0;
     for (uint64_t i = 0; i < N; i++) {
         uint64_t b = 1000 + i * 100 + (i * 7) % 13, req = 0x1000 + i, look = 0x5000 + i;
         uint64_t e = i == 0 ? 1000 + N * 100 + 5000 : b + 250 + (i * 37) % 230;
+        uint64_t lb = b + 10 + i % 7, le = b + 100 + i % 5; /* lookup; request ends after 250 */
         ev[n++] = (async_ev){b, req, 0, 1};
-        ev[n++] = (async_ev){b + 10 + i % 7, look, req, 1};
-        ev[n++] = (async_ev){b + 60 + i % 5, look, 0, 0};
+        ev[n++] = (async_ev){lb, look, req, 1};
+        ev[n++] = (async_ev){le, look, 0, 0};
+        if (i % 3 >= 1) { /* I/O inside the lookup (a grandchild of the request) */
+            ev[n++] = (async_ev){lb + 5 + i % 4, 0x9000 + i, look, 1};
+            ev[n++] = (async_ev){le - 5 - i % 3, 0x9000 + i, 0, 0};
+        }
+        if (i % 3 == 2) { /* the reply, after the lookup */
+            ev[n++] = (async_ev){le + 10, 0xD000 + i, req, 1};
+            ev[n++] = (async_ev){le + 50 + i % 9, 0xD000 + i, 0, 0};
+        }
         ev[n++] = (async_ev){e, req, 0, 0};
     }
     qsort(ev, (size_t)n, sizeof ev[0], async_cmp);
@@ -292,7 +316,7 @@ int main(int argc, char **argv) {
         if (!one && !async && strcmp(scen, "spans2")) return 2;
         g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull : 0xfe00000000000002ull;
         g.host = one ? "gen-host-1" : async ? "gen-host-3" : "gen-host-2";
-        g.nshards = one ? 3 : 1;
+        g.nshards = one ? 4 : 1;
         for (uint32_t i = 0; i < g.nshards; i++) {
             g.rings[i].cap = async ? 65536 : 4096;
             g.rings[i].region = calloc(1, g.rings[i].cap);
