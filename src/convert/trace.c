@@ -48,7 +48,9 @@
  *   only when every lane has one open;
  * - a slice never begins at the same nanosecond as another slice of its lane (the file order
  *   of equal-ts "X" events, inner slice first since it closes first, is read differently by
- *   different viewers), nor before the end of one written there: such a lane does not fit.
+ *   different viewers), nor at or before the end of one written there (touching slices: a
+ *   viewer's ts + dur in doubles can land after the next ts, 1.314 + 0.124 > 1.438, and the
+ *   DevTools engine then drops the later slice): such a lane does not fit.
  * A child that outlives its parent: when a span closes while slices above it on its lane are
  *   still open (its descendants), its "X" stays on the lane (everything written there since it
  *   opened lies inside it) and those open slices move together, still nested in each other, to

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A slice beginning at b may go on lane l: it begins after every slice placed there (never at
- * the same nanosecond) and no slice closed there ends after b. */
+/* A slice beginning at b may go on lane l: it begins after every slice placed there began and
+ * after every slice closed there ended (never in the same nanosecond: a viewer's ts + dur in
+ * doubles can land after the next slice's ts and the DevTools engine then drops that slice). */
 static bool fits(const tl_lane *l, uint64_t b) {
-    return !l->used || (l->max_begin < b && l->max_end <= b);
+    return !l->used || (l->max_begin < b && l->max_end < b);
 }
 
 /* True if s is on its lane's stack where it says. */

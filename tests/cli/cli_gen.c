@@ -12,6 +12,9 @@
  *                             spans (parent_span_id): a lookup; then an I/O span inside the
  *                             lookup; then a reply after the lookup; request 0 open for the
  *                             whole trace
+ *   cli_gen random OUT.bb SEED  instance fe..04: 600 spans on 3 shards opened and closed in
+ *                             random order (children outlive parents, spans migrate, many
+ *                             share a nanosecond; parents open, closed or never seen)
  *   cli_gen bench OUT.bb N    N records on 4 shards (notes and span pairs), for benchmarks
  */
 /* SPDX-License-Identifier: MIT */
@@ -235,6 +238,47 @@ static void scenario_async(gen *g) {
     }
 }
 
+/* Scenario random: see the file comment. A span's id is 0x100 + its number; its parent is an
+ * open span (most often the newest), a closed one, one never entered, or none. */
+static uint64_t rnd(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void scenario_random(gen *g, uint64_t seed) {
+    enum { N = 600 };
+    uint64_t x = seed * 2654435761u + 1, ts = 1000, open[N];
+    uint32_t shard_of[N];
+    int nopen = 0, made = 0;
+    while (made < N || nopen) {
+        ts += rnd(&x) % 4; /* 0: the same nanosecond as the record before */
+        uint64_t r = rnd(&x) % 100;
+        if (made < N && (nopen == 0 || r < 55)) {
+            uint64_t id = 0x100 + (uint64_t)made, parent = 0, k = rnd(&x) % 10;
+            if (nopen && k < 5) parent = open[nopen - 1];
+            else if (nopen && k < 7) parent = open[rnd(&x) % (uint64_t)nopen];
+            else if (made && k < 8) parent = 0x100 + rnd(&x) % (uint64_t)made;
+            else if (k < 9) parent = 0xFFFF00 + k;
+            uint32_t sh = rnd(&x) % 4 ? (nopen ? shard_of[nopen - 1] : 0) : (uint32_t)(rnd(&x) % 3);
+            start(g, sh, ts, id, parent);
+            shard_of[nopen] = sh;
+            open[nopen++] = id;
+            made++;
+            continue;
+        }
+        /* close the newest mostly (nesting), any open span otherwise */
+        int i = r < 80 ? nopen - 1 : (int)(rnd(&x) % (uint64_t)nopen);
+        end(g, rnd(&x) % 5 ? shard_of[i] : (uint32_t)(rnd(&x) % 3), ts, open[i], 0);
+        for (int k = i; k + 1 < nopen; k++) {
+            open[k] = open[k + 1];
+            shard_of[k] = shard_of[k + 1];
+        }
+        nopen--;
+    }
+}
+
 /* ---- dump_writer callbacks ---- */
 
 static bb_intern_item intern_get(void *ctx, size_t i) {
@@ -290,7 +334,7 @@ static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: cli_gen spans1|spans2|async|bench OUT.bb [N]\n");
+        fprintf(stderr, "usage: cli_gen spans1|spans2|async|random|bench OUT.bb [N|SEED]\n");
         return 2;
     }
     ev_start.id = bb_event_id_compute(&ev_start);
@@ -313,12 +357,14 @@ int main(int argc, char **argv) {
         if (!scratch) return 1;
     } else {
         bool one = !strcmp(scen, "spans1"), async = !strcmp(scen, "async");
-        if (!one && !async && strcmp(scen, "spans2")) return 2;
-        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull : 0xfe00000000000002ull;
-        g.host = one ? "gen-host-1" : async ? "gen-host-3" : "gen-host-2";
-        g.nshards = one ? 4 : 1;
+        bool random = !strcmp(scen, "random");
+        if (!one && !async && !random && strcmp(scen, "spans2")) return 2;
+        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull
+                   : random ? 0xfe00000000000004ull : 0xfe00000000000002ull;
+        g.host = one ? "gen-host-1" : async ? "gen-host-3" : random ? "gen-host-4" : "gen-host-2";
+        g.nshards = one ? 4 : random ? 3 : 1;
         for (uint32_t i = 0; i < g.nshards; i++) {
-            g.rings[i].cap = async ? 65536 : 4096;
+            g.rings[i].cap = async || random ? 65536 : 4096;
             g.rings[i].region = calloc(1, g.rings[i].cap);
         }
         char jp[4096];
@@ -331,6 +377,8 @@ int main(int argc, char **argv) {
             scenario_spans1(&g);
         else if (async)
             scenario_async(&g);
+        else if (random)
+            scenario_random(&g, argc > 3 ? strtoull(argv[3], NULL, 10) : 1);
         else
             scenario_spans2(&g);
         fprintf(g.json, "\n]}\n");
