@@ -38,7 +38,8 @@
  * K)". A slice appears inside another only if it descends from it by parent_span_id. The lane
  * is decided when the span OPENS (its enter, in timestamp order); its "X" is still written at
  * its exit, on that lane. Each lane holds a stack of its open slices, each the ancestor of the
- * one above it, so only the open spans are held in memory:
+ * one above it, so only the open spans are held in memory (and, per lane, the latest begin and
+ * end placed there):
  * - a span goes on top of a lane whose innermost open slice is one of its open ancestors (its
  *   parent, else the parent's parent... as far as they are open: a closed span's parent is not
  *   remembered), the nearest such, nested inside it; only ancestors entered on the span's own
@@ -54,8 +55,9 @@
  * A child that outlives its parent: when a span closes while slices above it on its lane are
  *   still open (its descendants), its "X" stays on the lane (everything written there since it
  *   opened lies inside it) and those open slices move together, still nested in each other, to
- *   the lowest lane with nothing open and nothing written after the lowest one began (a new
- *   lane if none): the parent's slice stays whole and the child's cannot cross its end.
+ *   the lowest lane with nothing open where the lowest of them fits by the rule above (nothing
+ *   there began or ended at or after its begin; a new lane if none): the parent's slice stays
+ *   whole and the child's cannot cross its end.
  *   Removing slices from a lane keeps the rest nested, so the slices already written inside
  *   the moved ones stay valid where they are (drawn in the parent, not in the moved child).
  * Unclosed spans are closed at the last timestamp newest first: each is then its lane's top.
