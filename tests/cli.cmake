@@ -32,6 +32,9 @@ if(BB_NODE)
   # Trace lanes by ancestry: interleaved unrelated requests on one shard (cli_gen async).
   bb_cli_test(cli_trace_async COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_async.mjs
               $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/trace_async)
+  # Random span trees: children outliving parents, migrations, equal timestamps.
+  bb_cli_test(cli_trace_random COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/trace_random.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/trace_random)
   bb_cli_test(cli_convert_filters COMMAND ${BB_NODE}
               ${CMAKE_CURRENT_SOURCE_DIR}/cli/filters_check.mjs
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/filters)

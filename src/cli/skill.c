@@ -152,8 +152,9 @@ static const char *const guide[] = {
     "- Traces over ~1 GB are slow in the browser: filter with `--since/--until/--event`.\n"
     "- In the trace, a span whose exit was lost is closed at the end with\n"
     "  `backbeat.unclosed: true`; an exit without its enter is an instant with\n"
-    "  `backbeat.orphan_exit: true`. Overlapping spans of one shard that do not nest go on\n"
-    "  extra threads named `shard N (overlap K)`.\n"
+    "  `backbeat.orphan_exit: true`. A span is drawn inside another only if it descends\n"
+    "  from it by `parent_span_id`; spans of one shard that overlap otherwise go on extra\n"
+    "  threads named `shard N (overlap K)` (the lowest free one when the span begins).\n"
     "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"};
 
 /* `backbeat skill`: print the guide. */

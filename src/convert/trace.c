@@ -33,15 +33,34 @@
  *
  * Both consumers require the slices of one thread to nest strictly: the DevTools engine drops a
  * slice that starts inside another and ends after it, Perfetto mis-nests it. Spans overlap
- * without nesting (interleaved work on one CPU, spans that migrate), so each shard has lanes:
- * lane 0 is the shard's own thread, more lanes are extra threads "shard N (overlap K)". A span
- * goes, when it closes, on the first lane where it nests with everything already there, and it
- * may enclose a slice only if that slice descends from it by parent_span_id (its parent, or
- * its parent's parent...): unrelated spans that overlap in time (requests interleaved on one
- * event loop) go to separate lanes, never nested in each other. A lane
- * keeps only its top-level slices that a future span could still overlap. Two slices that begin
- * at the same nanosecond never share a lane: the file order of equal-ts "X" events (inner slice
- * first, since it closes first) is read differently by different viewers.
+ * without nesting (requests interleaved on one event loop, spans that migrate), so each shard
+ * has lanes: lane 0 is the shard's own thread, more lanes are extra threads "shard N (overlap
+ * K)". A slice appears inside another only if it descends from it by parent_span_id. The lane
+ * is decided when the span OPENS (its enter, in timestamp order); its "X" is still written at
+ * its exit, on that lane. Each lane holds a stack of its open slices, each the ancestor of the
+ * one above it, so only the open spans are held in memory (and, per lane, the latest begin and
+ * end placed there):
+ * - a span goes on top of a lane whose innermost open slice is one of its open ancestors (its
+ *   parent, else the parent's parent... as far as they are open: a closed span's parent is not
+ *   remembered), the nearest such, nested inside it; only ancestors entered on the span's own
+ *   shard count (a slice is drawn on its enter's shard);
+ * - otherwise (no open ancestor on this shard, or the ancestor's lane has an unrelated slice
+ *   open above it, e.g. a sibling) on the lowest-numbered lane with no open slice; a new lane
+ *   only when every lane has one open;
+ * - a slice never begins at the same nanosecond as another slice of its lane (the file order
+ *   of equal-ts "X" events, inner slice first since it closes first, is read differently by
+ *   different viewers), nor at or before the end of one written there (touching slices: a
+ *   viewer's ts + dur in doubles can land after the next ts, 1.314 + 0.124 > 1.438, and the
+ *   DevTools engine then drops the later slice): such a lane does not fit.
+ * A child that outlives its parent: when a span closes while slices above it on its lane are
+ *   still open (its descendants), its "X" stays on the lane (everything written there since it
+ *   opened lies inside it) and those open slices move together, still nested in each other, to
+ *   the lowest lane with nothing open where the lowest of them fits by the rule above (nothing
+ *   there began or ended at or after its begin; a new lane if none): the parent's slice stays
+ *   whole and the child's cannot cross its end.
+ *   Removing slices from a lane keeps the rest nested, so the slices already written inside
+ *   the moved ones stay valid where they are (drawn in the parent, not in the moved child).
+ * Unclosed spans are closed at the last timestamp newest first: each is then its lane's top.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -50,12 +69,13 @@
 #include <string.h>
 
 #include "convert/obuf.h"
+#include "convert/trace_lanes.h"
 #include "convert/trace_par.h"
 #include "convert/writers.h"
 #include "read/u64map.h"
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
-#define LANE_ROOTS_MAX 65536          /* bound on remembered top-level slices per lane */
+#define ANCESTRY_MAX 256              /* generations followed up from a span's parent */
 
 typedef struct frag {
     char *p;
@@ -77,17 +97,6 @@ typedef struct ev_info {
     size_t nkeys;
 } ev_info;
 
-typedef struct iv {
-    uint64_t b, e;
-    uint64_t sid; /* the slice's span id */
-} iv;
-
-typedef struct lane {
-    uint32_t tid;
-    iv *roots; /* top-level slices, disjoint, in time order: [start, len) */
-    size_t start, len, cap;
-} lane;
-
 typedef struct proc {
     uint64_t instance_id;
     const bb_rinstance *inst;
@@ -101,8 +110,7 @@ typedef struct thr {
     uint32_t shard;
     char ipfx[96]; /* '{"ph":"I","s":"t","pid":P,"tid":T,"ts":' */
     size_t ipfx_len;
-    lane *lanes;
-    size_t nlanes;
+    tl_lanes lanes;
 } thr;
 
 typedef struct open_span {
@@ -110,6 +118,7 @@ typedef struct open_span {
     struct open_span *prev, *next; /* enter order */
     uint64_t instance_id, span_id, parent, ts;
     thr *t;
+    tl_slice sl; /* its place in t's lanes */
     const bb_rschema *schema;
     const bb_rinstance *inst;
     ev_info *ev;
@@ -127,7 +136,6 @@ typedef struct tw {
     u64map events; /* event id -> ev_info */
     u64map threads; /* (pid << 32 | shard) -> thr */
     u64map open;   /* span key -> open_span chain */
-    u64map parents; /* span key -> parent span id (spans entered with a non-zero parent) */
     open_span *oldest, *newest;
     proc *procs;
     size_t nprocs;
@@ -306,19 +314,17 @@ static void name_thread(tw *w, proc *p, uint32_t tid, uint32_t shard, size_t lan
                    p->pid, tid, (unsigned long long)shard * 1024ull + lane_no);
 }
 
-static lane *add_lane(tw *w, thr *t) {
-    lane *nl = realloc(t->lanes, (t->nlanes + 1) * sizeof *nl);
-    if (!nl) {
+/* A new lane for t, named; its index, or TL_NOWHERE if out of memory. */
+static size_t add_lane(tw *w, thr *t) {
+    size_t no = t->lanes.n;
+    uint32_t tid = no == 0 ? t->shard + 1 : OVERFLOW_TID_BASE + t->p->next_overflow;
+    if (!tl_add(&t->lanes, tid)) {
         w->oom = true;
-        return NULL;
+        return TL_NOWHERE;
     }
-    t->lanes = nl;
-    lane *l = &t->lanes[t->nlanes];
-    memset(l, 0, sizeof *l);
-    l->tid = t->nlanes == 0 ? t->shard + 1 : OVERFLOW_TID_BASE + t->p->next_overflow++;
-    name_thread(w, t->p, l->tid, t->shard, t->nlanes);
-    t->nlanes++;
-    return l;
+    if (no) t->p->next_overflow++;
+    name_thread(w, t->p, tid, t->shard, no);
+    return no;
 }
 
 static thr *find_thr(tw *w, proc *p, uint32_t shard) {
@@ -334,68 +340,11 @@ static thr *find_thr(tw *w, proc *p, uint32_t shard) {
     }
     t->p = p;
     t->shard = shard;
-    if (!add_lane(w, t)) return NULL;
+    if (add_lane(w, t) == TL_NOWHERE) return NULL;
     int n = snprintf(t->ipfx, sizeof t->ipfx, "{\"ph\":\"I\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":",
-                     p->pid, t->lanes[0].tid);
+                     p->pid, t->lanes.v[0].tid);
     t->ipfx_len = (size_t)n;
     return t;
-}
-
-static uint64_t span_key(uint64_t instance_id, uint64_t span_id);
-
-/* True if span `sid` descends from span `anc` (both of instance `inst`) by parent_span_id, within
- * 256 generations. */
-static bool descends(const tw *w, uint64_t inst, uint64_t sid, uint64_t anc) {
-    for (int depth = 0; depth < 256; depth++) {
-        uint64_t p = (uint64_t)(uintptr_t)u64map_get(&w->parents, span_key(inst, sid));
-        if (!p) return false;
-        if (p == anc) return true;
-        sid = p;
-    }
-    return false;
-}
-
-/* Try to place slice `sid` [b, e] of instance `inst` on lane l (see the file comment); on
- * success record it and return true. It covers the lane's later top-level slices only if they
- * all descend from it. `horizon`: no future slice begins before it, so top-level slices ending
- * by then are forgotten. */
-static bool lane_place(tw *w, lane *l, uint64_t b, uint64_t e, uint64_t horizon, uint64_t inst,
-                       uint64_t sid) {
-    while (l->start < l->len && l->roots[l->start].e <= horizon) l->start++;
-    size_t k = l->len;
-    while (k > l->start && l->roots[k - 1].b >= b) {
-        if (l->roots[k - 1].b == b) return false;
-        if (!descends(w, inst, l->roots[k - 1].sid, sid)) return false; /* no false nesting */
-        k--;
-    }
-    if (k > l->start && l->roots[k - 1].e > b) return false;
-    l->len = k;
-    if (l->start > 0 && (l->len == l->cap || l->start > l->cap / 2)) {
-        memmove(l->roots, l->roots + l->start, (l->len - l->start) * sizeof *l->roots);
-        l->len -= l->start;
-        l->start = 0;
-    }
-    if (l->len - l->start >= LANE_ROOTS_MAX) {
-        /* Bound memory under a span that stays open for the whole trace: forget the oldest
-         * half (a later span overlapping one of those could then share its lane). */
-        size_t drop = (l->len - l->start) / 2;
-        l->start += drop;
-        memmove(l->roots, l->roots + l->start, (l->len - l->start) * sizeof *l->roots);
-        l->len -= l->start;
-        l->start = 0;
-    }
-    if (l->len == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 16;
-        iv *nr = realloc(l->roots, nc * sizeof *nr);
-        if (!nr) {
-            w->oom = true;
-            return true;
-        }
-        l->roots = nr;
-        l->cap = nc;
-    }
-    l->roots[l->len++] = (iv){b, e, sid};
-    return true;
 }
 
 /* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
@@ -472,29 +421,57 @@ static uint64_t span_value(const bb_rschema *s, int fi, const uint8_t *fields) {
     return v.u; /* UINT; ABSENT (sentinel) also keys by its raw value 0/u */
 }
 
+/* ------------------------------------------------------------------ lanes (file comment) */
+
+/* The newest open span (instance, span id), or NULL. */
+static open_span *find_open(const tw *w, uint64_t inst, uint64_t sid) {
+    open_span *o = u64map_get(&w->open, span_key(inst, sid));
+    while (o && !(o->instance_id == inst && o->span_id == sid)) o = o->chain;
+    return o;
+}
+
+/* Place span o (not yet in the open map) on a lane of its shard: on top of the lane of its
+ * nearest open ancestor that is its lane's innermost, else on the lowest lane with nothing
+ * open, else on a new one. */
+static void lane_open(tw *w, open_span *o) {
+    thr *t = o->t;
+    size_t lane = TL_NOWHERE;
+    uint64_t up = o->parent;
+    for (int gen = 0; up && gen < ANCESTRY_MAX && lane == TL_NOWHERE; gen++) {
+        const open_span *a = find_open(w, o->instance_id, up);
+        if (!a) break;
+        if (a->t == t && tl_fits_on(&t->lanes, &a->sl, o->ts)) lane = a->sl.lane;
+        up = a->parent;
+    }
+    if (lane == TL_NOWHERE) lane = tl_free(&t->lanes, o->ts);
+    if (lane == t->lanes.n) lane = add_lane(w, t);
+    if (!tl_push(&t->lanes, lane, &o->sl)) w->oom = true;
+}
+
+/* Span o closes at `end`: its open descendants above it on its lane (children that outlive
+ * it) move, still nested, to a lane with nothing open where they fit, or a new one; o leaves
+ * its lane. Returns the tid its slice is drawn on. */
+static uint32_t lane_close(tw *w, open_span *o, uint64_t end) {
+    thr *t = o->t;
+    uint64_t b0;
+    if (tl_above(&t->lanes, &o->sl, &b0)) {
+        size_t to = tl_free(&t->lanes, b0);
+        if (to == t->lanes.n) to = add_lane(w, t);
+        if (!tl_move_above(&t->lanes, &o->sl, to)) w->oom = true;
+    }
+    return tl_close(&t->lanes, &o->sl, end);
+}
+
 /* Write the "X" for open span `o` closed at `end` (by exit record `x`, or NULL if unclosed). */
 static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     thr *t = o->t;
-    uint64_t horizon = w->oldest ? w->oldest->ts : end;
-    if (horizon > end) horizon = end;
-    if (horizon > o->ts) horizon = o->ts;
-    lane *l = NULL;
-    for (size_t i = 0; i < t->nlanes; i++)
-        if (lane_place(w, &t->lanes[i], o->ts, end, horizon, o->instance_id, o->span_id)) {
-            l = &t->lanes[i];
-            break;
-        }
-    if (!l) {
-        l = add_lane(w, t);
-        if (!l) return;
-        lane_place(w, l, o->ts, end, horizon, o->instance_id, o->span_id);
-    }
+    uint32_t tid = lane_close(w, o, end);
     obuf *b = &w->out;
     sep(w);
     obuf_puts(b, "{\"ph\":\"X\",\"pid\":");
     obuf_u64(b, t->p->pid);
     obuf_puts(b, ",\"tid\":");
-    obuf_u64(b, l->tid);
+    obuf_u64(b, tid);
     obuf_puts(b, ",\"ts\":");
     obuf_usec(b, o->ts - w->base);
     obuf_puts(b, ",\"dur\":");
@@ -556,11 +533,10 @@ static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     o->instance_id = r->rec.instance_id;
     o->span_id = span_value(s, ev->span_fi, r->rec.fields);
     o->parent = ev->parent_fi >= 0 ? span_value(s, ev->parent_fi, r->rec.fields) : 0;
-    if (o->parent &&
-        !u64map_put(&w->parents, span_key(o->instance_id, o->span_id), (void *)(uintptr_t)o->parent))
-        w->oom = true;
     o->ts = r->rec.ts;
     o->t = t;
+    o->sl.b = o->ts;
+    lane_open(w, o); /* before o is in the map: its parent's id may be its own */
     o->schema = s;
     o->inst = r->instance;
     o->ev = ev;
@@ -619,8 +595,7 @@ static void free_all(tw *w) {
     for (size_t i = 0; i < w->threads.cap; i++)
         if (w->threads.used[i]) {
             thr *t = w->threads.vals[i];
-            for (size_t k = 0; k < t->nlanes; k++) free(t->lanes[k].roots);
-            free(t->lanes);
+            tl_free_all(&t->lanes);
             free(t);
         }
     for (open_span *o = w->oldest, *n; o; o = n) {
@@ -630,7 +605,6 @@ static void free_all(tw *w) {
     u64map_free(&w->events);
     u64map_free(&w->threads);
     u64map_free(&w->open);
-    u64map_free(&w->parents);
     free(w->procs);
 }
 
@@ -746,7 +720,6 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
     u64map_init(&w.events);
     u64map_init(&w.threads);
     u64map_init(&w.open);
-    u64map_init(&w.parents);
     if (opts->threads > 1) w.par = tp_create(opts->threads, out_fd, render_fields, &w.out);
     if (!w.par && !obuf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");

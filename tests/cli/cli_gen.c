@@ -3,12 +3,18 @@
  * (instance, shard, ts, event, decoded fields), the ground truth the Node checks compare with.
  *
  *   cli_gen spans1 OUT.bb     instance fe..01: nested, overlapping (non-nesting), migrating,
- *                             same-begin and orphan (enter-only, exit-only) spans, on 3 shards,
- *                             timestamps at Unix-epoch scale with odd nanoseconds
+ *                             same-begin and orphan (enter-only, exit-only) spans, children
+ *                             that outlive their parent, on 4 shards, timestamps at Unix-epoch
+ *                             scale with odd nanoseconds
  *   cli_gen spans2 OUT.bb     instance fe..02: reuses spans1's span ids (pairing is per instance)
  *   cli_gen async OUT.bb      instance fe..03: an event loop on one shard, 60 requests
- *                             interleaved (up to 5 in flight), each with a child lookup span
- *                             (parent_span_id = the request), request 0 open for the whole trace
+ *                             interleaved (up to 6 in flight), request i with 1 + i % 3 child
+ *                             spans (parent_span_id): a lookup; then an I/O span inside the
+ *                             lookup; then a reply after the lookup; request 0 open for the
+ *                             whole trace
+ *   cli_gen random OUT.bb SEED  instance fe..04: 600 spans on 3 shards opened and closed in
+ *                             random order (children outlive parents, spans migrate, many
+ *                             share a nanosecond; parents open, closed or never seen)
  *   cli_gen bench OUT.bb N    N records on 4 shards (notes and span pairs), for benchmarks
  */
 /* SPDX-License-Identifier: MIT */
@@ -163,6 +169,18 @@ static void scenario_spans1(gen *g) {
     start(g, 1, T(17600), 0x20, 0x20);
     end(g, 1, T(17700), 0x20, 0);
     end(g, 1, T(17800), 0x20, 0);
+    /* on shard 3, P's child C and C's child G outlive P; K (in C) closes before P; R begins
+     * after P ends */
+    start(g, 3, T(3000), 0x30, 0);
+    start(g, 3, T(3100), 0x31, 0x30);
+    start(g, 3, T(3150), 0x34, 0x31);
+    end(g, 3, T(3180), 0x34, 0);
+    start(g, 3, T(3200), 0x32, 0x31);
+    end(g, 3, T(3500), 0x30, 0);
+    start(g, 3, T(3600), 0x33, 0);
+    end(g, 3, T(3700), 0x32, 0);
+    end(g, 3, T(3900), 0x31, 0);
+    end(g, 3, T(4100), 0x33, 0);
     /* orphan enter G (never exits) on shard 1, then more records */
     start(g, 1, T(14000 + 4037), 0x10, 0);
     note(g, 1, T(19000), 5, 5, 2);
@@ -192,14 +210,23 @@ static int async_cmp(const void *a, const void *b) {
 
 static void scenario_async(gen *g) {
     enum { N = 60 };
-    async_ev ev[4 * N];
+    async_ev ev[8 * N];
     int n = 0;
     for (uint64_t i = 0; i < N; i++) {
         uint64_t b = 1000 + i * 100 + (i * 7) % 13, req = 0x1000 + i, look = 0x5000 + i;
         uint64_t e = i == 0 ? 1000 + N * 100 + 5000 : b + 250 + (i * 37) % 230;
+        uint64_t lb = b + 10 + i % 7, le = b + 100 + i % 5; /* lookup; request ends after 250 */
         ev[n++] = (async_ev){b, req, 0, 1};
-        ev[n++] = (async_ev){b + 10 + i % 7, look, req, 1};
-        ev[n++] = (async_ev){b + 60 + i % 5, look, 0, 0};
+        ev[n++] = (async_ev){lb, look, req, 1};
+        ev[n++] = (async_ev){le, look, 0, 0};
+        if (i % 3 >= 1) { /* I/O inside the lookup (a grandchild of the request) */
+            ev[n++] = (async_ev){lb + 5 + i % 4, 0x9000 + i, look, 1};
+            ev[n++] = (async_ev){le - 5 - i % 3, 0x9000 + i, 0, 0};
+        }
+        if (i % 3 == 2) { /* the reply, after the lookup */
+            ev[n++] = (async_ev){le + 10, 0xD000 + i, req, 1};
+            ev[n++] = (async_ev){le + 50 + i % 9, 0xD000 + i, 0, 0};
+        }
         ev[n++] = (async_ev){e, req, 0, 0};
     }
     qsort(ev, (size_t)n, sizeof ev[0], async_cmp);
@@ -208,6 +235,47 @@ static void scenario_async(gen *g) {
             start(g, 0, T(ev[k].ts), ev[k].span, ev[k].parent);
         else
             end(g, 0, T(ev[k].ts), ev[k].span, 0);
+    }
+}
+
+/* Scenario random: see the file comment. A span's id is 0x100 + its number; its parent is an
+ * open span (most often the newest), a closed one, one never entered, or none. */
+static uint64_t rnd(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void scenario_random(gen *g, uint64_t seed) {
+    enum { N = 600 };
+    uint64_t x = seed * 2654435761u + 1, ts = 1000, open[N];
+    uint32_t shard_of[N];
+    int nopen = 0, made = 0;
+    while (made < N || nopen) {
+        ts += rnd(&x) % 4; /* 0: the same nanosecond as the record before */
+        uint64_t r = rnd(&x) % 100;
+        if (made < N && (nopen == 0 || r < 55)) {
+            uint64_t id = 0x100 + (uint64_t)made, parent = 0, k = rnd(&x) % 10;
+            if (nopen && k < 5) parent = open[nopen - 1];
+            else if (nopen && k < 7) parent = open[rnd(&x) % (uint64_t)nopen];
+            else if (made && k < 8) parent = 0x100 + rnd(&x) % (uint64_t)made;
+            else if (k < 9) parent = 0xFFFF00 + k;
+            uint32_t sh = rnd(&x) % 4 ? (nopen ? shard_of[nopen - 1] : 0) : (uint32_t)(rnd(&x) % 3);
+            start(g, sh, ts, id, parent);
+            shard_of[nopen] = sh;
+            open[nopen++] = id;
+            made++;
+            continue;
+        }
+        /* close the newest mostly (nesting), any open span otherwise */
+        int i = r < 80 ? nopen - 1 : (int)(rnd(&x) % (uint64_t)nopen);
+        end(g, rnd(&x) % 5 ? shard_of[i] : (uint32_t)(rnd(&x) % 3), ts, open[i], 0);
+        for (int k = i; k + 1 < nopen; k++) {
+            open[k] = open[k + 1];
+            shard_of[k] = shard_of[k + 1];
+        }
+        nopen--;
     }
 }
 
@@ -266,7 +334,7 @@ static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: cli_gen spans1|spans2|async|bench OUT.bb [N]\n");
+        fprintf(stderr, "usage: cli_gen spans1|spans2|async|random|bench OUT.bb [N|SEED]\n");
         return 2;
     }
     ev_start.id = bb_event_id_compute(&ev_start);
@@ -289,12 +357,14 @@ int main(int argc, char **argv) {
         if (!scratch) return 1;
     } else {
         bool one = !strcmp(scen, "spans1"), async = !strcmp(scen, "async");
-        if (!one && !async && strcmp(scen, "spans2")) return 2;
-        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull : 0xfe00000000000002ull;
-        g.host = one ? "gen-host-1" : async ? "gen-host-3" : "gen-host-2";
-        g.nshards = one ? 3 : 1;
+        bool random = !strcmp(scen, "random");
+        if (!one && !async && !random && strcmp(scen, "spans2")) return 2;
+        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull
+                   : random ? 0xfe00000000000004ull : 0xfe00000000000002ull;
+        g.host = one ? "gen-host-1" : async ? "gen-host-3" : random ? "gen-host-4" : "gen-host-2";
+        g.nshards = one ? 4 : random ? 3 : 1;
         for (uint32_t i = 0; i < g.nshards; i++) {
-            g.rings[i].cap = async ? 65536 : 4096;
+            g.rings[i].cap = async || random ? 65536 : 4096;
             g.rings[i].region = calloc(1, g.rings[i].cap);
         }
         char jp[4096];
@@ -307,6 +377,8 @@ int main(int argc, char **argv) {
             scenario_spans1(&g);
         else if (async)
             scenario_async(&g);
+        else if (random)
+            scenario_random(&g, argc > 3 ? strtoull(argv[3], NULL, 10) : 1);
         else
             scenario_spans2(&g);
         fprintf(g.json, "\n]}\n");

@@ -1,7 +1,7 @@
 // trace_spans.mjs BACKBEAT CLI_GEN WORKDIR — traces of generated dumps with hard span cases:
 // nesting, overlap without nesting on one shard, a span migrating between shards, two spans
-// beginning at the same nanosecond, a span id re-entered while open, an unclosed enter, an
-// orphan exit, and a second instance reusing the same span ids (pairing is per instance).
+// beginning at the same nanosecond, a span id re-entered while open, children that outlive their
+// parent, an unclosed enter, an orphan exit, and a second instance reusing the same span ids (pairing is per instance).
 // Timestamps are at Unix-epoch scale with odd nanoseconds. Checked by our own parse against
 // the generator's records and by the DevTools trace engine.
 // SPDX-License-Identifier: MIT
@@ -83,6 +83,15 @@ for (const [label, inputs, recs, procs] of cases) {
   F.check(same.length === 2 && same[0].ts === 17.5 && same[0].dur === 0.3 && same[1].ts === 17.6 &&
           same[1].dur === 0.1 && same[0].tid === same[1].tid, `re-entered 0x20: ${JSON.stringify(same)}`);
   if (same.length === 2) F.check(node(same[1])?.parent?.entry === node(same[0])?.entry, 'engine: inner 0x20 under outer');
+  // Shard 3: C (child of P) and G (child of C) outlive P: P keeps shard 3's thread whole (with K,
+  // closed inside it), C and G move together to an overlap lane, G still inside C; R, begun
+  // after P ended, takes the shard's thread again.
+  const P = one(0x30), Cc = one(0x31), Gc = one(0x32), R = one(0x33), K = one(0x34);
+  F.check(P.tid === 4 && K.tid === 4 && R.tid === 4, `P/K/R on shard 3's thread: ${P.tid}/${K.tid}/${R.tid}`);
+  F.check(Cc.tid === Gc.tid && tname.get(`1/${Cc.tid}`)?.startsWith('shard 3 (overlap'),
+          `C and G together on an overlap lane of shard 3: ${Cc.tid}/${Gc.tid} ${tname.get(`1/${Cc.tid}`)}`);
+  F.check(node(Gc)?.parent?.entry?.args?.span_id === 0x31, 'engine: G is a child of C');
+  F.check(node(K)?.parent?.entry?.args?.span_id === 0x30, 'engine: K is drawn inside P');
   // absolute precision: base + ts reconstructs the odd nanoseconds
   F.check(trace.otherData['backbeat.base_ts_nanos'] === '1764680000123456789', 'base ts');
 }
