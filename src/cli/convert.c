@@ -21,6 +21,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "convert/convert.h"
+#include "convert/view_order.h"
 #include "read/u64map.h"
 #include "parquet/codec.h"
 
@@ -118,6 +119,7 @@ typedef struct conv {
     filt f;
     char **inputs; /* the dumps' paths */
     size_t ninputs;
+    uint64_t *view_rank; /* per bb_model_view (convert/view_order.h) */
 } conv;
 
 #define CONV_GO (-1) /* an option phase's "carry on" (else: the exit status) */
@@ -365,7 +367,8 @@ static convert_opts conv_opts(conv *c) {
                        .codec = (int)c->codec,
                        .threads = conv_threads(c),
                        .keep = filtering ? filt_keep : NULL,
-                       .keep_ctx = &c->f};
+                       .keep_ctx = &c->f,
+                       .view_rank = c->view_rank};
     return co;
 }
 
@@ -452,6 +455,26 @@ static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **d
     return st;
 }
 
+/* The rank of every view set of the inputs (convert/view_order.h): the dumps' newest record
+ * times; with the schema dump first (`schema`), its sets' ranks as the dataset keeps them.
+ * False after a message. */
+static bool conv_ranks(conv *c, const ds_handle *h, bb_dump **dumps, size_t n, bool schema) {
+    size_t nv = 0;
+    for (size_t i = 0; i < n; i++) nv += bb_dump_view_count(dumps[i]);
+    c->view_rank = calloc(nv ? nv : 1, sizeof *c->view_rank);
+    if (!c->view_rank) {
+        cli_error("out of memory");
+        return false;
+    }
+    view_ranks(dumps, n, c->view_rank);
+    bb_error err;
+    if (schema && !ds_schema_ranks(h, dumps[0], c->view_rank, &err)) {
+        cli_error("%s", err.message);
+        return false;
+    }
+    return true;
+}
+
 /* --dataset: under the dataset's lock, the inputs and the dataset's schema dump as one model,
  * appended. */
 static int conv_dataset(conv *c) {
@@ -476,12 +499,13 @@ static int conv_dataset(conv *c) {
     if (!inputs) {
         cli_error("out of memory");
     } else {
-        /* The schema dump first: the dataset's view sets before the inputs', so a view set a
-         * new build brings comes after the ones already there and its definitions win. */
+        /* The schema dump first (its view sets before the inputs' among equal ranks); the sets
+         * then go by rank, so the newest data's definitions win (convert/view_order.h). */
         if (schema) inputs[0] = schema;
         memcpy(inputs + skip, c->inputs, c->ninputs * sizeof *inputs);
         if (cli_open_dumps(inputs, n, &dumps)) {
-            if (cli_open_model(dumps, n, &model) && conv_filters(c, model))
+            if (cli_open_model(dumps, n, &model) && conv_filters(c, model) &&
+                conv_ranks(c, &h, dumps, n, skip))
                 st = conv_append(c, &h, model, dumps, skip, n);
             if (model) bb_model_close(model);
             cli_close_dumps(dumps, n);
@@ -502,7 +526,8 @@ static int conv_run(conv *c, int argc, char **argv) {
     if (!cli_open_dumps(c->inputs, c->ninputs, &dumps)) return CLI_FAIL;
     bb_model *model = NULL;
     st = CLI_FAIL;
-    if (cli_open_model(dumps, c->ninputs, &model) && conv_filters(c, model))
+    if (cli_open_model(dumps, c->ninputs, &model) && conv_filters(c, model) &&
+        conv_ranks(c, NULL, dumps, c->ninputs, false))
         st = conv_write(c, model);
     if (model) bb_model_close(model);
     cli_close_dumps(dumps, c->ninputs);
@@ -524,6 +549,7 @@ int cmd_convert(int argc, char **argv) {
     else
         status = conv_run(&c, argc, argv);
     u64map_free(&c.f.events);
+    free(c.view_rank);
     free(c.f.inst);
     free(c.events);
     return status;

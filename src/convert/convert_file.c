@@ -84,9 +84,10 @@ static bool commit_pair(cv_out *o, const char *out, const char *sidecar, const c
 
 /* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
 static bool commit_with_sidecar(cv_out *o, const char *out, const bb_model *model,
-                                bb_error *err) {
+                                const uint64_t *view_rank, bb_error *err) {
     size_t n = strlen(out) + sizeof ".views.sql";
-    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model), *abs = absolute_path(out);
+    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model, view_rank);
+    char *abs = absolute_path(out);
     bool ok = false;
     if (!sidecar || !ddl || !abs) {
         cv_out_abort(o);
@@ -117,6 +118,7 @@ bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *o
             io_err(err, "%s: %s", path, why);
         return false;
     }
-    return fmt == CV_PARQUET && o.tmp ? commit_with_sidecar(&o, path, model, err)
-                                      : cv_out_commit(&o, err);
+    if (fmt == CV_PARQUET && o.tmp)
+        return commit_with_sidecar(&o, path, model, opts->view_rank, err);
+    return cv_out_commit(&o, err);
 }

@@ -5,6 +5,7 @@
  *   DIR/views.sql                  events over DIR/ **\/ *.parquet, then the views DDL
  *   DIR/_backbeat/schema.bb        the dataset schema: a dump holding only the union registry
  *                                  and view sets of everything appended so far
+ *   DIR/_backbeat/view_ranks       each view set's rank (the newest data that carried it)
  *   DIR/_backbeat/index/<instance 16 hex>.keys   the duplicate keys already in the dataset
  *   DIR/_backbeat/partitioning     the partition keys, fixed by the first append
  *   DIR/_backbeat/sources/<key>.bb every append's input dumps; DIR/_backbeat/appends/<n> its
@@ -187,11 +188,19 @@ bool ds_index_add(ds_index *x, const bb_record *r);
 bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err);
 void ds_index_free(ds_index *x);
 
-/* ---- dataset_schema.c: the schema dump ---- */
-/* The schema dump of the model: its union registry and its distinct view sets, malloc'ed
- * into *data, *len; false after a message. */
-bool ds_schema_encode(const char *dir, const bb_model *model, uint8_t **data, size_t *len,
-                      bb_error *err);
+/* ---- dataset_schema.c: the schema dump and its view sets' ranks ---- */
+typedef struct ds_blob {
+    uint8_t *data; /* malloc'ed */
+    size_t len;
+} ds_blob;
+/* The schema dump of the model: its union registry and its distinct view sets, oldest rank
+ * first (rank: per bb_model_view, may be NULL), into *schema, and the sets' ranks as
+ * DIR/_backbeat/view_ranks holds them into *ranks; false after a message. */
+bool ds_schema_encode(const char *dir, const bb_model *model, const uint64_t *rank,
+                      ds_blob *schema, ds_blob *ranks, bb_error *err);
+/* The ranks of the schema dump's views (bb_dump_view order) that DIR/_backbeat/view_ranks
+ * keeps, into rank[] (0 for a set it does not list); false after a message. */
+bool ds_schema_ranks(const ds_handle *h, const bb_dump *schema, uint64_t *rank, bb_error *err);
 
 /* ---- dataset_manifest.c: each append's manifest, DIR/_backbeat/appends/<n> ---- */
 typedef struct ds_manifest {

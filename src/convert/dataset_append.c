@@ -42,10 +42,10 @@ typedef struct plan {
 } plan;
 
 /* DIR/views.sql: `events` over every part, then the views DDL. */
-static bool write_views(const ds_handle *h, const bb_model *model, size_t nkeys,
-                        const plan *p, ds_txn *t, bb_error *err)
+static bool write_views(const ds_handle *h, const bb_model *model, const uint64_t *view_rank,
+                        size_t nkeys, const plan *p, ds_txn *t, bb_error *err)
 {
-    char *ddl = parquet_views_ddl(model);
+    char *ddl = parquet_views_ddl(model, view_rank);
     pq_buf b = {0};
     /* The parts relative to DIR (the dataset moves as a whole); the first level of a partitioned
      * dataset is a key=value directory, so a search from elsewhere matches nothing else. */
@@ -176,19 +176,24 @@ static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const ds_a
                          ds_report *rep, bb_error *err)
 {
     plan p = {0};
+    ds_blob schema = {0}, ranks = {0};
     char keys[80];
     ds_spec_text(a->spec, keys, sizeof keys - 1);
     strcat(keys, "\n");
     bool ok = parquet_schema_key(a->model, &p.key);
     if (!ok)
         ds_err(err, "out of memory");
-    ok = ok && ds_schema_encode(h->dir, a->model, &p.schema, &p.schema_len, err) &&
-         settle_parts(h, t, a, &p, rep, err) &&
+    ok = ok && ds_schema_encode(h->dir, a->model, a->opts->view_rank, &schema, &ranks, err);
+    p.schema = schema.data;
+    p.schema_len = schema.len;
+    ok = ok && settle_parts(h, t, a, &p, rep, err) &&
          (!h->spec_new || ds_txn_put(t, "_backbeat/partitioning", keys, strlen(keys), err)) &&
          ds_index_save(ix, h, t, err) &&
          ds_txn_put(t, "_backbeat/schema.bb", p.schema, p.schema_len, err) &&
-         write_views(h, a->model, a->spec->nkeys, &p, t, err);
-    free(p.schema);
+         ds_txn_put(t, "_backbeat/view_ranks", ranks.data, ranks.len, err) &&
+         write_views(h, a->model, a->opts->view_rank, a->spec->nkeys, &p, t, err);
+    free(schema.data);
+    free(ranks.data);
     ds_manifests_free(p.v, p.n);
     return ok;
 }

@@ -211,7 +211,7 @@ static int write_footer(writer *w)
     pq_buf_byte(&host, 0);
     instances_json(w, &insts);
     pq_buf_byte(&insts, 0);
-    char *views = parquet_views_ddl(w->model);
+    char *views = parquet_views_ddl(w->model, w->opts ? w->opts->view_rank : NULL);
     char *cols = pq_semantics_json(&w->lay);
     int rc = 0;
     if (host.failed || insts.failed || !views || !cols) {

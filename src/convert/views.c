@@ -6,10 +6,11 @@
  *     on the name, a view reads every version's rows of a fleet's table;
  *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
  *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted (event, column, role)
- *   then every view set of the inputs, verbatim (a newline added after a text lacking one, and
- *   an empty statement ";" after a text whose last statement is unterminated; a text identical
- *   to an earlier one, as successive dumps of one process carry, once; a text holding a NUL
- *   byte is left out, with a warning on stderr: the DDL is one C string).
+ *   then every view set of the inputs, verbatim, oldest rank first (convert/view_order.h: the
+ *   newest data's definition of a view comes last and wins) (a newline added after a text
+ *   lacking one, and an empty statement ";" after a text whose last statement is unterminated;
+ *   a text identical to an earlier one, as successive dumps of one process carry, once; a text
+ *   holding a NUL byte is left out, with a warning on stderr: the DDL is one C string).
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include "convert/writers.h"
 #include "convert/layout.h"
 #include "convert/text.h"
+#include "convert/view_order.h"
 #include "format/names.h"
 
 /* True when the text's last non-blank character is ';' (or it is blank): a text whose last
@@ -31,15 +33,6 @@ static bool ends_statement(bb_strview v) {
                      v.ptr[n - 1] == '\r'))
         n--;
     return n == 0 || v.ptr[n - 1] == ';';
-}
-
-/* FNV-1a of a view text. */
-static uint64_t text_hash(bb_strview v)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < v.len; i++)
-        h = (h ^ (uint8_t)v.ptr[i]) * 0x100000001b3ull;
-    return h;
 }
 
 /* True if an earlier version of plan i's name promotes a field to the same column with the
@@ -64,7 +57,7 @@ static bool key_seen(const pq_layout *l, size_t i, size_t f)
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
 
-char *parquet_views_ddl(const bb_model *model)
+char *parquet_views_ddl(const bb_model *model, const uint64_t *rank)
 {
     bool nul_views = false;
     pq_layout lay;
@@ -108,17 +101,14 @@ char *parquet_views_ddl(const bb_model *model)
     else
         pq_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
                     "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
-    size_t nv = bb_model_view_count(model);
+    size_t nv = bb_model_view_count(model), ns = 0;
     if (nv)
         pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
-    /* Texts seen so far, by hash (successive dumps of one process carry the same sets). */
-    size_t slots = 16;
-    while (slots < nv * 2)
-        slots *= 2;
-    size_t *seen = calloc(slots, sizeof *seen); /* view index + 1, 0 = empty */
-    if (!seen)
+    size_t *order = malloc((nv ? nv : 1) * sizeof *order);
+    if (!order || !view_order(model, rank, order, NULL, &ns))
         b.failed = true;
-    for (size_t i = 0; i < nv && seen; i++) {
+    for (size_t k = 0; k < ns && !b.failed; k++) {
+        size_t i = order[k];
         bb_strview v = bb_model_view(model, i);
         if (memchr(v.ptr, 0, v.len)) { /* the DDL is one C string: never cut it short */
             if (warned_for != model)
@@ -129,25 +119,13 @@ char *parquet_views_ddl(const bb_model *model)
             nul_views = true;
             continue;
         }
-        bool dup = false;
-        size_t h = (size_t)text_hash(v) & (slots - 1);
-        for (; seen[h]; h = (h + 1) & (slots - 1)) {
-            bb_strview o = bb_model_view(model, seen[h] - 1);
-            if (o.len == v.len && (v.len == 0 || memcmp(o.ptr, v.ptr, v.len) == 0)) {
-                dup = true;
-                break;
-            }
-        }
-        if (dup)
-            continue;
-        seen[h] = i + 1;
         pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');
         if (!ends_statement(v))
             pq_cstr(&b, ";\n");
     }
-    free(seen);
+    free(order);
     if (nul_views)
         warned_for = model;
     pq_buf_byte(&b, 0);

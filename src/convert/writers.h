@@ -36,6 +36,8 @@ typedef struct convert_opts {
     /* Rows per row group and the buffered-bytes budget; 0: BACKBEAT_PARQUET_ROW_GROUP and
      * BACKBEAT_PARQUET_BUDGET, else the defaults (parquet_sizes gives the values in force). */
     uint64_t row_group, budget;
+    /* The rank of each bb_model_view (convert/view_order.h), NULL: the inputs' order. */
+    const uint64_t *view_rank;
 } convert_opts;
 
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem
@@ -65,8 +67,9 @@ void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budg
 bool parquet_schema_key(const bb_model *model, uint64_t *key);
 
 /* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
- * of `events`: per-event views, backbeat_keys, then every view set of the inputs. Returns a
+ * of `events`: per-event views, backbeat_keys, then every view set of the inputs, oldest rank
+ * first (rank: per bb_model_view, as convert_opts.view_rank; NULL: the inputs' order). Returns a
  * malloc'ed NUL-terminated string (NULL on allocation failure). Owned by the Parquet writer. */
-char *parquet_views_ddl(const bb_model *model);
+char *parquet_views_ddl(const bb_model *model, const uint64_t *rank);
 
 #endif /* BACKBEAT_CLI_CONVERT_WRITERS_H */

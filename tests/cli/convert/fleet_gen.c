@@ -15,7 +15,8 @@
  *   3: demo::cache::Miss   {key u64, worker u32, tier enum u8, latency_ns u64}
  *      demo::cache::Lookup, demo::cache::Evict as in 2
  *      demo::cache::Purge  {key i64, count u32}              (new: a signed key)
- * Each build carries a view set over "demo::cache::Miss". Instance id 0xf1ee7000 + 16*HOST +
+ * Each build carries a view set over "demo::cache::Miss" and a view fleet_build naming the
+ * build (which build's definition a views.sql keeps). Instance id 0xf1ee7000 + 16*HOST +
  * BUILD; host "host-<HOST>", host 4 "edge/4 \u00fc" (a '/' and UTF-8 to escape). Record i: ts =
  * 2026-12-01T00:00:00Z - 30 s + 20 s * (BUILD - 1) + 0.5 s * i + HOST us (so records fall on
  * 2026-11-30 and 2026-12-01), shard i % 2; values are pure functions of (BUILD, HOST, i), u64
@@ -89,12 +90,16 @@ static const size_t NEVENTS[3] = {2, 3, 4};
 
 static const char *const VIEWS1[] = {
     "CREATE OR REPLACE VIEW fleet_miss_per_worker AS SELECT \"demo::cache::Miss\".worker AS "
-    "worker, count(*) AS n FROM \"demo::cache::Miss\" GROUP BY ALL;\n"};
-static const char *const VIEWS23[] = {
-    "CREATE OR REPLACE VIEW fleet_miss_per_worker AS SELECT \"demo::cache::Miss\".worker AS "
     "worker, count(*) AS n FROM \"demo::cache::Miss\" GROUP BY ALL;\n"
-    "CREATE OR REPLACE VIEW fleet_worst_latency AS SELECT \"demo::cache::Miss\".tier AS tier, "
-    "max(\"demo::cache::Miss\".latency_ns) AS worst FROM \"demo::cache::Miss\" GROUP BY ALL;\n"};
+    "CREATE OR REPLACE VIEW fleet_build AS SELECT 'build 1' AS build;\n"};
+#define VIEWS23(b)                                                                              \
+    "CREATE OR REPLACE VIEW fleet_miss_per_worker AS SELECT \"demo::cache::Miss\".worker AS "   \
+    "worker, count(*) AS n FROM \"demo::cache::Miss\" GROUP BY ALL;\n"                         \
+    "CREATE OR REPLACE VIEW fleet_worst_latency AS SELECT \"demo::cache::Miss\".tier AS tier, " \
+    "max(\"demo::cache::Miss\".latency_ns) AS worst FROM \"demo::cache::Miss\" GROUP BY ALL;\n"  \
+    "CREATE OR REPLACE VIEW fleet_build AS SELECT 'build " b "' AS build;\n"
+static const char *const VIEWS2[] = {VIEWS23("2")};
+static const char *const VIEWS3[] = {VIEWS23("3")};
 
 static uint64_t mix64(uint64_t x)
 {
@@ -238,7 +243,8 @@ int main(int argc, char **argv)
     fputs("]}\n", g.json);
     bb_dump_input in = {.instance_id = inst, .host = host, .events = list,
                         .event_count = NEVENTS[g.build - 1],
-                        .views = g.build == 1 ? VIEWS1 : VIEWS23, .view_count = 1,
+                        .views = g.build == 1 ? VIEWS1 : g.build == 2 ? VIEWS2 : VIEWS3,
+                        .view_count = 1,
                         .shard_count = 2, .shard_capacity = capacity, .shard_region = region,
                         .ctx = &g};
     bb_error err;

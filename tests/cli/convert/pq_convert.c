@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pq_convert: %s\n", msg);
         return 1;
     }
-    char *ddl = parquet_views_ddl(model);
+    char *ddl = parquet_views_ddl(model, NULL); /* the inputs' order, not ranked */
     char *abs = realpath(out, NULL);
     char side[4096];
     snprintf(side, sizeof side, "%s.views.sql", out);
