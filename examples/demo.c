@@ -122,6 +122,17 @@ static void *serve(void *arg) {
     return NULL;
 }
 
+/* Run the WORKERS server threads to their end. */
+static void run_workers(void) {
+    pthread_t th[WORKERS];
+    worker ws[WORKERS];
+    for (uint32_t i = 0; i < WORKERS; i++) {
+        ws[i] = (worker){i, 0x9E3779B97F4A7C15ull * (i + 1)};
+        pthread_create(&th[i], NULL, serve, &ws[i]);
+    }
+    for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+}
+
 /* --live DIR SECONDS: serve into a ring file of DIR until the time is up. */
 static int live(const char *dir, const char *seconds) {
     bb_recorder_options o;
@@ -136,13 +147,7 @@ static int live(const char *dir, const char *seconds) {
     printf("demo: serving for %s s; ring file %s\n", seconds, bb_recorder_ring_path(rec));
     fflush(stdout);
     live_until = now_s() + atof(seconds);
-    pthread_t th[WORKERS];
-    worker ws[WORKERS];
-    for (uint32_t i = 0; i < WORKERS; i++) {
-        ws[i] = (worker){i, 0x9E3779B97F4A7C15ull * (i + 1)};
-        pthread_create(&th[i], NULL, serve, &ws[i]);
-    }
-    for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+    run_workers();
     bb_recorder_free(rec);
     return 0;
 }
@@ -161,13 +166,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     bb_recorder_enable(rec, true);
-    pthread_t th[WORKERS];
-    worker ws[WORKERS];
-    for (uint32_t i = 0; i < WORKERS; i++) {
-        ws[i] = (worker){i, 0x9E3779B97F4A7C15ull * (i + 1)};
-        pthread_create(&th[i], NULL, serve, &ws[i]);
-    }
-    for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+    run_workers();
     bb_error err;
     if (bb_recorder_dump_path(rec, argv[1], NULL, &err) != BB_OK) {
         fprintf(stderr, "demo: %s\n", err.message);
