@@ -35,6 +35,7 @@
 #include "format/sections.h"
 #include "common/error_set.h"
 #include "convert/merge.h"
+#include "convert/view_order.h"
 #include "convert/outfile.h"
 #include "read/u64map.h"
 
@@ -401,23 +402,21 @@ static int pass1_sizes(repack *rp) {
     return st;
 }
 
-/* Views: each distinct text once, first occurrence order (a hash set of the texts). */
+/* Views: each distinct text once, in convert's order (convert/view_order.h: oldest rank first,
+ * so a later convert of the merged dump, whose sets all share one rank, keeps the newest
+ * data's definitions winning). */
 static int collect_views(repack *rp) {
-    size_t n = bb_model_view_count(rp->model);
+    size_t n = bb_model_view_count(rp->model), k = 0;
     rp->views = calloc(n ? n : 1, sizeof *rp->views);
-    u64map_text *texts = calloc(n ? n : 1, sizeof *texts);
-    u64map seen;
-    u64map_init(&seen);
-    int st = rp->views && texts ? MG_OK : MG_OOM;
-    for (size_t i = 0; st == MG_OK && i < n; i++) {
-        bb_strview v = bb_model_view(rp->model, i);
-        texts[i] = (u64map_text){v.ptr, v.len};
-        bool dup;
-        if (!u64map_put_text(&seen, &texts[i], &dup)) st = MG_OOM;
-        else if (!dup) rp->views[rp->nviews++] = v;
-    }
-    u64map_free(&seen);
-    free(texts);
+    uint64_t *rank = calloc(n ? n : 1, sizeof *rank);
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    int st = rp->views && rank && order ? MG_OK : MG_OOM;
+    if (st == MG_OK) view_ranks(rp->dumps, rp->nd, rank);
+    if (st == MG_OK && !view_order(rp->model, rank, order, NULL, &k)) st = MG_OOM;
+    for (size_t i = 0; st == MG_OK && i < k; i++)
+        rp->views[rp->nviews++] = bb_model_view(rp->model, order[i]);
+    free(order);
+    free(rank);
     return st;
 }
 

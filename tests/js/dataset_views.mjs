@@ -78,5 +78,17 @@ for (const order of [[b1, b2], [b2, b1]]) {
   check(got === 'build 2', `convert ${order.map((f) => path.basename(f)).join(' ')}: the sidecar defines fleet_build as ${got}, want build 2`);
 }
 
+// merge keeps the same order: its output's sets, converted alone (one dump, equal ranks, file
+// order), still give the newest build's definition.
+for (const order of [[b1, b2], [b2, b1]]) {
+  const tag = path.basename(order[0], '.bb');
+  const merged = path.join(work, `merged-${tag}.bb`);
+  must(['merge', ...order, '-o', merged]);
+  const out = path.join(work, `merged-${tag}.parquet`);
+  must(['convert', merged, '-o', out]);
+  const got = buildOf(`${out}.views.sql`);
+  check(got === 'build 2', `merge ${order.map((f) => path.basename(f)).join(' ')}, then convert: fleet_build is ${got}, want build 2`);
+}
+
 fs.rmSync(work, { recursive: true, force: true });
 finish('dataset views: the newest build\'s definitions win in either append order, re-appends change no file');
