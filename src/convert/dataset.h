@@ -156,6 +156,9 @@ bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exist
  * into a malloc'ed buffer with a NUL after its `len` bytes; *data NULL and true when it does not
  * exist; false with errno when it cannot be read. */
 bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len);
+
+/* Write all n bytes of p to fd (retrying short writes and EINTR); false on an error. */
+bool ds_write_all(int fd, const void *p, size_t n);
 /* Complete the append a dead appender committed (its journal), remove temporaries. */
 bool ds_recover(const ds_handle *h, bb_error *err);
 ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err);

@@ -243,22 +243,6 @@ bool ds_index_add(ds_index *x, const bb_record *r)
     return true;
 }
 
-/* Write all n bytes; false on error. */
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        b += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The old file's entries, then this run's, into the transaction's new file. */
 static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik, bb_error *err)
 {
@@ -274,8 +258,8 @@ static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik
     }
     int fd = ds_txn_file(t, final, err);
     bool ok = fd >= 0;
-    if (ok && !((old ? write_all(fd, old, n) : write_all(fd, MAGIC, 8)) &&
-                write_all(fd, ik->fresh, ik->nfresh * ENTRY))) {
+    if (ok && !((old ? ds_write_all(fd, old, n) : ds_write_all(fd, MAGIC, 8)) &&
+                ds_write_all(fd, ik->fresh, ik->nfresh * ENTRY))) {
         ds_err(err, "cannot write %s/%s: %s", h->dir, final, strerror(errno ? errno : EIO));
         ok = false;
     }

@@ -62,17 +62,7 @@ static bool hash_chunk(const uint8_t *p, size_t n, void *ctx)
 
 static bool copy_chunk(const uint8_t *p, size_t n, void *ctx)
 {
-    int fd = *(int *)ctx;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
+    return ds_write_all(*(int *)ctx, p, n);
 }
 
 /* Whether keys[0..n) holds key. */

@@ -188,6 +188,22 @@ static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb
     return ok;
 }
 
+/* Contract: see dataset.h. */
+bool ds_write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        b += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
 bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len)
 {
     *data = NULL;
