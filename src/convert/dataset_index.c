@@ -94,9 +94,12 @@ static bool load_one(ds_index *x, int ifd, inst_keys *ik, bb_error *err)
         return true;
     char magic[8];
     struct stat st;
-    bool ok = fd >= 0 && ds_run_map(&ik->old, fd, 8, DS_RUN_W16, ik->id);
+    bool reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    off_t size = reg ? st.st_size : 0;
+    if (fd >= 0 && !reg)
+        errno = EINVAL; /* a FIFO, a device: not an index file */
+    bool ok = reg && ds_run_map(&ik->old, fd, 8, DS_RUN_W16, ik->id);
     int e = errno;
-    off_t size = fd >= 0 && fstat(fd, &st) == 0 ? st.st_size : 0;
     if (fd >= 0)
         close(fd);
     if (!ok && e != EINVAL) {
