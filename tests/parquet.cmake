@@ -44,6 +44,10 @@ set_tests_properties(parquet_dataset PROPERTIES LABELS concurrent)
 # Hostile datasets: planted part names, symlinks inside, a kill at every step of an append
 # (then a retry: exact rows), a bad partitioning file, a failed first append.
 bb_node_test(dataset_safety dataset_safety.mjs ${BB_PQ_CONVERT})
+# The duplicate-key index kept sorted; index files of older layouts (a sorted run per append,
+# any order) read correctly; a rewrite of overlapping appends keeps each record once.
+bb_node_test(dataset_index dataset_index.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>
+             $<TARGET_FILE:fleet_gen>)
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 # Many long interned strings: read back exactly, dictionary kept, budget unaffected.

@@ -180,15 +180,24 @@ bool ds_txn_commit(ds_txn *t, bb_error *err);
 void ds_txn_free(ds_txn *t);
 
 /* ---- dataset_index.c: the set of duplicate keys already in the dataset ---- */
-/* An empty index in memory only (a replay's: nothing loaded, nothing saved); NULL: no memory. */
-ds_index *ds_index_mem(void);
-/* Load DIR/_backbeat/index/<id>.keys of every instance of the model; NULL + message. */
-ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err);
-bool ds_index_has(const ds_index *x, const bb_record *r);
-/* Remember a record written in this run (false: out of memory). */
-bool ds_index_add(ds_index *x, const bb_record *r);
-/* Add the new index files of the instances that gained keys to the transaction. */
-bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err);
+/* The index of the model's instances: their DIR/_backbeat/index/<id>.keys, mapped (a file not
+ * sorted yet is sorted into a scratch file first); the new files, written as records are added,
+ * are temporaries of t. NULL after a message. */
+ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb_error *err);
+/* A rewrite's set, of any instance, in scratch files of DIR/_backbeat/tmp (nothing saved);
+ * NULL after a message. */
+ds_index *ds_index_scratch(const ds_handle *h, bb_error *err);
+/* Whether the dataset (a scratch set: a sealed replay) holds r's key; lookups advance cursors
+ * as the records come in the model's order. */
+bool ds_index_has(ds_index *x, const bb_record *r);
+/* Remember a record written in this run; records come in the model's order. False after a
+ * message. */
+bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err);
+/* A scratch set: the current replay ends (what it added is found by the next ones). */
+bool ds_index_seal(ds_index *x, bb_error *err);
+/* Complete the new index files of the instances that gained keys (the transaction commits
+ * them); false after a message. */
+bool ds_index_save(ds_index *x, bb_error *err);
 void ds_index_free(ds_index *x);
 
 /* ---- dataset_schema.c: the schema dump and its view sets' ranks ---- */

@@ -188,7 +188,7 @@ static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const ds_a
     p.schema_len = schema.len;
     ok = ok && settle_parts(h, t, a, &p, rep, err) &&
          (!h->spec_new || ds_txn_put(t, "_backbeat/partitioning", keys, strlen(keys), err)) &&
-         ds_index_save(ix, h, t, err) &&
+         ds_index_save(ix, err) &&
          ds_txn_put(t, "_backbeat/schema.bb", p.schema, p.schema_len, err) &&
          ds_txn_put(t, "_backbeat/view_ranks", ranks.data, ranks.len, err) &&
          write_views(h, a->model, a->opts->view_rank, a->spec->nkeys, &p, t, err);
@@ -201,10 +201,10 @@ static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const ds_a
 int ds_append(const ds_handle *h, const ds_append_args *a, ds_report *rep, bb_error *err)
 {
     memset(rep, 0, sizeof *rep);
-    ds_index *ix = ds_index_load(h, a->model, err);
-    ds_txn *t = ix ? ds_txn_begin(h, err) : NULL;
-    if (!t) {
-        ds_index_free(ix);
+    ds_txn *t = ds_txn_begin(h, err);
+    ds_index *ix = t ? ds_index_load(h, t, a->model, err) : NULL;
+    if (!ix) {
+        ds_txn_free(t);
         return 1;
     }
     ds_route r = {.h = h, .t = t, .model = a->model, .opts = a->opts, .spec = a->spec, .ix = ix};

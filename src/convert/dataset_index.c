@@ -1,9 +1,23 @@
-/* dataset_index.c — the duplicate keys already in a dataset (see convert/dataset.h).
+/* dataset_index.c — the duplicate keys already in a dataset (see convert/dataset.h), in memory
+ * independent of the record counts.
  *
  * One file per instance, DIR/_backbeat/index/<instance 16 hex>.keys: the 8 bytes "BBIDX1\0\0",
  * then one 16-byte little-endian entry per record in the dataset (ts_nanos u64, shard_id u32,
- * offset u32; the instance is the file's). Only the files of the instances the inputs hold are
- * read, so an append costs its input plus those instances' history, not the whole dataset.
+ * offset u32; the instance is the file's), sorted by (ts_nanos, shard, offset), each key once.
+ * Only the files of the instances the inputs hold are read, so an append costs its input plus
+ * those instances' history, not the whole dataset.
+ *
+ * The model yields each instance's records in that key order (model_iter.c), so a lookup
+ * advances a cursor through the mapped old file, and the instance's new file, a temporary of
+ * the append's transaction (committed by its journal with the parts), is the merge of the old
+ * entries and the records written, streamed as they come. A file written before the index was
+ * kept sorted (one sorted run per append, or any order) is sorted first into a scratch file of
+ * DIR/_backbeat/tmp (dataset_runs.c: an external merge), then read the same way.
+ *
+ * A rewrite's set (ds_index_scratch) holds what the replays before the current one kept: each
+ * replay's keys (in the model's order) stream into a scratch run, sealed when it ends and merged
+ * with its neighbours of similar size (so there are O(log replays) runs); lookups advance one
+ * cursor per run.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -16,94 +30,30 @@
 
 #include "common/error_set.h"
 #include "convert/dataset.h"
-#include "common/le_bytes.h"
+#include "convert/dataset_runs.h"
 
 #define MAGIC "BBIDX1\0\0"
-#define ENTRY 16
-
-typedef struct key {
-    uint64_t ts, inst;
-    uint32_t shard, off;
-} key;
 
 typedef struct inst_keys {
     uint64_t id;
-    uint8_t *fresh; /* entries added by this run */
-    size_t nfresh, cap;
+    ds_run old;  /* the old entries, sorted (the file itself, or a sorted scratch copy) */
+    size_t emit; /* old entries copied to the new file so far */
+    bool open;   /* the new file is being written into w */
+    ds_kw w;
 } inst_keys;
 
 struct ds_index {
-    key *slots; /* open addressing; inst == 0 && ts == 0 && shard == 0 && off == 0: empty */
-    bool *used;
-    size_t mask, count;
+    const ds_handle *h;
+    ds_txn *t;        /* NULL: a scratch set */
+    int tfd;          /* DIR/_backbeat/tmp: scratch files */
     inst_keys *insts; /* the model's instances, by id order */
     size_t ninst;
-    bool mem_only; /* ds_index_mem: any instance, nothing to save */
+    ds_run *runs;     /* a scratch set's sealed runs, older (larger) first */
+    size_t nruns;
+    bool cur_open;    /* a scratch set's run of the current replay */
+    int cur_fd;
+    ds_kw cur;
 };
-
-static uint64_t key_hash(const key *k)
-{
-    uint64_t h = k->ts * 0x9e3779b97f4a7c15ull ^ k->inst * 0xc2b2ae3d27d4eb4full ^
-                 ((uint64_t)k->shard << 32 | k->off) * 0x165667b19e3779f9ull;
-    return h ^ (h >> 31);
-}
-
-static bool key_eq(const key *a, const key *b)
-{
-    return a->ts == b->ts && a->inst == b->inst && a->shard == b->shard && a->off == b->off;
-}
-
-/* The slot of k: its own or the empty one where it goes. */
-static size_t slot_of(const ds_index *x, const key *k)
-{
-    size_t j = (size_t)key_hash(k) & x->mask;
-    while (x->used[j] && !key_eq(&x->slots[j], k))
-        j = (j + 1) & x->mask;
-    return j;
-}
-
-/* Insert k (no-op when present); false when out of memory. */
-static bool put(ds_index *x, const key *k)
-{
-    if ((x->count + 1) * 2 > x->mask + 1) {
-        size_t cap = (x->mask + 1) * 2;
-        ds_index g = {.slots = calloc(cap, sizeof *g.slots), .used = calloc(cap, 1),
-                      .mask = cap - 1};
-        if (!g.slots || !g.used) {
-            free(g.slots);
-            free(g.used);
-            return false;
-        }
-        for (size_t i = 0; i <= x->mask; i++)
-            if (x->used[i]) {
-                size_t j = slot_of(&g, &x->slots[i]);
-                g.slots[j] = x->slots[i];
-                g.used[j] = true;
-            }
-        free(x->slots);
-        free(x->used);
-        x->slots = g.slots;
-        x->used = g.used;
-        x->mask = g.mask;
-    }
-    size_t j = slot_of(x, k);
-    if (!x->used[j]) {
-        x->slots[j] = *k;
-        x->used[j] = true;
-        x->count++;
-    }
-    return true;
-}
-
-/* DIR/_backbeat/index/<id>.keys, malloc'ed. */
-static char *index_path(const char *dir, uint64_t id)
-{
-    size_t n = strlen(dir) + 64;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/_backbeat/index/%016llx.keys", dir, (unsigned long long)id);
-    return p;
-}
 
 /* "<id>.keys" */
 static void index_name(char *buf, size_t cap, uint64_t id)
@@ -111,99 +61,102 @@ static void index_name(char *buf, size_t cap, uint64_t id)
     snprintf(buf, cap, "%016llx.keys", (unsigned long long)id);
 }
 
-/* Load one instance's file (in ifd) into the set; false after a message. */
-static bool load_one(ds_index *x, const char *dir, int ifd, uint64_t id, bb_error *err)
+static ds_index *index_new(const ds_handle *h, ds_txn *t, size_t ninst, bb_error *err)
 {
-    char *path = index_path(dir, id), name[32];
-    uint8_t *d;
-    size_t n;
-    index_name(name, sizeof name, id);
-    errno = 0;
-    if (!path || !ds_slurp(ifd, name, SIZE_MAX, &d, &n)) {
-        ds_err(err, "cannot read %s: %s", path ? path : dir, path ? strerror(errno) : "out of memory");
-        free(path);
-        return false;
+    ds_index *x = calloc(1, sizeof *x);
+    if (x)
+        x->insts = calloc(ninst ? ninst : 1, sizeof *x->insts);
+    if (!x || !x->insts) {
+        ds_err(err, "out of memory");
+        free(x);
+        return NULL;
     }
-    bool ok = true;
-    if (d && (n < 8 || memcmp(d, MAGIC, 8) != 0 || (n - 8) % ENTRY != 0)) {
-        ds_err(err, "%s: not a backbeat dataset index (bad header or a torn entry: %zu bytes)",
-                  path, n);
-        ok = false;
+    x->h = h;
+    x->t = t;
+    x->cur_fd = -1;
+    x->tfd = ds_open_dirs(h->bfd, "tmp", true);
+    if (x->tfd < 0) {
+        ds_err(err, "cannot create %s/_backbeat/tmp: %s", h->dir, strerror(errno));
+        free(x->insts);
+        free(x);
+        return NULL;
     }
-    for (size_t o = 8; ok && d && o + ENTRY <= n; o += ENTRY) {
-        key k = {bb_le_get_u64(d + o), id, bb_le_get_u32(d + o + 8), bb_le_get_u32(d + o + 12)};
-        if (!put(x, &k)) {
-            ds_err(err, "cannot read %s: out of memory", path);
-            ok = false;
-        }
-    }
-    free(d);
-    free(path);
-    return ok;
+    return x;
 }
 
-ds_index *ds_index_load(const ds_handle *h, const bb_model *model, bb_error *err)
+/* Map instance ik's old file of directory ifd (none is fine), sorted; false after a message. */
+static bool load_one(ds_index *x, int ifd, inst_keys *ik, bb_error *err)
 {
-    const char *dir = h->dir;
-    ds_index *x = calloc(1, sizeof *x);
+    char name[32];
+    index_name(name, sizeof name, ik->id);
+    int fd = ifd < 0 ? -1 : openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && (ifd < 0 || errno == ENOENT))
+        return true;
+    char magic[8];
+    struct stat st;
+    bool reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    off_t size = reg ? st.st_size : 0;
+    if (fd >= 0 && !reg)
+        errno = EINVAL; /* a FIFO, a device: not an index file */
+    bool ok = reg && ds_run_map(&ik->old, fd, 8, DS_RUN_W16, ik->id);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (!ok && e != EINVAL) {
+        ds_err(err, "cannot read %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
+        return false;
+    }
+    if (ok && ik->old.map)
+        memcpy(magic, ik->old.map, 8);
+    if (!ok || !ik->old.map || memcmp(magic, MAGIC, 8) != 0) {
+        ds_err(err, "%s/_backbeat/index/%s: not a backbeat dataset index (bad header or a torn "
+                    "entry: %lld bytes)", x->h->dir, name, (long long)size);
+        return false;
+    }
+    if (ds_run_sorted(&ik->old))
+        return true;
+    ds_run sorted; /* written before the index was kept sorted */
+    ok = ds_run_sort(&ik->old, x->tfd, &sorted);
+    e = errno;
+    ds_run_unmap(&ik->old);
+    if (!ok) {
+        ds_err(err, "cannot sort %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
+        return false;
+    }
+    ik->old = sorted;
+    return true;
+}
+
+ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb_error *err)
+{
     size_t ni = bb_model_instance_count(model);
-    if (x) {
-        x->slots = calloc(64, sizeof *x->slots);
-        x->used = calloc(64, 1);
-        x->mask = 63;
-        x->insts = calloc(ni ? ni : 1, sizeof *x->insts);
-    }
-    if (!x || !x->slots || !x->used || !x->insts) {
-        ds_err(err, "out of memory");
-        ds_index_free(x);
+    ds_index *x = index_new(h, t, ni, err);
+    if (!x)
         return NULL;
-    }
-    x->ninst = ni;
     int ifd = ds_open_dirs(h->bfd, "index", false);
     if (ifd < 0 && errno != ENOENT) {
-        ds_err(err, "cannot read %s/_backbeat/index: %s", dir, strerror(errno));
+        ds_err(err, "cannot read %s/_backbeat/index: %s", h->dir, strerror(errno));
         ds_index_free(x);
         return NULL;
     }
-    for (size_t i = 0; i < ni; i++) {
-        x->insts[i].id = bb_model_instance(model, i)->instance_id;
-        if (!load_one(x, dir, ifd, x->insts[i].id, err)) {
-            ds_index_free(x);
-            x = NULL;
-            break;
-        }
+    bool ok = true;
+    for (size_t i = 0; ok && i < ni; i++) {
+        inst_keys *ik = &x->insts[x->ninst++];
+        ik->id = bb_model_instance(model, i)->instance_id;
+        ok = load_one(x, ifd, ik, err);
     }
     if (ifd >= 0)
         close(ifd);
-    return x;
-}
-
-ds_index *ds_index_mem(void)
-{
-    ds_index *x = calloc(1, sizeof *x);
-    if (x) {
-        x->slots = calloc(64, sizeof *x->slots);
-        x->used = calloc(64, 1);
-        x->mask = 63;
-        x->mem_only = true;
-    }
-    if (x && (!x->slots || !x->used)) {
+    if (!ok) {
         ds_index_free(x);
-        x = NULL;
+        return NULL;
     }
     return x;
 }
 
-static key key_of(const bb_record *r)
+ds_index *ds_index_scratch(const ds_handle *h, bb_error *err)
 {
-    key k = {r->ts, r->instance_id, r->shard_id, r->offset};
-    return k;
-}
-
-bool ds_index_has(const ds_index *x, const bb_record *r)
-{
-    key k = key_of(r);
-    return x->used[slot_of(x, &k)];
+    return index_new(h, NULL, 0, err);
 }
 
 /* The instance entry of id (the model's instances are sorted by id). */
@@ -220,77 +173,178 @@ static inst_keys *inst_of(ds_index *x, uint64_t id)
     return lo < x->ninst && x->insts[lo].id == id ? &x->insts[lo] : NULL;
 }
 
-bool ds_index_add(ds_index *x, const bb_record *r)
+static ds_rkey key_of(const bb_record *r)
 {
-    key k = key_of(r);
-    if (x->mem_only)
-        return put(x, &k);
-    inst_keys *ik = inst_of(x, r->instance_id);
-    if (!ik || !put(x, &k))
-        return false;
-    if (ik->nfresh == ik->cap) {
-        size_t cap = ik->cap ? ik->cap * 2 : 1024;
-        uint8_t *n = realloc(ik->fresh, cap * ENTRY);
-        if (!n)
-            return false;
-        ik->fresh = n;
-        ik->cap = cap;
-    }
-    uint8_t *e = ik->fresh + ik->nfresh++ * ENTRY;
-    bb_le_put_u64(e, k.ts);
-    bb_le_put_u32(e + 8, k.shard);
-    bb_le_put_u32(e + 12, k.off);
-    return true;
+    ds_rkey k = {r->ts, r->instance_id, r->shard_id, r->offset};
+    return k;
 }
 
-/* The old file's entries, then this run's, into the transaction's new file. */
-static bool save_one(const ds_handle *h, int ifd, ds_txn *t, const inst_keys *ik, bb_error *err)
+bool ds_index_has(ds_index *x, const bb_record *r)
+{
+    ds_rkey k = key_of(r);
+    if (!x->t) {
+        for (size_t i = 0; i < x->nruns; i++)
+            if (ds_run_has(&x->runs[i], &k))
+                return true;
+        return false;
+    }
+    inst_keys *ik = inst_of(x, r->instance_id);
+    return ik && ds_run_has(&ik->old, &k);
+}
+
+/* Start instance ik's new file: a temporary of the transaction; false after a message. */
+static bool open_new(ds_index *x, inst_keys *ik, bb_error *err)
 {
     char name[32], final[64];
     index_name(name, sizeof name, ik->id);
     snprintf(final, sizeof final, "_backbeat/index/%s", name);
-    uint8_t *old = NULL;
-    size_t n = 0;
-    errno = 0;
-    if (!ds_slurp(ifd, name, SIZE_MAX, &old, &n)) {
-        ds_err(err, "cannot read %s/%s: %s", h->dir, final, strerror(errno));
+    int fd = ds_txn_file(x->t, final, err);
+    if (fd < 0)
+        return false;
+    if (!ds_kw_open(&ik->w, fd, DS_RUN_W16)) {
+        ds_err(err, "out of memory");
         return false;
     }
-    int fd = ds_txn_file(t, final, err);
-    bool ok = fd >= 0;
-    if (ok && !((old ? ds_write_all(fd, old, n) : ds_write_all(fd, MAGIC, 8)) &&
-                ds_write_all(fd, ik->fresh, ik->nfresh * ENTRY))) {
-        ds_err(err, "cannot write %s/%s: %s", h->dir, final, strerror(errno ? errno : EIO));
-        ok = false;
+    ik->open = true;
+    obuf_write(&ik->w.b, MAGIC, 8);
+    return true;
+}
+
+/* A scratch set: start the current replay's run; false after a message. */
+static bool open_cur(ds_index *x, bb_error *err)
+{
+    x->cur_fd = ds_scratch_fd(x->tfd);
+    if (x->cur_fd < 0) {
+        ds_err(err, "cannot write a scratch file in %s/_backbeat/tmp: %s", x->h->dir,
+               strerror(errno));
+        return false;
     }
-    free(old);
+    if (!ds_kw_open(&x->cur, x->cur_fd, DS_RUN_W24)) {
+        ds_err(err, "out of memory");
+        return false;
+    }
+    x->cur_open = true;
+    return true;
+}
+
+bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err)
+{
+    ds_rkey k = key_of(r);
+    ds_kw *w;
+    if (!x->t) {
+        if (!x->cur_open && !open_cur(x, err))
+            return false;
+        w = &x->cur;
+    } else {
+        inst_keys *ik = inst_of(x, r->instance_id);
+        if (!ik) {
+            ds_err(err, "%s: a record of instance %016llx, not among the inputs'", x->h->dir,
+                   (unsigned long long)r->instance_id);
+            return false;
+        }
+        if (!ik->open && !open_new(x, ik, err))
+            return false;
+        ik->emit = ds_run_copy_below(&ik->old, ik->emit, &k, &ik->w);
+        w = &ik->w;
+    }
+    ds_kw_put(w, &k);
+    if (w->disorder || w->b.failed) {
+        ds_err(err, "%s: cannot write the duplicate-key index: %s", x->h->dir,
+               w->disorder ? "records out of key order" : strerror(w->b.failed));
+        return false;
+    }
+    return true;
+}
+
+/* Replace the last two sealed runs by their merge; false after a message. */
+static bool merge_last(ds_index *x, bb_error *err)
+{
+    ds_run *a = &x->runs[x->nruns - 2], *b = &x->runs[x->nruns - 1], m;
+    int fd = ds_scratch_fd(x->tfd);
+    ds_kw w;
+    bool ok = fd >= 0 && ds_kw_open(&w, fd, DS_RUN_W24);
+    int e = fd < 0 ? errno : ENOMEM;
+    if (ok) {
+        ds_run_merge(a, b, &w);
+        e = ds_kw_finish(&w);
+        ok = e == 0 && ds_run_map(&m, fd, 0, DS_RUN_W24, 0);
+        e = e ? e : errno;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        ds_err(err, "cannot write a scratch file in %s/_backbeat/tmp: %s", x->h->dir, strerror(e));
+        return false;
+    }
+    ds_run_unmap(a);
+    ds_run_unmap(b);
+    *a = m;
+    x->nruns--;
+    return true;
+}
+
+bool ds_index_seal(ds_index *x, bb_error *err)
+{
+    if (x->t || !x->cur_open)
+        return true;
+    x->cur_open = false;
+    int e = ds_kw_finish(&x->cur);
+    ds_run *v = realloc(x->runs, (x->nruns + 1) * sizeof *v);
+    if (v)
+        x->runs = v;
+    bool ok = !e && v && ds_run_map(&x->runs[x->nruns], x->cur_fd, 0, DS_RUN_W24, 0);
+    e = e ? e : v ? errno : ENOMEM;
+    close(x->cur_fd);
+    x->cur_fd = -1;
+    if (!ok) {
+        ds_err(err, "cannot write a scratch file in %s/_backbeat/tmp: %s", x->h->dir, strerror(e));
+        return false;
+    }
+    x->nruns++;
+    while (ok && x->nruns >= 2 && x->runs[x->nruns - 2].n <= 2 * x->runs[x->nruns - 1].n)
+        ok = merge_last(x, err);
+    for (size_t i = 0; i < x->nruns; i++)
+        x->runs[i].at = 0;
     return ok;
 }
 
-bool ds_index_save(ds_index *x, const ds_handle *h, ds_txn *t, bb_error *err)
+bool ds_index_save(ds_index *x, bb_error *err)
 {
-    int ifd = ds_open_dirs(h->bfd, "index", false);
-    if (ifd < 0 && errno != ENOENT) {
-        ds_err(err, "cannot read %s/_backbeat/index: %s", h->dir, strerror(errno));
-        return false;
+    for (size_t i = 0; i < x->ninst; i++) {
+        inst_keys *ik = &x->insts[i];
+        if (!ik->open)
+            continue;
+        ik->emit = ds_run_copy_below(&ik->old, ik->emit, NULL, &ik->w);
+        ik->open = false;
+        int e = ds_kw_finish(&ik->w);
+        if (e) {
+            char name[32];
+            index_name(name, sizeof name, ik->id);
+            ds_err(err, "cannot write %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
+            return false;
+        }
     }
-    bool ok = true;
-    for (size_t i = 0; ok && i < x->ninst; i++)
-        if (x->insts[i].nfresh)
-            ok = save_one(h, ifd, t, &x->insts[i], err);
-    if (ifd >= 0)
-        close(ifd);
-    return ok;
+    return true;
 }
 
 void ds_index_free(ds_index *x)
 {
     if (!x)
         return;
-    for (size_t i = 0; i < x->ninst; i++)
-        free(x->insts[i].fresh);
+    for (size_t i = 0; i < x->ninst; i++) {
+        if (x->insts[i].open)
+            (void)ds_kw_finish(&x->insts[i].w);
+        ds_run_unmap(&x->insts[i].old);
+    }
+    for (size_t i = 0; i < x->nruns; i++)
+        ds_run_unmap(&x->runs[i]);
+    if (x->cur_open)
+        (void)ds_kw_finish(&x->cur);
+    if (x->cur_fd >= 0)
+        close(x->cur_fd);
+    if (x->tfd >= 0)
+        close(x->tfd);
+    free(x->runs);
     free(x->insts);
-    free(x->slots);
-    free(x->used);
     free(x);
 }

@@ -269,8 +269,7 @@ static int route(parts *ps, bb_error *err)
         } else if (parquet_table_row(p->t, &mr)) {
             ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
             rc = 1;
-        } else if (!r->no_add && !ds_index_add(ix, &mr.rec)) {
-            ds_err(err, "%s: out of memory", h->dir);
+        } else if (!r->no_add && !ds_index_add(ix, &mr.rec, err)) {
             rc = 1;
         }
     }

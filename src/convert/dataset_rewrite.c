@@ -34,17 +34,20 @@ static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t 
     return true;
 }
 
-/* Only which records the append kept, into rx; false when out of memory. */
-static bool replay_keys(const bb_model *model, ds_shape *s, ds_index *rx)
+/* Only which records the append kept, into rx; false after a message. */
+static bool replay_keys(const ds_handle *h, const bb_model *model, ds_shape *s, ds_index *rx,
+                        bb_error *err)
 {
     bb_model_iter *it;
-    if (bb_model_iter_new(model, &it) != BB_OK)
+    if (bb_model_iter_new(model, &it) != BB_OK) {
+        ds_err(err, "%s: out of memory", h->dir);
         return false;
+    }
     bb_mrecord mr;
     bool ok = true;
     while (ok && bb_model_next(it, &mr))
         if (ds_shape_keep(&mr, s) && !ds_index_has(rx, &mr.rec))
-            ok = ds_index_add(rx, &mr.rec);
+            ok = ds_index_add(rx, &mr.rec, err);
     bb_model_iter_free(it);
     return ok;
 }
@@ -75,9 +78,7 @@ static bool replay_one(const ds_handle *h, ds_txn *t, const ds_spec *spec, const
     if (!d)
         ds_err(err, "out of memory");
     if (ok && m->schema == key) {
-        ok = last || replay_keys(model, &m->shape, rx);
-        if (!ok)
-            ds_err(err, "%s: out of memory", h->dir);
+        ok = last || replay_keys(h, model, &m->shape, rx, err);
     } else if (ok) {
         char what[48];
         snprintf(what, sizeof what, "append %s", m->name);
@@ -108,12 +109,11 @@ bool ds_rewrite(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ds_index *rx = ds_index_mem();
+    ds_index *rx = ds_index_scratch(h, err);
     bool ok = rx != NULL;
-    if (!rx)
-        ds_err(err, "out of memory");
     for (size_t i = 0; ok && i < n; i++)
-        ok = replay_one(h, t, spec, schema, len, key, &v[i], rx, i + 1 == n, rep, threads, err);
+        ok = replay_one(h, t, spec, schema, len, key, &v[i], rx, i + 1 == n, rep, threads, err) &&
+             ds_index_seal(rx, err);
     ds_index_free(rx);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
