@@ -98,4 +98,5 @@ check(parts1.every((p) => parts(ds).includes(p)), 'the rewrite renamed parts');
 const tmp = path.join(ds, '_backbeat/tmp');
 check(!fs.existsSync(tmp) || fs.readdirSync(tmp).length === 0, 'scratch files left in _backbeat/tmp');
 
+fs.rmSync(work, { recursive: true, force: true });
 finish('dataset_index');
