@@ -47,7 +47,16 @@ static inline void obuf_putc(obuf *b, char c) {
     if (b->len < b->cap) b->data[b->len++] = c;
     else obuf_putc_slow(b, c);
 }
-void obuf_puts(obuf *b, const char *s);
+/* The slow path of obuf_room: drain (or grow) until n bytes fit; NULL if they cannot. */
+char *obuf_room_slow(obuf *b, size_t n);
+/* Room for n more bytes (n well below the capacity) at the end of the buffer, to be written
+ * in place and committed by adding to b->len; NULL (b->failed set) if there is none. */
+static inline char *obuf_room(obuf *b, size_t n) {
+    if (n <= b->cap - b->len) return b->data + b->len;
+    return obuf_room_slow(b, n);
+}
+/* Inline so that a literal's length is known at compile time. */
+static inline void obuf_puts(obuf *b, const char *s) { obuf_write(b, s, strlen(s)); }
 void obuf_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void obuf_u64(obuf *b, uint64_t v);
 void obuf_i64(obuf *b, int64_t v);
