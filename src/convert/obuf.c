@@ -132,15 +132,14 @@ static inline unsigned dec_len(uint64_t v) {
     return n ? n : 1;
 }
 
-/* The 8 digits of v (< 10^8) ending at `end`, two per step in 32-bit arithmetic. */
+/* The 8 digits of v (< 10^8) ending at `end`: two halves of 4, each two pairs (a short chain
+ * of 32-bit multiplications). */
 static inline void put8(char *end, uint32_t v) {
-    for (int k = 0; k < 4; k++) {
-        uint32_t d = (v % 100) * 2;
-        v /= 100;
-        end[-1] = digit_pairs[d + 1];
-        end[-2] = digit_pairs[d];
-        end -= 2;
-    }
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(end - 8, digit_pairs + (hi / 100) * 2, 2);
+    memcpy(end - 6, digit_pairs + (hi % 100) * 2, 2);
+    memcpy(end - 4, digit_pairs + (lo / 100) * 2, 2);
+    memcpy(end - 2, digit_pairs + (lo % 100) * 2, 2);
 }
 
 /* v's n digits (n = dec_len(v)) ending at `end`: 8-digit blocks in 32-bit arithmetic, then the

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backbeat/reader.h"
+#include "convert/json.h"
 
 /* Buffered output to a file descriptor. Errors are sticky: check obuf_flush's result. */
 typedef struct obuf {
@@ -69,8 +70,25 @@ void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n);
  * practice, as the golden vectors expect). */
 void obuf_json_str(obuf *b, const char *s, size_t n);
 /* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
-void obuf_json_u64(obuf *b, uint64_t v);
-void obuf_json_i64(obuf *b, int64_t v);
+static inline void obuf_json_u64(obuf *b, uint64_t v) {
+    if (v > BB_JSON_SAFE_MAX) {
+        obuf_putc(b, '"');
+        obuf_u64(b, v);
+        obuf_putc(b, '"');
+    } else {
+        obuf_u64(b, v);
+    }
+}
+static inline void obuf_json_i64(obuf *b, int64_t v) {
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (mag > BB_JSON_SAFE_MAX) {
+        obuf_putc(b, '"');
+        obuf_i64(b, v);
+        obuf_putc(b, '"');
+    } else {
+        obuf_i64(b, v);
+    }
+}
 /* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
 void obuf_usec(obuf *b, uint64_t ns);
 /* The decoded value of field `fi` as JSON (null, number / string per the golden conventions,

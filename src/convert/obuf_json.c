@@ -35,27 +35,6 @@ void obuf_json_str(obuf *b, const char *s, size_t n) {
     obuf_putc(b, '"');
 }
 
-void obuf_json_u64(obuf *b, uint64_t v) {
-    if (v > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_u64(b, v);
-        obuf_putc(b, '"');
-    } else {
-        obuf_u64(b, v);
-    }
-}
-
-void obuf_json_i64(obuf *b, int64_t v) {
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    if (mag > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_i64(b, v);
-        obuf_putc(b, '"');
-    } else {
-        obuf_i64(b, v);
-    }
-}
-
 void obuf_json_field(obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
                         const bb_rinstance *inst) {
     bb_value v = bb_decode_field(schema, fi, fields, inst);
