@@ -77,6 +77,8 @@
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
 #define ANCESTRY_MAX 256              /* generations followed up from a span's parent */
+#define EV_CACHE 64                   /* slots of the schema -> ev_info cache */
+#define THR_CACHE 64                  /* slots of the (process, shard) -> thr cache */
 
 typedef struct frag {
     char *p;
@@ -135,6 +137,12 @@ typedef struct tw {
     bool oom;
     u64map events; /* event id -> ev_info */
     u64map threads; /* (pid << 32 | shard) -> thr */
+    /* direct-mapped caches in front of the two maps (hit on nearly every record) */
+    struct {
+        const bb_rschema *s;
+        ev_info *e;
+    } evc[EV_CACHE];
+    thr *thc[THR_CACHE];
     u64map open;   /* span key -> open_span chain */
     open_span *oldest, *newest;
     proc *procs;
@@ -197,9 +205,23 @@ static void ev_free(ev_info *e) {
     free(e);
 }
 
+static ev_info *event_info_new(tw *w, const bb_rschema *s);
+
+/* The writer's info of schema s (made at its first record); NULL if out of memory. */
 static ev_info *event_info(tw *w, const bb_rschema *s) {
+    size_t slot = (size_t)s->id & (EV_CACHE - 1);
+    if (w->evc[slot].s == s) return w->evc[slot].e;
     ev_info *e = u64map_get(&w->events, s->id);
-    if (e) return e;
+    if (!e) e = event_info_new(w, s);
+    if (e) {
+        w->evc[slot].s = s;
+        w->evc[slot].e = e;
+    }
+    return e;
+}
+
+static ev_info *event_info_new(tw *w, const bb_rschema *s) {
+    ev_info *e;
     e = calloc(1, sizeof *e);
     if (!e) return NULL;
     /* Named by the qualified name, never "#<id>": the versions converted together must not
@@ -324,10 +346,21 @@ static size_t add_lane(tw *w, thr *t) {
     return no;
 }
 
+static thr *find_thr_new(tw *w, proc *p, uint32_t shard);
+
 static thr *find_thr(tw *w, proc *p, uint32_t shard) {
+    size_t slot = (p->pid * 17u + shard) & (THR_CACHE - 1);
+    thr *t = w->thc[slot];
+    if (t && t->p == p && t->shard == shard) return t;
+    t = u64map_get(&w->threads, ((uint64_t)p->pid << 32) | shard);
+    if (!t) t = find_thr_new(w, p, shard);
+    if (t) w->thc[slot] = t;
+    return t;
+}
+
+static thr *find_thr_new(tw *w, proc *p, uint32_t shard) {
     uint64_t key = ((uint64_t)p->pid << 32) | shard;
-    thr *t = u64map_get(&w->threads, key);
-    if (t) return t;
+    thr *t;
     name_proc(w, p);
     t = calloc(1, sizeof *t);
     if (!t || !u64map_put(&w->threads, key, t)) {
