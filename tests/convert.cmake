@@ -9,3 +9,7 @@ add_test(NAME convert_api COMMAND convert_api $<TARGET_FILE:backbeat_cli>
          ${CMAKE_CURRENT_BINARY_DIR}/convert_api_work)
 set_tests_properties(convert_api PROPERTIES SKIP_RETURN_CODE 77 LABELS "cli"
   ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+
+# The trace's field plan and the in-place number writers against the generic paths they replace.
+bb_test(convert_trace_fields INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/convert/trace_fields_test.c
+        LIBS bb_convert)

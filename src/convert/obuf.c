@@ -77,7 +77,13 @@ void obuf_write_slow(obuf *b, const void *data, size_t len) {
     }
 }
 
-void obuf_puts(obuf *b, const char *s) { obuf_write(b, s, strlen(s)); }
+char *obuf_room_slow(obuf *b, size_t n) {
+    while (!b->failed && n > b->cap - b->len) {
+        if (b->fd >= 0 && b->len == 0) return NULL; /* never fits: the caller's slow path */
+        buf_drain(b);
+    }
+    return n <= b->cap - b->len ? b->data + b->len : NULL;
+}
 
 void obuf_putc_slow(obuf *b, char c) {
     if (b->len == b->cap) buf_drain(b);
@@ -113,22 +119,79 @@ static const char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-void obuf_u64(obuf *b, uint64_t v) {
-    char tmp[24];
-    size_t i = sizeof tmp;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100) * 2;
-        v /= 100;
-        tmp[--i] = digit_pairs[d + 1];
-        tmp[--i] = digit_pairs[d];
+static const uint64_t pow10_tab[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull};
+
+/* The number of decimal digits of v (1 for 0): log10 from the bit length, then one compare. */
+static inline unsigned dec_len(uint64_t v) {
+    unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+    unsigned n = t + (v >= pow10_tab[t]);
+    return n ? n : 1;
+}
+
+/* The 8 digits of v (< 10^8) ending at `end`: two halves of 4, each two pairs (a short chain
+ * of 32-bit multiplications). */
+static inline void put8(char *end, uint32_t v) {
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(end - 8, digit_pairs + (hi / 100) * 2, 2);
+    memcpy(end - 6, digit_pairs + (hi % 100) * 2, 2);
+    memcpy(end - 4, digit_pairs + (lo / 100) * 2, 2);
+    memcpy(end - 2, digit_pairs + (lo % 100) * 2, 2);
+}
+
+/* v's n digits (n = dec_len(v)) ending at `end`: 8-digit blocks in 32-bit arithmetic, then the
+ * rest two at a time. */
+static inline void put_dec(char *end, uint64_t v) {
+    while (v >= 100000000u) {
+        put8(end, (uint32_t)(v % 100000000u));
+        v /= 100000000u;
+        end -= 8;
     }
-    if (v >= 10) {
-        tmp[--i] = digit_pairs[v * 2 + 1];
-        tmp[--i] = digit_pairs[v * 2];
+    uint32_t w = (uint32_t)v;
+    while (w >= 100) {
+        uint32_t d = (w % 100) * 2;
+        w /= 100;
+        end[-1] = digit_pairs[d + 1];
+        end[-2] = digit_pairs[d];
+        end -= 2;
+    }
+    if (w >= 10) {
+        end[-1] = digit_pairs[w * 2 + 1];
+        end[-2] = digit_pairs[w * 2];
     } else {
-        tmp[--i] = (char)('0' + v);
+        end[-1] = (char)('0' + w);
     }
-    obuf_write(b, tmp + i, sizeof tmp - i);
+}
+
+void obuf_u64(obuf *b, uint64_t v) {
+    unsigned n = dec_len(v);
+    char *p = obuf_room(b, n), tmp[20];
+    if (!p) {
+        put_dec(tmp + n, v);
+        obuf_write(b, tmp, n);
+        return;
+    }
+    put_dec(p + n, v);
+    b->len += n;
+}
+
+void obuf_usec(obuf *b, uint64_t ns) {
+    uint64_t us = ns / 1000;
+    uint32_t f = (uint32_t)(ns % 1000);
+    unsigned n = dec_len(us);
+    char *p = obuf_room(b, n + 4), tmp[24];
+    bool direct = p != NULL;
+    if (!direct) p = tmp;
+    put_dec(p + n, us);
+    p[n] = '.';
+    p[n + 1] = (char)('0' + f / 100);
+    p[n + 2] = digit_pairs[(f % 100) * 2];
+    p[n + 3] = digit_pairs[(f % 100) * 2 + 1];
+    if (direct) b->len += n + 4;
+    else obuf_write(b, tmp, n + 4);
 }
 
 void obuf_i64(obuf *b, int64_t v) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backbeat/reader.h"
+#include "convert/json.h"
 
 /* Buffered output to a file descriptor. Errors are sticky: check obuf_flush's result. */
 typedef struct obuf {
@@ -47,7 +48,16 @@ static inline void obuf_putc(obuf *b, char c) {
     if (b->len < b->cap) b->data[b->len++] = c;
     else obuf_putc_slow(b, c);
 }
-void obuf_puts(obuf *b, const char *s);
+/* The slow path of obuf_room: drain (or grow) until n bytes fit; NULL if they cannot. */
+char *obuf_room_slow(obuf *b, size_t n);
+/* Room for n more bytes (n well below the capacity) at the end of the buffer, to be written
+ * in place and committed by adding to b->len; NULL (b->failed set) if there is none. */
+static inline char *obuf_room(obuf *b, size_t n) {
+    if (n <= b->cap - b->len) return b->data + b->len;
+    return obuf_room_slow(b, n);
+}
+/* Inline so that a literal's length is known at compile time. */
+static inline void obuf_puts(obuf *b, const char *s) { obuf_write(b, s, strlen(s)); }
 void obuf_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void obuf_u64(obuf *b, uint64_t v);
 void obuf_i64(obuf *b, int64_t v);
@@ -60,8 +70,25 @@ void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n);
  * practice, as the golden vectors expect). */
 void obuf_json_str(obuf *b, const char *s, size_t n);
 /* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
-void obuf_json_u64(obuf *b, uint64_t v);
-void obuf_json_i64(obuf *b, int64_t v);
+static inline void obuf_json_u64(obuf *b, uint64_t v) {
+    if (v > BB_JSON_SAFE_MAX) {
+        obuf_putc(b, '"');
+        obuf_u64(b, v);
+        obuf_putc(b, '"');
+    } else {
+        obuf_u64(b, v);
+    }
+}
+static inline void obuf_json_i64(obuf *b, int64_t v) {
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (mag > BB_JSON_SAFE_MAX) {
+        obuf_putc(b, '"');
+        obuf_i64(b, v);
+        obuf_putc(b, '"');
+    } else {
+        obuf_i64(b, v);
+    }
+}
 /* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
 void obuf_usec(obuf *b, uint64_t ns);
 /* The decoded value of field `fi` as JSON (null, number / string per the golden conventions,

@@ -1,5 +1,5 @@
 /* convert/obuf_json.c — JSON values written through an obuf: escaped strings, the golden JSON's
- * large-integer rule, microseconds, a decoded field (see convert/obuf.h). */
+ * large-integer rule, a decoded field (see convert/obuf.h). */
 /* SPDX-License-Identifier: MIT */
 #include "convert/obuf.h"
 
@@ -11,38 +11,28 @@ static int buf_piece(void *ctx, const char *text, size_t len) {
     return 0;
 }
 
+/* True if every byte of s stands as it is in a JSON string: printable ASCII but '"' and '\\'
+ * (what the lossy UTF-8 decoder and the escaper both leave alone). */
+static bool plain_ascii(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    }
+    return true;
+}
+
 void obuf_json_str(obuf *b, const char *s, size_t n) {
+    char *p;
+    if (n <= 256 && plain_ascii(s, n) && (p = obuf_room(b, n + 2)) != NULL) {
+        p[0] = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        b->len += n + 2;
+        return;
+    }
     obuf_putc(b, '"');
     (void)bb_json_escape_each(s, n, buf_piece, b);
     obuf_putc(b, '"');
-}
-
-void obuf_json_u64(obuf *b, uint64_t v) {
-    if (v > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_u64(b, v);
-        obuf_putc(b, '"');
-    } else {
-        obuf_u64(b, v);
-    }
-}
-
-void obuf_json_i64(obuf *b, int64_t v) {
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    if (mag > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_i64(b, v);
-        obuf_putc(b, '"');
-    } else {
-        obuf_i64(b, v);
-    }
-}
-
-void obuf_usec(obuf *b, uint64_t ns) {
-    obuf_u64(b, ns / 1000);
-    unsigned f = (unsigned)(ns % 1000);
-    char tmp[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10)};
-    obuf_write(b, tmp, 4);
 }
 
 void obuf_json_field(obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,

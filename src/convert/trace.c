@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "convert/obuf.h"
+#include "convert/trace_fields.h"
 #include "convert/trace_lanes.h"
 #include "convert/trace_par.h"
 #include "convert/writers.h"
@@ -76,6 +77,8 @@
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
 #define ANCESTRY_MAX 256              /* generations followed up from a span's parent */
+#define EV_CACHE 64                   /* slots of the schema -> ev_info cache */
+#define THR_CACHE 64                  /* slots of the (process, shard) -> thr cache */
 
 typedef struct frag {
     char *p;
@@ -90,11 +93,10 @@ typedef struct ev_info {
     int span_fi; /* index of the span_id field, or -1 */
     int parent_fi; /* index of the parent_span_id field, or -1 */
     uint8_t phase;
-    /* pre-rendered JSON: ',"name":<display>,"cat":<cat>', the same with the span name, and
-     * '"<field>":' per field */
-    frag inst_name, span_name_json;
-    frag *keys;
-    size_t nkeys;
+    /* pre-rendered JSON: ',"name":<display>,"cat":<cat>,"args":', ',"name":<span name>,
+     * "cat":<cat>', the display name as a JSON string; the fields' plan */
+    frag inst_name, span_name_json, display_json;
+    tf_plan plan;
 } ev_info;
 
 typedef struct proc {
@@ -135,6 +137,12 @@ typedef struct tw {
     bool oom;
     u64map events; /* event id -> ev_info */
     u64map threads; /* (pid << 32 | shard) -> thr */
+    /* direct-mapped caches in front of the two maps (hit on nearly every record) */
+    struct {
+        const bb_rschema *s;
+        ev_info *e;
+    } evc[EV_CACHE];
+    thr *thc[THR_CACHE];
     u64map open;   /* span key -> open_span chain */
     open_span *oldest, *newest;
     proc *procs;
@@ -176,11 +184,13 @@ static void render_name_cat(obuf *b, const void *name, const void *cat) {
     obuf_puts(b, ",\"cat\":");
     obuf_json_str(b, cat, strlen(cat));
 }
-static void render_key(obuf *b, const void *sv, const void *unused) {
+static void render_inst_name(obuf *b, const void *name, const void *cat) {
+    render_name_cat(b, name, cat);
+    obuf_puts(b, ",\"args\":");
+}
+static void render_str(obuf *b, const void *s, const void *unused) {
     (void)unused;
-    const bb_strview *v = sv;
-    obuf_json_str(b, v->ptr, v->len);
-    obuf_putc(b, ':');
+    obuf_json_str(b, s, strlen(s));
 }
 
 static void ev_free(ev_info *e) {
@@ -190,14 +200,28 @@ static void ev_free(ev_info *e) {
     free(e->span_name);
     free(e->inst_name.p);
     free(e->span_name_json.p);
-    for (size_t i = 0; i < e->nkeys; i++) free(e->keys[i].p);
-    free(e->keys);
+    free(e->display_json.p);
+    tf_plan_free(&e->plan);
     free(e);
 }
 
+static ev_info *event_info_new(tw *w, const bb_rschema *s);
+
+/* The writer's info of schema s (made at its first record); NULL if out of memory. */
 static ev_info *event_info(tw *w, const bb_rschema *s) {
+    size_t slot = (size_t)s->id & (EV_CACHE - 1);
+    if (w->evc[slot].s == s) return w->evc[slot].e;
     ev_info *e = u64map_get(&w->events, s->id);
-    if (e) return e;
+    if (!e) e = event_info_new(w, s);
+    if (e) {
+        w->evc[slot].s = s;
+        w->evc[slot].e = e;
+    }
+    return e;
+}
+
+static ev_info *event_info_new(tw *w, const bb_rschema *s) {
+    ev_info *e;
     e = calloc(1, sizeof *e);
     if (!e) return NULL;
     /* Named by the qualified name, never "#<id>": the versions converted together must not
@@ -240,16 +264,11 @@ static ev_info *event_info(tw *w, const bb_rschema *s) {
     bool ok = e->cat && e->span_name && e->display;
     if (ok) {
         size_t room = 6 * (strlen(e->display) + strlen(e->cat) + strlen(e->span_name)) + 64;
-        ok = frag_make(&e->inst_name, room, render_name_cat, e->display, e->cat) &&
-             frag_make(&e->span_name_json, room, render_name_cat, e->span_name, e->cat);
+        ok = frag_make(&e->inst_name, room, render_inst_name, e->display, e->cat) &&
+             frag_make(&e->span_name_json, room, render_name_cat, e->span_name, e->cat) &&
+             frag_make(&e->display_json, room, render_str, e->display, NULL);
     }
-    if (ok && s->field_count) {
-        e->keys = calloc(s->field_count, sizeof *e->keys);
-        ok = e->keys != NULL;
-        for (size_t i = 0; ok && i < s->field_count; i++, e->nkeys++)
-            ok = frag_make(&e->keys[i], 6 * s->fields[i].name.len + 8, render_key,
-                           &s->fields[i].name, NULL);
-    }
+    ok = ok && tf_plan_make(&e->plan, s);
     if (!ok || !u64map_put(&w->events, s->id, e)) {
         ev_free(e);
         return NULL;
@@ -327,10 +346,21 @@ static size_t add_lane(tw *w, thr *t) {
     return no;
 }
 
+static thr *find_thr_new(tw *w, proc *p, uint32_t shard);
+
 static thr *find_thr(tw *w, proc *p, uint32_t shard) {
+    size_t slot = (p->pid * 17u + shard) & (THR_CACHE - 1);
+    thr *t = w->thc[slot];
+    if (t && t->p == p && t->shard == shard) return t;
+    t = u64map_get(&w->threads, ((uint64_t)p->pid << 32) | shard);
+    if (!t) t = find_thr_new(w, p, shard);
+    if (t) w->thc[slot] = t;
+    return t;
+}
+
+static thr *find_thr_new(tw *w, proc *p, uint32_t shard) {
     uint64_t key = ((uint64_t)p->pid << 32) | shard;
-    thr *t = u64map_get(&w->threads, key);
-    if (t) return t;
+    thr *t;
     name_proc(w, p);
     t = calloc(1, sizeof *t);
     if (!t || !u64map_put(&w->threads, key, t)) {
@@ -351,15 +381,7 @@ static thr *find_thr(tw *w, proc *p, uint32_t shard) {
  * closing brace; padding fields are left out. Returns the number of fields written. */
 static size_t write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
                                 const uint8_t *fields, const bb_rinstance *inst) {
-    obuf_putc(b, '{');
-    size_t n = 0;
-    for (size_t i = 0; i < s->field_count; i++) {
-        if (bb_rfield_is_padding(&s->fields[i])) continue;
-        if (n++) obuf_putc(b, ',');
-        obuf_write(b, ev->keys[i].p, ev->keys[i].n);
-        obuf_json_field(b, s, i, fields, inst);
-    }
-    return n;
+    return tf_write_open(b, &ev->plan, s, fields, inst);
 }
 
 static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
@@ -394,7 +416,6 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
     obuf_write(b, t->ipfx, t->ipfx_len);
     obuf_usec(b, r->rec.ts - w->base);
     obuf_write(b, ev->inst_name.p, ev->inst_name.n);
-    obuf_write(b, ",\"args\":", 8);
     if (mark) {
         if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance))
             obuf_putc(b, ',');
@@ -480,7 +501,7 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     obuf_puts(b, ",\"args\":{\"span_id\":");
     obuf_json_u64(b, o->span_id);
     obuf_puts(b, ",\"enter_event\":");
-    obuf_json_str(b, o->ev->display, strlen(o->ev->display));
+    obuf_write(b, o->ev->display_json.p, o->ev->display_json.n);
     obuf_puts(b, ",\"enter_shard\":");
     obuf_u64(b, t->shard);
     obuf_puts(b, ",\"enter\":");
@@ -489,7 +510,7 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
         ev_info *xe = event_info(w, x->rec.schema);
         obuf_puts(b, ",\"exit_event\":");
         if (xe)
-            obuf_json_str(b, xe->display, strlen(xe->display));
+            obuf_write(b, xe->display_json.p, xe->display_json.n);
         else
             obuf_puts(b, "null");
         obuf_puts(b, ",\"exit_shard\":");

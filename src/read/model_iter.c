@@ -29,8 +29,15 @@ typedef struct isrc {
     const bb_rschema *ev;
 } isrc;
 
+#define SCHEMA_CACHE 64 /* slots of the iterator's id -> schema cache (ids are hashes) */
+
 struct bb_model_iter {
     const bb_model *m;
+    struct {
+        uint64_t id;
+        const bb_dump *dump;
+        const bb_rschema *ev;
+    } sc[SCHEMA_CACHE]; /* in front of bb_dump_find_schema: records of a few events interleave */
     size_t *heap; /* source indices, min-heap on their current key */
     size_t nheap;
     mkey *keys;   /* per source: key of its next record */
@@ -64,6 +71,19 @@ static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
     return bb_le_get_u64(b);
 }
 
+/* The schema of event `id` in dump d, through the iterator's cache; NULL if d has none. */
+static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d, uint64_t id) {
+    size_t slot = (size_t)(id ^ (id >> 32)) & (SCHEMA_CACHE - 1);
+    if (it->sc[slot].ev && it->sc[slot].id == id && it->sc[slot].dump == d) return it->sc[slot].ev;
+    const bb_rschema *ev = bb_dump_find_schema(d, id);
+    if (ev) {
+        it->sc[slot].id = id;
+        it->sc[slot].dump = d;
+        it->sc[slot].ev = ev;
+    }
+    return ev;
+}
+
 /* Key and schema of source `si`'s record at st->at. False if the source is exhausted (or its
  * id is not registered: impossible for what the walk accepted). */
 static bool load_key(bb_model_iter *it, size_t si) {
@@ -74,7 +94,7 @@ static bool load_key(bb_model_iter *it, size_t si) {
     const bb_rshard *sh = s->shard;
     uint64_t pos = s->locs ? s->low + s->locs[st->at] : st->at;
     uint64_t id = ring_u64(sh, pos + BB__FRAME_ID);
-    const bb_rschema *ev = st->ev && st->ev->id == id ? st->ev : bb_dump_find_schema(s->dump, id);
+    const bb_rschema *ev = st->ev && st->ev->id == id ? st->ev : find_schema(it, s->dump, id);
     if (!ev) return false;
     st->ev = ev;
     st->pos = pos;
