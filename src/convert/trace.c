@@ -386,9 +386,9 @@ static size_t write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
 
 static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
                          const uint8_t *fields, const bb_rinstance *inst) {
-    write_fields_open(b, ev, s, fields, inst);
+    size_t written = write_fields_open(b, ev, s, fields, inst);
     if (ev->id_arg.n) {
-        if (s->field_count) obuf_putc(b, ',');
+        if (written) obuf_putc(b, ','); /* not field_count: padding fields write nothing */
         obuf_write(b, ev->id_arg.p, ev->id_arg.n);
     }
     obuf_putc(b, '}');
