@@ -28,13 +28,7 @@
 #define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
                              iterator's copy, overwritten by the next record */
 
-typedef struct item { /* one cache line */
-    pqw_rec rc;  /* rc.fields: into the dump (which outlives the write), or re-pointed into
-                    the batch's bytes when rendered */
-    size_t foff; /* offset of its field bytes in the batch, NO_FIELDS if not copied */
-    pq_plan *pl;
-    instance_slot *is;
-} item;
+typedef pqw_item item; /* parquet_writer.h */
 
 typedef struct batch {
     _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
@@ -92,11 +86,14 @@ static void render_task(void *arg, size_t g, unsigned k)
     const uint64_t r0 = p->r0, seq0 = p->seq0;
     const pq_plan *plans = w->lay.plans;
     pqw_lane *ln = &p->lanes[k];
+    for (int32_t d = 0; d < PQ_DENSE && (size_t)d < w->lay.nleaves; d++)
+        if (p->owner[d] == g) /* column by column: one loop each */
+            pqw_render_dense(w, d, items, n, r0, seq0);
     for (size_t j = 0; j < n; j++) {
         const item *it = &items[j];
         size_t at = (size_t)(it->pl - plans) * G + g;
         pqw_render_part(w, ln, (int)g, &pfield[pfstart[at]], pfstart[at + 1] - pfstart[at],
-                        &it->rc, it->pl, it->is, r0 + j, seq0 + j);
+                        &it->rc, it->pl, r0 + j);
     }
 }
 

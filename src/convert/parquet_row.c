@@ -218,28 +218,55 @@ static inline bool mine(const writer *w, int group, int32_t leaf)
     return group < 0 || w->owner[leaf] == (uint8_t)group;
 }
 
-/* The dense columns of row r. */
-static void put_dense(writer *w, int g, const pqw_rec *rec, pq_plan *pl, instance_slot *is,
-                      uint64_t r, uint64_t seq)
+/* The dense columns of row r (the serial writer's; it counts the instance's rows). */
+static void put_dense(writer *w, const pqw_rec *rec, pq_plan *pl, instance_slot *is, uint64_t r,
+                      uint64_t seq)
 {
-    if (mine(w, g, PQ_L_SEQ))
-        pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
-    if (mine(w, g, PQ_L_TS))
-        pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
-    if (rec->ts <= INT64_MAX && mine(w, g, PQ_L_TSTAMP)) /* else NULL: past year 2262 */
+    pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
+    pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX) /* else NULL: past year 2262 */
         pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
-    if (mine(w, g, PQ_L_EVENT))
-        pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
-    if (mine(w, g, PQ_L_EVENT_ID))
-        pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
-    if (!mine(w, g, PQ_L_INSTANCE))
-        return;
+    pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
+    pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
     if (is) {
         pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
-        if (g < 0)
-            is->rows++; /* the parallel engine counts on its reading thread */
+        is->rows++;
     } else {
         pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
+    }
+}
+
+/* Dense leaf `leaf` of staged rows: what put_dense writes into it, one row after another. */
+void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
+                      uint64_t seq0)
+{
+    pq_column *c = &w->cols[leaf];
+    for (size_t j = 0; j < n; j++) {
+        uint64_t r = r0 + j, ts = it[j].rc.ts;
+        pq_plan *pl = it[j].pl;
+        switch (leaf) {
+        case PQ_L_SEQ:
+            pq_col_u64(c, r, seq0 + j);
+            break;
+        case PQ_L_TS:
+            pq_col_u64(c, r, ts);
+            break;
+        case PQ_L_TSTAMP:
+            if (ts <= INT64_MAX)
+                pq_col_u64(c, r, ts);
+            break;
+        case PQ_L_EVENT:
+            pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
+            break;
+        case PQ_L_EVENT_ID:
+            pq_col_u64_cached(c, r, pl->id, &pl->c_id);
+            break;
+        default: /* PQ_L_INSTANCE */
+            if (it[j].is)
+                pq_col_u64_cached(c, r, it[j].rc.instance_id, &it[j].is->cache);
+            else
+                pq_col_u64(c, r, it[j].rc.instance_id);
+        }
     }
 }
 
@@ -254,7 +281,7 @@ static const bb_rschema *rec_schema(const pqw_rec *rc, const pq_plan *pl, size_t
 void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq)
 {
-    put_dense(w, -1, rc, pl, is, r, seq);
+    put_dense(w, rc, pl, is, r, seq);
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
     for (size_t f = 0; f < nf; f++)
@@ -265,10 +292,8 @@ void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instanc
 }
 
 void pqw_render_part(writer *w, pqw_lane *ln, int g, const uint32_t *fl, size_t nfl,
-                     const pqw_rec *rc, pq_plan *pl, instance_slot *is, uint64_t r,
-                     uint64_t seq)
+                     const pqw_rec *rc, pq_plan *pl, uint64_t r)
 {
-    put_dense(w, g, rc, pl, is, r, seq);
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
     for (size_t i = 0; i < nfl; i++)

@@ -71,6 +71,15 @@ static inline pqw_rec pqw_rec_of(const bb_mrecord *mr)
                      mr->rec.instance_id};
 }
 
+/* A row staged by the parallel engine (one cache line). */
+typedef struct pqw_item {
+    pqw_rec rc;  /* rc.fields: into the dump (which outlives the write), or into the batch's
+                    bytes (its copy of the record that wraps) */
+    size_t foff; /* the engine's: offset of the copied field bytes in the batch */
+    pq_plan *pl;
+    instance_slot *is;
+} pqw_item;
+
 typedef struct pq_par pq_par;
 
 typedef struct writer {
@@ -99,14 +108,16 @@ typedef struct writer {
 /* ---- convert/parquet_row.c: rendering, below both the writer and its parallel engine ---- */
 
 /* Render record `rc` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
- * with `seq` as its seq. pqw_render writes every column; pqw_render_part only those of group
- * `group` (w->owner): the dense and missing leaves it owns, and the fields fl[0 .. nfl) of the
- * plan (those whose leaf it owns, in field order). */
+ * with `seq` as its seq. pqw_render writes every column; pqw_render_part only the non-dense
+ * ones of group `group` (w->owner): the missing leaves it owns, and the fields fl[0 .. nfl)
+ * of the plan (those whose leaf it owns, in field order). pqw_render_dense writes dense leaf
+ * `leaf` (< PQ_DENSE) of n staged rows, rows r0.. with seqs seq0.., in one loop. */
 void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq);
 void pqw_render_part(writer *w, pqw_lane *ln, int group, const uint32_t *fl, size_t nfl,
-                     const pqw_rec *rc, pq_plan *pl, instance_slot *is, uint64_t r,
-                     uint64_t seq);
+                     const pqw_rec *rc, pq_plan *pl, uint64_t r);
+void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *items, size_t n, uint64_t r0,
+                      uint64_t seq0);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
  * at a budget check over the budget. 0, or 1 with the message set. The writer's
