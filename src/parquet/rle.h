@@ -38,6 +38,16 @@ static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
         e->run_len += n;
         return;
     }
+    /* 1-bit values (definition levels) ending a short run that joins the pending literals
+     * without filling them: what pq_rle_put_slow does then, inline */
+    if (e->bit_width == 1 && n > 0 && e->run_len - 1 < 7 && e->nlit + e->run_len < PQ_RLE_LITCAP) {
+        if (e->run_val)
+            e->packed[0] |= ((UINT64_C(1) << e->run_len) - 1) << e->nlit;
+        e->nlit += (uint32_t)e->run_len;
+        e->run_val = v;
+        e->run_len = n;
+        return;
+    }
     pq_rle_put_slow(e, v, n);
 }
 /* Emit everything pending; the stream is complete. */
