@@ -166,7 +166,7 @@ static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const p
     const void *inst = fd->type == BB_TYPE_INTERNED ? (const void *)rc->instance : NULL;
     pqw_str_hit *h = str_slot(ln, fd, inst, raw);
     if (h->field == fd && h->inst == inst && h->raw == raw) {
-        pq_col_str_stable(&w->cols[m->leaf], r, h->p, h->n);
+        pq_col_str_stable_c(&w->cols[m->leaf], r, h->p, h->n, &h->cache);
         return;
     }
     bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
@@ -174,7 +174,7 @@ static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const p
                                   (v.kind == BB_VALUE_STRING &&
                                    stable_utf8(ln, (const uint8_t *)v.str.ptr, v.str.len)));
     if (stable)
-        *h = (pqw_str_hit){fd, inst, raw, v.str.ptr, v.str.len};
+        *h = (pqw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
     put_value(w, ln, m, r, &v);
 }
 

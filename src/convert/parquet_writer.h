@@ -43,6 +43,7 @@ typedef struct pqw_str_hit {
     uint64_t raw;
     const void *p;
     size_t n;
+    pq_dict_cache cache; /* its index in the leaf's dictionary (pq_col_str_stable_c) */
 } pqw_str_hit;
 
 #define PQW_STR_HITS 256 /* direct-mapped */

@@ -93,15 +93,6 @@ void pq_col_free(pq_column *c)
     c->ptr_slots = NULL;
 }
 
-void pq_col_gap_slow(pq_column *c, uint64_t row)
-{
-    uint64_t n = row - c->rows;
-    pq_rle_put(&c->rle, 0, n);
-    c->page_levels += n;
-    c->nulls += n;
-    c->rows = row;
-}
-
 void pq_col_null(pq_column *c, uint64_t row, int def)
 {
     pq_col_gap(c, row);
@@ -443,6 +434,25 @@ void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
     c->adding_stable = true;
     pq_col_str_cached(c, row, p, n, &s->cache);
     c->adding_stable = false;
+}
+
+void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *own)
+{
+    if (c->page_dict && own->generation == c->dict.generation + 1) {
+        pq_col_begin_value(c, row);
+        pq_col_put_index(c, own->index);
+        pq_col_end_value(c);
+        return;
+    }
+    pq_ptr_slot *s = c->page_dict && p ? ptr_slot(c, p, n) : NULL;
+    if (!s) {
+        pq_col_str(c, row, p, n);
+        return;
+    }
+    c->adding_stable = true;
+    pq_col_str_cached(c, row, p, n, &s->cache);
+    c->adding_stable = false;
+    *own = s->cache; /* the map is not resized by the call: s still points at the slot */
 }
 
 size_t pq_col_buffered(const pq_column *c)

@@ -146,11 +146,15 @@ void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict
 void pq_col_free(pq_column *c);
 
 /* Append the pending NULL levels (0) up to row `row` of the row group. */
-void pq_col_gap_slow(pq_column *c, uint64_t row);
 static inline void pq_col_gap(pq_column *c, uint64_t row)
 {
-    if (c->rows < row)
-        pq_col_gap_slow(c, row);
+    if (c->rows < row) {
+        uint64_t n = row - c->rows;
+        pq_rle_put(&c->rle, 0, n);
+        c->page_levels += n;
+        c->nulls += n;
+        c->rows = row;
+    }
 }
 
 /* Row `row` is NULL at definition level `def` (< max_def). */
@@ -272,6 +276,9 @@ static inline void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, 
  * copies of the input: they may grow the chunk's dictionary past ctx->dict_max, up to
  * PQ_STABLE_DICT_MAX, and pq_col_buffered does not count them. */
 void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n);
+/* pq_col_str_stable with the caller's copy of the value's cached index (`own`, zeroed at
+ * first): the same bytes, without the address lookup when the copy is current. */
+void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *own);
 
 /* Bytes this column holds for the open row group (pages, chunk, dictionary), stable
  * dictionary values excepted: what a memory budget should count. */

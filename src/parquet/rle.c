@@ -53,28 +53,13 @@ static void emit_rle(pq_rle *e, uint32_t v, uint64_t n)
     }
 }
 
-/* Pack `k` copies of `v` after the pending literals (k <= PQ_RLE_LITCAP - nlit). */
-static void pack(pq_rle *e, uint32_t v, uint32_t k)
-{
-    if (v == 0)
-        return; /* the free bits are zero already */
-    unsigned w = (unsigned)e->bit_width;
-    uint64_t b = (uint64_t)e->nlit * w;
-    for (uint32_t i = 0; i < k; i++, b += w) {
-        unsigned sh = (unsigned)(b & 63);
-        e->packed[b >> 6] |= (uint64_t)v << sh;
-        if (sh + w > 64)
-            e->packed[(b >> 6) + 1] |= (uint64_t)v >> (64 - sh);
-    }
-}
-
 /* Append `n` copies of `v` to the pending literals, emitting them whenever they fill up. */
 static void add_literals(pq_rle *e, uint32_t v, uint64_t n)
 {
     while (n > 0) {
         uint32_t room = PQ_RLE_LITCAP - e->nlit;
         uint32_t k = n < room ? (uint32_t)n : room;
-        pack(e, v, k);
+        pq_rle_pack(e, v, k);
         e->nlit += k;
         n -= k;
         if (e->nlit == PQ_RLE_LITCAP)

@@ -30,6 +30,26 @@ typedef struct pq_rle {
 
 /* Start an encoded stream appended to `out` with values of `bit_width` bits (1..32). */
 void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width);
+/* Pack `k` copies of `v` after the pending literals (k <= PQ_RLE_LITCAP - nlit; nlit not
+ * advanced). */
+static inline void pq_rle_pack(pq_rle *e, uint32_t v, uint32_t k)
+{
+    if (v == 0)
+        return; /* the free bits are zero already */
+    unsigned w = (unsigned)e->bit_width;
+    uint64_t b = (uint64_t)e->nlit * w;
+    if (w == 1) { /* nlit + k <= 64: one word */
+        e->packed[0] |= (k >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << k) - 1) << b;
+        return;
+    }
+    for (uint32_t i = 0; i < k; i++, b += w) {
+        unsigned sh = (unsigned)(b & 63);
+        e->packed[b >> 6] |= (uint64_t)v << sh;
+        if (sh + w > 64)
+            e->packed[(b >> 6) + 1] |= (uint64_t)v >> (64 - sh);
+    }
+}
+
 /* Append `n` copies of `v` (v < 2^bit_width). */
 void pq_rle_put_slow(pq_rle *e, uint32_t v, uint64_t n);
 static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
@@ -38,11 +58,10 @@ static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
         e->run_len += n;
         return;
     }
-    /* 1-bit values (definition levels) ending a short run that joins the pending literals
-     * without filling them: what pq_rle_put_slow does then, inline */
-    if (e->bit_width == 1 && n > 0 && e->run_len - 1 < 7 && e->nlit + e->run_len < PQ_RLE_LITCAP) {
-        if (e->run_val)
-            e->packed[0] |= ((UINT64_C(1) << e->run_len) - 1) << e->nlit;
+    /* a short run ending that joins the pending literals without filling them: what
+     * pq_rle_put_slow does then, inline */
+    if (n > 0 && e->run_len - 1 < 7 && e->nlit + e->run_len < PQ_RLE_LITCAP) {
+        pq_rle_pack(e, e->run_val, (uint32_t)e->run_len);
         e->nlit += (uint32_t)e->run_len;
         e->run_val = v;
         e->run_len = n;
