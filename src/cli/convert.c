@@ -457,7 +457,9 @@ static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **d
 
 /* The rank of every view set of the inputs (convert/view_order.h): the dumps' newest record
  * times; with the schema dump first (`schema`), its sets' ranks as the dataset keeps them.
- * False after a message. */
+ * One input outside a dataset (h NULL) gives all its sets one rank, which orders them as any
+ * other would (by rank, then input order) and is written nowhere: they stay 0, and its
+ * records are not walked for their newest time. False after a message. */
 static bool conv_ranks(conv *c, const ds_handle *h, bb_dump **dumps, size_t n, bool schema) {
     size_t nv = 0;
     for (size_t i = 0; i < n; i++) nv += bb_dump_view_count(dumps[i]);
@@ -466,7 +468,7 @@ static bool conv_ranks(conv *c, const ds_handle *h, bb_dump **dumps, size_t n, b
         cli_error("out of memory");
         return false;
     }
-    view_ranks(dumps, n, c->view_rank);
+    if (h || n > 1) view_ranks(dumps, n, c->view_rank);
     bb_error err;
     if (schema && !ds_schema_ranks(h, dumps[0], c->view_rank, &err)) {
         cli_error("%s", err.message);

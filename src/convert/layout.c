@@ -570,6 +570,8 @@ static void fast_paths(pq_layout *l)
                 m->fast = PQ_FAST_SIGNED;
             else if (fd->type == BB_TYPE_BOOL)
                 m->fast = PQ_FAST_BOOL;
+            else if (fd->type == BB_TYPE_ENUM || fd->type == BB_TYPE_INTERNED)
+                m->fast = PQ_FAST_STRING;
         }
     }
 }

@@ -48,7 +48,9 @@ typedef struct pq_fmap {
     bool pad;         /* padding (bb_rfield_is_padding): no column, leaf and node -1 */
 } pq_fmap;
 
-enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3 };
+enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3,
+       PQ_FAST_STRING = 4 /* enum label or interned text into a STRING leaf: the decoded text
+                             cached by the raw value (convert/parquet_row.c) */ };
 
 /* One event type of the model. */
 typedef struct pq_plan {

@@ -298,7 +298,8 @@ static int add_row(writer *w, const bb_mrecord *mr)
     instance_slot *is = find_instance(w, mr->rec.instance_id);
     if (w->par)
         return pq_par_add(w, mr, pl, is);
-    pqw_render(w, &w->lane, mr, pl, is, w->rg_rows, w->rows);
+    pqw_rec rc = pqw_rec_of(mr);
+    pqw_render(w, &w->lane, &rc, pl, is, w->rg_rows, w->rows);
     w->rg_rows++;
     w->rows++;
     return pqw_after_rows(w);

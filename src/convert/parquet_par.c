@@ -1,8 +1,9 @@
 /* convert/parquet_par.c — the Parquet table writer's parallel engine (convert --threads N > 1;
  * see convert/parquet_writer.h for why the output is the serial one byte for byte).
  *
- * The reading thread (the caller's) pulls records from the model and stages them, with a copy
- * of their field bytes, into one of two batches. A batch never crosses a budget check (every
+ * The reading thread (the caller's) pulls records from the model and stages them into one of
+ * two batches (a pointer to their field bytes in the dump, which outlives the write; a copy
+ * for the one record that wraps, whose bytes are the iterator's). A batch never crosses a budget check (every
  * PQW_CHECK_ROWS rows of a row group) nor the row-group size, so the cuts are decided exactly
  * where the serial writer decides them. While the N workers render one batch, each task into
  * its own group of columns (leaf i belongs to group i mod G, G = 4N at most), the reader fills
@@ -24,13 +25,10 @@
 #define NO_FIELDS SIZE_MAX
 #define GROUPS_PER_THREAD 2 /* column groups (tasks of a batch) per worker: some balance */
 
-typedef struct item {
-    bb_mrecord mr; /* rec.fields re-pointed into the batch's bytes when rendered */
-    size_t foff;   /* offset of its field bytes in the batch, NO_FIELDS if none */
-    size_t flen;   /* how many */
-    pq_plan *pl;
-    instance_slot *is;
-} item;
+#define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
+                             iterator's copy, overwritten by the next record */
+
+typedef pqw_item item; /* parquet_writer.h */
 
 typedef struct batch {
     _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
@@ -88,11 +86,14 @@ static void render_task(void *arg, size_t g, unsigned k)
     const uint64_t r0 = p->r0, seq0 = p->seq0;
     const pq_plan *plans = w->lay.plans;
     pqw_lane *ln = &p->lanes[k];
+    for (int32_t d = 0; d < PQ_DENSE && (size_t)d < w->lay.nleaves; d++)
+        if (p->owner[d] == g) /* column by column: one loop each */
+            pqw_render_dense(w, d, items, n, r0, seq0);
     for (size_t j = 0; j < n; j++) {
         const item *it = &items[j];
         size_t at = (size_t)(it->pl - plans) * G + g;
         pqw_render_part(w, ln, (int)g, &pfield[pfstart[at]], pfstart[at + 1] - pfstart[at],
-                        &it->mr, it->pl, it->is, r0 + j, seq0 + j);
+                        &it->rc, it->pl, r0 + j);
     }
 }
 
@@ -113,14 +114,13 @@ void pq_par_seal(writer *w, pq_chunk_meta *chunks)
     wp_wait(w->par->pool);
 }
 
-/* Stage a record into batch b, its field bytes (n of them, or none: src NULL) copied from
- * src; false if out of memory. */
+/* Stage a copy of item `tmpl` into batch b, its field bytes (n of them, or none: src NULL)
+ * copied from src; false if out of memory. */
 static bool stage(batch *b, const item *tmpl, const void *src, size_t n)
 {
     item *it = &b->items[b->n];
     *it = *tmpl;
     it->foff = NO_FIELDS;
-    it->flen = n;
     if (src) {
         it->foff = b->bytes.len;
         pq_buf_put(&b->bytes, src, n);
@@ -129,6 +129,12 @@ static bool stage(batch *b, const item *tmpl, const void *src, size_t n)
     }
     b->n++;
     return true;
+}
+
+/* Bytes of an item's fields. */
+static size_t item_len(const item *it)
+{
+    return (it->rc.schema ? it->rc.schema : it->pl->schema)->record_size;
 }
 
 /* Wait for the batch in flight, count its rows, close the row group when due. */
@@ -160,13 +166,13 @@ static bool dispatch(writer *w)
     o->bytes.len = 0;
     for (size_t j = k; j < b->n; j++) {
         const item *it = &b->items[j];
-        if (!stage(o, it, it->foff == NO_FIELDS ? NULL : b->bytes.data + it->foff, it->flen))
+        if (!stage(o, it, it->foff == NO_FIELDS ? NULL : b->bytes.data + it->foff, item_len(it)))
             return false;
     }
     b->n = k;
     for (size_t j = 0; j < k; j++) /* the bytes stay put from here on */
         if (b->items[j].foff != NO_FIELDS)
-            b->items[j].mr.rec.fields = b->bytes.data + b->items[j].foff;
+            b->items[j].rc.fields = b->bytes.data + b->items[j].foff;
     p->fly_n = k;
     p->r0 = w->rg_rows;
     p->seq0 = w->rows;
@@ -180,12 +186,19 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
 {
     pq_par *p = w->par;
     batch *b = &p->b[p->cur];
-    const bb_rschema *s = mr->rec.schema ? mr->rec.schema : pl->schema;
-    item it = {.mr = *mr, .pl = pl, .is = is};
     if (is)
         is->rows++; /* here, not on the workers: the reader reads the slot's id on every row */
-    if (!stage(b, &it, mr->rec.fields, mr->rec.fields ? s->record_size : 0))
-        return oom(w);
+    item *it = &b->items[b->n++];
+    it->rc = pqw_rec_of(mr);
+    it->foff = NO_FIELDS;
+    it->pl = pl;
+    it->is = is;
+    if (mr->rec.fields && mr->rec.offset == WRAPS) { /* the one copy that does not stay put */
+        it->foff = b->bytes.len;
+        pq_buf_put(&b->bytes, mr->rec.fields, item_len(it));
+        if (b->bytes.failed)
+            return oom(w);
+    }
     if (b->n < BATCH_ROWS && b->bytes.len < BATCH_BYTES)
         return 0;
     int rc = land(w);

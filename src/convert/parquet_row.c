@@ -127,23 +127,78 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
     put_null(w, m, r);
 }
 
-/* Write field f of record `mr` (schema s, as laid out by plan `pl`) into its leaf at row r. */
-static void put_field(writer *w, pqw_lane *ln, const bb_mrecord *mr, const pq_plan *pl,
+/* The little-endian unsigned integer of `wd` bytes at p: one load for the usual widths. */
+static inline uint64_t load_uw(const uint8_t *p, unsigned wd)
+{
+    switch (wd) {
+    case 1:
+        return p[0];
+    case 2:
+        return bb_le_get_u16(p);
+    case 4:
+        return bb_le_get_u32(p);
+    case 8:
+        return bb_le_get_u64(p);
+    default:
+        return bb_le_get_uw(p, wd);
+    }
+}
+
+/* The cache slot of (field, inst, raw). */
+static inline pqw_str_hit *str_slot(pqw_lane *ln, const void *field, const void *inst,
+                                    uint64_t raw)
+{
+    uint64_t h = (raw ^ ((uintptr_t)field >> 3) ^ ((uintptr_t)inst << 7)) * 0x9e3779b97f4a7c15ull;
+    return &ln->hits[h >> (64 - 8)];
+}
+
+/* Field f (enum or interned, PQ_FAST_STRING) of record `rc` into its STRING leaf at row r: the
+ * stable text of its raw value from the lane's cache, else decoded (and cached when stable). */
+static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_fmap *m,
+                             const bb_rschema *s, size_t f, uint64_t r)
+{
+    const bb_rfield *fd = &s->fields[f];
+    uint64_t raw = load_uw(rc->fields + fd->offset, fd->width);
+    if (fd->has_sentinel && raw == fd->sentinel) {
+        put_null(w, m, r);
+        return;
+    }
+    const void *inst = fd->type == BB_TYPE_INTERNED ? (const void *)rc->instance : NULL;
+    pqw_str_hit *h = str_slot(ln, fd, inst, raw);
+    if (h->field == fd && h->inst == inst && h->raw == raw) {
+        pq_col_str_stable_c(&w->cols[m->leaf], r, h->p, h->n, &h->cache);
+        return;
+    }
+    bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
+    bool stable = v.has_label && (v.kind == BB_VALUE_ENUM ||
+                                  (v.kind == BB_VALUE_STRING &&
+                                   stable_utf8(ln, (const uint8_t *)v.str.ptr, v.str.len)));
+    if (stable)
+        *h = (pqw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
+    put_value(w, ln, m, r, &v);
+}
+
+/* Write field f of record `rc` (schema s, as laid out by plan `pl`) into its leaf at row r. */
+static void put_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_plan *pl,
                       const bb_rschema *s, size_t f, uint64_t r)
 {
     const pq_fmap *m = &pl->map[f];
     if (m->pad)
         return; /* padding has no column */
     if (m->fast == PQ_FAST_NONE) {
-        bb_value v = bb_decode_field(s, f, mr->rec.fields, mr->instance);
+        bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
         put_value(w, ln, m, r, &v);
+        return;
+    }
+    if (m->fast == PQ_FAST_STRING) {
+        put_string_field(w, ln, rc, m, s, f, r);
         return;
     }
     /* integers and bools: the decoding of bb_decode_field, inline */
     const bb_rfield *fd = &s->fields[f];
-    const uint8_t *p = mr->rec.fields + fd->offset;
+    const uint8_t *p = rc->fields + fd->offset;
     unsigned wd = fd->width;
-    uint64_t raw = bb_le_get_uw(p, wd);
+    uint64_t raw = load_uw(p, wd);
     if (fd->has_sentinel && raw == fd->sentinel) {
         put_null(w, m, r);
     } else if (m->fast == PQ_FAST_UNSIGNED) {
@@ -163,62 +218,87 @@ static inline bool mine(const writer *w, int group, int32_t leaf)
     return group < 0 || w->owner[leaf] == (uint8_t)group;
 }
 
-/* The dense columns of row r. */
-static void put_dense(writer *w, int g, const bb_record *rec, pq_plan *pl, instance_slot *is,
-                      uint64_t r, uint64_t seq)
+/* The dense columns of row r (the serial writer's; it counts the instance's rows). */
+static void put_dense(writer *w, const pqw_rec *rec, pq_plan *pl, instance_slot *is, uint64_t r,
+                      uint64_t seq)
 {
-    if (mine(w, g, PQ_L_SEQ))
-        pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
-    if (mine(w, g, PQ_L_TS))
-        pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
-    if (rec->ts <= INT64_MAX && mine(w, g, PQ_L_TSTAMP)) /* else NULL: past year 2262 */
+    pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
+    pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
+    if (rec->ts <= INT64_MAX) /* else NULL: past year 2262 */
         pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
-    if (mine(w, g, PQ_L_EVENT))
-        pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
-    if (mine(w, g, PQ_L_EVENT_ID))
-        pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
-    if (!mine(w, g, PQ_L_INSTANCE))
-        return;
+    pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
+    pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
     if (is) {
         pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
-        if (g < 0)
-            is->rows++; /* the parallel engine counts on its reading thread */
+        is->rows++;
     } else {
         pq_col_u64(&w->cols[PQ_L_INSTANCE], r, rec->instance_id);
     }
 }
 
-/* The schema record `mr` was written with, and how many of its fields the plan lays out. */
-static const bb_rschema *rec_schema(const bb_mrecord *mr, const pq_plan *pl, size_t *nf)
+/* Dense leaf `leaf` of staged rows: what put_dense writes into it, one row after another. */
+void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
+                      uint64_t seq0)
 {
-    const bb_rschema *s = mr->rec.schema ? mr->rec.schema : pl->schema;
+    pq_column *c = &w->cols[leaf];
+    for (size_t j = 0; j < n; j++) {
+        uint64_t r = r0 + j, ts = it[j].rc.ts;
+        pq_plan *pl = it[j].pl;
+        switch (leaf) {
+        case PQ_L_SEQ:
+            pq_col_u64(c, r, seq0 + j);
+            break;
+        case PQ_L_TS:
+            pq_col_u64(c, r, ts);
+            break;
+        case PQ_L_TSTAMP:
+            if (ts <= INT64_MAX)
+                pq_col_u64(c, r, ts);
+            break;
+        case PQ_L_EVENT:
+            pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
+            break;
+        case PQ_L_EVENT_ID:
+            pq_col_u64_cached(c, r, pl->id, &pl->c_id);
+            break;
+        default: /* PQ_L_INSTANCE */
+            if (it[j].is)
+                pq_col_u64_cached(c, r, it[j].rc.instance_id, &it[j].is->cache);
+            else
+                pq_col_u64(c, r, it[j].rc.instance_id);
+        }
+    }
+}
+
+/* The schema record `rc` was written with, and how many of its fields the plan lays out. */
+static const bb_rschema *rec_schema(const pqw_rec *rc, const pq_plan *pl, size_t *nf)
+{
+    const bb_rschema *s = rc->schema ? rc->schema : pl->schema;
     *nf = s->field_count < pl->schema->field_count ? s->field_count : pl->schema->field_count;
     return s;
 }
 
-void pqw_render(writer *w, pqw_lane *ln, const bb_mrecord *mr, pq_plan *pl, instance_slot *is,
+void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq)
 {
-    put_dense(w, -1, &mr->rec, pl, is, r, seq);
+    put_dense(w, rc, pl, is, r, seq);
     size_t nf;
-    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    const bb_rschema *s = rec_schema(rc, pl, &nf);
     for (size_t f = 0; f < nf; f++)
-        put_field(w, ln, mr, pl, s, f, r);
+        put_field(w, ln, rc, pl, s, f, r);
     /* the group's fields other versions have: present group, NULL leaf */
     for (size_t i = 0; i < pl->nmissing; i++)
         pq_col_null(&w->cols[pl->missing[i]], r, 1);
 }
 
 void pqw_render_part(writer *w, pqw_lane *ln, int g, const uint32_t *fl, size_t nfl,
-                     const bb_mrecord *mr, pq_plan *pl, instance_slot *is, uint64_t r,
-                     uint64_t seq)
+                     const pqw_rec *rc, pq_plan *pl, uint64_t r)
 {
-    put_dense(w, g, &mr->rec, pl, is, r, seq);
     size_t nf;
-    const bb_rschema *s = rec_schema(mr, pl, &nf);
+    const bb_rschema *s = rec_schema(rc, pl, &nf);
     for (size_t i = 0; i < nfl; i++)
         if (fl[i] < nf)
-            put_field(w, ln, mr, pl, s, fl[i], r);
+            put_field(w, ln, rc, pl, s, fl[i], r);
     for (size_t i = 0; i < pl->nmissing; i++)
         if (mine(w, g, pl->missing[i]))
             pq_col_null(&w->cols[pl->missing[i]], r, 1);

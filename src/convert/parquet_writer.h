@@ -35,11 +35,51 @@ typedef struct instance_slot {
     uint64_t rows;       /* rows written: counted by the reading thread */
 } instance_slot;
 
-/* What one rendering thread owns: its scratch and its cache of UTF-8 checks. */
+/* A decoded enum label or interned text that can go in as stable bytes (pq_col_str_stable):
+ * the field (its schema's), the instance for interned text (NULL for a label), the raw value. */
+typedef struct pqw_str_hit {
+    const void *field;
+    const void *inst;
+    uint64_t raw;
+    const void *p;
+    size_t n;
+    pq_dict_cache cache; /* its index in the leaf's dictionary (pq_col_str_stable_c) */
+} pqw_str_hit;
+
+#define PQW_STR_HITS 256 /* direct-mapped */
+
+/* What one rendering thread owns: its scratch and its caches of UTF-8 checks and texts. */
 typedef struct pqw_lane {
     pq_buf text;  /* rendering scratch */
     u64map utf8;  /* interned text address -> (length << 1 | valid UTF-8) + 1 */
+    pqw_str_hit hits[PQW_STR_HITS];
 } pqw_lane;
+
+/* What rendering needs of one record (a bb_mrecord's, slimmed: the parallel engine stages
+ * one per row). `fields` points into the dump (or a copy the engine holds). */
+typedef struct pqw_rec {
+    const uint8_t *fields;
+    const bb_rschema *schema; /* the schema it was written with, NULL: the plan's */
+    const bb_rinstance *instance;
+    uint64_t ts;
+    uint64_t instance_id;
+} pqw_rec;
+
+/* The pqw_rec of model record `mr`. */
+static inline pqw_rec pqw_rec_of(const bb_mrecord *mr)
+{
+    return (pqw_rec){mr->rec.fields, mr->rec.schema, mr->instance, mr->rec.ts,
+                     mr->rec.instance_id};
+}
+
+/* A row staged by the parallel engine (one cache line). */
+typedef struct pqw_item {
+    pqw_rec rc;  /* rc.fields: into the dump (which outlives the write), or into the batch's
+                    bytes (its copy of the record that wraps) */
+    size_t foff; /* the engine's: offset of the copied field bytes in the batch */
+    pq_plan *pl;
+    instance_slot *is;
+} pqw_item;
 
 typedef struct pq_par pq_par;
 
@@ -68,15 +108,17 @@ typedef struct writer {
 
 /* ---- convert/parquet_row.c: rendering, below both the writer and its parallel engine ---- */
 
-/* Render record `mr` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
- * with `seq` as its seq. pqw_render writes every column; pqw_render_part only those of group
- * `group` (w->owner): the dense and missing leaves it owns, and the fields fl[0 .. nfl) of the
- * plan (those whose leaf it owns, in field order). */
-void pqw_render(writer *w, pqw_lane *ln, const bb_mrecord *mr, pq_plan *pl, instance_slot *is,
+/* Render record `rc` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
+ * with `seq` as its seq. pqw_render writes every column; pqw_render_part only the non-dense
+ * ones of group `group` (w->owner): the missing leaves it owns, and the fields fl[0 .. nfl)
+ * of the plan (those whose leaf it owns, in field order). pqw_render_dense writes dense leaf
+ * `leaf` (< PQ_DENSE) of n staged rows, rows r0.. with seqs seq0.., in one loop. */
+void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq);
 void pqw_render_part(writer *w, pqw_lane *ln, int group, const uint32_t *fl, size_t nfl,
-                     const bb_mrecord *mr, pq_plan *pl, instance_slot *is, uint64_t r,
-                     uint64_t seq);
+                     const pqw_rec *rc, pq_plan *pl, uint64_t r);
+void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *items, size_t n, uint64_t r0,
+                      uint64_t seq0);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
  * at a budget check over the budget. 0, or 1 with the message set. The writer's

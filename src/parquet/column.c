@@ -93,15 +93,6 @@ void pq_col_free(pq_column *c)
     c->ptr_slots = NULL;
 }
 
-void pq_col_gap_slow(pq_column *c, uint64_t row)
-{
-    uint64_t n = row - c->rows;
-    pq_rle_put(&c->rle, 0, n);
-    c->page_levels += n;
-    c->nulls += n;
-    c->rows = row;
-}
-
 void pq_col_null(pq_column *c, uint64_t row, int def)
 {
     pq_col_gap(c, row);
@@ -168,8 +159,8 @@ static bool stable_dict_pays(const pq_column *c)
            c->dict.plain.len >= (uint64_t)16 * c->dict.count;
 }
 
-/* Compress the current page into the chunk and start a new one. */
-static void flush_page(pq_column *c)
+/* Compress the current page into the chunk and start a new one (column.h). */
+void pq_col_flush_page(pq_column *c)
 {
     if (c->page_levels == 0)
         return;
@@ -236,51 +227,6 @@ static void flush_page(pq_column *c)
     c->page_dict = c->dict_mode;
 }
 
-/* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
-static inline void begin_value(pq_column *c, uint64_t row)
-{
-    pq_col_gap(c, row);
-    if (c->max_def > 0)
-        pq_rle_put(&c->rle, (uint32_t)c->max_def, 1);
-    c->page_levels++;
-    c->page_values++;
-    c->chunk_values++;
-    c->rows++;
-}
-
-/* Flush the page once its buffers reach the page size. */
-static inline void end_value(pq_column *c)
-{
-    if (c->vals.len + c->lev.len >= c->ctx->page_bytes)
-        flush_page(c);
-}
-
-/* Fold an integer (or bool as 0/1) into the chunk's min/max, in the column's order. */
-static void stats_u64(pq_column *c, uint64_t v)
-{
-    if (c->type == PQ_INT64) {
-        int64_t s = (int64_t)v;
-        if (!c->have_minmax) {
-            c->smin = c->smax = s;
-        } else {
-            if (s < c->smin)
-                c->smin = s;
-            if (s > c->smax)
-                c->smax = s;
-        }
-    } else {
-        if (!c->have_minmax) {
-            c->umin = c->umax = v;
-        } else {
-            if (v < c->umin)
-                c->umin = v;
-            if (v > c->umax)
-                c->umax = v;
-        }
-    }
-    c->have_minmax = true;
-}
-
 /* Unsigned byte-wise comparison, a shorter prefix first (<0, 0, >0). */
 static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
 {
@@ -334,25 +280,16 @@ static bool dict_give_up(pq_column *c)
             return false;
         c->sticky_plain = true;
     }
-    flush_page(c);
+    pq_col_flush_page(c);
     c->dict_mode = false;
     c->page_dict = false;
     return true;
 }
 
-/* Append a dictionary index to the page. */
-static void put_index(pq_column *c, uint32_t idx)
-{
-    if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
-        return;
-    memcpy(c->vals.data + c->vals.len, &idx, 4);
-    c->vals.len += 4;
-}
-
 /* Append a value; returns its dictionary index when it was dictionary-encoded, else -1. */
 static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
 {
-    begin_value(c, row);
+    pq_col_begin_value(c, row);
     if (c->page_dict) {
         bool added;
         int64_t idx = pq_dict_intern_u64(&c->dict, v, &added);
@@ -361,32 +298,26 @@ static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
             return -1;
         }
         if (added)
-            stats_u64(c, v);
-        put_index(c, (uint32_t)idx);
+            pq_col_stats_u64(c, v);
+        pq_col_put_index(c, (uint32_t)idx);
         if (dict_give_up(c))
             return -1;
-        end_value(c);
+        pq_col_end_value(c);
         return idx;
     }
     pq_buf_u64le(&c->vals, v);
-    stats_u64(c, v);
-    end_value(c);
+    pq_col_stats_u64(c, v);
+    pq_col_end_value(c);
     return -1;
 }
 
-void pq_col_u64(pq_column *c, uint64_t row, uint64_t v)
+void pq_col_u64_dict(pq_column *c, uint64_t row, uint64_t v)
 {
     (void)put_u64(c, row, v);
 }
 
-void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache)
+void pq_col_u64_cached_slow(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache)
 {
-    if (c->page_dict && cache->generation == c->dict.generation + 1) {
-        begin_value(c, row);
-        put_index(c, cache->index);
-        end_value(c);
-        return;
-    }
     int64_t idx = put_u64(c, row, v);
     if (idx >= 0) {
         cache->generation = c->dict.generation + 1;
@@ -394,18 +325,10 @@ void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *ca
     }
 }
 
-void pq_col_bool(pq_column *c, uint64_t row, bool v)
-{
-    begin_value(c, row);
-    pq_buf_byte(&c->vals, v ? 1 : 0);
-    stats_u64(c, v ? 1 : 0);
-    end_value(c);
-}
-
 /* Append a string; returns its dictionary index when it was dictionary-encoded, else -1. */
 static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
 {
-    begin_value(c, row);
+    pq_col_begin_value(c, row);
     if (c->page_dict) {
         bool added;
         int64_t idx = pq_dict_intern(&c->dict, p, n, &added);
@@ -418,10 +341,10 @@ static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
             if (c->adding_stable)
                 c->stable_bytes += (uint64_t)n + 4;
         }
-        put_index(c, (uint32_t)idx);
+        pq_col_put_index(c, (uint32_t)idx);
         if (dict_give_up(c))
             return -1;
-        end_value(c);
+        pq_col_end_value(c);
         return idx;
     }
     if (n > UINT32_MAX) {
@@ -431,7 +354,7 @@ static int64_t put_str(pq_column *c, uint64_t row, const void *p, size_t n)
     pq_buf_u32le(&c->vals, (uint32_t)n);
     pq_buf_put(&c->vals, p, n);
     stats_str(c, p, n);
-    end_value(c);
+    pq_col_end_value(c);
     return -1;
 }
 
@@ -440,14 +363,9 @@ void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n)
     (void)put_str(c, row, p, n);
 }
 
-void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache)
+void pq_col_str_cached_slow(pq_column *c, uint64_t row, const void *p, size_t n,
+                            pq_dict_cache *cache)
 {
-    if (c->page_dict && cache->generation == c->dict.generation + 1) {
-        begin_value(c, row);
-        put_index(c, cache->index);
-        end_value(c);
-        return;
-    }
     int64_t idx = put_str(c, row, p, n);
     if (idx >= 0) {
         cache->generation = c->dict.generation + 1;
@@ -518,6 +436,25 @@ void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
     c->adding_stable = false;
 }
 
+void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *own)
+{
+    if (c->page_dict && own->generation == c->dict.generation + 1) {
+        pq_col_begin_value(c, row);
+        pq_col_put_index(c, own->index);
+        pq_col_end_value(c);
+        return;
+    }
+    pq_ptr_slot *s = c->page_dict && p ? ptr_slot(c, p, n) : NULL;
+    if (!s) {
+        pq_col_str(c, row, p, n);
+        return;
+    }
+    c->adding_stable = true;
+    pq_col_str_cached(c, row, p, n, &s->cache);
+    c->adding_stable = false;
+    *own = s->cache; /* the map is not resized by the call: s still points at the slot */
+}
+
 size_t pq_col_buffered(const pq_column *c)
 {
     return c->chunk.len + c->vals.len + c->lev.len + (c->dict.plain.len - c->stable_bytes);
@@ -584,7 +521,7 @@ bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     memset(meta, 0, sizeof *meta);
     meta->dict_offset = -1;
     pq_col_gap(c, nrows);
-    flush_page(c);
+    pq_col_flush_page(c);
 
     uint64_t dict_uncompressed = 0;
     c->dict_page.len = 0;

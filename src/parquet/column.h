@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "parquet/buf.h"
 #include "parquet/dict.h"
@@ -145,30 +146,139 @@ void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict
 void pq_col_free(pq_column *c);
 
 /* Append the pending NULL levels (0) up to row `row` of the row group. */
-void pq_col_gap_slow(pq_column *c, uint64_t row);
 static inline void pq_col_gap(pq_column *c, uint64_t row)
 {
-    if (c->rows < row)
-        pq_col_gap_slow(c, row);
+    if (c->rows < row) {
+        uint64_t n = row - c->rows;
+        pq_rle_put(&c->rle, 0, n);
+        c->page_levels += n;
+        c->nulls += n;
+        c->rows = row;
+    }
 }
 
 /* Row `row` is NULL at definition level `def` (< max_def). */
 void pq_col_null(pq_column *c, uint64_t row, int def);
+
+/* ---- the per-value fast paths, inline (their slow halves live in column.c) ---- */
+
+/* Compress the current page into the chunk and start a new one. */
+void pq_col_flush_page(pq_column *c);
+
+/* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
+static inline void pq_col_begin_value(pq_column *c, uint64_t row)
+{
+    pq_col_gap(c, row);
+    if (c->max_def > 0)
+        pq_rle_put(&c->rle, (uint32_t)c->max_def, 1);
+    c->page_levels++;
+    c->page_values++;
+    c->chunk_values++;
+    c->rows++;
+}
+
+/* Flush the page once its buffers reach the page size. */
+static inline void pq_col_end_value(pq_column *c)
+{
+    if (c->vals.len + c->lev.len >= c->ctx->page_bytes)
+        pq_col_flush_page(c);
+}
+
+/* Fold an integer (or bool as 0/1) into the chunk's min/max, in the column's order. */
+static inline void pq_col_stats_u64(pq_column *c, uint64_t v)
+{
+    if (c->type == PQ_INT64) {
+        int64_t s = (int64_t)v;
+        if (!c->have_minmax) {
+            c->smin = c->smax = s;
+        } else {
+            if (s < c->smin)
+                c->smin = s;
+            if (s > c->smax)
+                c->smax = s;
+        }
+    } else {
+        if (!c->have_minmax) {
+            c->umin = c->umax = v;
+        } else {
+            if (v < c->umin)
+                c->umin = v;
+            if (v > c->umax)
+                c->umax = v;
+        }
+    }
+    c->have_minmax = true;
+}
+
+/* Append a dictionary index to the page. */
+static inline void pq_col_put_index(pq_column *c, uint32_t idx)
+{
+    if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
+        return;
+    memcpy(c->vals.data + c->vals.len, &idx, 4);
+    c->vals.len += 4;
+}
+
 /* Row `row` has a value (definition level max_def). The column's type decides which call fits:
- * UINT64 and INT64 take pq_col_u64 (the bits), BOOLEAN pq_col_bool, STRING pq_col_str. */
-void pq_col_u64(pq_column *c, uint64_t row, uint64_t v);
-void pq_col_bool(pq_column *c, uint64_t row, bool v);
+ * UINT64 and INT64 take pq_col_u64 (the bits), BOOLEAN pq_col_bool, STRING pq_col_str.
+ * pq_col_u64_dict is pq_col_u64 for a page of dictionary indices. */
+void pq_col_u64_dict(pq_column *c, uint64_t row, uint64_t v);
+static inline void pq_col_u64(pq_column *c, uint64_t row, uint64_t v)
+{
+    if (c->page_dict) {
+        pq_col_u64_dict(c, row, v);
+        return;
+    }
+    pq_col_begin_value(c, row);
+    pq_buf_u64le(&c->vals, v);
+    pq_col_stats_u64(c, v);
+    pq_col_end_value(c);
+}
+static inline void pq_col_bool(pq_column *c, uint64_t row, bool v)
+{
+    pq_col_begin_value(c, row);
+    pq_buf_byte(&c->vals, v ? 1 : 0);
+    pq_col_stats_u64(c, v ? 1 : 0);
+    pq_col_end_value(c);
+}
 void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n);
+
 /* As pq_col_u64 / pq_col_str, with a caller-held cache of the value's dictionary index: the
  * value must be the same every time the same cache is passed. */
-void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
+void pq_col_u64_cached_slow(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
+void pq_col_str_cached_slow(pq_column *c, uint64_t row, const void *p, size_t n,
+                            pq_dict_cache *cache);
+static inline void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v,
+                                     pq_dict_cache *cache)
+{
+    if (c->page_dict && cache->generation == c->dict.generation + 1) {
+        pq_col_begin_value(c, row);
+        pq_col_put_index(c, cache->index);
+        pq_col_end_value(c);
+        return;
+    }
+    pq_col_u64_cached_slow(c, row, v, cache);
+}
+static inline void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n,
+                                     pq_dict_cache *cache)
+{
+    if (c->page_dict && cache->generation == c->dict.generation + 1) {
+        pq_col_begin_value(c, row);
+        pq_col_put_index(c, cache->index);
+        pq_col_end_value(c);
+        return;
+    }
+    pq_col_str_cached_slow(c, row, p, n, cache);
+}
 /* As pq_col_str for bytes that stay at `p`, unchanged, for the whole write (enum labels and
  * intern-table text in the mapped dump): dictionary indices are cached by address (a map that
  * grows with the distinct addresses, so a lookup never hashes the bytes again). Such values are
  * copies of the input: they may grow the chunk's dictionary past ctx->dict_max, up to
  * PQ_STABLE_DICT_MAX, and pq_col_buffered does not count them. */
 void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n);
-void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *cache);
+/* pq_col_str_stable with the caller's copy of the value's cached index (`own`, zeroed at
+ * first): the same bytes, without the address lookup when the copy is current. */
+void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *own);
 
 /* Bytes this column holds for the open row group (pages, chunk, dictionary), stable
  * dictionary values excepted: what a memory budget should count. */

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "parquet/rle.h"
 
+#include <string.h>
+
 void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width)
 {
     e->out = out;
@@ -9,6 +11,7 @@ void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width)
     e->run_val = 0;
     e->run_len = 0;
     e->nlit = 0;
+    memset(e->packed, 0, sizeof e->packed);
 }
 
 int pq_bit_width(uint64_t max)
@@ -19,32 +22,22 @@ int pq_bit_width(uint64_t max)
     return w;
 }
 
-/* Emit the first `n` (a multiple of 8) pending literals as one bit-packed run. */
-static void emit_literals(pq_rle *e, uint32_t n)
+/* Emit every pending literal (a multiple of 8 of them) as one bit-packed run. */
+static void emit_literals(pq_rle *e)
 {
+    uint32_t n = e->nlit;
     if (n == 0)
         return;
     pq_buf_uvarint(e->out, ((uint64_t)(n / 8) << 1) | 1);
-    int bw = e->bit_width;
-    size_t bytes = (size_t)n * (size_t)bw / 8;
-    if (!pq_buf_reserve(e->out, bytes))
-        return;
-    uint8_t *d = e->out->data + e->out->len;
-    uint64_t acc = 0;
-    int nbits = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        acc |= (uint64_t)e->lit[i] << nbits;
-        nbits += bw;
-        while (nbits >= 8) {
-            *d++ = (uint8_t)acc;
-            acc >>= 8;
-            nbits -= 8;
-        }
+    size_t bytes = (size_t)n * (size_t)e->bit_width / 8;
+    if (pq_buf_reserve(e->out, bytes)) {
+        uint8_t *d = e->out->data + e->out->len;
+        for (size_t i = 0; i < bytes; i++)
+            d[i] = (uint8_t)(e->packed[i >> 3] >> (8 * (i & 7)));
+        e->out->len += bytes;
     }
-    e->out->len += bytes;
-    for (uint32_t i = n; i < e->nlit; i++)
-        e->lit[i - n] = e->lit[i];
-    e->nlit -= n;
+    memset(e->packed, 0, (bytes + 7) / 8 * 8);
+    e->nlit = 0;
 }
 
 /* Emit `n` copies of `v` as RLE runs. */
@@ -60,14 +53,17 @@ static void emit_rle(pq_rle *e, uint32_t v, uint64_t n)
     }
 }
 
-/* Append `n` (< 8, or any count when flushing) copies of `v` to the pending literals. */
+/* Append `n` copies of `v` to the pending literals, emitting them whenever they fill up. */
 static void add_literals(pq_rle *e, uint32_t v, uint64_t n)
 {
     while (n > 0) {
-        e->lit[e->nlit++] = v;
-        n--;
+        uint32_t room = PQ_RLE_LITCAP - e->nlit;
+        uint32_t k = n < room ? (uint32_t)n : room;
+        pq_rle_pack(e, v, k);
+        e->nlit += k;
+        n -= k;
         if (e->nlit == PQ_RLE_LITCAP)
-            emit_literals(e, e->nlit);
+            emit_literals(e);
     }
 }
 
@@ -88,12 +84,12 @@ static void resolve(pq_rle *e)
         add_literals(e, v, need);
         n -= need;
     }
-    emit_literals(e, e->nlit);
+    emit_literals(e);
     if (n)
         emit_rle(e, v, n);
 }
 
-void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
+void pq_rle_put_slow(pq_rle *e, uint32_t v, uint64_t n)
 {
     if (n == 0)
         return;
@@ -110,8 +106,7 @@ void pq_rle_finish(pq_rle *e)
 {
     resolve(e);
     if (e->nlit) {
-        while (e->nlit % 8)
-            e->lit[e->nlit++] = 0;
-        emit_literals(e, e->nlit);
+        e->nlit = (e->nlit + 7) / 8 * 8; /* padded with zeros */
+        emit_literals(e);
     }
 }
