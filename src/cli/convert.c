@@ -39,7 +39,8 @@ static const char convert_help[] =
     "      --host NAME            override the host label of every instance\n"
     "      --compression C        Parquet page codec: zstd (default), snappy, gzip, none\n"
     "      --compression-level N  zstd level for Parquet (default 3; gzip: 1..9)\n"
-    "      --threads N            encoding threads (default: the online CPUs; 1: no threads);\n"
+    "      --threads N            encoding threads (default: the online CPUs, a trace on 2\n"
+    "                             CPUs or fewer 1; 1: no threads);\n"
     "                             the output is the same byte for byte whatever N\n"
     "\n"
     "filters (a record is kept when it passes all of them):\n"
@@ -351,9 +352,14 @@ static bool conv_filters(conv *c, const bb_model *model) {
     return true;
 }
 
-/* --threads, or the online CPU count. */
+/* --threads, or the online CPU count; a trace on a host of 2 CPUs or fewer defaults to 1: its
+ * workers only render fields while one thread walks, merges and assembles, and the hand-over
+ * cost more than it saved there (10 M records: 7.1 M records/s with 1 thread, 4.6 with 2;
+ * docs/PERFORMANCE.md). The output is the same whatever the count. */
 static unsigned conv_threads(const conv *c) {
-    return c->threads > 0 ? (unsigned)c->threads : wp_cpu_count();
+    if (c->threads > 0) return (unsigned)c->threads;
+    unsigned cpus = wp_cpu_count();
+    return c->fmt == FMT_TRACE && cpus <= 2 ? 1 : cpus;
 }
 
 
