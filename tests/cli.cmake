@@ -75,3 +75,11 @@ bb_cli_test(cli_forward COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_f
 # mid-write.
 bb_cli_test(cli_outputs COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_outputs.sh
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/outputs)
+
+# A trace of two versions of one event name whose fields are all padding: the version's id is
+# the only arg (an object opened with "{," was written before; tests/cli/convert/pad_only_gen.c).
+add_executable(pad_only_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/pad_only_gen.c)
+target_link_libraries(pad_only_gen PRIVATE backbeat)
+bb_cli_test(cli_trace_pad_only COMMAND ${BB_BASH}
+            ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/trace_pad_only.sh
+            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:pad_only_gen> ${BB_CLI_WORK}/pad_only)
