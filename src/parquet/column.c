@@ -424,16 +424,24 @@ static pq_ptr_slot *ptr_slot(pq_column *c, const void *p, size_t n)
     }
 }
 
-void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
+/* Add a stable value through its address's slot (cached index), or as a plain string when it
+ * has no slot; the slot used, or NULL. */
+static pq_ptr_slot *str_stable_add(pq_column *c, uint64_t row, const void *p, size_t n)
 {
     pq_ptr_slot *s = c->page_dict && p ? ptr_slot(c, p, n) : NULL;
     if (!s) {
         pq_col_str(c, row, p, n);
-        return;
+        return NULL;
     }
     c->adding_stable = true;
     pq_col_str_cached(c, row, p, n, &s->cache);
     c->adding_stable = false;
+    return s;
+}
+
+void pq_col_str_stable(pq_column *c, uint64_t row, const void *p, size_t n)
+{
+    str_stable_add(c, row, p, n);
 }
 
 void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq_dict_cache *own)
@@ -444,15 +452,9 @@ void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq
         pq_col_end_value(c);
         return;
     }
-    pq_ptr_slot *s = c->page_dict && p ? ptr_slot(c, p, n) : NULL;
-    if (!s) {
-        pq_col_str(c, row, p, n);
-        return;
-    }
-    c->adding_stable = true;
-    pq_col_str_cached(c, row, p, n, &s->cache);
-    c->adding_stable = false;
-    *own = s->cache; /* the map is not resized by the call: s still points at the slot */
+    pq_ptr_slot *s = str_stable_add(c, row, p, n);
+    if (s)
+        *own = s->cache; /* the map is not resized by the call: s still points at the slot */
 }
 
 size_t pq_col_buffered(const pq_column *c)
