@@ -33,8 +33,10 @@
  * copy for longer than its ring takes to wrap writes over newer records, which dumps then drop;
  * size rings so that a lap takes far longer than a scheduling delay. On the rseq path a dump
  * drops the oldest records of the window that the bytes of a record not yet committed may
- * overlap (one of the largest records of the dump's events rounded to 8 bytes, plus the rest
- * of the ring when the head is nearer its end; docs/RING_FILE.md, "The rseq margin"). The fast
+ * overlap (the largest frame that may have been begun in that ring, rounded to 8 bytes: that
+ * of the dump's largest event up to 256 bytes, or a larger one the ring has seen begun; plus
+ * the rest of the ring when the head is nearer its end; docs/RING_FILE.md, "The rseq
+ * margin"). The fast
  * path uses two initial-exec TLS words of libbackbeat (fine for programs and for plugins loaded
  * while libbackbeat is already loaded, or with glibc's spare static TLS).
  *

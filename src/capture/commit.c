@@ -76,7 +76,9 @@ void bb_commit_setup(struct bb__recorder_hot *h) {
  * [off, capacity) is zeroed and the record starts the next lap: the reader's walk steps over
  * zeros), or the CPU number is not below shard_count (the record is dropped and counted in
  * rec->rseq_dropped; cannot happen when every possible CPU has a shard). One restartable
- * sequence: rep stosb / rep movsb (restartable instructions), commit by one plain store. */
+ * sequence: the frame's size into the shard's `big_frame` if larger (before any byte, so a
+ * dump that sees a byte of an attempt sees its size: x86 stores are seen in order), rep stosb /
+ * rep movsb (restartable instructions), commit by one plain store. */
 /* What the sequence reads, behind one register (few are left: it uses ten). */
 struct rseq_slow_args {
     const void *fields; /* 0 */
@@ -107,6 +109,11 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                  "shlq $7, %%r8\n\t"
                  "addq %c[o_cur](%[h]), %%r8\n\t" /* r8: the cursor */
                  "movq (%%r8), %%r9\n\t"          /* r9: head */
+                 "movq 16(%[a]), %%rcx\n\t"
+                 "cmpq %%rcx, %c[o_big](%%r8)\n\t"
+                 "jae 4f\n\t"
+                 "movq %%rcx, %c[o_big](%%r8)\n\t" /* the shard's largest frame begun here, */
+                 "4:\n\t"                         /* before any byte (rseq_margin.h) */
                  "movq %c[o_mask](%[h]), %%rdi\n\t"
                  "andq %%r9, %%rdi\n\t"           /* rdi: offset */
                  "movq %c[o_ring](%[h]), %%r10\n\t"
@@ -157,7 +164,8 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
                    [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),
                    [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),
                    [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),
-                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of))
+                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of)),
+                   [o_big] "i"(offsetof(struct bb__cursor, big_frame))
                  : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "cc", "memory"
                  : nocpu);
     return;

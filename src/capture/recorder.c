@@ -15,6 +15,7 @@
 #include "capture/recorder_internal.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
+#include "format/rseq_margin.h"
 
 static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
 
@@ -83,6 +84,13 @@ static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes
     return h->rings && h->cursors ? BB_OK : BB_ERR_NOMEM;
 }
 
+/* Start keeping each shard's largest out-of-line rseq frame (src/format/rseq_margin.h); a kept
+ * ring file's values stay. */
+static void keep_frames(struct bb__recorder_hot *h) {
+    for (uint32_t i = 0; i < h->shard_count; i++)
+        if (h->cursors[i].big_frame == 0) h->cursors[i].big_frame = BB_RSEQ_FRAME_KEPT;
+}
+
 /* Create a recorder; with `dir`, its storage is a ring file there (ring_backing.c). */
 static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool keep,
                        bb_recorder **out, bb_error *err) {
@@ -132,6 +140,7 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
         st = bb_ring_backing_create(rec, dir, keep, entries, bytes, err);
     else
         st = anon_storage(rec, entries, bytes);
+    if (st == BB_OK) keep_frames(&rec->hot);
     if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql) {
         bb_recorder_free(rec);
         if (st == BB_OK || !dir) {

@@ -105,19 +105,24 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
 /* On the rseq commit path the bytes above a cursor are not all old records: an attempt that
  * was aborted (preempted, migrated, signalled) before its commit, the word padding of the
  * inline copy and the zeroed tail of the ring's end leave bytes of a record not yet committed
- * in [head, head + margin) (bb_rseq_margin, src/format/rseq_margin.h: one of the largest frames
- * of the dump's events in whole words, plus the rest of the ring when the head is nearer its
- * end than that). Those positions are the bottom of the window a lap earlier, so a dump cuts
- * the records that start below head + margin - capacity, like bytes overwritten during its
- * copy. 0 on the fetch_add path, whose writers reserve before they write. */
-static uint64_t rseq_margin(const struct bb__recorder_hot *h, const bb_dump_events *ev,
-                            uint64_t head) {
+ * in [head, head + margin) (bb_rseq_margin, src/format/rseq_margin.h: the largest frame that
+ * may have been begun in this shard in whole words: the dump's largest event the inline
+ * sequence copies, or the larger frame the out-of-line path kept in the cursor; plus the rest
+ * of the ring when the head is nearer its end than that). Those positions are the bottom of
+ * the window a lap earlier, so a dump cuts the records that start below head + margin -
+ * capacity, like bytes overwritten during its copy. 0 on the fetch_add path, whose writers
+ * reserve before they write. */
+static uint64_t rseq_margin(const struct bb__recorder_hot *h, uint32_t shard,
+                            const bb_dump_events *ev, uint64_t head) {
     if (h->commit != BB__COMMIT_RSEQ) return 0;
-    uint64_t big = 0;
+    bb_rseq_frames f = {0, 0};
     for (size_t k = 0; k < ev->n; k++)
-        if (ev->events[k]->record_size > big) big = ev->events[k]->record_size;
-    return bb_rseq_margin(head, h->capacity, BB__FRAME_SIZE(big));
+        bb_rseq_frames_add(&f, BB__FRAME_SIZE(ev->events[k]->record_size));
+    /* read after the copy: a byte of an attempt seen there has its size stored (commit.c) */
+    uint64_t kept = __atomic_load_n(&h->cursors[shard].big_frame, __ATOMIC_ACQUIRE);
+    return bb_rseq_margin(head, h->capacity, bb_rseq_shard_frame(&f, kept));
 }
+_Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's largest frame");
 
 /* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
  * So that no stale bytes pass for a record:
@@ -158,7 +163,7 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
      * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
      * < cap hit nothing old): they are cut like a lapped writer's bytes. */
     uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
-    uint64_t margin = rseq_margin(h, ev, h1); /* the margin at h1 bounds any since h0 */
+    uint64_t margin = rseq_margin(h, i, ev, h1); /* the margin at h1 bounds any since h0 */
     *head = h0;
     drop_lapped(h, i, buf, h0, fl, nfl, ev, bb_ring_copy_cut(h0, h1, margin, cap));
 }
@@ -230,7 +235,7 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         c->fl_low = *head > h->capacity ? *head - h->capacity : 0;
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
-        uint64_t margin = rseq_margin(h, &c->ev, *head);
+        uint64_t margin = rseq_margin(h, i, &c->ev, *head);
         uint64_t end = bb_ring_copy_cut(*head, *head, margin, h->capacity);
         drop_lapped(h, i, ring, *head, c->fl, c->nfl, &c->ev, end);
         return ring;

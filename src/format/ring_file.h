@@ -6,7 +6,8 @@
  * All integers little-endian (native: backbeat builds only on little-endian targets). The file:
  *
  *   [0, 4096)             header (below)
- *   [cursors_off, ...)    shard_count cursors of 128 bytes: u64 head, u64 damaged_below, pad
+ *   [cursors_off, ...)    shard_count cursors of 128 bytes: u64 head, u64 damaged_below,
+ *                         u64 big_frame (0 in files of writers before it), pad
  *   [slots_off, ...)      slot_count announcements of 128 bytes (struct bb__tslot): u64 taglen,
  *                         u64 pos, ... (records in flight; the last entry is the overflow one)
  *   [meta_off, +meta_len) the metadata log: entries appended under a lock (below)

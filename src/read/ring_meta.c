@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backbeat/detail/frame.h"
 #include "backbeat/reader.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
@@ -80,7 +81,7 @@ static bool take_event(bb_ring *r, const uint8_t *p, uint32_t len) {
     }
     r->sizes[at] = (bb__ring_size){id, size};
     r->events[r->nevents++] = (bb__ring_piece){p, len};
-    if (size > r->max_size) r->max_size = size;
+    bb_rseq_frames_add(&r->frames, BB__FRAME_SIZE(size));
     return true;
 }
 

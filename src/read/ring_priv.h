@@ -13,6 +13,7 @@
 
 #include "backbeat/dump_writer.h"
 #include "backbeat/ring_reader.h"
+#include "format/rseq_margin.h"
 
 /* The regions of a validated header (offsets into the file). */
 typedef struct bb__ring_regions {
@@ -53,7 +54,7 @@ struct bb_ring {
     size_t nviews;
     uint64_t *view_hash;  /* FNV-1a 64 of each view text (parallel to views) */
     bb__ring_size *sizes; /* nevents entries, sorted by id */
-    uint32_t max_size;    /* the largest record size recovered */
+    bb_rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
     /* the intern table */
     bb__ring_intern *interns;
     size_t ninterns;

@@ -119,7 +119,9 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
 #endif
     uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i)) : h0;
     uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + 8);
-    uint64_t margin = bb_rseq_margin(h1, cap, BB__FRAME_SIZE(r->max_size));
+    uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + 16); /* after the copy: big_frame */
+    uint64_t margin =
+        bb_rseq_margin(h1, cap, bb_rseq_shard_frame(&r->frames, kept));
     uint64_t end = bb_ring_copy_cut(h0, h1, margin, cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     if (late > h0) late = h0;

@@ -26,7 +26,10 @@ extern "C" {
 struct bb__cursor {
     uint64_t head;
     uint64_t damaged_below; /* owned by the library (bb__record_lapped); never read inline */
-    uint8_t pad[112];
+    uint64_t big_frame;     /* owned by the library: 0 (not kept), 1 (kept, none yet) or the
+                               largest frame the out-of-line rseq path began to write in this
+                               shard (src/format/rseq_margin.h); never read or written inline */
+    uint8_t pad[104];
 };
 
 /* A thread's announcement of the record it is writing (src/capture/inflight.c): a dump re-copies
