@@ -29,9 +29,16 @@ extern "C" {
 
 typedef struct bb_model bb_model;
 
-/* Build a model over `n` open dumps (borrowed: they must outlive the model). */
+/* Build a model over `n` open dumps (borrowed: they must outlive the model). Opening walks
+ * every ring once (the record count, each ring's ordered runs): the time it takes grows with
+ * the records. */
 BB_API bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
                                bb_error *err);
+/* bb_model_open, walking the rings on up to `threads` threads (the caller's among them; 0 and
+ * 1 mean the caller's alone, fewer are used when no more can be started). The model is the same
+ * whatever the count. */
+BB_API bb_status bb_model_open_threads(bb_dump *const *dumps, size_t n, bool dedup,
+                                       unsigned threads, bb_model **out, bb_error *err);
 BB_API void bb_model_close(bb_model *model);
 
 /* Union registry, sorted by qualified name (bytes), then id. */

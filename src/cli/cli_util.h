@@ -85,8 +85,8 @@ void cli_close_dumps(bb_dump **dumps, size_t n);
 /* The bytes of a dump cli_open_dumps built in memory from a ring file (docs/RING_FILE.md), and
  * their length; NULL for a dump read from its file. */
 const uint8_t *cli_dump_memory(const bb_dump *dump, size_t *len);
-/* Open the de-duplicating model over `n` open dumps; on failure prints the model's message and
- * returns false. */
-bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model);
+/* Open the de-duplicating model over `n` open dumps, its rings walked on up to `threads`
+ * threads; on failure prints the model's message and returns false. */
+bool cli_open_model(bb_dump *const *dumps, size_t n, unsigned threads, bb_model **model);
 
 #endif /* BACKBEAT_CLI_UTIL_H */

@@ -39,8 +39,9 @@ static const char convert_help[] =
     "      --host NAME            override the host label of every instance\n"
     "      --compression C        Parquet page codec: zstd (default), snappy, gzip, none\n"
     "      --compression-level N  zstd level for Parquet (default 3; gzip: 1..9)\n"
-    "      --threads N            encoding threads (default: the online CPUs, a trace on 2\n"
-    "                             CPUs or fewer 1; 1: no threads);\n"
+    "      --threads N            threads that walk the inputs' rings and encode (default:\n"
+    "                             the online CPUs; a trace encodes on 1 on 2 CPUs or\n"
+    "                             fewer; 1: no threads);\n"
     "                             the output is the same byte for byte whatever N\n"
     "\n"
     "filters (a record is kept when it passes all of them):\n"
@@ -362,6 +363,12 @@ static unsigned conv_threads(const conv *c) {
     return c->fmt == FMT_TRACE && cpus <= 2 ? 1 : cpus;
 }
 
+/* Threads that walk the rings when the inputs are opened: --threads, or the online CPUs (the
+ * walk hands nothing over, so it pays on any host). */
+static unsigned conv_walk_threads(const conv *c) {
+    return c->threads > 0 ? (unsigned)c->threads : wp_cpu_count();
+}
+
 
 /* The options as the writers take them. */
 static convert_opts conv_opts(conv *c) {
@@ -512,7 +519,7 @@ static int conv_dataset(conv *c) {
         if (schema) inputs[0] = schema;
         memcpy(inputs + skip, c->inputs, c->ninputs * sizeof *inputs);
         if (cli_open_dumps(inputs, n, &dumps)) {
-            if (cli_open_model(dumps, n, &model) && conv_filters(c, model) &&
+            if (cli_open_model(dumps, n, conv_walk_threads(c), &model) && conv_filters(c, model) &&
                 conv_ranks(c, &h, dumps, n, skip))
                 st = conv_append(c, &h, model, dumps, skip, n);
             if (model) bb_model_close(model);
@@ -534,7 +541,8 @@ static int conv_run(conv *c, int argc, char **argv) {
     if (!cli_open_dumps(c->inputs, c->ninputs, &dumps)) return CLI_FAIL;
     bb_model *model = NULL;
     st = CLI_FAIL;
-    if (cli_open_model(dumps, c->ninputs, &model) && conv_filters(c, model) &&
+    if (cli_open_model(dumps, c->ninputs, conv_walk_threads(c), &model) &&
+        conv_filters(c, model) &&
         conv_ranks(c, NULL, dumps, c->ninputs, false))
         st = conv_write(c, model);
     if (model) bb_model_close(model);

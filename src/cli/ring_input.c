@@ -94,10 +94,10 @@ void cli_close_dumps(bb_dump **dumps, size_t n) {
     free(dumps);
 }
 
-bool cli_open_model(bb_dump *const *dumps, size_t n, bb_model **model) {
+bool cli_open_model(bb_dump *const *dumps, size_t n, unsigned threads, bb_model **model) {
     bb_error err;
     memset(&err, 0, sizeof err);
-    if (bb_model_open(dumps, n, true, model, &err) == BB_OK) return true;
+    if (bb_model_open_threads(dumps, n, true, threads, model, &err) == BB_OK) return true;
     cli_error("%s", err.message[0] ? err.message : bb_strerror(err.status));
     return false;
 }

@@ -4,9 +4,11 @@
  * Each ring is described by a few sources already in its (ts, offset) order (model_ring.c) and
  * iteration merges them all (model_iter.c), so memory grows with the rings' runs, not with
  * their records. The record count (after de-duplication) is computed at open: duplicates can
- * only occur between rings of one (instance, shard), so each such group is merged alone.
+ * only occur between rings of one (instance, shard), so each such group is merged alone. The
+ * rings are walked at open, on several threads when the caller asks (bb_model_open_threads).
  */
 /* SPDX-License-Identifier: MIT */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #include "backbeat/model.h"
 #include "common/error_set.h"
 #include "read/model_priv.h"
+
+#define MODEL_MAX_THREADS 64u /* threads that walk rings at open, at most */
 
 /* Fill `err` (may be NULL). */
 static void set_err(bb_error *err, bb_status st, const char *msg) {
@@ -180,9 +184,46 @@ static int cmp_ring_group(const void *a, const void *b, void *ctx) {
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* The rings' walk, shared by the threads that load them: each takes the next ring. */
+typedef struct load_job {
+    const bb_model *m;
+    size_t next;   /* atomic */
+    bool failed;   /* atomic */
+} load_job;
+
+static void *load_some(void *arg) {
+    load_job *j = arg;
+    for (;;) {
+        size_t r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (r >= j->m->nshards || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return NULL;
+        if (!bb__model_ring_load(j->m, r)) __atomic_store_n(&j->failed, true, __ATOMIC_RELAXED);
+    }
+}
+
+/* Walk every ring on up to `threads` threads (the caller's one of them; fewer when threads
+ * cannot be had), then join their sources in ring order: the model is the same whatever the
+ * count. False on allocation failure. */
+static bool load_rings(bb_model *m, unsigned threads) {
+    load_job j = {m, 0, false};
+    pthread_t tid[MODEL_MAX_THREADS];
+    unsigned started = 0;
+    if (threads > MODEL_MAX_THREADS) threads = MODEL_MAX_THREADS;
+    while (started + 1 < threads && started + 1 < m->nshards &&
+           pthread_create(&tid[started], NULL, load_some, &j) == 0)
+        started++;
+    load_some(&j);
+    for (unsigned k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    if (j.failed) return false;
+    for (size_t r = 0; r < m->nshards; r++) {
+        if (!bb__model_ring_join(m, r)) return false;
+        m->record_count += m->shards[r].n;
+    }
+    return true;
+}
+
 /* Load every ring of every input and compute the record count after de-duplication. False on
  * allocation failure. */
-static bool build_rings(bb_model *m) {
+static bool build_rings(bb_model *m, unsigned threads) {
     size_t total = 0;
     for (size_t d = 0; d < m->ndumps; d++)
         for (size_t i = 0; i < bb_dump_instance_count(m->dumps[d]); i++)
@@ -198,10 +239,10 @@ static bool build_rings(bb_model *m) {
                 s->shard = &in->shards[k];
                 s->inst = in;
                 s->input = d;
-                if (!bb__model_ring_load(m, m->nshards++)) return false;
-                m->record_count += s->n;
+                m->nshards++;
             }
         }
+    if (!load_rings(m, threads)) return false;
     if (!m->dedup || m->nshards < 2) return true;
     /* Duplicates can only occur between rings of one (instance, shard): count them by merging
      * each such group alone. */
@@ -241,6 +282,11 @@ static bool build_rings(bb_model *m) {
 
 bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **out,
                         bb_error *err) {
+    return bb_model_open_threads(dumps, n, dedup, 1, out, err);
+}
+
+bb_status bb_model_open_threads(bb_dump *const *dumps, size_t n, bool dedup, unsigned threads,
+                                bb_model **out, bb_error *err) {
     if (!out || (!dumps && n)) {
         set_err(err, BB_ERR_INVALID, "bb_model_open: invalid argument");
         return BB_ERR_INVALID;
@@ -259,7 +305,7 @@ bb_status bb_model_open(bb_dump *const *dumps, size_t n, bool dedup, bb_model **
     m->dumps = dumps;
     m->ndumps = n;
     m->dedup = dedup;
-    if (!build_registry(m) || !build_instances_views(m) || !build_rings(m)) {
+    if (!build_registry(m) || !build_instances_views(m) || !build_rings(m, threads)) {
         bb_model_close(m);
         set_err(err, BB_ERR_NOMEM, "out of memory (model)");
         return BB_ERR_NOMEM;
@@ -279,7 +325,10 @@ void bb_model_close(bb_model *m) {
     free(m->inst);
     free(m->views);
     if (m->shards)
-        for (size_t i = 0; i < m->nshards; i++) free(m->shards[i].locs);
+        for (size_t i = 0; i < m->nshards; i++) {
+            free(m->shards[i].locs);
+            free(m->shards[i].own);
+        }
     free(m->shards);
     free(m->srcs);
     free(m);

@@ -36,6 +36,8 @@ typedef struct mshard {
     uint32_t *locs;  /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
     size_t src0;     /* its sources: model->srcs[src0, src0 + nsrc) */
     size_t nsrc;
+    msrc *own;       /* while loading: its sources, before they join the model's list */
+    size_t own_cap;
 } mshard;
 
 struct bb_model {
@@ -62,9 +64,13 @@ struct bb_model {
     uint64_t record_count;
 };
 
-/* Walk ring `s` (its dump, shard, input set; index `ring` in the model) and append its sources
- * to the model's list; sets s->n, s->low, s->src0, s->nsrc. False on allocation failure. */
-bool bb__model_ring_load(bb_model *m, size_t ring);
+/* Walk ring `ring` of the model (its dump, shard, inst and input set) and keep its sources in
+ * the ring's own list (s->own, s->nsrc); sets s->n, s->low. Touches nothing but that ring's
+ * entry, so rings load on several threads at once. False on allocation failure. */
+bool bb__model_ring_load(const bb_model *m, size_t ring);
+/* Move ring `ring`'s loaded sources to the end of the model's list (s->src0); rings join in
+ * ring order. False on allocation failure. */
+bool bb__model_ring_join(bb_model *m, size_t ring);
 
 /* An iterator over the rings listed in `rings` (all when NULL). */
 bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nrings,

@@ -229,8 +229,8 @@ static bool load_locs(mshard *ms) {
 /* ---- runs ---------------------------------------------------------------------------------- */
 
 typedef struct run_ctx {
-    bb_model *m;
     mshard *s;
+    size_t ring;
     uint64_t n;        /* records seen */
     uint64_t newer;    /* payload position of the previous (newer) record */
     uint64_t newer_ts;
@@ -238,16 +238,16 @@ typedef struct run_ctx {
     bool nomem, too_many;
 } run_ctx;
 
-/* Append a source to the model's list. False on OOM. */
-static bool push_src(bb_model *m, msrc src) {
-    if (m->nsrcs == m->srcs_cap) {
-        size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 64;
-        msrc *v = realloc(m->srcs, cap * sizeof *v);
+/* Append a source to the ring's own list. False on OOM. */
+static bool push_src(mshard *s, msrc src) {
+    if (s->nsrc == s->own_cap) {
+        size_t cap = s->own_cap ? s->own_cap * 2 : 4;
+        msrc *v = realloc(s->own, cap * sizeof *v);
         if (!v) return false;
-        m->srcs = v;
-        m->srcs_cap = cap;
+        s->own = v;
+        s->own_cap = cap;
     }
-    m->srcs[m->nsrcs++] = src;
+    s->own[s->nsrc++] = src;
     return true;
 }
 
@@ -264,40 +264,57 @@ static int collect_run(const bb_record *rec, void *p) {
     c->newer_ts = rec->ts;
     c->newer_off = rec->offset;
     if (extend) {
-        c->m->srcs[c->m->nsrcs - 1].start = rec->position;
+        c->s->own[c->s->nsrc - 1].start = rec->position;
         return 0;
     }
-    if (c->m->nsrcs - c->s->src0 >= 64 + c->n / 64) {
+    if (c->s->nsrc >= 64 + c->n / 64) {
         c->too_many = true;
         return 1;
     }
-    if (!push_src(c->m, (msrc){(size_t)(c->s - c->m->shards), rec->position, end})) {
+    if (!push_src(c->s, (msrc){c->ring, rec->position, end})) {
         c->nomem = true;
         return 1;
     }
     return 0;
 }
 
-bool bb__model_ring_load(bb_model *m, size_t ring) {
+bool bb__model_ring_load(const bb_model *m, size_t ring) {
     mshard *s = &m->shards[ring];
     s->low = bb_shard_low(s->shard);
-    s->src0 = m->nsrcs;
-    run_ctx c = {m, s, 0, 0, 0, 0, false, false};
+    s->nsrc = 0;
+    run_ctx c = {s, ring, 0, 0, 0, 0, false, false};
     bb_shard_walk(s->dump, s->shard, collect_run, &c, NULL);
     if (c.nomem) return false;
     if (!c.too_many) {
         s->n = c.n;
-        s->nsrc = m->nsrcs - s->src0;
         /* newest first -> oldest first (any order merges the same; this one reads naturally) */
-        for (size_t i = s->src0, j = m->nsrcs; i + 1 < j; i++, j--) {
-            msrc t = m->srcs[i];
-            m->srcs[i] = m->srcs[j - 1];
-            m->srcs[j - 1] = t;
+        for (size_t i = 0, j = s->nsrc; i + 1 < j; i++, j--) {
+            msrc t = s->own[i];
+            s->own[i] = s->own[j - 1];
+            s->own[j - 1] = t;
         }
         return true;
     }
-    m->nsrcs = s->src0;
+    s->nsrc = 0;
     if (!load_locs(s)) return false;
-    s->nsrc = s->n ? 1 : 0;
-    return s->n == 0 || push_src(m, (msrc){ring, 0, s->n});
+    return s->n == 0 || push_src(s, (msrc){ring, 0, s->n});
+}
+
+bool bb__model_ring_join(bb_model *m, size_t ring) {
+    mshard *s = &m->shards[ring];
+    if (m->nsrcs + s->nsrc > m->srcs_cap) {
+        size_t cap = m->srcs_cap ? m->srcs_cap : 64;
+        while (cap < m->nsrcs + s->nsrc) cap *= 2;
+        msrc *v = realloc(m->srcs, cap * sizeof *v);
+        if (!v) return false;
+        m->srcs = v;
+        m->srcs_cap = cap;
+    }
+    if (s->nsrc) memcpy(m->srcs + m->nsrcs, s->own, s->nsrc * sizeof *s->own);
+    s->src0 = m->nsrcs;
+    m->nsrcs += s->nsrc;
+    free(s->own);
+    s->own = NULL;
+    s->own_cap = 0;
+    return true;
 }

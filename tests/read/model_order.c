@@ -5,7 +5,8 @@
  * sorted (few records out of place, one late record every 200: a ring of many runs, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
  * records, plus a second process. The model's output must equal a brute-force reference: every
  * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
- * equal keys collapsed to the first input's copy (or all kept without dedup).
+ * equal keys collapsed to the first input's copy (or all kept without dedup). Each model is
+ * opened with 1, 3 and 8 ring walkers (bb_model_open_threads): the stream must not change.
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -224,6 +225,9 @@ static bool same(const key *x, const key *y) {
            x->offset == y->offset;
 }
 
+static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads,
+                         const char *what, const key *keys, size_t u);
+
 static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what) {
     collect_ctx c = {0};
     for (size_t d = 0; d < n; d++) {
@@ -238,9 +242,20 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
     size_t u = 0;
     for (size_t i = 0; i < c.n; i++)
         if (!dedup || u == 0 || !same(&c.keys[u - 1], &c.keys[i])) c.keys[u++] = c.keys[i];
+    static const unsigned walkers[] = {1, 3, 8}; /* bb_model_open_threads: the same model */
+    for (size_t w = 0; w < sizeof walkers / sizeof walkers[0]; w++)
+        check_stream(dumps, n, dedup, walkers[w], what, c.keys, u);
+    printf("ok %s: %zu records (%zu before dedup)\n", what, u, c.n);
+    free(c.keys);
+}
+
+/* The model of `dumps` opened with `threads` ring walkers yields exactly keys[0, u). */
+static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads,
+                         const char *what, const key *keys, size_t u) {
     bb_model *m = NULL;
     bb_error err;
-    CHECK(bb_model_open(dumps, n, dedup, &m, &err) == BB_OK, "%s: %s", what, err.message);
+    CHECK(bb_model_open_threads(dumps, n, dedup, threads, &m, &err) == BB_OK, "%s: %s", what,
+          err.message);
     if (!m) return;
     CHECK(bb_model_record_count(m) == u, "%s: record_count %llu, want %zu", what,
           (unsigned long long)bb_model_record_count(m), u);
@@ -251,18 +266,17 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
     while (it && bb_model_next(it, &r)) {
         key k = {r.rec.ts, r.rec.instance_id, r.rec.shard_id, r.rec.offset, r.input,
                  first_value(&r.rec)};
-        if (i >= u || cmp_key(&k, &c.keys[i]) != 0 || k.value != c.keys[i].value) {
+        if (i >= u || cmp_key(&k, &keys[i]) != 0 || k.value != keys[i].value) {
             if (bad++ < 5)
-                fprintf(stderr, "%s: record %zu: ts %llu shard %u off %u input %zu\n", what, i,
-                        (unsigned long long)k.ts, k.shard, k.offset, k.input);
+                fprintf(stderr, "%s (%u walkers): record %zu: ts %llu shard %u off %u input %zu\n",
+                        what, threads, i, (unsigned long long)k.ts, k.shard, k.offset, k.input);
         }
         i++;
     }
-    CHECK(bad == 0 && i == u, "%s: %zu mismatches, %zu of %zu records", what, bad, i, u);
-    printf("ok %s: %zu records (%zu before dedup)\n", what, u, c.n);
+    CHECK(bad == 0 && i == u, "%s (%u walkers): %zu mismatches, %zu of %zu records", what,
+          threads, bad, i, u);
     bb_model_iter_free(it);
     bb_model_close(m);
-    free(c.keys);
 }
 
 int main(void) {

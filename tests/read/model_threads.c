@@ -1,6 +1,7 @@
 /* model_threads.c — several iterators over one model (and walks over one dump) at once from
  * different threads: the model and dumps are read-only after open, so each thread must see the
- * same sequence as a single-threaded run. Labelled concurrent (runs under ThreadSanitizer).
+ * same sequence as a single-threaded run; the model itself is opened with its rings walked on
+ * several threads (bb_model_open_threads). Labelled concurrent (runs under ThreadSanitizer).
  * Exits 77 when the golden vectors are absent.
  */
 /* SPDX-License-Identifier: MIT */
@@ -79,7 +80,7 @@ int main(void) {
     }
     bb_model *m = NULL;
     bb_error err;
-    if (bb_model_open(d, 3, true, &m, &err) != BB_OK) {
+    if (bb_model_open_threads(d, 3, true, THREADS, &m, &err) != BB_OK) { /* rings walked at once */
         fprintf(stderr, "FAIL model: %s\n", err.message);
         return 1;
     }
