@@ -274,9 +274,11 @@ static int start(writer *w)
         pq_col_init(&w->cols[i], &w->ctx, w->lay.leaves[i].type, w->lay.leaves[i].max_def,
                     w->lay.leaves[i].dict);
     w->ninst = bb_model_instance_count(w->model);
-    w->inst = calloc(w->ninst ? w->ninst : 1, sizeof *w->inst);
+    size_t ni = w->ninst ? w->ninst : 1;
+    w->inst = aligned_alloc(_Alignof(instance_slot), ni * sizeof *w->inst); /* a multiple */
     if (!w->inst)
         return fail(w, "%s", "out of memory");
+    memset(w->inst, 0, ni * sizeof *w->inst);
     for (size_t i = 0; i < w->ninst; i++) {
         w->inst[i].inst = bb_model_instance(w->model, i);
         w->inst[i].id = w->inst[i].inst->instance_id;

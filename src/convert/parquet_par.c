@@ -3,13 +3,19 @@
  *
  * The reading thread (the caller's) pulls records from the model and stages them into one of
  * two batches (a pointer to their field bytes in the dump, which outlives the write; a copy
- * for the one record that wraps, whose bytes are the iterator's). A batch never crosses a budget check (every
- * PQW_CHECK_ROWS rows of a row group) nor the row-group size, so the cuts are decided exactly
- * where the serial writer decides them. While the N workers render one batch, each task into
- * its own group of columns (leaf i belongs to group i mod G, G = 4N at most), the reader fills
- * the other; then it waits for them, counts the rows, and closes the row group when due: the
- * workers seal the column chunks, the reader writes them in order. Memory: the columns are the
- * serial writer's (the budget holds as before), plus two batches and each worker's scratch.
+ * for the one record that wraps, whose bytes are the iterator's). A batch never crosses a
+ * budget check (every PQW_CHECK_ROWS rows of a row group) nor the row-group size, so the cuts
+ * are decided exactly where the serial writer decides them. While the N - 1 workers render one
+ * batch, each task into its own group of columns (leaf i belongs to group i mod G, G = 2N at
+ * most), the reader fills the other; then it takes the batch's tasks no worker has started
+ * (as worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the
+ * rows, and closes the row group when due: the workers and the reader seal the column chunks,
+ * the reader writes them in order. Memory: the columns are the serial writer's (the budget holds
+ * as before), plus two batches and each thread's scratch.
+ *
+ * The batches' item arrays are cache-line aligned and the next items prefetched: the reader's
+ * stores into lines the workers had just read were its largest cost in a profile (20 % of all
+ * samples; docs/PERFORMANCE.md has the figures before and after).
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -39,7 +45,7 @@ typedef struct batch {
 
 struct pq_par {
     wp_pool *pool;
-    unsigned nthreads;
+    unsigned nworkers;
     size_t ngroups;
     uint8_t *owner;     /* leaf -> group */
     size_t *gstart;     /* group g's leaves: gleaf[gstart[g] .. gstart[g+1]) */
@@ -111,7 +117,7 @@ void pq_par_seal(writer *w, pq_chunk_meta *chunks)
 {
     w->par->seal_to = chunks;
     wp_start(w->par->pool, seal_task, w, w->par->ngroups);
-    wp_wait(w->par->pool);
+    wp_help(w->par->pool, w->par->nworkers);
 }
 
 /* Stage a copy of item `tmpl` into batch b, its field bytes (n of them, or none: src NULL)
@@ -143,7 +149,7 @@ static int land(writer *w)
     pq_par *p = w->par;
     if (!p->flying)
         return 0;
-    wp_wait(p->pool);
+    wp_help(p->pool, p->nworkers);
     p->flying = false;
     w->rg_rows += p->fly_n;
     w->rows += p->fly_n;
@@ -189,6 +195,7 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
     if (is)
         is->rows++; /* here, not on the workers: the reader reads the slot's id on every row */
     item *it = &b->items[b->n++];
+    __builtin_prefetch(it + 16, 1, 3); /* for writing: lines the workers last read */
     it->rc = pqw_rec_of(mr);
     it->foff = NO_FIELDS;
     it->pl = pl;
@@ -219,7 +226,7 @@ int pq_par_drain(writer *w)
         if (!dispatch(w))
             return oom(w);
     }
-    for (unsigned k = 0; k < p->nthreads; k++)
+    for (unsigned k = 0; k <= p->nworkers; k++)
         if (p->lanes[k].text.failed)
             return oom(w);
     return 0;
@@ -229,7 +236,7 @@ int pq_par_drain(writer *w)
 static bool assign_groups(writer *w, pq_par *p)
 {
     size_t n = w->lay.nleaves;
-    p->ngroups = (size_t)p->nthreads * GROUPS_PER_THREAD;
+    p->ngroups = (size_t)(p->nworkers + 1) * GROUPS_PER_THREAD;
     if (p->ngroups > n)
         p->ngroups = n ? n : 1;
     if (p->ngroups > 255)
@@ -278,11 +285,11 @@ static bool plan_fields(writer *w, pq_par *p)
 /* Each worker's compressor (the writer's settings) and the two batches. */
 static bool alloc_workers(writer *w, pq_par *p)
 {
-    p->lanes = calloc(p->nthreads, sizeof *p->lanes);
-    p->ctxs = calloc(p->nthreads, sizeof *p->ctxs);
+    p->lanes = calloc(p->nworkers + 1, sizeof *p->lanes);
+    p->ctxs = calloc(p->nworkers + 1, sizeof *p->ctxs);
     if (!p->lanes || !p->ctxs)
         return false;
-    for (unsigned k = 0; k < p->nthreads; k++) {
+    for (unsigned k = 0; k <= p->nworkers; k++) {
         if (!pq_ctx_init(&p->ctxs[k], &w->out, w->ctx.level))
             return false;
         p->ctxs[k].codec = w->ctx.codec;
@@ -290,7 +297,7 @@ static bool alloc_workers(writer *w, pq_par *p)
         p->ctxs[k].dict_max = w->ctx.dict_max;
     }
     for (int i = 0; i < 2; i++) { /* bytes from the start: never NULL + offset */
-        p->b[i].items = calloc(BATCH_ROWS, sizeof *p->b[i].items);
+        p->b[i].items = aligned_alloc(64, BATCH_ROWS * sizeof *p->b[i].items);
         if (!p->b[i].items || !pq_buf_reserve(&p->b[i].bytes, 65536))
             return false;
     }
@@ -303,11 +310,11 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
     if (!p)
         return 1;
     w->par = p;
-    p->nthreads = threads;
+    p->nworkers = threads - 1; /* and the reading thread, which helps (wp_help) */
     p->after_rows = after_rows;
     if (!assign_groups(w, p) || !plan_fields(w, p) || !alloc_workers(w, p))
         return 1;
-    p->pool = wp_create(threads);
+    p->pool = wp_create(p->nworkers);
     if (!p->pool) { /* no threads to be had: the serial writer, same output */
         pq_par_free(w);
         return 0;
@@ -325,11 +332,11 @@ void pq_par_free(writer *w)
         wp_wait(p->pool);
         wp_free(p->pool);
     }
-    for (unsigned k = 0; p->lanes && k < p->nthreads; k++) {
+    for (unsigned k = 0; p->lanes && k <= p->nworkers; k++) {
         pq_buf_free(&p->lanes[k].text);
         u64map_free(&p->lanes[k].utf8);
     }
-    for (unsigned k = 0; p->ctxs && k < p->nthreads; k++)
+    for (unsigned k = 0; p->ctxs && k <= p->nworkers; k++)
         if (p->ctxs[k].zstd)
             pq_ctx_free(&p->ctxs[k]);
     /* the columns may still point at a worker's compressor: give them the writer's back */

@@ -28,11 +28,14 @@
 /* Rows are checked against the memory budget every this many rows of a row group. */
 #define PQW_CHECK_ROWS 8192u
 
-typedef struct instance_slot {
-    uint64_t id;
+/* Each part on its own cache line (the array is 64-byte aligned): with --threads the reading
+ * thread reads `id` and counts `rows` on every row while a worker updates `cache` on every
+ * row, and a line they share moves between the CPUs on every row. */
+typedef struct instance_slot { /* 192 bytes */
+    uint64_t id;                      /* read-only once set */
     const bb_rinstance *inst;
-    pq_dict_cache cache; /* the instance_id column's: touched by that column's thread only */
-    uint64_t rows;       /* rows written: counted by the reading thread */
+    _Alignas(64) pq_dict_cache cache; /* the instance_id column's: that column's thread only */
+    _Alignas(64) uint64_t rows;       /* rows written: counted by the reading thread */
 } instance_slot;
 
 /* A decoded enum label or interned text that can go in as stable bytes (pq_col_str_stable):
@@ -128,11 +131,12 @@ typedef int (*pqw_after_rows_fn)(writer *w);
 
 /* ---- convert/parquet_par.c: the parallel engine, below the writer ---- */
 
-/* pq_par_start sets w->par and w->owner for `threads` (> 1) workers, which call `after_rows`
- * once a batch's rows are counted, or leaves them NULL (serial) if threads could not be had;
- * 0, or 1 with the message set (out of memory). pq_par_add stages a row (encoded later, in order);
- * pq_par_drain encodes every staged row; pq_par_seal seals every column of the open row group
- * into chunks[] on the workers (nothing in flight). pq_par_free stops the workers. */
+/* pq_par_start sets w->par and w->owner for `threads` (> 1) threads, threads - 1 workers and
+ * the caller's (which calls `after_rows` once a batch's rows are counted), or leaves them NULL
+ * (serial) if threads could not be had; 0, or 1 with the message set (out of memory).
+ * pq_par_add stages a row (encoded later, in order); pq_par_drain encodes every staged row;
+ * pq_par_seal seals every column of the open row group into chunks[] on the workers and the
+ * caller (nothing in flight). pq_par_free stops the workers. */
 int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
 int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
 int pq_par_drain(writer *w);

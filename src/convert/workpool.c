@@ -1,6 +1,8 @@
 /* convert/workpool.c — the worker threads of convert --threads (see convert/workpool.h): one
  * mutex guards the job (function, next task, tasks not yet finished); workers sleep on one
- * condition variable, the waiting caller on another. */
+ * condition variable, the waiting caller on another (or takes tasks itself: wp_help). A short
+ * spin before sleeping was tried for the Parquet writer's millisecond jobs and changed nothing
+ * measurable on 2 CPUs (2.34 / 2.31 / 2.30 s for 0 / 50 / 200 us, medians of 7). */
 /* SPDX-License-Identifier: MIT */
 #include "convert/workpool.h"
 
@@ -109,6 +111,25 @@ void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
 void wp_wait(wp_pool *p)
 {
     pthread_mutex_lock(&p->mu);
+    while (p->unfinished > 0)
+        pthread_cond_wait(&p->done, &p->mu);
+    p->ntasks = 0;
+    p->next = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void wp_help(wp_pool *p, unsigned worker)
+{
+    pthread_mutex_lock(&p->mu);
+    while (p->next < p->ntasks) {
+        size_t t = p->next++;
+        wp_task_fn fn = p->fn;
+        void *ctx = p->ctx;
+        pthread_mutex_unlock(&p->mu);
+        fn(ctx, t, worker);
+        pthread_mutex_lock(&p->mu);
+        --p->unfinished; /* the caller is the one waiting for the last: no signal */
+    }
     while (p->unfinished > 0)
         pthread_cond_wait(&p->done, &p->mu);
     p->ntasks = 0;

@@ -2,7 +2,7 @@
  * one job at a time, for the writers that encode in parallel (convert --threads).
  *
  * The caller starts a job of `ntasks` tasks and may go on with other work (its own thread is
- * not one of the workers) until it waits for the job. Each task runs exactly once, on one
+ * not one of the workers) until it waits for the job, or helps with it (wp_help). Each task runs exactly once, on one
  * worker, which is passed as `worker` (0 .. nthreads-1) so a task can use that worker's own
  * scratch. Which worker runs which task, and in what order, is not fixed: a job whose result
  * must not depend on it gives each task state no other task touches. Everything the caller
@@ -25,6 +25,9 @@ wp_pool *wp_create(unsigned nthreads);
 void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks);
 /* Block until every task of the job started last has returned (at once if none). */
 void wp_wait(wp_pool *p);
+/* wp_wait, but the caller first runs the job's tasks no worker has taken yet, as worker
+ * `worker` (nthreads, one past the pool's own: the tasks' scratch must have that entry). */
+void wp_help(wp_pool *p, unsigned worker);
 /* Stop and join the workers (after wp_wait). NULL is ignored. */
 void wp_free(wp_pool *p);
 
