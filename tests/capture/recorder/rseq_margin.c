@@ -9,10 +9,16 @@
  * 4 KiB event: a ring that never began one keeps those counts (the margin is that ring's own:
  * src/format/rseq_margin.h; a process-wide margin lost ~100 records), and a ring whose first
  * record was one loses about 4 KiB of 40-byte records (the out-of-line path kept its size).
- * Skipped (77) where the recorder is not on the rseq path. */
+ * Both once more with a ring file, read as `backbeat recover` reads one (bb_ring_snapshot,
+ * src/read/ring_window.c: the size kept in the file's cursor). Skipped (77) where the recorder
+ * is not on the rseq path. */
 /* SPDX-License-Identifier: MIT */
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <backbeat/ring_reader.h>
 
 #include "rec_util.h"
 
@@ -50,15 +56,33 @@ static uint64_t expected_in_window(uint64_t frame, uint64_t n, uint64_t pos) {
     return e;
 }
 
-/* Fill a fresh recorder with n records of one event (after one Big record if `big`), dump,
- * count; returns the records lost. */
-static long run(bool whole, bool big, uint64_t *kept, uint64_t *window) {
+/* The recorder's dump, taken the way `backbeat recover` reads its ring file (live). */
+static void take_from_file(bb_recorder *rec, rec_dump *d) {
+    memset(d, 0, sizeof *d);
+    bb_ring *ring = NULL;
+    bb_error err;
+    if (bb_ring_open(bb_recorder_ring_path(rec), &ring, &err) != BB_OK ||
+        bb_ring_snapshot(ring, &d->buf, &d->len, &err) != BB_OK ||
+        bb_dump_open_memory(d->buf, d->len, "ring", &d->dump, &err) != BB_OK) {
+        fprintf(stderr, "ring file read back: %s\n", err.message);
+        exit(1);
+    }
+    bb_ring_close(ring);
+    d->inst = bb_dump_find_instance(d->dump, bb_recorder_instance_id(rec));
+    if (!d->inst) exit(1);
+}
+
+/* Fill a fresh recorder (in a ring file in `dir` if not NULL) with n records of one event
+ * (after one Big record if `big`), dump, count; returns the records lost. */
+static long run(bool whole, bool big, const char *dir, uint64_t *kept, uint64_t *window) {
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = 64;
     o.bytes_per_shard = MG_CAP;
     bb_recorder *rec = NULL;
-    if (bb_recorder_create(&o, &rec) != BB_OK) return -1;
+    if (dir ? bb_recorder_create_ring(&o, dir, false, &rec, NULL) != BB_OK
+            : bb_recorder_create(&o, &rec) != BB_OK)
+        return -1;
     if (strcmp(bb_recorder_commit_name(rec), "rseq") != 0) {
         bb_recorder_free(rec);
         return -2;
@@ -78,7 +102,8 @@ static long run(bool whole, bool big, uint64_t *kept, uint64_t *window) {
         else BB_RECORD(rec, m34_ev, .seq = i, .check = c);
     }
     rec_dump d;
-    rec_dump_take(rec, &d);
+    if (dir) take_from_file(rec, &d);
+    else rec_dump_take(rec, &d);
     rec_list l;
     rec_collect(&d, (uint32_t)sched_getcpu(), &l);
     uint64_t good = 0;
@@ -91,7 +116,12 @@ static long run(bool whole, bool big, uint64_t *kept, uint64_t *window) {
     *kept = l.n;
     *window = expected_in_window(frame, n, big ? MG_BIG : 0);
     free(l.items);
-    rec_dump_release(&d);
+    if (dir) {
+        bb_dump_close(d.dump);
+        bb_ring_buffer_free(d.buf);
+    } else {
+        rec_dump_release(&d);
+    }
     bb_recorder_free(rec);
     return (long)*window - (long)*kept;
 }
@@ -104,21 +134,27 @@ int main(void) {
         fprintf(stderr, "cannot pin to one CPU: skipped\n");
         return 77;
     }
-    for (int k = 0; k < 3; k++) {
-        bool whole = k != 1, big = k == 2;
+    char dir[] = "/tmp/bb_rseq_margin_XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    for (int k = 0; k < 5; k++) {
+        bool whole = k != 1, big = k == 2 || k == 4;
+        const char *file = k >= 3 ? dir : NULL; /* 3, 4: the ring file's cases of 0 and 2 */
         uint64_t kept = 0, window = 0;
-        long lost = run(whole, big, &kept, &window);
+        long lost = run(whole, big, file, &kept, &window);
         if (lost == -2) {
             fprintf(stderr, "not on the rseq commit path here: skipped\n");
+            rmdir(dir);
             return 77;
         }
-        printf("%s frames%s: kept %llu of the %llu records in the window (%ld lost)\n",
-               whole ? "40-byte" : "34-byte", big ? " after a 4 018-byte one" : "",
+        printf("%s%s frames%s: kept %llu of the %llu records in the window (%ld lost)\n",
+               file ? "ring file, " : "", whole ? "40-byte" : "34-byte",
+               big ? " after a 4 018-byte one" : "",
                (unsigned long long)kept, (unsigned long long)window, lost);
         if (big) /* the margin is the Big frame in words (4 024 bytes): 100 or 101 records */
             CHECK(lost >= 4024 / 40 && lost <= 4024 / 40 + 2);
         else
             CHECK(lost >= 0 && lost <= (whole ? 1 : 2));
     }
+    CHECK(rmdir(dir) == 0); /* the ring files went with their recorders */
     return rec_finish("recorder_rseq_margin");
 }
