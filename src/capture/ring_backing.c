@@ -26,6 +26,12 @@
 _Static_assert(sizeof(struct bb__tslot) == BB_RING_SLOT_STRIDE &&
                    offsetof(struct bb__tslot, taglen) == 0 && offsetof(struct bb__tslot, pos) == 8,
                "ring file announcement layout");
+/* ... and its cursors the recorder's struct bb__cursor. */
+_Static_assert(sizeof(struct bb__cursor) == BB_RING_CURSOR_STRIDE &&
+                   offsetof(struct bb__cursor, head) == BB_RC_HEAD &&
+                   offsetof(struct bb__cursor, damaged_below) == BB_RC_DAMAGED_BELOW &&
+                   offsetof(struct bb__cursor, big_frame) == BB_RC_BIG_FRAME,
+               "ring file cursor layout");
 
 /* Default size of the metadata log (schemas and view sets). */
 #define BB_RING_META_DEFAULT (1u << 20)

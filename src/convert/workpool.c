@@ -108,14 +108,20 @@ void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
     pthread_mutex_unlock(&p->mu);
 }
 
-void wp_wait(wp_pool *p)
+/* With the mutex held: wait for the job's last task, clear the job, unlock. */
+static void finish_locked(wp_pool *p)
 {
-    pthread_mutex_lock(&p->mu);
     while (p->unfinished > 0)
         pthread_cond_wait(&p->done, &p->mu);
     p->ntasks = 0;
     p->next = 0;
     pthread_mutex_unlock(&p->mu);
+}
+
+void wp_wait(wp_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    finish_locked(p);
 }
 
 void wp_help(wp_pool *p, unsigned worker)
@@ -130,11 +136,7 @@ void wp_help(wp_pool *p, unsigned worker)
         pthread_mutex_lock(&p->mu);
         --p->unfinished; /* the caller is the one waiting for the last: no signal */
     }
-    while (p->unfinished > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    p->ntasks = 0;
-    p->next = 0;
-    pthread_mutex_unlock(&p->mu);
+    finish_locked(p);
 }
 
 void wp_free(wp_pool *p)

@@ -29,6 +29,10 @@
 #define BB_RING_HEADER_SIZE 4096u
 #define BB_RING_ALIGN 4096u
 #define BB_RING_CURSOR_STRIDE 128u
+/* A cursor's words (each u64): the head, the lapped writer's mark, the rseq big frame. */
+#define BB_RC_HEAD 0u
+#define BB_RC_DAMAGED_BELOW 8u
+#define BB_RC_BIG_FRAME 16u
 #define BB_RING_HOST_MAX 256u
 
 /* Header offsets. [0, BB_RING_CHECKED) never changes after creation and is covered by the

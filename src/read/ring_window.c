@@ -117,9 +117,9 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
 #if !defined(__SANITIZE_THREAD__) /* gcc's TSan has no fences (-Wtsan); it checks races, not this */
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the copy's reads before the second head read */
 #endif
-    uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i)) : h0;
-    uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + 8);
-    uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + 16); /* after the copy: big_frame */
+    uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_HEAD) : h0;
+    uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_DAMAGED_BELOW);
+    uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_BIG_FRAME); /* after the copy */
     uint64_t margin =
         bb_rseq_margin(h1, cap, bb_rseq_shard_frame(&r->frames, kept));
     uint64_t end = bb_ring_copy_cut(h0, h1, margin, cap);
