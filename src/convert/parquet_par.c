@@ -6,12 +6,19 @@
  * for the one record that wraps, whose bytes are the iterator's). A batch never crosses a
  * budget check (every PQW_CHECK_ROWS rows of a row group) nor the row-group size, so the cuts
  * are decided exactly where the serial writer decides them. While the N - 1 workers render one
- * batch, each task into its own group of columns (leaf i belongs to group i mod G, G = 2N at
- * most), the reader fills the other; then it takes the batch's tasks no worker has started
- * (as worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the
- * rows, and closes the row group when due: the workers and the reader seal the column chunks,
- * the reader writes them in order. Memory: the columns are the serial writer's (the budget holds
+ * batch, the reader fills the other; then it takes the batch's tasks no worker has started (as
+ * worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the rows,
+ * and closes the row group when due: the workers and the reader seal the column chunks, the
+ * reader writes them in order. Memory: the columns are the serial writer's (the budget holds
  * as before), plus two batches and each thread's scratch.
+ *
+ * A batch is rendered a leaf (column) at a time: at dispatch the reader sorts the batch's row
+ * indices by plan (a counting sort), so a leaf that one plan writes visits only that plan's
+ * rows; a leaf several plans write (promoted columns, versions) scans the batch. The tasks
+ * are units of leaves, heaviest first: each leaf's rendering is timed, and every PLAN_EVERY
+ * batches the units are re-cut from those times (one unit per heavy leaf, light ones
+ * packed together), so the last tasks of a batch, the ones a thread may wait for, are small.
+ * Which thread renders a leaf never changes its bytes, only how long the batch takes.
  *
  * The batches' item arrays are cache-line aligned and the reader asks for the next items' lines
  * for writing (PREFETCHW): its stores into lines a worker had just read were its largest cost
@@ -21,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "convert/parquet_writer.h"
 #include "convert/workpool.h"
@@ -29,7 +37,12 @@
                             2048 took 10-20 % more wall time on 2 CPUs) */
 #define BATCH_BYTES ((size_t)8 << 20) /* field bytes one batch stages at most (then cut early) */
 #define NO_FIELDS SIZE_MAX
-#define GROUPS_PER_THREAD 2 /* column groups (tasks of a batch) per worker: some balance */
+#define UNITS_PER_THREAD 8 /* a batch's light leaves are packed into units of about
+                              1 / (UNITS_PER_THREAD * threads) of its measured time */
+#define PLAN_EVERY 16u     /* batches between two cuts (the times of all of them: a column's
+                              page is compressed in one batch of several) */
+#define MISSING UINT32_MAX /* a leaf's action for a plan: NULL in the present group */
+#define NOT_MINE (UINT32_MAX - 1)
 #define PREFETCH_AHEAD 16u  /* items (1 KiB) the reader asks for ahead of its stores: 16 and 32
                                took 2.04 / 2.09 s (10 M records, 2 threads, medians of 9) */
 
@@ -42,16 +55,20 @@ typedef struct batch {
     _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
                                  the other */
     size_t n;
-    pq_buf bytes; /* the staged records' field bytes */
+    pq_buf bytes;     /* the staged records' field bytes */
+    uint32_t *order;  /* at dispatch: the item indices grouped by plan, ascending in each */
+    uint32_t *pstart; /* plan q's items are order[pstart[q] .. pstart[q + 1]) */
 } batch;
+
+/* A leaf and its measured cost, for cutting units. */
+typedef struct leaf_cost {
+    uint64_t ns;
+    int32_t leaf;
+} leaf_cost;
 
 struct pq_par {
     wp_pool *pool;
     unsigned nworkers;
-    size_t ngroups;
-    uint8_t *owner;     /* leaf -> group */
-    size_t *gstart;     /* group g's leaves: gleaf[gstart[g] .. gstart[g+1]) */
-    size_t *gleaf;
     pqw_lane *lanes;    /* per worker */
     pq_ctx *ctxs;       /* per worker: compressor and page scratch */
     batch b[2];
@@ -59,10 +76,17 @@ struct pq_par {
     bool flying;        /* the other batch is being rendered */
     size_t fly_n;       /* its rows */
     uint64_t r0, seq0;  /* its first row in the row group, its first seq */
+    uint64_t batches;   /* dispatched so far */
     pq_chunk_meta *seal_to;
     pqw_after_rows_fn after_rows; /* the writer's: closes the row group when due */
-    size_t *pfstart;    /* plan p's fields of group g: pfield[pfstart[p*G+g] .. pfstart[p*G+g+1]) */
-    uint32_t *pfield;
+    uint32_t *lw_start; /* leaf L (>= PQ_DENSE) is written by the plans lw_plan[lw_start[L] ..
+                           lw_start[L + 1]) (ascending), as field lw_act[..] or MISSING */
+    uint32_t *lw_plan, *lw_act;
+    size_t nunits;      /* the tasks: unit u renders leaves uleaf[ustart[u] .. ustart[u + 1]) */
+    uint32_t *ustart;
+    int32_t *uleaf;
+    uint64_t *cost;     /* per leaf: nanoseconds its rendering took since the last cut */
+    leaf_cost *sorted;  /* scratch of cut_units */
 };
 
 /* Ask for the cache line at p in a writable state: the reader is about to fill items whose
@@ -85,52 +109,137 @@ static int oom(writer *w)
     return 1;
 }
 
-/* Point group g's columns at worker k's compressor and scratch. */
-static void bind(writer *w, size_t g, unsigned k)
+/* Monotonic nanoseconds (0 if the clock fails: the cut is then arbitrary, never wrong). */
+static uint64_t now_ns(void)
 {
-    pq_par *p = w->par;
-    for (size_t i = p->gstart[g]; i < p->gstart[g + 1]; i++)
-        w->cols[p->gleaf[i]].ctx = &p->ctxs[k];
+    struct timespec t;
+    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+        return 0;
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Task g of a batch: render its rows into group g's columns. */
-static void render_task(void *arg, size_t g, unsigned k)
+/* Leaf L's action for plan q (a field index, MISSING), or NOT_MINE: a binary search of the
+ * leaf's plans. */
+static uint32_t action_of(const pq_par *p, int32_t L, uint32_t q)
 {
-    writer *w = arg;
+    uint32_t lo = p->lw_start[L], hi = p->lw_start[L + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->lw_plan[mid] == q)
+            return p->lw_act[mid];
+        if (p->lw_plan[mid] < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NOT_MINE;
+}
+
+/* Action `a` of leaf L for item `it` as row r. */
+static inline void put_action(writer *w, pqw_lane *ln, int32_t L, uint32_t a, const item *it,
+                              uint64_t r)
+{
+    if (a == MISSING)
+        pq_col_null(&w->cols[L], r, 1);
+    else
+        pqw_render_field(w, ln, &it->rc, it->pl, a, r);
+}
+
+/* Leaf L of the batch in flight (b, its n rows from row r0, seq seq0). */
+static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint64_t r0,
+                        uint64_t seq0, int32_t L)
+{
     pq_par *p = w->par;
-    bind(w, g, k);
-    /* locals: the reader keeps writing next to these while the task runs */
-    const item *items = p->b[p->cur ^ 1].items;
-    const size_t n = p->fly_n, G = p->ngroups, *pfstart = p->pfstart;
-    const uint32_t *pfield = p->pfield;
-    const uint64_t r0 = p->r0, seq0 = p->seq0;
-    const pq_plan *plans = w->lay.plans;
-    pqw_lane *ln = &p->lanes[k];
-    for (int32_t d = 0; d < PQ_DENSE && (size_t)d < w->lay.nleaves; d++)
-        if (p->owner[d] == g) /* column by column: one loop each */
-            pqw_render_dense(w, d, items, n, r0, seq0);
-    for (size_t j = 0; j < n; j++) {
-        const item *it = &items[j];
-        size_t at = (size_t)(it->pl - plans) * G + g;
-        pqw_render_part(w, ln, (int)g, &pfield[pfstart[at]], pfstart[at + 1] - pfstart[at],
-                        &it->rc, it->pl, r0 + j);
+    if (L < PQ_DENSE) {
+        pqw_render_dense(w, L, b->items, n, r0, seq0);
+        return;
+    }
+    uint32_t s = p->lw_start[L], e = p->lw_start[L + 1];
+    if (e - s == 1) { /* one plan: its rows only */
+        uint32_t q = p->lw_plan[s], a = p->lw_act[s];
+        for (uint32_t i = b->pstart[q]; i < b->pstart[q + 1]; i++) {
+            uint32_t j = b->order[i];
+            put_action(w, ln, L, a, &b->items[j], r0 + j);
+        }
+        return;
+    }
+    for (size_t j = 0; j < n && e > s; j++) { /* several: every row, in order */
+        const item *it = &b->items[j];
+        uint32_t a = action_of(p, L, (uint32_t)(it->pl - w->lay.plans));
+        if (a != NOT_MINE)
+            put_action(w, ln, L, a, it, r0 + j);
     }
 }
 
-/* Task g of a row group's close: seal group g's columns. */
-static void seal_task(void *arg, size_t g, unsigned k)
+/* Task u of a batch: render unit u's leaves with worker k's compressor and scratch. */
+static void render_task(void *arg, size_t u, unsigned k)
 {
     writer *w = arg;
     pq_par *p = w->par;
-    bind(w, g, k);
-    for (size_t i = p->gstart[g]; i < p->gstart[g + 1]; i++)
-        (void)pq_col_seal(&w->cols[p->gleaf[i]], w->rg_rows, &p->seal_to[p->gleaf[i]]);
+    /* locals: the reader keeps writing next to these while the task runs */
+    const batch *b = &p->b[p->cur ^ 1];
+    const size_t n = p->fly_n;
+    const uint64_t r0 = p->r0, seq0 = p->seq0;
+    uint64_t t = now_ns();
+    for (uint32_t i = p->ustart[u]; i < p->ustart[u + 1]; i++) {
+        int32_t L = p->uleaf[i];
+        w->cols[L].ctx = &p->ctxs[k];
+        render_leaf(w, &p->lanes[k], b, n, r0, seq0, L);
+        uint64_t t1 = now_ns();
+        p->cost[L] += t1 - t;
+        t = t1;
+    }
+}
+
+/* Task u of a row group's close: seal unit u's columns. */
+static void seal_task(void *arg, size_t u, unsigned k)
+{
+    writer *w = arg;
+    pq_par *p = w->par;
+    for (uint32_t i = p->ustart[u]; i < p->ustart[u + 1]; i++) {
+        int32_t L = p->uleaf[i];
+        w->cols[L].ctx = &p->ctxs[k];
+        (void)pq_col_seal(&w->cols[L], w->rg_rows, &p->seal_to[L]);
+    }
+}
+
+/* Heavier first, then by leaf: a total order, so the cut is the same for equal times. */
+static int by_cost(const void *a, const void *b)
+{
+    const leaf_cost *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns > y->ns ? -1 : 1;
+    return (x->leaf > y->leaf) - (x->leaf < y->leaf);
+}
+
+/* Re-cut the units from the leaves' times since the last cut: heaviest first, each unit at least a
+ * 1 / (UNITS_PER_THREAD * threads) share of the batch (a heavier leaf is a unit alone). */
+static void cut_units(writer *w, pq_par *p)
+{
+    size_t n = w->lay.nleaves;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->sorted[i] = (leaf_cost){p->cost[i], (int32_t)i};
+        total += p->cost[i];
+        p->cost[i] = 0;
+    }
+    qsort(p->sorted, n, sizeof *p->sorted, by_cost);
+    uint64_t share = total / ((uint64_t)UNITS_PER_THREAD * (p->nworkers + 1)), acc = 0;
+    p->nunits = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->uleaf[i] = p->sorted[i].leaf;
+        acc += p->sorted[i].ns;
+        if (acc >= share || i + 1 == n) {
+            p->ustart[++p->nunits] = (uint32_t)(i + 1);
+            acc = 0;
+        }
+    }
 }
 
 void pq_par_seal(writer *w, pq_chunk_meta *chunks)
 {
     w->par->seal_to = chunks;
-    wp_start(w->par->pool, seal_task, w, w->par->ngroups);
+    wp_start(w->par->pool, seal_task, w, w->par->nunits);
     wp_help(w->par->pool, w->par->nworkers);
 }
 
@@ -170,6 +279,22 @@ static int land(writer *w)
     return p->after_rows(w);
 }
 
+/* Batch b's first k item indices grouped by plan (a stable counting sort). */
+static void sort_by_plan(const writer *w, batch *b, size_t k)
+{
+    size_t np = w->lay.nplans;
+    uint32_t *at = b->pstart;
+    memset(at, 0, (np + 1) * sizeof *at);
+    for (size_t j = 0; j < k; j++)
+        at[b->items[j].pl - w->lay.plans + 1]++;
+    for (size_t q = 0; q < np; q++)
+        at[q + 1] += at[q];
+    for (size_t j = 0; j < k; j++) /* at[q] moves from q's start to its end */
+        b->order[at[b->items[j].pl - w->lay.plans]++] = (uint32_t)j;
+    memmove(at + 1, at, np * sizeof *at);
+    at[0] = 0;
+}
+
 /* Hand the workers the first rows of the batch being filled, up to the next budget check or
  * the row group's end; the rest moves to the other batch, which is filled next. */
 static bool dispatch(writer *w)
@@ -193,12 +318,15 @@ static bool dispatch(writer *w)
     for (size_t j = 0; j < k; j++) /* the bytes stay put from here on */
         if (b->items[j].foff != NO_FIELDS)
             b->items[j].rc.fields = b->bytes.data + b->items[j].foff;
+    sort_by_plan(w, b, k);
+    if (++p->batches % PLAN_EVERY == 0) /* the batches before have landed */
+        cut_units(w, p);
     p->fly_n = k;
     p->r0 = w->rg_rows;
     p->seq0 = w->rows;
     p->flying = true;
     p->cur ^= 1;
-    wp_start(p->pool, render_task, w, p->ngroups);
+    wp_start(p->pool, render_task, w, p->nunits);
     return true;
 }
 
@@ -247,54 +375,61 @@ int pq_par_drain(writer *w)
     return 0;
 }
 
-/* Leaf i to group i mod G, and each group's leaves in order. */
-static bool assign_groups(writer *w, pq_par *p)
+/* Leaf of field f of plan pl that the engine renders by plan (-1: padding, or dense). */
+static int32_t field_leaf(const pq_plan *pl, size_t f)
 {
-    size_t n = w->lay.nleaves;
-    p->ngroups = (size_t)(p->nworkers + 1) * GROUPS_PER_THREAD;
-    if (p->ngroups > n)
-        p->ngroups = n ? n : 1;
-    if (p->ngroups > 255)
-        p->ngroups = 255;
-    p->owner = calloc(n ? n : 1, 1);
-    p->gstart = calloc(p->ngroups + 1, sizeof *p->gstart);
-    p->gleaf = calloc(n ? n : 1, sizeof *p->gleaf);
-    if (!p->owner || !p->gstart || !p->gleaf)
-        return false;
-    size_t at = 0;
-    for (size_t g = 0; g < p->ngroups; g++) {
-        p->gstart[g] = at;
-        for (size_t i = g; i < n; i += p->ngroups) {
-            p->owner[i] = (uint8_t)g;
-            p->gleaf[at++] = i;
-        }
-    }
-    p->gstart[p->ngroups] = at;
-    return true;
+    return pl->map[f].pad || pl->map[f].leaf < PQ_DENSE ? -1 : pl->map[f].leaf;
 }
 
-/* Each plan's fields, by the group of their leaf (in field order within a group). */
-static bool plan_fields(writer *w, pq_par *p)
+/* Which plans write each leaf, and how (lw_*: two passes, a count and a fill, in plan order,
+ * so each leaf's plans are ascending); one unit per leaf until the first timing. */
+static bool leaf_work(writer *w, pq_par *p)
 {
-    size_t G = p->ngroups, np = w->lay.nplans, total = 0;
-    p->pfstart = calloc(np * G + 1, sizeof *p->pfstart);
-    for (size_t i = 0; i < np; i++)
-        total += w->lay.plans[i].schema->field_count;
-    p->pfield = calloc(total ? total : 1, sizeof *p->pfield);
-    if (!p->pfstart || !p->pfield)
-        return false;
-    size_t at = 0;
-    for (size_t i = 0; i < np; i++) {
-        const pq_plan *pl = &w->lay.plans[i];
-        for (size_t g = 0; g < G; g++) {
-            p->pfstart[i * G + g] = at;
-            for (size_t f = 0; f < pl->schema->field_count; f++)
-                if (!pl->map[f].pad && p->owner[pl->map[f].leaf] == g)
-                    p->pfield[at++] = (uint32_t)f;
+    size_t n = w->lay.nleaves, np = w->lay.nplans;
+    p->lw_start = calloc(n + 1, sizeof *p->lw_start);
+    p->ustart = calloc(n + 1, sizeof *p->ustart);
+    p->uleaf = calloc(n ? n : 1, sizeof *p->uleaf);
+    p->cost = calloc(n ? n : 1, sizeof *p->cost);
+    p->sorted = calloc(n ? n : 1, sizeof *p->sorted);
+    uint32_t *next = calloc(n ? n : 1, sizeof *next);
+    bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && next;
+    for (size_t q = 0; ok && q < np; q++) {
+        const pq_plan *pl = &w->lay.plans[q];
+        for (size_t f = 0; f < pl->schema->field_count; f++)
+            if (field_leaf(pl, f) >= 0)
+                p->lw_start[field_leaf(pl, f) + 1]++;
+        for (size_t i = 0; i < pl->nmissing; i++)
+            p->lw_start[pl->missing[i] + 1]++;
+    }
+    for (size_t L = 0; ok && L < n; L++)
+        p->lw_start[L + 1] += p->lw_start[L];
+    size_t total = ok ? p->lw_start[n] : 0;
+    p->lw_plan = calloc(total ? total : 1, sizeof *p->lw_plan);
+    p->lw_act = calloc(total ? total : 1, sizeof *p->lw_act);
+    ok = ok && p->lw_plan && p->lw_act;
+    if (ok)
+        memcpy(next, p->lw_start, n * sizeof *next);
+    for (size_t q = 0; ok && q < np; q++) {
+        const pq_plan *pl = &w->lay.plans[q];
+        for (size_t f = 0; f < pl->schema->field_count; f++) {
+            int32_t L = field_leaf(pl, f);
+            if (L >= 0) {
+                p->lw_plan[next[L]] = (uint32_t)q;
+                p->lw_act[next[L]++] = (uint32_t)f;
+            }
+        }
+        for (size_t i = 0; i < pl->nmissing; i++) {
+            p->lw_plan[next[pl->missing[i]]] = (uint32_t)q;
+            p->lw_act[next[pl->missing[i]]++] = MISSING;
         }
     }
-    p->pfstart[np * G] = at;
-    return true;
+    free(next);
+    for (size_t L = 0; ok && L < n; L++) {
+        p->uleaf[L] = (int32_t)L;
+        p->ustart[L + 1] = (uint32_t)(L + 1);
+    }
+    p->nunits = n;
+    return ok;
 }
 
 /* Each worker's compressor (the writer's settings) and the two batches. */
@@ -313,7 +448,10 @@ static bool alloc_workers(writer *w, pq_par *p)
     }
     for (int i = 0; i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->b[i].items = aligned_alloc(64, BATCH_ROWS * sizeof *p->b[i].items);
-        if (!p->b[i].items || !pq_buf_reserve(&p->b[i].bytes, 65536))
+        p->b[i].order = malloc(BATCH_ROWS * sizeof *p->b[i].order);
+        p->b[i].pstart = malloc((w->lay.nplans + 1) * sizeof *p->b[i].pstart);
+        if (!p->b[i].items || !p->b[i].order || !p->b[i].pstart ||
+            !pq_buf_reserve(&p->b[i].bytes, 65536))
             return false;
     }
     return true;
@@ -327,14 +465,13 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
     w->par = p;
     p->nworkers = threads - 1; /* and the reading thread, which helps (wp_help) */
     p->after_rows = after_rows;
-    if (!assign_groups(w, p) || !plan_fields(w, p) || !alloc_workers(w, p))
+    if (!leaf_work(w, p) || !alloc_workers(w, p))
         return 1;
     p->pool = wp_create(p->nworkers);
     if (!p->pool) { /* no threads to be had: the serial writer, same output */
         pq_par_free(w);
         return 0;
     }
-    w->owner = p->owner;
     return 0;
 }
 
@@ -359,16 +496,19 @@ void pq_par_free(writer *w)
         w->cols[i].ctx = &w->ctx;
     for (int i = 0; i < 2; i++) {
         free(p->b[i].items);
+        free(p->b[i].order);
+        free(p->b[i].pstart);
         pq_buf_free(&p->b[i].bytes);
     }
     free(p->lanes);
     free(p->ctxs);
-    free(p->owner);
-    free(p->gstart);
-    free(p->gleaf);
-    free(p->pfstart);
-    free(p->pfield);
+    free(p->lw_start);
+    free(p->lw_plan);
+    free(p->lw_act);
+    free(p->ustart);
+    free(p->uleaf);
+    free(p->cost);
+    free(p->sorted);
     free(p);
     w->par = NULL;
-    w->owner = NULL;
 }

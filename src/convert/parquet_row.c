@@ -1,7 +1,7 @@
 /* convert/parquet_row.c — one record rendered as one row of the Parquet table: the dense
  * columns, then each field decoded and written into its leaf (promoted column or the event's
- * group), all of them (the serial writer) or one column group's (the parallel engine's
- * workers). Below both convert/parquet.c and convert/parquet_par.c (parquet_writer.h). */
+ * group), all of them (the serial writer) or one field's (the parallel engine's workers, a
+ * leaf at a time). Below both convert/parquet.c and convert/parquet_par.c (parquet_writer.h). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
@@ -212,12 +212,6 @@ static void put_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_plan 
     }
 }
 
-/* Whether leaf `leaf` is rendered by group `group` (< 0: every leaf). */
-static inline bool mine(const writer *w, int group, int32_t leaf)
-{
-    return group < 0 || w->owner[leaf] == (uint8_t)group;
-}
-
 /* The dense columns of row r (the serial writer's; it counts the instance's rows). */
 static void put_dense(writer *w, const pqw_rec *rec, pq_plan *pl, instance_slot *is, uint64_t r,
                       uint64_t seq)
@@ -291,15 +285,11 @@ void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instanc
         pq_col_null(&w->cols[pl->missing[i]], r, 1);
 }
 
-void pqw_render_part(writer *w, pqw_lane *ln, int g, const uint32_t *fl, size_t nfl,
-                     const pqw_rec *rc, pq_plan *pl, uint64_t r)
+void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, uint32_t f,
+                      uint64_t r)
 {
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
-    for (size_t i = 0; i < nfl; i++)
-        if (fl[i] < nf)
-            put_field(w, ln, rc, pl, s, fl[i], r);
-    for (size_t i = 0; i < pl->nmissing; i++)
-        if (mine(w, g, pl->missing[i]))
-            pq_col_null(&w->cols[pl->missing[i]], r, 1);
+    if (f < nf)
+        put_field(w, ln, rc, pl, s, f, r);
 }

@@ -5,9 +5,9 @@
  *
  * A row's values go column by column (each leaf a pq_column); the serial writer renders each
  * row into every column at once. The parallel engine batches rows and has worker threads
- * render a batch, each into its own group of columns: a column sees the very calls of the
- * serial run in the same order, so its bytes are the same, and the row-group cuts, decided on
- * the reading thread between batches from the same counts, are the same too.
+ * render a batch, a leaf (column) at a time, each leaf on one thread: a column sees the very
+ * calls of the serial run in the same order, so its bytes are the same, and the row-group
+ * cuts, decided on the reading thread between batches from the same counts, are the same too.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_PARQUET_WRITER_H
@@ -104,7 +104,6 @@ typedef struct writer {
     size_t last_inst;
     pqw_lane lane;     /* the serial path's */
     pq_par *par;       /* the parallel engine, NULL when serial */
-    const uint8_t *owner; /* leaf -> its column group (parallel), NULL when serial */
     char *err;
     size_t errlen;
 } writer;
@@ -112,14 +111,15 @@ typedef struct writer {
 /* ---- convert/parquet_row.c: rendering, below both the writer and its parallel engine ---- */
 
 /* Render record `rc` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
- * with `seq` as its seq. pqw_render writes every column; pqw_render_part only the non-dense
- * ones of group `group` (w->owner): the missing leaves it owns, and the fields fl[0 .. nfl)
- * of the plan (those whose leaf it owns, in field order). pqw_render_dense writes dense leaf
- * `leaf` (< PQ_DENSE) of n staged rows, rows r0.. with seqs seq0.., in one loop. */
+ * with `seq` as its seq. pqw_render writes every column; pqw_render_field only field `f` of
+ * the plan into its leaf (nothing when the record's own schema has no field f: the row's gap
+ * is NULL, as pqw_render leaves it). pqw_render_dense writes dense leaf `leaf` (< PQ_DENSE) of
+ * n staged rows, rows r0.. with seqs seq0.., in one loop. A plan's missing leaves (other
+ * versions' fields) get pq_col_null(.., r, 1) from pqw_render and from the engine. */
 void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq);
-void pqw_render_part(writer *w, pqw_lane *ln, int group, const uint32_t *fl, size_t nfl,
-                     const pqw_rec *rc, pq_plan *pl, uint64_t r);
+void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, uint32_t f,
+                      uint64_t r);
 void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *items, size_t n, uint64_t r0,
                       uint64_t seq0);
 
@@ -131,7 +131,7 @@ typedef int (*pqw_after_rows_fn)(writer *w);
 
 /* ---- convert/parquet_par.c: the parallel engine, below the writer ---- */
 
-/* pq_par_start sets w->par and w->owner for `threads` (> 1) threads, threads - 1 workers and
+/* pq_par_start sets w->par for `threads` (> 1) threads, threads - 1 workers and
  * the caller's (which calls `after_rows` once a batch's rows are counted), or leaves them NULL
  * (serial) if threads could not be had; 0, or 1 with the message set (out of memory).
  * pq_par_add stages a row (encoded later, in order); pq_par_drain encodes every staged row;

@@ -96,6 +96,10 @@ static uint64_t zero_run_start(const bb_rshard *s, uint64_t pos, uint64_t low) {
     return low;
 }
 
+/* Bytes below the walk's position whose line it asks for: `inspect` of a 10 M-record dump took
+ * 0.51 s without, 0.42 / 0.35 / 0.36 / 0.37 s at 256 / 1 Ki / 2 Ki / 4 Ki (medians of 5). */
+#define WALK_PREFETCH 1024u
+
 void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *ctx,
                    bb_walk_stats *stats) {
     bb_walk_stats st = {0, 0};
@@ -110,6 +114,10 @@ void bb_shard_walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *
     bool stopped = false;
     /* pos only decreases and never drops below low, so this runs at most capacity times. */
     while (pos - low >= 2) {
+        /* The walk is a chain of dependent loads (each record's start comes from the trailer
+         * read before it), downwards: ask for the lines a few records below now. */
+        __builtin_prefetch(s->region +
+                           ((size_t)(pos - WALK_PREFETCH) & (size_t)(s->capacity - 1)));
         uint64_t len = ring_u16(s, pos - BB__FRAME_TRAILER);
         if (len == 0) {
             /* Both trailer bytes are zero, and so for every pos down to one past the start

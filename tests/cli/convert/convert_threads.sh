@@ -4,6 +4,8 @@
 #  - Parquet, for N = 1, 2, 3, 4 and every codec this build has, on dumps that give several row
 #    groups: by row count (BACKBEAT_PARQUET_ROW_GROUP=3000, not a multiple of the batches), by
 #    memory budget (BACKBEAT_PARQUET_BUDGET small: early row groups decided between batches),
+#    with full pages (a page compressed inside the batch that fills it), alone and with a budget,
+#    on three builds of one event set in one table (fleet_gen: versions, missing fields),
 #    with the default sizes, with a filter (--event), and on the wide dump (~1200 leaves);
 #  - the trace, for N = 1, 2 and 4: plain, with every span left unclosed, with orphan exits;
 #  - --dataset appends: every part file and views.sql the same for N = 1 and 4;
@@ -16,7 +18,13 @@ B="$1"; G="$2"; W="$3"
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-"$G" big.bb 70000 >/dev/null && "$G" wide.bb wide 6000 >/dev/null || { echo "pq_gendump failed"; exit 1; }
+"$G" big.bb 70000 >/dev/null && "$G" wide.bb wide 6000 >/dev/null &&
+  "$G" pages.bb 400000 >/dev/null || { echo "pq_gendump failed"; exit 1; }
+F="$(dirname "$G")/fleet_gen" # three builds of one event set: versions, missing fields
+for v in 1 2 3; do
+  "$F" "v$v.bb" "$v" "$v" 2000 >/dev/null || { echo "fleet_gen failed"; exit 1; }
+done
+rm -f v?.bb.json
 
 codecs=(zstd none)
 for c in snappy gzip; do
@@ -49,6 +57,13 @@ for c in "${codecs[@]}"; do
   same "rows/$c" BACKBEAT_PARQUET_ROW_GROUP=3000 -- big.bb --compression "$c"
 done
 same "budget" BACKBEAT_PARQUET_BUDGET=150000 -- big.bb
+# full pages (1 MiB: compressed inside a leaf's task, on whichever thread runs it), also with
+# the row groups cut by the budget
+same "pages" X=1 -- pages.bb
+same "pages+budget" BACKBEAT_PARQUET_BUDGET=4000000 -- pages.bb
+# one table of three builds: leaves that several versions write, and the NULLs of the fields a
+# version lacks (present group, NULL leaf)
+same "versions" BACKBEAT_PARQUET_ROW_GROUP=700 -- v1.bb v2.bb v3.bb
 same "default" X=1 -- big.bb
 same "filter" BACKBEAT_PARQUET_ROW_GROUP=5000 -- big.bb --event 'gen::Span*'
 same "wide" BACKBEAT_PARQUET_ROW_GROUP=1000 -- wide.bb --compression-level 1
@@ -89,7 +104,7 @@ for n in 1 4; do
   [ $rc -eq 1 ] || fail "full disk, --threads $n: exit $rc"
   grep -q "cannot write full.parquet: File too large" err.txt ||
     fail "full disk, --threads $n: message $(cat err.txt)"
-  left="$(ls -A | grep -vxE 'big\.bb|wide\.bb|err\.txt')"
+  left="$(ls -A | grep -vxE 'big\.bb|wide\.bb|pages\.bb|v[123]\.bb|err\.txt')"
   [ -z "$left" ] || fail "full disk, --threads $n: left behind: $left"
 done
 
