@@ -11,7 +11,7 @@
 #
 # Each run: wall and CPU (user+system) seconds from /usr/bin/time, records/s by wall time, peak
 # RSS (/usr/bin/time: it includes the pages of the mapped input as they are read) and peak
-# anonymous RSS (/proc/PID/status RssAnon sampled every 50 ms: the writer's own memory, which
+# anonymous RSS (/proc/PID/status RssAnon sampled every 50 ms with builtins: the writer's own memory, which
 # the memory budget bounds), and the load average before it (the machine is shared). The
 # Parquet outputs of --threads 1 and --threads N are compared byte for byte (cmp), and so are
 # the traces. The trace goes to /dev/null (a 100 M-record trace is ~18 GiB; the disk would be
@@ -41,15 +41,21 @@ run() {
   local load
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   /usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "$@" >/dev/null &
-  local tpid=$! anon=0 a pid
+  local tpid=$! anon=0 pid="" k v slp
+  # The sampling must not take a CPU from a run that uses them all: bash builtins only once the
+  # child is found (a pgrep, an awk and a sleep every 50 ms cost a 2-thread run 10-25 %), and a
+  # read with a timeout on a pipe nobody writes to as the sleep.
+  exec {slp}<> <(:)
   while kill -0 "$tpid" 2>/dev/null; do
-    pid="$(pgrep -P "$tpid" | head -1 || true)"
+    [ -n "$pid" ] || pid="$(pgrep -P "$tpid" | head -1 || true)"
     if [ -n "$pid" ]; then
-      a="$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-      [ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+      while read -r k v _; do
+        [ "$k" = RssAnon: ] && [ "$v" -gt "$anon" ] && anon=$v
+      done <"/proc/$pid/status" 2>/dev/null
     fi
-    sleep 0.05
+    read -r -t 0.05 -u "$slp" _ || true
   done
+  exec {slp}>&-
   wait "$tpid" || { echo "convert_threads: $label failed" >&2; exit 1; }
   read -r wall user sys rss <"$dir/time.txt"
   LAST_RATE="$(awk -v n="$n" -v w="$wall" 'BEGIN { if (w <= 0) w = 0.01; printf "%.2f", n / w / 1e6 }')"
@@ -103,6 +109,8 @@ for n in $sizes; do
   fi
   dump="$dir/scale_$n.bb"
   "$gen" "$dump" "$n" >/dev/null
+  # the dump's pages on disk before any timing: its writeback would run beside the first runs
+  sync "$dump"
   echo "-- $n records: dump $(($(stat -c %s "$dump") >> 20)) MiB"
   header
   declare -A rate=() crate=() anon=()
