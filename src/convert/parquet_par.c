@@ -12,12 +12,13 @@
  * reader writes them in order. Memory: the columns are the serial writer's (the budget holds
  * as before), plus two batches and each thread's scratch.
  *
- * A batch is rendered a leaf (column) at a time: at dispatch the reader sorts the batch's row
- * indices by plan (a counting sort), so a leaf that one plan writes visits only that plan's
- * rows; a leaf several plans write (promoted columns, versions) scans the batch. The tasks
- * are units of leaves, heaviest first: each leaf's rendering is timed, and every PLAN_EVERY
- * batches the units are re-cut from those times (one unit per heavy leaf, light ones
- * packed together), so the last tasks of a batch, the ones a thread may wait for, are small.
+ * A batch is rendered a leaf (column) at a time: once it is full the reader sorts its row
+ * indices by plan (a counting sort, while the workers still render the batch before), so a
+ * leaf that one plan writes visits only that plan's rows; a leaf several plans write (promoted
+ * columns, versions) scans the batch. The tasks are units of leaves, heaviest first: each
+ * leaf's rendering is timed, and every PLAN_EVERY batches the units are re-cut from those times
+ * (one unit per heavy leaf, light ones packed together), so the last tasks of a batch, the ones
+ * a thread may wait for, are small.
  * Which thread renders a leaf never changes its bytes, only how long the batch takes.
  *
  * The batches' item arrays are cache-line aligned and the reader asks for the next items' lines
@@ -56,8 +57,9 @@ typedef struct batch {
                                  the other */
     size_t n;
     pq_buf bytes;     /* the staged records' field bytes */
-    uint32_t *order;  /* at dispatch: the item indices grouped by plan, ascending in each */
+    uint32_t *order;  /* the item indices grouped by plan, ascending in each */
     uint32_t *pstart; /* plan q's items are order[pstart[q] .. pstart[q + 1]) */
+    size_t sorted;    /* rows `order` covers (0: not sorted yet) */
 } batch;
 
 /* A leaf and its measured cost, for cutting units. */
@@ -308,6 +310,7 @@ static bool dispatch(writer *w)
     if (k == 0)
         return true;
     o->n = 0;
+    o->sorted = 0;
     o->bytes.len = 0;
     for (size_t j = k; j < b->n; j++) {
         const item *it = &b->items[j];
@@ -318,7 +321,9 @@ static bool dispatch(writer *w)
     for (size_t j = 0; j < k; j++) /* the bytes stay put from here on */
         if (b->items[j].foff != NO_FIELDS)
             b->items[j].rc.fields = b->bytes.data + b->items[j].foff;
-    sort_by_plan(w, b, k);
+    if (b->sorted != k)
+        sort_by_plan(w, b, k);
+    b->sorted = 0; /* for when it is filled again */
     if (++p->batches % PLAN_EVERY == 0) /* the batches before have landed */
         cut_units(w, p);
     p->fly_n = k;
@@ -351,6 +356,8 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
     }
     if (b->n < BATCH_ROWS && b->bytes.len < BATCH_BYTES)
         return 0;
+    sort_by_plan(w, b, b->n); /* now, while the workers are busy: dispatch finds it done */
+    b->sorted = b->n;
     int rc = land(w);
     if (rc)
         return rc;
