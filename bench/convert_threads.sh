@@ -11,11 +11,11 @@
 #
 # Each run: wall and CPU (user+system) seconds from /usr/bin/time, records/s by wall time, peak
 # RSS (/usr/bin/time: it includes the pages of the mapped input as they are read) and peak
-# anonymous RSS (/proc/PID/status RssAnon sampled every 50 ms with builtins: the writer's own memory, which
-# the memory budget bounds), and the load average before it (the machine is shared). The
-# Parquet outputs of --threads 1 and --threads N are compared byte for byte (cmp), and so are
-# the traces. The trace goes to /dev/null (a 100 M-record trace is ~18 GiB; the disk would be
-# measured, not the conversion); the Parquet file to the scratch directory.
+# anonymous RSS (/proc/PID/status RssAnon sampled every 50 ms with builtins: the writer's own
+# memory, which the memory budget bounds), and the load average before it (the machine is
+# shared). The Parquet outputs of --threads 1 and --threads N are compared byte for byte (cmp),
+# and so are the traces. The trace goes to /dev/null (a 100 M-record trace is ~18 GiB; the disk
+# would be measured, not the conversion); the Parquet file to the scratch directory.
 #
 # Env: BENCH_SIZES (default "10000000 100000000"), BENCH_DIR (default BUILD_DIR/bench-threads),
 #      BENCH_THREADS (default: online CPUs), BENCH_DUCKDB=0 to skip DuckDB. Files are removed.
