@@ -59,7 +59,6 @@ typedef struct batch {
     pq_buf bytes;     /* the staged records' field bytes */
     uint32_t *order;  /* the item indices grouped by plan, ascending in each */
     uint32_t *pstart; /* plan q's items are order[pstart[q] .. pstart[q + 1]) */
-    size_t sorted;    /* rows `order` covers (0: not sorted yet) */
 } batch;
 
 /* A leaf and its measured cost, for cutting units. */
@@ -298,7 +297,8 @@ static void sort_by_plan(const writer *w, batch *b, size_t k)
 }
 
 /* Hand the workers the first rows of the batch being filled, up to the next budget check or
- * the row group's end; the rest moves to the other batch, which is filled next. */
+ * the row group's end; the rest moves to the other batch, which is filled next. The caller
+ * sorted the whole batch by plan (sort_by_plan); it is sorted again only when cut. */
 static bool dispatch(writer *w)
 {
     pq_par *p = w->par;
@@ -309,8 +309,8 @@ static bool dispatch(writer *w)
     size_t k = b->n < need ? b->n : (size_t)need;
     if (k == 0)
         return true;
+    bool cut = k < b->n;
     o->n = 0;
-    o->sorted = 0;
     o->bytes.len = 0;
     for (size_t j = k; j < b->n; j++) {
         const item *it = &b->items[j];
@@ -321,9 +321,8 @@ static bool dispatch(writer *w)
     for (size_t j = 0; j < k; j++) /* the bytes stay put from here on */
         if (b->items[j].foff != NO_FIELDS)
             b->items[j].rc.fields = b->bytes.data + b->items[j].foff;
-    if (b->sorted != k)
+    if (cut)
         sort_by_plan(w, b, k);
-    b->sorted = 0; /* for when it is filled again */
     if (++p->batches % PLAN_EVERY == 0) /* the batches before have landed */
         cut_units(w, p);
     p->fly_n = k;
@@ -356,8 +355,7 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
     }
     if (b->n < BATCH_ROWS && b->bytes.len < BATCH_BYTES)
         return 0;
-    sort_by_plan(w, b, b->n); /* now, while the workers are busy: dispatch finds it done */
-    b->sorted = b->n;
+    sort_by_plan(w, b, b->n); /* now, while the workers are busy, not at dispatch */
     int rc = land(w);
     if (rc)
         return rc;
@@ -368,6 +366,7 @@ int pq_par_drain(writer *w)
 {
     pq_par *p = w->par;
     for (;;) {
+        sort_by_plan(w, &p->b[p->cur], p->b[p->cur].n); /* as pq_par_add does */
         int rc = land(w);
         if (rc)
             return rc;
