@@ -122,6 +122,20 @@ static size_t buffered_bytes(const writer *w)
     return n;
 }
 
+/* The columns' chunk buffers kept for the next row group, at most half the budget: the
+ * buffered bytes of a row group count what the columns hold, not these. */
+static void bound_kept(writer *w)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < w->lay.nleaves; i++) {
+        size_t k = pq_col_kept(&w->cols[i]);
+        if (kept + k > w->budget / 2)
+            pq_col_release(&w->cols[i]);
+        else
+            kept += k;
+    }
+}
+
 /* Write the open row group (if any rows) and keep its metadata; false on failure. */
 static bool flush_row_group(writer *w)
 {
@@ -151,6 +165,7 @@ static bool flush_row_group(writer *w)
         for (size_t i = 0; i < w->lay.nleaves && ok; i++)
             ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
     }
+    bound_kept(w);
     w->rg_rows = 0;
     return ok;
 }

@@ -18,7 +18,8 @@
  * columns, versions) scans the batch. The tasks are units of leaves, heaviest first: each
  * leaf's rendering is timed, and every PLAN_EVERY batches the units are re-cut from those times
  * (one unit per heavy leaf, light ones packed together), so the last tasks of a batch, the ones
- * a thread may wait for, are small.
+ * a thread may wait for, are small. A leaf whose page the batch will likely fill goes first, in
+ * a task of its own: the page's compression is the lump of rendering (order_tasks).
  * Which thread renders a leaf never changes its bytes, only how long the batch takes.
  *
  * The batches' item arrays are cache-line aligned and the reader asks for the next items' lines
@@ -67,6 +68,14 @@ typedef struct leaf_cost {
     int32_t leaf;
 } leaf_cost;
 
+/* A leaf's open page as the batches go: what foresees that a batch will compress it. */
+typedef struct leaf_page {
+    size_t fill;       /* its bytes when the batch in flight was dispatched */
+    size_t grow;       /* what it grew by in the leaf's last batch that did not compress it */
+    uint64_t last_ns;  /* the leaf's rendering in its last batch */
+    uint64_t flush_ns; /* ... in its last batch that compressed a page (0: none yet) */
+} leaf_page;
+
 struct pq_par {
     wp_pool *pool;
     unsigned nworkers;
@@ -87,7 +96,11 @@ struct pq_par {
     uint32_t *ustart;
     int32_t *uleaf;
     uint64_t *cost;     /* per leaf: nanoseconds its rendering took since the last cut */
-    leaf_cost *sorted;  /* scratch of cut_units */
+    leaf_cost *sorted;  /* scratch of cut_units and order_tasks */
+    leaf_page *pages;   /* per leaf: its open page, to foresee its compression */
+    size_t nbu;         /* this batch's tasks: task u renders bleaf[bstart[u] .. bstart[u + 1]) */
+    uint32_t *bstart;
+    int32_t *bleaf;
 };
 
 /* Ask for the cache line at p in a writable state: the reader is about to fill items whose
@@ -182,12 +195,13 @@ static void render_task(void *arg, size_t u, unsigned k)
     const size_t n = p->fly_n;
     const uint64_t r0 = p->r0, seq0 = p->seq0;
     uint64_t t = now_ns();
-    for (uint32_t i = p->ustart[u]; i < p->ustart[u + 1]; i++) {
-        int32_t L = p->uleaf[i];
+    for (uint32_t i = p->bstart[u]; i < p->bstart[u + 1]; i++) {
+        int32_t L = p->bleaf[i];
         w->cols[L].ctx = &p->ctxs[k];
         render_leaf(w, &p->lanes[k], b, n, r0, seq0, L);
         uint64_t t1 = now_ns();
         p->cost[L] += t1 - t;
+        p->pages[L].last_ns = t1 - t;
         t = t1;
     }
 }
@@ -234,6 +248,48 @@ static void cut_units(writer *w, pq_par *p)
             p->ustart[++p->nunits] = (uint32_t)(i + 1);
             acc = 0;
         }
+    }
+}
+
+/* Will leaf L's page likely fill, and be compressed, in the next batch (as much again as in
+ * its last batch that compressed none)? */
+static bool will_flush(const writer *w, const leaf_page *g)
+{
+    return g->grow && g->fill + g->grow >= w->ctx.page_bytes;
+}
+
+/* The next batch's tasks: first, a task per leaf whose page it will likely compress, the
+ * slowest such compression first; then the units without those leaves. A page's compression is
+ * a lump of up to a few batches' rendering of the others: started last, it kept the other
+ * threads waiting (the compressions of one batch are ordered as whole jobs are in "longest
+ * first" scheduling). With every batch landed: the pages are the serial writer's. */
+static void order_tasks(writer *w, pq_par *p)
+{
+    size_t n = w->lay.nleaves, k = 0;
+    for (size_t L = 0; L < n; L++) {
+        leaf_page *g = &p->pages[L];
+        size_t f = w->cols[L].vals.len + w->cols[L].lev.len;
+        if (f >= g->fill)
+            g->grow = f - g->fill;
+        else /* compressed in the last batch (or the row group closed) */
+            g->flush_ns = g->last_ns;
+        g->fill = f;
+        if (will_flush(w, g))
+            p->sorted[k++] = (leaf_cost){g->flush_ns ? g->flush_ns : UINT64_MAX, (int32_t)L};
+    }
+    qsort(p->sorted, k, sizeof *p->sorted, by_cost);
+    p->nbu = 0;
+    p->bstart[0] = 0;
+    for (size_t i = 0; i < k; i++) {
+        p->bleaf[i] = p->sorted[i].leaf;
+        p->bstart[++p->nbu] = (uint32_t)(i + 1);
+    }
+    for (size_t u = 0; u < p->nunits; u++) {
+        for (uint32_t i = p->ustart[u]; i < p->ustart[u + 1]; i++)
+            if (!will_flush(w, &p->pages[p->uleaf[i]]))
+                p->bleaf[k++] = p->uleaf[i];
+        if (k > p->bstart[p->nbu])
+            p->bstart[++p->nbu] = (uint32_t)k;
     }
 }
 
@@ -325,12 +381,13 @@ static bool dispatch(writer *w)
         sort_by_plan(w, b, k);
     if (++p->batches % PLAN_EVERY == 0) /* the batches before have landed */
         cut_units(w, p);
+    order_tasks(w, p);
     p->fly_n = k;
     p->r0 = w->rg_rows;
     p->seq0 = w->rows;
     p->flying = true;
     p->cur ^= 1;
-    wp_start(p->pool, render_task, w, p->nunits);
+    wp_start(p->pool, render_task, w, p->nbu);
     return true;
 }
 
@@ -397,8 +454,12 @@ static bool leaf_work(writer *w, pq_par *p)
     p->uleaf = calloc(n ? n : 1, sizeof *p->uleaf);
     p->cost = calloc(n ? n : 1, sizeof *p->cost);
     p->sorted = calloc(n ? n : 1, sizeof *p->sorted);
+    p->pages = calloc(n ? n : 1, sizeof *p->pages);
+    p->bstart = calloc(n + 1, sizeof *p->bstart);
+    p->bleaf = calloc(n ? n : 1, sizeof *p->bleaf);
     uint32_t *next = calloc(n ? n : 1, sizeof *next);
-    bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && next;
+    bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && p->pages &&
+              p->bstart && p->bleaf && next;
     for (size_t q = 0; ok && q < np; q++) {
         const pq_plan *pl = &w->lay.plans[q];
         for (size_t f = 0; f < pl->schema->field_count; f++)
@@ -515,6 +576,9 @@ void pq_par_free(writer *w)
     free(p->uleaf);
     free(p->cost);
     free(p->sorted);
+    free(p->pages);
+    free(p->bstart);
+    free(p->bleaf);
     free(p);
     w->par = NULL;
 }

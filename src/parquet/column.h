@@ -298,4 +298,10 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
 bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
 bool pq_col_write(pq_column *c, pq_chunk_meta *meta);
 
+/* After a row group's write: bytes of chunk buffer the column keeps for the next one (it keeps
+ * one it filled half of or more: its pages are in memory), and a release of that buffer for a
+ * writer holding more than it wants to. */
+size_t pq_col_kept(const pq_column *c);
+void pq_col_release(pq_column *c);
+
 #endif /* BB_PARQUET_COLUMN_H */
