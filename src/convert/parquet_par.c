@@ -171,10 +171,13 @@ static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint6
     uint32_t s = p->lw_start[L], e = p->lw_start[L + 1];
     if (e - s == 1) { /* one plan: its rows only */
         uint32_t q = p->lw_plan[s], a = p->lw_act[s];
-        for (uint32_t i = b->pstart[q]; i < b->pstart[q + 1]; i++) {
-            uint32_t j = b->order[i];
-            put_action(w, ln, L, a, &b->items[j], r0 + j);
-        }
+        const uint32_t *rows = b->order + b->pstart[q];
+        size_t nq = b->pstart[q + 1] - b->pstart[q];
+        if (a != MISSING)
+            pqw_render_rows(w, ln, b->items, rows, nq, &w->lay.plans[q], a, r0);
+        else
+            for (size_t i = 0; i < nq; i++)
+                pq_col_null(&w->cols[L], r0 + rows[i], 1);
         return;
     }
     for (size_t j = 0; j < n && e > s; j++) { /* several: every row, in order */

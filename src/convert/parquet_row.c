@@ -293,3 +293,52 @@ void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, u
     if (f < nf)
         put_field(w, ln, rc, pl, s, f, r);
 }
+
+/* Integer or bool field f of the rows' records (plan pl, fast kind `fast`) into column c: the
+ * field's place and sentinel looked up once per schema, not per row. */
+static void put_int_rows(writer *w, const pqw_item *items, const uint32_t *rows, size_t n,
+                         pq_plan *pl, uint32_t f, uint64_t r0)
+{
+    const pq_fmap *m = &pl->map[f];
+    pq_column *c = &w->cols[m->leaf];
+    const bb_rschema *last = NULL;
+    const bb_rfield *fd = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const pqw_item *it = &items[rows[k]];
+        uint64_t r = r0 + rows[k];
+        if (it->rc.schema != last) {
+            size_t nf;
+            last = rec_schema(&it->rc, pl, &nf);
+            fd = f < nf ? &last->fields[f] : NULL;
+        }
+        if (!fd)
+            continue; /* the record's schema has no field f: its gap is NULL */
+        unsigned wd = fd->width;
+        uint64_t raw = load_uw(it->rc.fields + fd->offset, wd);
+        if (fd->has_sentinel && raw == fd->sentinel) {
+            put_null(w, m, r);
+        } else if (m->fast == PQ_FAST_UNSIGNED) {
+            pq_col_u64(c, r, raw);
+        } else if (m->fast == PQ_FAST_SIGNED) {
+            if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
+                raw |= ~(uint64_t)0 << (8 * wd);
+            pq_col_u64(c, r, raw);
+        } else {
+            pq_col_bool(c, r, raw != 0);
+        }
+    }
+}
+
+void pqw_render_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint32_t *rows,
+                     size_t n, pq_plan *pl, uint32_t f, uint64_t r0)
+{
+    const pq_fmap *m = &pl->map[f];
+    if (m->pad)
+        return;
+    if (m->fast == PQ_FAST_UNSIGNED || m->fast == PQ_FAST_SIGNED || m->fast == PQ_FAST_BOOL) {
+        put_int_rows(w, items, rows, n, pl, f, r0);
+        return;
+    }
+    for (size_t k = 0; k < n; k++)
+        pqw_render_field(w, ln, &items[rows[k]].rc, pl, f, r0 + rows[k]);
+}

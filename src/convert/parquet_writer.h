@@ -120,6 +120,10 @@ void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instanc
                 uint64_t r, uint64_t seq);
 void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, uint32_t f,
                       uint64_t r);
+/* pqw_render_field for the n staged rows items[rows[k]] (rows ascending) of plan pl, each as
+ * row r0 + rows[k]: an integer or bool field's place looked up once per schema. */
+void pqw_render_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint32_t *rows,
+                     size_t n, pq_plan *pl, uint32_t f, uint64_t r0);
 void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *items, size_t n, uint64_t r0,
                       uint64_t seq0);
 
