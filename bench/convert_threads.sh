@@ -17,8 +17,14 @@
 # and so are the traces. The trace goes to /dev/null (a 100 M-record trace is ~18 GiB; the disk
 # would be measured, not the conversion); the Parquet file to the scratch directory.
 #
+# Single runs of each swing by 20-40 % on a shared host, DuckDB's as much as ours, so the
+# issue's ratio (Parquet with every CPU against DuckDB's COPY with as many threads) is also
+# measured interleaved: BENCH_ROUNDS rounds of DuckDB's COPY then ours, in one process that
+# holds DuckDB's table, with the medians of both and each round's ratio (bench/convert_duckdb.mjs).
+#
 # Env: BENCH_SIZES (default "10000000 100000000"), BENCH_DIR (default BUILD_DIR/bench-threads),
-#      BENCH_THREADS (default: online CPUs), BENCH_DUCKDB=0 to skip DuckDB. Files are removed.
+#      BENCH_THREADS (default: online CPUs), BENCH_DUCKDB=0 to skip DuckDB, BENCH_ROUNDS
+#      (default 5) for the interleaved ratio. Files are removed.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -88,6 +94,11 @@ summary() {
       "$(ratio "${rate[pq$t]}" "$d")" "${crate[pq$t]}" "${dc:--}" "$(ratio "${crate[pq$t]}" "$dc")" \
       ">= 4x" "${anon[pq$t]}"
   done
+  if [ -n "${rate[ipq]:-}" ]; then
+    printf '  %-10s %7s %7s %7s | %7s %7s %7s | %6s %8s\n' "parquet/$all*" "${rate[ipq]}" \
+      "${rate[iduck]}" "$(ratio "${rate[ipq]}" "${rate[iduck]}")" "${crate[ipq]}" "${crate[iduck]}" \
+      "$(ratio "${crate[ipq]}" "${crate[iduck]}")" ">= 4x" -
+  fi
   for t in 1 "$all"; do
     printf '  %-10s %7s %7s %7s | %7s %7s %7s | %6s %8s\n' "trace/$t" "${rate[tr$t]}" - - \
       "${crate[tr$t]}" - - ">= 5" "${anon[tr$t]}"
@@ -95,6 +106,7 @@ summary() {
   printf '  %-10s %7s %7s %7s | %7s %7s %7s | %6s %8s\n' dataset "${rate[ds]}" - - "${crate[ds]}" \
     - - - "${anon[ds]}"
   echo "  (goal for anon, the memory beyond the mapped input: <= 128 MiB at every size)"
+  [ -z "${rate[ipq]:-}" ] || echo "  (* medians of the interleaved rounds above)"
 }
 
 # ratio A B — "A/Bx", or "-" without B.
@@ -135,7 +147,7 @@ for n in $sizes; do
     [ "$d1" = "$dn" ] && echo "  trace: --threads $all output identical to --threads 1 (sha256)" ||
       { echo "convert_threads: trace --threads $all differs from --threads 1" >&2; exit 1; }
   fi
-  rm -f "$dump" "$dir/scale_$all.parquet" "$dir"/scale_*.views.sql
+  rm -f "$dir/scale_$all.parquet" "$dir"/scale_*.views.sql
   if [ "${BENCH_DUCKDB:-1}" != 0 ]; then
     for t in 1 "$all"; do
       line="$(node "$here/convert_duckdb.mjs" "$dir/scale_1.parquet" "$dir/scale_duck.parquet" 3 1 "$t")"
@@ -147,7 +159,21 @@ for n in $sizes; do
       crate[duck$t]="$(awk -v n="$n" -v c="$c" 'BEGIN { if (c <= 0) c = 0.01; printf "%.2f", n / c / 1e6 }')"
       rm -f "$dir/scale_duck.parquet"
     done
+    if [ "$all" -gt 1 ]; then # the ratio side by side: DuckDB then ours, round after round
+      r="${BENCH_ROUNDS:-5}"
+      line="$(node "$here/convert_duckdb.mjs" "$dir/scale_1.parquet" "$dir/scale_duck.parquet" 3 \
+        "$r" "$all" "$cli" convert "$dump" -o "$dir/scale_i.parquet" --threads "$all")"
+      get() { echo "$line" | sed -n "s/.*$1=\([0-9.,]*\).*/\1/p"; }
+      rate[iduck]="$(awk -v n="$n" -v w="$(get duckdb_seconds)" 'BEGIN { printf "%.2f", n / w / 1e6 }')"
+      crate[iduck]="$(awk -v n="$n" -v c="$(get duckdb_cpu)" 'BEGIN { printf "%.2f", n / c / 1e6 }')"
+      rate[ipq]="$(awk -v n="$n" -v w="$(get ours_seconds)" 'BEGIN { printf "%.2f", n / w / 1e6 }')"
+      crate[ipq]="$(awk -v n="$n" -v c="$(get ours_cpu)" 'BEGIN { printf "%.2f", n / c / 1e6 }')"
+      echo "  interleaved, $r rounds of DuckDB's COPY then ours, $all threads each: medians DuckDB" \
+        "$(get duckdb_seconds) s, ours $(get ours_seconds) s; DuckDB / ours per round: $(get ratios)"
+      rm -f "$dir/scale_duck.parquet" "$dir/scale_i.parquet"
+    fi
   fi
+  rm -f "$dump"
   summary "$n"
   rm -f "$dir/scale_1.parquet"
 done
