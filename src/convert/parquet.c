@@ -158,9 +158,7 @@ static bool flush_row_group(writer *w)
     w->nrg++;
     bool ok = true;
     if (w->par) {
-        pq_par_seal(w, rg->chunks); /* on the workers, then written in order here */
-        for (size_t i = 0; i < w->lay.nleaves && ok; i++)
-            ok = pq_col_write(&w->cols[i], &rg->chunks[i]);
+        ok = pq_par_close(w, rg->chunks);
     } else {
         for (size_t i = 0; i < w->lay.nleaves && ok; i++)
             ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);

@@ -9,7 +9,7 @@
  * batch, the reader fills the other; then it takes the batch's tasks no worker has started (as
  * worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the rows,
  * and closes the row group when due: the workers and the reader seal the column chunks, the
- * reader writes them in order. Memory: the columns are the serial writer's (the budget holds
+ * reader writes them in order as they are sealed (pq_par_close). Memory: the columns are the serial writer's (the budget holds
  * as before), plus two batches and each thread's scratch.
  *
  * A batch is rendered a leaf (column) at a time: once it is full the reader sorts its row
@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "convert/parquet_writer.h"
@@ -47,6 +49,8 @@
 #define NOT_MINE (UINT32_MAX - 1)
 #define PREFETCH_AHEAD 16u  /* items (1 KiB) the reader asks for ahead of its stores: 16 and 32
                                took 2.04 / 2.09 s (10 M records, 2 threads, medians of 9) */
+
+enum { SEAL_FREE, SEAL_TAKEN, SEAL_DONE }; /* a leaf's seal at a row group's close */
 
 #define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
                              iterator's copy, overwritten by the next record */
@@ -98,6 +102,7 @@ struct pq_par {
     uint64_t *cost;     /* per leaf: nanoseconds its rendering took since the last cut */
     leaf_cost *sorted;  /* scratch of cut_units and order_tasks */
     leaf_page *pages;   /* per leaf: its open page, to foresee its compression */
+    atomic_uchar *sealing; /* per leaf: SEAL_*, at a row group's close */
     size_t nbu;         /* this batch's tasks: task u renders bleaf[bstart[u] .. bstart[u + 1]) */
     uint32_t *bstart;
     int32_t *bleaf;
@@ -209,16 +214,30 @@ static void render_task(void *arg, size_t u, unsigned k)
     }
 }
 
-/* Task u of a row group's close: seal unit u's columns. */
+/* Leaf L's column sealed (at the row group's close) with thread k's compressor. */
+static void seal_leaf(writer *w, pq_par *p, size_t L, unsigned k)
+{
+    w->cols[L].ctx = &p->ctxs[k];
+    (void)pq_col_seal(&w->cols[L], w->rg_rows, &p->seal_to[L]);
+}
+
+/* Whether this thread takes leaf L's seal (no other has). */
+static bool claim(pq_par *p, size_t L)
+{
+    unsigned char free_ = SEAL_FREE;
+    return atomic_compare_exchange_strong_explicit(&p->sealing[L], &free_, SEAL_TAKEN,
+                                                   memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Task u of a row group's close: seal leaf u, unless the reader took it. */
 static void seal_task(void *arg, size_t u, unsigned k)
 {
     writer *w = arg;
     pq_par *p = w->par;
-    for (uint32_t i = p->ustart[u]; i < p->ustart[u + 1]; i++) {
-        int32_t L = p->uleaf[i];
-        w->cols[L].ctx = &p->ctxs[k];
-        (void)pq_col_seal(&w->cols[L], w->rg_rows, &p->seal_to[L]);
-    }
+    if (!claim(p, u))
+        return;
+    seal_leaf(w, p, u, k);
+    atomic_store_explicit(&p->sealing[u], SEAL_DONE, memory_order_release);
 }
 
 /* Heavier first, then by leaf: a total order, so the cut is the same for equal times. */
@@ -296,11 +315,53 @@ static void order_tasks(writer *w, pq_par *p)
     }
 }
 
-void pq_par_seal(writer *w, pq_chunk_meta *chunks)
+/* A pause in a wait for another thread's seal: a spin hint, and every 1024th time the CPU
+ * given up (more threads than CPUs: the sealer may be waiting for this one's). */
+static inline void cpu_relax(unsigned *spins)
 {
-    w->par->seal_to = chunks;
-    wp_start(w->par->pool, seal_task, w, w->par->nunits);
-    wp_help(w->par->pool, w->par->nworkers);
+    if (++*spins % 1024 == 0) {
+        sched_yield();
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("pause");
+#endif
+}
+
+/* The workers seal the leaves upwards; the reader writes them in order, sealing each one no
+ * worker has taken, and while it waits for one, the last ones no worker has reached: the
+ * writes overlap the seals (they took 0.11 s of a 10 M-record conversion with the workers
+ * asleep). */
+bool pq_par_close(writer *w, pq_chunk_meta *chunks)
+{
+    pq_par *p = w->par;
+    size_t n = w->lay.nleaves, hi = n;
+    p->seal_to = chunks;
+    for (size_t L = 0; L < n; L++)
+        atomic_store_explicit(&p->sealing[L], SEAL_FREE, memory_order_relaxed);
+    wp_start(p->pool, seal_task, w, n);
+    bool ok = true;
+    unsigned spins = 0;
+    for (size_t L = 0; L < n; L++) {
+        if (claim(p, L)) {
+            seal_leaf(w, p, L, p->nworkers);
+            atomic_store_explicit(&p->sealing[L], SEAL_DONE, memory_order_relaxed);
+        }
+        while (atomic_load_explicit(&p->sealing[L], memory_order_acquire) != SEAL_DONE) {
+            while (hi > L + 1 && !claim(p, hi - 1))
+                hi--;
+            if (hi > L + 1) {
+                seal_leaf(w, p, --hi, p->nworkers);
+                atomic_store_explicit(&p->sealing[hi], SEAL_DONE, memory_order_relaxed);
+            } else {
+                cpu_relax(&spins);
+            }
+        }
+        if (ok)
+            ok = pq_col_write(&w->cols[L], &chunks[L]);
+    }
+    wp_wait(p->pool);
+    return ok;
 }
 
 /* Stage a copy of item `tmpl` into batch b, its field bytes (n of them, or none: src NULL)
@@ -458,11 +519,12 @@ static bool leaf_work(writer *w, pq_par *p)
     p->cost = calloc(n ? n : 1, sizeof *p->cost);
     p->sorted = calloc(n ? n : 1, sizeof *p->sorted);
     p->pages = calloc(n ? n : 1, sizeof *p->pages);
+    p->sealing = calloc(n ? n : 1, sizeof *p->sealing);
     p->bstart = calloc(n + 1, sizeof *p->bstart);
     p->bleaf = calloc(n ? n : 1, sizeof *p->bleaf);
     uint32_t *next = calloc(n ? n : 1, sizeof *next);
     bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && p->pages &&
-              p->bstart && p->bleaf && next;
+              p->sealing && p->bstart && p->bleaf && next;
     for (size_t q = 0; ok && q < np; q++) {
         const pq_plan *pl = &w->lay.plans[q];
         for (size_t f = 0; f < pl->schema->field_count; f++)
@@ -580,6 +642,7 @@ void pq_par_free(writer *w)
     free(p->cost);
     free(p->sorted);
     free(p->pages);
+    free((void *)p->sealing);
     free(p->bstart);
     free(p->bleaf);
     free(p);

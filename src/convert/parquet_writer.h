@@ -139,12 +139,13 @@ typedef int (*pqw_after_rows_fn)(writer *w);
  * the caller's (which calls `after_rows` once a batch's rows are counted), or leaves them NULL
  * (serial) if threads could not be had; 0, or 1 with the message set (out of memory).
  * pq_par_add stages a row (encoded later, in order); pq_par_drain encodes every staged row;
- * pq_par_seal seals every column of the open row group into chunks[] on the workers and the
- * caller (nothing in flight). pq_par_free stops the workers. */
+ * pq_par_close seals every column of the open row group into chunks[] on the workers and the
+ * caller (nothing in flight) and writes them in order, each as soon as it and those before it
+ * are sealed; false if a seal or a write failed. pq_par_free stops the workers. */
 int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
 int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
 int pq_par_drain(writer *w);
-void pq_par_seal(writer *w, pq_chunk_meta *chunks);
+bool pq_par_close(writer *w, pq_chunk_meta *chunks);
 void pq_par_free(writer *w);
 
 #endif /* BB_CONVERT_PARQUET_WRITER_H */
