@@ -294,8 +294,9 @@ void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, u
         put_field(w, ln, rc, pl, s, f, r);
 }
 
-/* Integer or bool field f of the rows' records (plan pl, fast kind `fast`) into column c: the
- * field's place and sentinel looked up once per schema, not per row. */
+/* Integer or bool field f (PQ_FAST_UNSIGNED, _SIGNED or _BOOL) of the rows' records, plan pl,
+ * into its leaf: what put_field does, with the field's place and sentinel looked up once per
+ * schema instead of per row. */
 static void put_int_rows(writer *w, const pqw_item *items, const uint32_t *rows, size_t n,
                          pq_plan *pl, uint32_t f, uint64_t r0)
 {
