@@ -9,8 +9,8 @@
  * batch, the reader fills the other; then it takes the batch's tasks no worker has started (as
  * worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the rows,
  * and closes the row group when due: the workers and the reader seal the column chunks, the
- * reader writes them in order as they are sealed (pq_par_close). Memory: the columns are the serial writer's (the budget holds
- * as before), plus two batches and each thread's scratch.
+ * reader writes them in order as they are sealed (pq_par_close). Memory: the columns are the
+ * serial writer's (the budget holds as before), plus two batches and each thread's scratch.
  *
  * A batch is rendered a leaf (column) at a time: once it is full the reader sorts its row
  * indices by plan (a counting sort, while the workers still render the batch before), so a
@@ -221,23 +221,22 @@ static void seal_leaf(writer *w, pq_par *p, size_t L, unsigned k)
     (void)pq_col_seal(&w->cols[L], w->rg_rows, &p->seal_to[L]);
 }
 
-/* Whether this thread takes leaf L's seal (no other has). */
-static bool claim(pq_par *p, size_t L)
+/* Seal leaf L with thread k's compressor unless another thread has taken it. */
+static void try_seal(writer *w, pq_par *p, size_t L, unsigned k)
 {
     unsigned char free_ = SEAL_FREE;
-    return atomic_compare_exchange_strong_explicit(&p->sealing[L], &free_, SEAL_TAKEN,
-                                                   memory_order_relaxed, memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&p->sealing[L], &free_, SEAL_TAKEN,
+                                                 memory_order_relaxed, memory_order_relaxed))
+        return;
+    seal_leaf(w, p, L, k);
+    atomic_store_explicit(&p->sealing[L], SEAL_DONE, memory_order_release);
 }
 
 /* Task u of a row group's close: seal leaf u, unless the reader took it. */
 static void seal_task(void *arg, size_t u, unsigned k)
 {
     writer *w = arg;
-    pq_par *p = w->par;
-    if (!claim(p, u))
-        return;
-    seal_leaf(w, p, u, k);
-    atomic_store_explicit(&p->sealing[u], SEAL_DONE, memory_order_release);
+    try_seal(w, w->par, u, k);
 }
 
 /* Heavier first, then by leaf: a total order, so the cut is the same for equal times. */
@@ -343,19 +342,12 @@ bool pq_par_close(writer *w, pq_chunk_meta *chunks)
     bool ok = true;
     unsigned spins = 0;
     for (size_t L = 0; L < n; L++) {
-        if (claim(p, L)) {
-            seal_leaf(w, p, L, p->nworkers);
-            atomic_store_explicit(&p->sealing[L], SEAL_DONE, memory_order_relaxed);
-        }
+        try_seal(w, p, L, p->nworkers);
         while (atomic_load_explicit(&p->sealing[L], memory_order_acquire) != SEAL_DONE) {
-            while (hi > L + 1 && !claim(p, hi - 1))
-                hi--;
-            if (hi > L + 1) {
-                seal_leaf(w, p, --hi, p->nworkers);
-                atomic_store_explicit(&p->sealing[hi], SEAL_DONE, memory_order_relaxed);
-            } else {
+            if (hi > L + 1)
+                try_seal(w, p, --hi, p->nworkers);
+            else
                 cpu_relax(&spins);
-            }
         }
         if (ok)
             ok = pq_col_write(&w->cols[L], &chunks[L]);

@@ -9,18 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "parquet/column.h"
-
-static int failures;
-#define CHECK(c, ...)                                                                          \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            failures++;                                                                        \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
 
 #define BIG 300000u /* values of a row group whose chunk passes 256 KiB (incompressible) */
 
