@@ -230,38 +230,103 @@ static void put_dense(writer *w, const pqw_rec *rec, pq_plan *pl, instance_slot 
     }
 }
 
+#define DENSE_RUN 256 /* values gathered for one run call (on the stack) */
+
+/* Rows r0.. of a UINT64 / INT64 leaf get v[0 .. n): runs, a value at a time where the page is
+ * a dictionary page. */
+static void dense_u64(pq_column *c, uint64_t r0, const uint64_t *v, size_t n)
+{
+    for (size_t j = 0; j < n;) {
+        size_t m = pq_col_u64_run(c, r0 + j, v + j, n - j);
+        if (m == 0) {
+            pq_col_u64(c, r0 + j, v[j]);
+            m = 1;
+        }
+        j += m;
+    }
+}
+
+/* The seq, ts or ts_nanos leaf of the staged rows (ts_nanos: NULL past year 2262). */
+static void dense_plain(pq_column *c, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
+                        uint64_t seq0)
+{
+    uint64_t v[DENSE_RUN];
+    for (size_t j = 0; j < n;) {
+        size_t m = 0, end = n - j < DENSE_RUN ? j + (n - j) : j + DENSE_RUN;
+        if (leaf == PQ_L_SEQ)
+            for (; j + m < end; m++)
+                v[m] = seq0 + j + m;
+        else if (leaf == PQ_L_TS)
+            for (; j + m < end; m++)
+                v[m] = it[j + m].rc.ts;
+        else
+            for (; j + m < end && it[j + m].rc.ts <= INT64_MAX; m++)
+                v[m] = it[j + m].rc.ts;
+        dense_u64(c, r0 + j, v, m);
+        j += m;
+        if (m == 0)
+            j++; /* a ts_nanos past INT64_MAX: the row stays NULL */
+    }
+}
+
+/* The dictionary-index cache of a dense leaf's value for item `it`, NULL if it has none. */
+static pq_dict_cache *dense_cache(int32_t leaf, const pqw_item *it)
+{
+    if (leaf == PQ_L_EVENT)
+        return &it->pl->c_event;
+    if (leaf == PQ_L_EVENT_ID)
+        return &it->pl->c_id;
+    return it->is ? &it->is->cache : NULL;
+}
+
+/* Row r of the event, event_id or instance_id leaf, value by value (interning it when its
+ * cache is not current). */
+static void dense_one(pq_column *c, int32_t leaf, const pqw_item *it, uint64_t r)
+{
+    pq_plan *pl = it->pl;
+    if (leaf == PQ_L_EVENT)
+        pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
+    else if (leaf == PQ_L_EVENT_ID)
+        pq_col_u64_cached(c, r, pl->id, &pl->c_id);
+    else if (it->is)
+        pq_col_u64_cached(c, r, it->rc.instance_id, &it->is->cache);
+    else
+        pq_col_u64(c, r, it->rc.instance_id);
+}
+
+/* The event, event_id or instance_id leaf of the staged rows: runs of the indices whose cache
+ * is current, the rest value by value. */
+static void dense_cached(pq_column *c, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0)
+{
+    uint32_t idx[DENSE_RUN];
+    for (size_t j = 0; j < n;) {
+        size_t m = 0;
+        uint64_t gen = c->dict.generation + 1;
+        for (; c->page_dict && m < DENSE_RUN && j + m < n; m++) {
+            const pq_dict_cache *k = dense_cache(leaf, &it[j + m]);
+            if (!k || k->generation != gen)
+                break;
+            idx[m] = k->index;
+        }
+        if (m > 0)
+            m = pq_col_index_run(c, r0 + j, idx, m);
+        if (m == 0) {
+            dense_one(c, leaf, &it[j], r0 + j);
+            m = 1;
+        }
+        j += m;
+    }
+}
+
 /* Dense leaf `leaf` of staged rows: what put_dense writes into it, one row after another. */
 void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
                       uint64_t seq0)
 {
     pq_column *c = &w->cols[leaf];
-    for (size_t j = 0; j < n; j++) {
-        uint64_t r = r0 + j, ts = it[j].rc.ts;
-        pq_plan *pl = it[j].pl;
-        switch (leaf) {
-        case PQ_L_SEQ:
-            pq_col_u64(c, r, seq0 + j);
-            break;
-        case PQ_L_TS:
-            pq_col_u64(c, r, ts);
-            break;
-        case PQ_L_TSTAMP:
-            if (ts <= INT64_MAX)
-                pq_col_u64(c, r, ts);
-            break;
-        case PQ_L_EVENT:
-            pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
-            break;
-        case PQ_L_EVENT_ID:
-            pq_col_u64_cached(c, r, pl->id, &pl->c_id);
-            break;
-        default: /* PQ_L_INSTANCE */
-            if (it[j].is)
-                pq_col_u64_cached(c, r, it[j].rc.instance_id, &it[j].is->cache);
-            else
-                pq_col_u64(c, r, it[j].rc.instance_id);
-        }
-    }
+    if (leaf == PQ_L_SEQ || leaf == PQ_L_TS || leaf == PQ_L_TSTAMP)
+        dense_plain(c, leaf, it, n, r0, seq0);
+    else
+        dense_cached(c, leaf, it, n, r0);
 }
 
 /* The schema record `rc` was written with, and how many of its fields the plan lays out. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "common/le_bytes.h"
 #include "parquet/codec.h"
 #include "parquet/thrift_compact.h"
 
@@ -314,6 +315,79 @@ static int64_t put_u64(pq_column *c, uint64_t row, uint64_t v)
 void pq_col_u64_dict(pq_column *c, uint64_t row, uint64_t v)
 {
     (void)put_u64(c, row, v);
+}
+
+/* The first value of a run at `row`: pending NULLs, its level and counters, as
+ * pq_col_begin_value, and how many values of `width` bytes (this one included) the page takes
+ * before pq_col_end_value would compress it. After it the level run is max_def's, so the next
+ * values' levels only lengthen it and leave c->lev as it is. */
+static size_t run_begin(pq_column *c, uint64_t row, size_t width)
+{
+    pq_col_begin_value(c, row);
+    size_t used = c->vals.len + c->lev.len, page = c->ctx->page_bytes;
+    return used + width >= page ? 1 : (page - used + width - 1) / width;
+}
+
+/* The counters and levels of the run's values after the first. */
+static void run_count(pq_column *c, size_t more)
+{
+    if (c->max_def > 0)
+        c->rle.run_len += more;
+    c->page_levels += more;
+    c->page_values += more;
+    c->chunk_values += more;
+    c->rows += more;
+}
+
+size_t pq_col_u64_run(pq_column *c, uint64_t row, const uint64_t *v, size_t n)
+{
+    if (c->page_dict || n == 0)
+        return 0;
+    size_t fit = run_begin(c, row, 8), m = n < fit ? n : fit;
+    if (!pq_buf_reserve(&c->vals, m * 8)) {
+        c->failed = true;
+        return m; /* the values are lost, as pq_buf_u64le would lose them */
+    }
+    uint8_t *d = c->vals.data + c->vals.len;
+    uint64_t umin = v[0], umax = v[0];
+    int64_t smin = (int64_t)v[0], smax = (int64_t)v[0];
+    for (size_t i = 0; i < m; i++) {
+        uint64_t x = v[i];
+        bb_le_put_u64(d + 8 * i, x);
+        umin = x < umin ? x : umin;
+        umax = x > umax ? x : umax;
+        smin = (int64_t)x < smin ? (int64_t)x : smin;
+        smax = (int64_t)x > smax ? (int64_t)x : smax;
+    }
+    c->vals.len += m * 8;
+    if (c->type == PQ_INT64) {
+        pq_col_stats_u64(c, (uint64_t)smin);
+        pq_col_stats_u64(c, (uint64_t)smax);
+    } else {
+        pq_col_stats_u64(c, umin);
+        pq_col_stats_u64(c, umax);
+    }
+    run_count(c, m - 1);
+    if (m == fit)
+        pq_col_flush_page(c);
+    return m;
+}
+
+size_t pq_col_index_run(pq_column *c, uint64_t row, const uint32_t *idx, size_t n)
+{
+    if (!c->page_dict || n == 0)
+        return 0;
+    size_t fit = run_begin(c, row, 4), m = n < fit ? n : fit;
+    if (!pq_buf_reserve(&c->vals, m * 4)) {
+        c->failed = true;
+        return m;
+    }
+    memcpy(c->vals.data + c->vals.len, idx, m * 4); /* host order, as pq_col_put_index */
+    c->vals.len += m * 4;
+    run_count(c, m - 1);
+    if (m == fit)
+        pq_col_flush_page(c);
+    return m;
 }
 
 void pq_col_u64_cached_slow(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache)

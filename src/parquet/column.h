@@ -243,6 +243,17 @@ static inline void pq_col_bool(pq_column *c, uint64_t row, bool v)
 }
 void pq_col_str(pq_column *c, uint64_t row, const void *p, size_t n);
 
+/* Runs: rows row, row + 1, ... each with a value, written as the per-value calls above would
+ * write them (same bytes, same statistics), for as many values as the page takes, the one that
+ * fills it included (the page is then compressed). They return how many values they wrote,
+ * at least one when n > 0, except for the wrong kind of page: 0, and the caller writes the
+ * next value with the per-value call, which may change the page's kind.
+ * pq_col_u64_run: values v[] of a UINT64 or INT64 column on a page that is not a dictionary
+ * page. pq_col_index_run: dictionary indices (of values already interned in this chunk's
+ * dictionary, as a current pq_dict_cache holds them) on a dictionary page. */
+size_t pq_col_u64_run(pq_column *c, uint64_t row, const uint64_t *v, size_t n);
+size_t pq_col_index_run(pq_column *c, uint64_t row, const uint32_t *idx, size_t n);
+
 /* As pq_col_u64 / pq_col_str, with a caller-held cache of the value's dictionary index: the
  * value must be the same every time the same cache is passed. */
 void pq_col_u64_cached_slow(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
