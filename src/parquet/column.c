@@ -103,22 +103,22 @@ void pq_col_null(pq_column *c, uint64_t row, int def)
     c->rows++;
 }
 
-/* Compress ctx->body into a page of `type` appended to `dst` (header, then the zstd frame);
+/* Compress `body` into a page of `type` appended to `dst` (header, then the zstd frame);
  * `num_values` and `encoding` go into its header. Returns false on failure. */
-static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, int encoding,
-                      uint64_t *uncompressed_total)
+static bool emit_page(pq_column *c, const pq_buf *body, pq_buf *dst, int type,
+                      int64_t num_values, int encoding, uint64_t *uncompressed_total)
 {
     pq_ctx *x = c->ctx;
-    size_t bound = pq_codec_bound(x->codec, x->body.len);
+    size_t bound = pq_codec_bound(x->codec, body->len);
     x->comp.len = 0;
     if (!pq_buf_reserve(&x->comp, bound))
         return false;
     size_t clen;
-    if (!pq_codec_compress(x->codec, x->zstd, x->level, x->comp.data, bound, x->body.data,
-                           x->body.len, &clen))
+    if (!pq_codec_compress(x->codec, x->zstd, x->level, x->comp.data, bound, body->data,
+                           body->len, &clen))
         return false;
     x->comp.len = clen;
-    if (x->body.len > INT32_MAX || clen > INT32_MAX)
+    if (body->len > INT32_MAX || clen > INT32_MAX)
         return false;
 
     x->hdr.len = 0;
@@ -126,7 +126,7 @@ static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, i
     tc_init(&w, &x->hdr);
     tc_struct_begin(&w);
     tc_field_i32(&w, 1, type);
-    tc_field_i32(&w, 2, (int32_t)x->body.len);
+    tc_field_i32(&w, 2, (int32_t)body->len);
     tc_field_i32(&w, 3, (int32_t)clen);
     if (type == PAGE_DATA) {
         tc_field_struct(&w, 5);
@@ -146,7 +146,7 @@ static bool emit_page(pq_column *c, pq_buf *dst, int type, int64_t num_values, i
         return false;
     pq_buf_put(dst, x->hdr.data, x->hdr.len);
     pq_buf_put(dst, x->comp.data, x->comp.len);
-    *uncompressed_total += x->hdr.len + x->body.len;
+    *uncompressed_total += x->hdr.len + body->len;
     return !dst->failed;
 }
 
@@ -168,7 +168,9 @@ void pq_col_flush_page(pq_column *c)
     pq_ctx *x = c->ctx;
     pq_buf *body = &x->body;
     body->len = 0;
-    if (c->max_def > 0) {
+    if (c->max_def == 0 && !(c->page_dict && c->page_values > 0) && c->type != PQ_BOOLEAN)
+        body = &c->vals; /* the values are the whole page: compressed where they are */
+    else if (c->max_def > 0) {
         pq_rle_finish(&c->rle);
         pq_buf_u32le(body, (uint32_t)c->lev.len);
         pq_buf_put(body, c->lev.data, c->lev.len);
@@ -204,11 +206,11 @@ void pq_col_flush_page(pq_column *c)
                     d[i / 8] |= (uint8_t)(1u << (i % 8));
             body->len += (n + 7) / 8;
         }
-    } else {
+    } else if (body != &c->vals) {
         pq_buf_put(body, c->vals.data, c->vals.len);
     }
     if (body->failed || c->lev.failed || c->vals.failed ||
-        !emit_page(c, &c->chunk, PAGE_DATA, (int64_t)c->page_levels, encoding,
+        !emit_page(c, body, &c->chunk, PAGE_DATA, (int64_t)c->page_levels, encoding,
                    &c->chunk_uncompressed))
         c->failed = true;
     if (dict_page) {
@@ -593,7 +595,6 @@ static bool seal_minmax(pq_column *c, pq_chunk_meta *meta)
 
 bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
 {
-    pq_ctx *x = c->ctx;
     memset(meta, 0, sizeof *meta);
     meta->dict_offset = -1;
     pq_col_gap(c, nrows);
@@ -603,10 +604,10 @@ bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     c->dict_page.len = 0;
     bool ok = !c->failed && !c->chunk.failed;
     if (ok && c->enc_dict) {
-        x->body.len = 0;
-        pq_buf_put(&x->body, c->dict.plain.data, c->dict.plain.len);
-        ok = !x->body.failed && emit_page(c, &c->dict_page, PAGE_DICTIONARY, c->dict.count,
-                                          PQ_ENC_PLAIN, &dict_uncompressed);
+        /* the dictionary's PLAIN image is the page: compressed where it is */
+        ok = !c->dict.plain.failed && emit_page(c, &c->dict.plain, &c->dict_page,
+                                                PAGE_DICTIONARY, c->dict.count, PQ_ENC_PLAIN,
+                                                &dict_uncompressed);
     }
     meta->total_compressed = (int64_t)(c->dict_page.len + c->chunk.len);
     meta->total_uncompressed = (int64_t)(dict_uncompressed + c->chunk_uncompressed);
