@@ -324,7 +324,7 @@ static int pqw_after_rows(writer *w)
 {
     bool full = w->rg_rows >= w->rg_max;
     if (!full && (w->rg_rows & (PQW_CHECK_ROWS - 1)) == 0)
-        full = buffered_bytes(w) > w->budget;
+        full = (w->par ? pq_par_buffered(w, w->budget) : buffered_bytes(w)) > w->budget;
     if (full && !flush_row_group(w))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
     return 0;

@@ -36,6 +36,7 @@
 
 #include "convert/parquet_writer.h"
 #include "convert/workpool.h"
+#include "parquet/codec.h"
 
 #define BATCH_ROWS 8192u /* rows of one batch at most: divides PQW_CHECK_ROWS (fewer hand-overs:
                             2048 took 10-20 % more wall time on 2 CPUs) */
@@ -51,6 +52,8 @@
                                took 2.04 / 2.09 s (10 M records, 2 threads, medians of 9) */
 
 enum { SEAL_FREE, SEAL_TAKEN, SEAL_DONE }; /* a leaf's seal at a row group's close */
+enum { PEND_NONE, PEND_READY, PEND_BUSY };  /* a leaf's cut page: none, waiting, compressing */
+#define PAGE_HEADER_MAX 64u /* bytes a data page's header takes at most (7 small ints) */
 
 #define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
                              iterator's copy, overwritten by the next record */
@@ -103,6 +106,11 @@ struct pq_par {
     leaf_cost *sorted;  /* scratch of cut_units and order_tasks */
     leaf_page *pages;   /* per leaf: its open page, to foresee its compression */
     atomic_uchar *sealing; /* per leaf: SEAL_*, at a row group's close */
+    atomic_uchar *pend;    /* per leaf: PEND_*, its cut page (pq_cut_fn) */
+    atomic_size_t npend;   /* leaves whose cut page no thread has taken */
+    uint64_t *cut_bound;   /* per leaf: the most its pages cut since the last sync can take in
+                              its chunk (compressed bound + header) */
+    uint64_t *known;       /* per leaf: its chunk's bytes at the last sync */
     size_t nbu;         /* this batch's tasks: task u renders bleaf[bstart[u] .. bstart[u + 1]) */
     uint32_t *bstart;
     int32_t *bleaf;
@@ -164,6 +172,79 @@ static inline void put_action(writer *w, pqw_lane *ln, int32_t L, uint32_t a, co
         pqw_render_field(w, ln, &it->rc, it->pl, a, r);
 }
 
+/* Compress leaf L's cut page, taken by this thread (PEND_BUSY), with compressor x. */
+static void compress_taken(writer *w, pq_par *p, size_t L, pq_ctx *x)
+{
+    (void)pq_col_compress_pend(&w->cols[L], x);
+    atomic_store_explicit(&p->pend[L], PEND_NONE, memory_order_release);
+}
+
+/* Take leaf L's cut page if it waits (PEND_READY -> PEND_BUSY); false if none or taken. */
+static bool take_pend(pq_par *p, size_t L)
+{
+    unsigned char ready = PEND_READY;
+    if (!atomic_compare_exchange_strong_explicit(&p->pend[L], &ready, PEND_BUSY,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return false;
+    atomic_fetch_sub_explicit(&p->npend, 1, memory_order_relaxed);
+    return true;
+}
+
+static inline void cpu_relax(unsigned *spins);
+
+/* Leaf L's cut page compressed before this thread goes on: compressed here (with x) if it
+ * waits, waited for if another thread compresses it. */
+static void pend_done(writer *w, pq_par *p, size_t L, pq_ctx *x)
+{
+    unsigned spins = 0;
+    for (;;) {
+        unsigned char st = atomic_load_explicit(&p->pend[L], memory_order_acquire);
+        if (st == PEND_NONE)
+            return;
+        if (st == PEND_READY && take_pend(p, L)) {
+            compress_taken(w, p, L, x);
+            return;
+        }
+        cpu_relax(&spins);
+    }
+}
+
+/* A column's pq_cut_fn: the page before compressed first; the cut page handed to the threads
+ * (a worker with no task left, the reader waiting for a batch, or the leaf's next cut or
+ * seal), outside the batches, so that a compression never holds a batch up. */
+static void on_cut(void *arg, pq_column *c, int phase)
+{
+    writer *w = arg;
+    pq_par *p = w->par;
+    size_t L = (size_t)(c - w->cols);
+    if (phase == PQ_CUT_BEFORE) {
+        pend_done(w, p, L, c->ctx);
+        return;
+    }
+    p->cut_bound[L] += pq_codec_bound(c->ctx->codec, c->pend.len) + PAGE_HEADER_MAX;
+    atomic_fetch_add_explicit(&p->npend, 1, memory_order_relaxed);
+    atomic_store_explicit(&p->pend[L], PEND_READY, memory_order_release);
+}
+
+/* The pool's idle work (wp_idle_fn): compress one waiting cut page with thread k's compressor;
+ * false if there was none. */
+static bool compress_one(void *arg, unsigned k)
+{
+    writer *w = arg;
+    pq_par *p = w->par;
+    size_t n = w->lay.nleaves;
+    if (atomic_load_explicit(&p->npend, memory_order_relaxed) == 0 || n == 0)
+        return false;
+    for (size_t L = 0; L < n; L++) {
+        if (atomic_load_explicit(&p->pend[L], memory_order_relaxed) == PEND_READY &&
+            take_pend(p, L)) {
+            compress_taken(w, p, L, &p->ctxs[k]);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Leaf L of the batch in flight (b, its n rows from row r0, seq seq0). */
 static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint64_t r0,
                         uint64_t seq0, int32_t L)
@@ -217,6 +298,7 @@ static void render_task(void *arg, size_t u, unsigned k)
 /* Leaf L's column sealed (at the row group's close) with thread k's compressor. */
 static void seal_leaf(writer *w, pq_par *p, size_t L, unsigned k)
 {
+    pend_done(w, p, L, &p->ctxs[k]);
     w->cols[L].ctx = &p->ctxs[k];
     (void)pq_col_seal(&w->cols[L], w->rg_rows, &p->seal_to[L]);
 }
@@ -351,6 +433,8 @@ bool pq_par_close(writer *w, pq_chunk_meta *chunks)
         }
         if (ok)
             ok = pq_col_write(&w->cols[L], &chunks[L]);
+        p->known[L] = 0;
+        p->cut_bound[L] = 0;
     }
     wp_wait(p->pool);
     return ok;
@@ -447,6 +531,25 @@ static bool dispatch(writer *w)
     return true;
 }
 
+size_t pq_par_buffered(writer *w, size_t budget)
+{
+    pq_par *p = w->par;
+    size_t n = w->lay.nleaves;
+    uint64_t bound = 0; /* the chunks as last known, what the pages cut since may add, the rest */
+    for (size_t L = 0; L < n; L++)
+        bound += p->known[L] + p->cut_bound[L] + pq_col_open_bytes(&w->cols[L]);
+    if (bound <= budget)
+        return (size_t)bound;
+    size_t exact = 0; /* over the bound: every cut page compressed, then counted */
+    for (size_t L = 0; L < n; L++) {
+        pend_done(w, p, L, &p->ctxs[p->nworkers]);
+        p->known[L] = w->cols[L].chunk.len;
+        p->cut_bound[L] = 0;
+        exact += pq_col_buffered(&w->cols[L]);
+    }
+    return exact;
+}
+
 int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
 {
     pq_par *p = w->par;
@@ -512,11 +615,14 @@ static bool leaf_work(writer *w, pq_par *p)
     p->sorted = calloc(n ? n : 1, sizeof *p->sorted);
     p->pages = calloc(n ? n : 1, sizeof *p->pages);
     p->sealing = calloc(n ? n : 1, sizeof *p->sealing);
+    p->pend = calloc(n ? n : 1, sizeof *p->pend);
+    p->cut_bound = calloc(n ? n : 1, sizeof *p->cut_bound);
+    p->known = calloc(n ? n : 1, sizeof *p->known);
     p->bstart = calloc(n + 1, sizeof *p->bstart);
     p->bleaf = calloc(n ? n : 1, sizeof *p->bleaf);
     uint32_t *next = calloc(n ? n : 1, sizeof *next);
     bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && p->pages &&
-              p->sealing && p->bstart && p->bleaf && next;
+              p->sealing && p->pend && p->cut_bound && p->known && p->bstart && p->bleaf && next;
     for (size_t q = 0; ok && q < np; q++) {
         const pq_plan *pl = &w->lay.plans[q];
         for (size_t f = 0; f < pl->schema->field_count; f++)
@@ -596,6 +702,11 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
         pq_par_free(w);
         return 0;
     }
+    wp_set_idle(p->pool, compress_one, w);
+    for (size_t i = 0; i < w->lay.nleaves; i++) { /* full pages compressed outside the batches */
+        w->cols[i].on_cut = on_cut;
+        w->cols[i].cut_arg = w;
+    }
     return 0;
 }
 
@@ -615,9 +726,12 @@ void pq_par_free(writer *w)
     for (unsigned k = 0; p->ctxs && k <= p->nworkers; k++)
         if (p->ctxs[k].zstd)
             pq_ctx_free(&p->ctxs[k]);
-    /* the columns may still point at a worker's compressor: give them the writer's back */
-    for (size_t i = 0; w->cols && i < w->lay.nleaves; i++)
+    /* the columns may still point at a worker's compressor: give them the writer's back (a
+     * page cut and not compressed is left only on a failure: the output is abandoned) */
+    for (size_t i = 0; w->cols && i < w->lay.nleaves; i++) {
         w->cols[i].ctx = &w->ctx;
+        w->cols[i].on_cut = NULL;
+    }
     for (int i = 0; i < 2; i++) {
         free(p->b[i].items);
         free(p->b[i].order);
@@ -635,6 +749,9 @@ void pq_par_free(writer *w)
     free(p->sorted);
     free(p->pages);
     free((void *)p->sealing);
+    free((void *)p->pend);
+    free(p->cut_bound);
+    free(p->known);
     free(p->bstart);
     free(p->bleaf);
     free(p);

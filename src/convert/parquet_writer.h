@@ -147,5 +147,11 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
 int pq_par_drain(writer *w);
 bool pq_par_close(writer *w, pq_chunk_meta *chunks);
 void pq_par_free(writer *w);
+/* The budget check's count with the engine's deferred pages (full pages are compressed by
+ * whichever thread is idle, outside the batches, so a chunk's size is not known at a check):
+ * at most `budget` when the serial writer's count (the compressed chunks and the open pages)
+ * would be, else that count exactly, after every cut page is compressed. Called between
+ * batches. */
+size_t pq_par_buffered(writer *w, size_t budget);
 
 #endif /* BB_CONVERT_PARQUET_WRITER_H */

@@ -26,9 +26,25 @@ struct wp_pool {
     size_t next, ntasks; /* next task to hand out, tasks of the job */
     size_t unfinished;   /* tasks handed out or not yet, not returned */
     bool stop;
+    wp_idle_fn idle; /* wp_set_idle's */
+    void *idle_ctx;
     unsigned nthreads;
     wp_worker *workers;
 };
+
+/* With the mutex held: one piece of idle work, run unlocked; false if there was none (the
+ * mutex may have been let go meanwhile: the caller checks its condition again). */
+static bool idle_work(wp_pool *p, unsigned worker)
+{
+    wp_idle_fn fn = p->idle;
+    void *ctx = p->idle_ctx;
+    if (!fn)
+        return false;
+    pthread_mutex_unlock(&p->mu);
+    bool did = fn(ctx, worker);
+    pthread_mutex_lock(&p->mu);
+    return did;
+}
 
 /* A worker: take the job's next task, run it unlocked, count it done; sleep when none. */
 static void *worker_main(void *arg)
@@ -37,8 +53,12 @@ static void *worker_main(void *arg)
     wp_pool *p = me->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && p->next >= p->ntasks)
-            pthread_cond_wait(&p->work, &p->mu);
+        while (!p->stop && p->next >= p->ntasks) {
+            if (idle_work(p, me->index))
+                continue;
+            if (!p->stop && p->next >= p->ntasks) /* again: idle_work may have unlocked */
+                pthread_cond_wait(&p->work, &p->mu);
+        }
         if (p->stop)
             break;
         size_t t = p->next++;
@@ -108,7 +128,10 @@ void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* With the mutex held: wait for the job's last task, clear the job, unlock. */
+/* With the mutex held: wait for the job's last task, clear the job, unlock. The caller does
+ * no idle work meanwhile: it is the one who starts the next job, and a page's compression
+ * (milliseconds) started there held it back while the workers ran out of tasks (10 M records,
+ * 2 threads: 1.56 s against 1.47 s with the workers alone taking the idle work). */
 static void finish_locked(wp_pool *p)
 {
     while (p->unfinished > 0)
@@ -137,6 +160,14 @@ void wp_help(wp_pool *p, unsigned worker)
         --p->unfinished; /* the caller is the one waiting for the last: no signal */
     }
     finish_locked(p);
+}
+
+void wp_set_idle(wp_pool *p, wp_idle_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&p->mu);
+    p->idle = fn;
+    p->idle_ctx = ctx;
+    pthread_mutex_unlock(&p->mu);
 }
 
 void wp_free(wp_pool *p)

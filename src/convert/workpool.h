@@ -13,6 +13,7 @@
 #ifndef BB_CONVERT_WORKPOOL_H
 #define BB_CONVERT_WORKPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct wp_pool wp_pool;
@@ -28,6 +29,12 @@ void wp_wait(wp_pool *p);
 /* wp_wait, but the caller first runs the job's tasks no worker has taken yet, as worker
  * `worker` (nthreads, one past the pool's own: the tasks' scratch must have that entry). */
 void wp_help(wp_pool *p, unsigned worker);
+/* Work for idle moments, outside the jobs: fn(ctx, worker) does one piece and returns true,
+ * or false when there is none. A worker with no task calls it before sleeping, again while it
+ * returns true (the caller of wp_help / wp_wait does not: it starts the next job). Set between
+ * jobs; fn runs on any worker at once with the tasks and must be safe there. */
+typedef bool (*wp_idle_fn)(void *ctx, unsigned worker);
+void wp_set_idle(wp_pool *p, wp_idle_fn fn, void *ctx);
 /* Stop and join the workers (after wp_wait). NULL is ignored. */
 void wp_free(wp_pool *p);
 

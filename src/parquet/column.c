@@ -86,6 +86,7 @@ void pq_col_free(pq_column *c)
     pq_buf_free(&c->lev);
     pq_buf_free(&c->vals);
     pq_buf_free(&c->chunk);
+    pq_buf_free(&c->pend);
     pq_buf_free(&c->dict_page);
     pq_buf_free(&c->smin_s);
     pq_buf_free(&c->smax_s);
@@ -103,12 +104,11 @@ void pq_col_null(pq_column *c, uint64_t row, int def)
     c->rows++;
 }
 
-/* Compress `body` into a page of `type` appended to `dst` (header, then the zstd frame);
- * `num_values` and `encoding` go into its header. Returns false on failure. */
-static bool emit_page(pq_column *c, const pq_buf *body, pq_buf *dst, int type,
+/* Compress `body` with x's compressor into a page of `type` appended to `dst` (header, then
+ * the zstd frame); `num_values` and `encoding` go into its header. False on failure. */
+static bool emit_page(pq_ctx *x, const pq_buf *body, pq_buf *dst, int type,
                       int64_t num_values, int encoding, uint64_t *uncompressed_total)
 {
-    pq_ctx *x = c->ctx;
     size_t bound = pq_codec_bound(x->codec, body->len);
     x->comp.len = 0;
     if (!pq_buf_reserve(&x->comp, bound))
@@ -160,17 +160,20 @@ static bool stable_dict_pays(const pq_column *c)
            c->dict.plain.len >= (uint64_t)16 * c->dict.count;
 }
 
-/* Compress the current page into the chunk and start a new one (column.h). */
-void pq_col_flush_page(pq_column *c)
+/* Whether the page's values are its whole body (a required column, PLAIN, not BOOLEAN). */
+static bool values_are_body(const pq_column *c)
 {
-    if (c->page_levels == 0)
-        return;
-    pq_ctx *x = c->ctx;
-    pq_buf *body = &x->body;
+    return c->max_def == 0 && !(c->page_dict && c->page_values > 0) && c->type != PQ_BOOLEAN;
+}
+
+/* Assemble the current page's body into `body` (emptied first; unless the values are the
+ * body: then `body` is &c->vals and stays as it is); returns its encoding. */
+static int page_body(pq_column *c, pq_buf *body)
+{
+    if (body == &c->vals)
+        return PQ_ENC_PLAIN;
     body->len = 0;
-    if (c->max_def == 0 && !(c->page_dict && c->page_values > 0) && c->type != PQ_BOOLEAN)
-        body = &c->vals; /* the values are the whole page: compressed where they are */
-    else if (c->max_def > 0) {
+    if (c->max_def > 0) {
         pq_rle_finish(&c->rle);
         pq_buf_u32le(body, (uint32_t)c->lev.len);
         pq_buf_put(body, c->lev.data, c->lev.len);
@@ -206,13 +209,15 @@ void pq_col_flush_page(pq_column *c)
                     d[i / 8] |= (uint8_t)(1u << (i % 8));
             body->len += (n + 7) / 8;
         }
-    } else if (body != &c->vals) {
+    } else {
         pq_buf_put(body, c->vals.data, c->vals.len);
     }
-    if (body->failed || c->lev.failed || c->vals.failed ||
-        !emit_page(c, body, &c->chunk, PAGE_DATA, (int64_t)c->page_levels, encoding,
-                   &c->chunk_uncompressed))
-        c->failed = true;
+    return encoding;
+}
+
+/* After the page was cut: the dictionary's fate, and a new page. */
+static void next_page(pq_column *c, bool dict_page)
+{
     if (dict_page) {
         c->enc_dict = true;
         /* Most values distinct: the dictionary does not pay, go PLAIN for this chunk. */
@@ -228,6 +233,58 @@ void pq_col_flush_page(pq_column *c)
     c->page_levels = 0;
     c->page_values = 0;
     c->page_dict = c->dict_mode;
+}
+
+/* Cut the current page into c->pend for a later pq_col_compress_pend (deferred pages). The
+ * values are swapped in, not copied, when they are the whole body. */
+static void cut_page(pq_column *c, bool dict_page)
+{
+    c->on_cut(c->cut_arg, c, PQ_CUT_BEFORE); /* the page before is compressed */
+    pq_buf *body = &c->pend;
+    if (values_are_body(c)) {
+        pq_buf t = c->pend;
+        c->pend = c->vals;
+        c->vals = t;
+        c->vals.len = 0;
+        c->pend_encoding = PQ_ENC_PLAIN;
+    } else {
+        c->pend_encoding = page_body(c, body);
+    }
+    if (body->failed || c->lev.failed || c->vals.failed)
+        c->failed = true;
+    c->pend_levels = (int64_t)c->page_levels;
+    next_page(c, dict_page);
+    c->on_cut(c->cut_arg, c, PQ_CUT_AFTER);
+}
+
+/* Compress the current page into the chunk and start a new one (column.h). */
+void pq_col_flush_page(pq_column *c)
+{
+    if (c->page_levels == 0)
+        return;
+    bool dict_page = c->page_dict && c->page_values > 0;
+    if (c->on_cut) {
+        cut_page(c, dict_page);
+        return;
+    }
+    pq_ctx *x = c->ctx;
+    pq_buf *body = values_are_body(c) ? &c->vals : &x->body;
+    int encoding = page_body(c, body);
+    if (body->failed || c->lev.failed || c->vals.failed ||
+        !emit_page(x, body, &c->chunk, PAGE_DATA, (int64_t)c->page_levels, encoding,
+                   &c->chunk_uncompressed))
+        c->failed = true;
+    next_page(c, dict_page);
+}
+
+bool pq_col_compress_pend(pq_column *c, pq_ctx *x)
+{
+    bool ok = emit_page(x, &c->pend, &c->chunk, PAGE_DATA, c->pend_levels, c->pend_encoding,
+                        &c->chunk_uncompressed);
+    if (!ok)
+        c->pend_failed = true;
+    c->pend.len = 0;
+    return ok;
 }
 
 /* Unsigned byte-wise comparison, a shorter prefix first (<0, 0, >0). */
@@ -533,9 +590,14 @@ void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq
         *own = s->cache; /* the map is not resized by the call: s still points at the slot */
 }
 
+size_t pq_col_open_bytes(const pq_column *c)
+{
+    return c->vals.len + c->lev.len + (c->dict.plain.len - c->stable_bytes);
+}
+
 size_t pq_col_buffered(const pq_column *c)
 {
-    return c->chunk.len + c->vals.len + c->lev.len + (c->dict.plain.len - c->stable_bytes);
+    return c->chunk.len + pq_col_open_bytes(c);
 }
 
 /* malloc'ed copy of (p, n) (at least 1 byte), NULL if out of memory. */
@@ -598,14 +660,17 @@ bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
     memset(meta, 0, sizeof *meta);
     meta->dict_offset = -1;
     pq_col_gap(c, nrows);
+    pq_cut_fn hook = c->on_cut; /* the last page is compressed here, not deferred */
+    c->on_cut = NULL;
     pq_col_flush_page(c);
+    c->on_cut = hook;
 
     uint64_t dict_uncompressed = 0;
     c->dict_page.len = 0;
-    bool ok = !c->failed && !c->chunk.failed;
+    bool ok = !c->failed && !c->pend_failed && !c->chunk.failed;
     if (ok && c->enc_dict) {
         /* the dictionary's PLAIN image is the page: compressed where it is */
-        ok = !c->dict.plain.failed && emit_page(c, &c->dict.plain, &c->dict_page,
+        ok = !c->dict.plain.failed && emit_page(c->ctx, &c->dict.plain, &c->dict_page,
                                                 PAGE_DICTIONARY, c->dict.count, PQ_ENC_PLAIN,
                                                 &dict_uncompressed);
     }

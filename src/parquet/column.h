@@ -80,6 +80,17 @@ typedef struct pq_chunk_meta {
 void pq_chunk_meta_free(pq_chunk_meta *m);
 
 /* A caller-held cache of one value's dictionary index (see pq_col_u64_cached). */
+/* Deferred pages: when a column's on_cut is set, a full page is not compressed where it fills
+ * but cut into the column's `pend` buffer, with a call before (PQ_CUT_BEFORE: the hook must see
+ * that the page cut before has been compressed, pq_col_compress_pend, so that pages reach the
+ * chunk in order and `pend` is free) and after (PQ_CUT_AFTER: the hook hands the page to
+ * whoever compresses it). The last page of a row group is compressed by pq_col_seal itself,
+ * which needs the one before compressed already. NULL (pq_col_init's): pages are compressed
+ * where they fill. */
+struct pq_column;
+enum { PQ_CUT_BEFORE, PQ_CUT_AFTER };
+typedef void (*pq_cut_fn)(void *arg, struct pq_column *c, int phase);
+
 typedef struct pq_dict_cache {
     uint64_t generation; /* dictionary generation + 1 the index belongs to; 0 = none */
     uint32_t index;
@@ -129,6 +140,16 @@ typedef struct pq_column {
 
     bool failed;      /* allocation or compression failed */
 
+    /* Deferred pages (on_cut set, see pq_cut_fn): the last page cut, until pq_col_compress_pend
+     * compresses it into the chunk (on any thread; it touches pend*, chunk and
+     * chunk_uncompressed only). */
+    pq_cut_fn on_cut;
+    void *cut_arg;
+    pq_buf pend;           /* the cut page's body */
+    int64_t pend_levels;   /* its levels (the header's num_values) */
+    int pend_encoding;
+    bool pend_failed;      /* its compression failed */
+
     /* pq_col_seal's output, until pq_col_write */
     pq_buf dict_page; /* header + compressed dictionary page, empty when none */
     bool sealed_ok;
@@ -162,8 +183,10 @@ void pq_col_null(pq_column *c, uint64_t row, int def);
 
 /* ---- the per-value fast paths, inline (their slow halves live in column.c) ---- */
 
-/* Compress the current page into the chunk and start a new one. */
+/* Compress the current page into the chunk (or cut it, see pq_cut_fn) and start a new one. */
 void pq_col_flush_page(pq_column *c);
+/* Compress the cut page into the chunk with x's compressor; false (and pend_failed) on failure. */
+bool pq_col_compress_pend(pq_column *c, pq_ctx *x);
 
 /* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
 static inline void pq_col_begin_value(pq_column *c, uint64_t row)
@@ -294,6 +317,8 @@ void pq_col_str_stable_c(pq_column *c, uint64_t row, const void *p, size_t n, pq
 /* Bytes this column holds for the open row group (pages, chunk, dictionary), stable
  * dictionary values excepted: what a memory budget should count. */
 size_t pq_col_buffered(const pq_column *c);
+/* pq_col_buffered without the chunk: the open page and the dictionary. */
+size_t pq_col_open_bytes(const pq_column *c);
 
 /* Complete the row group at `nrows` rows: write the chunk to the output, fill *meta, and reset
  * for the next row group. False on failure (allocation, compression or the output).
