@@ -38,6 +38,7 @@ bb_test(parquet_rle SOURCES ${BB_PQ_DIR}/pq_rle_test.c LIBS bb_parquet)
 # A column's chunk buffer kept across row groups, released, and what is written into it.
 bb_test(parquet_chunk_keep SOURCES ${BB_PQ_DIR}/pq_chunk_keep_test.c LIBS bb_parquet)
 bb_test(parquet_col_run SOURCES ${BB_PQ_DIR}/pq_col_run_test.c LIBS bb_parquet)
+bb_test(parquet_defer SOURCES ${BB_PQ_DIR}/pq_defer_test.c LIBS bb_parquet)
 bb_node_test(parquet_clash parquet_clash.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 bb_node_test(parquet_codecs parquet_codecs.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_gendump>)
