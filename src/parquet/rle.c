@@ -32,8 +32,12 @@ static void emit_literals(pq_rle *e)
     size_t bytes = (size_t)n * (size_t)e->bit_width / 8;
     if (pq_buf_reserve(e->out, bytes)) {
         uint8_t *d = e->out->data + e->out->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(d, e->packed, bytes); /* the words' bytes are the stream's, LSB first */
+#else
         for (size_t i = 0; i < bytes; i++)
             d[i] = (uint8_t)(e->packed[i >> 3] >> (8 * (i & 7)));
+#endif
         e->out->len += bytes;
     }
     memset(e->packed, 0, (bytes + 7) / 8 * 8);
