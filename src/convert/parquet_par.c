@@ -19,8 +19,11 @@
  * leaf's rendering is timed, and every PLAN_EVERY batches the units are re-cut from those times
  * (one unit per heavy leaf, light ones packed together), so the last tasks of a batch, the ones
  * a thread may wait for, are small. A leaf whose page the batch will likely fill goes first, in
- * a task of its own: the page's compression is the lump of rendering (order_tasks).
- * Which thread renders a leaf never changes its bytes, only how long the batch takes.
+ * a task of its own: cutting the page (its levels and indices encoded) is a lump of rendering
+ * (order_tasks). The cut page's compression is no task of a batch: a worker with no task left
+ * takes it (on_cut, compress_one), so a compression of milliseconds never holds a batch's end;
+ * the leaf's next cut and its seal wait for it, and the budget check counts it at its bound
+ * (pq_par_buffered). Which thread renders or compresses never changes the bytes.
  *
  * The batches' item arrays are cache-line aligned and the reader asks for the next items' lines
  * for writing (PREFETCHW): its stores into lines a worker had just read were its largest cost
@@ -210,8 +213,8 @@ static void pend_done(writer *w, pq_par *p, size_t L, pq_ctx *x)
 }
 
 /* A column's pq_cut_fn: the page before compressed first; the cut page handed to the threads
- * (a worker with no task left, the reader waiting for a batch, or the leaf's next cut or
- * seal), outside the batches, so that a compression never holds a batch up. */
+ * (a worker with no task left, else the leaf's next cut or its seal, or a budget check that
+ * needs the exact count), outside the batches, so that a compression never holds a batch up. */
 static void on_cut(void *arg, pq_column *c, int phase)
 {
     writer *w = arg;

@@ -1,6 +1,7 @@
 /* convert/workpool.c — the worker threads of convert --threads (see convert/workpool.h): one
  * mutex guards the job (function, next task, tasks not yet finished); workers sleep on one
- * condition variable, the waiting caller on another (or takes tasks itself: wp_help). A short
+ * condition variable, the waiting caller on another (or takes tasks itself: wp_help); a
+ * worker with no task does the pool's idle work first, if any (wp_set_idle). A short
  * spin before sleeping was tried for the Parquet writer's millisecond jobs and changed nothing
  * measurable on 2 CPUs (2.34 / 2.31 / 2.30 s for 0 / 50 / 200 us, medians of 7). */
 /* SPDX-License-Identifier: MIT */
