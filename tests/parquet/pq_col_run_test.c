@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "read_fd.h"
 #include "parquet/column.h"
 
 #define ROWS 20000u
@@ -96,20 +97,6 @@ static void write_rows(pq_column *c, const tcase *t, uint64_t rows, int mode,
     }
 }
 
-/* The file's bytes (malloc'ed, *len of them). */
-static uint8_t *file_bytes(FILE *f, size_t *len)
-{
-    fflush(f);
-    off_t end = lseek(fileno(f), 0, SEEK_END);
-    uint8_t *b = malloc(end > 0 ? (size_t)end : 1);
-    if (!b || (end > 0 && pread(fileno(f), b, (size_t)end, 0) != (ssize_t)end)) {
-        free(b);
-        return NULL;
-    }
-    *len = (size_t)end;
-    return b;
-}
-
 /* Case t written in mode 0 and 1 into two files, three row groups each: same bytes, same
  * chunk metadata. */
 static void run_case(const tcase *t)
@@ -136,7 +123,7 @@ static void run_case(const tcase *t)
         }
         pq_col_free(&c);
         pq_ctx_free(&ctx);
-        bytes[mode] = file_bytes(f[mode], &len[mode]);
+        bytes[mode] = test_file_bytes(f[mode], &len[mode]);
     }
     CHECK(bytes[0] && bytes[1] && len[0] > 0 && len[0] == len[1] &&
               memcmp(bytes[0], bytes[1], len[0]) == 0,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "read_fd.h"
 #include "parquet/column.h"
 
 #define ROWS 30000u
@@ -65,20 +66,6 @@ static void write_rows(pq_column *c, const tcase *t, uint64_t rows)
     }
 }
 
-/* The file's bytes (malloc'ed, *len of them). */
-static uint8_t *file_bytes(FILE *f, size_t *len)
-{
-    fflush(f);
-    off_t end = lseek(fileno(f), 0, SEEK_END);
-    uint8_t *b = malloc(end > 0 ? (size_t)end : 1);
-    if (!b || (end > 0 && pread(fileno(f), b, (size_t)end, 0) != (ssize_t)end)) {
-        free(b);
-        return NULL;
-    }
-    *len = (size_t)end;
-    return b;
-}
-
 /* Case t written with pages compressed where they fill (mode 0) and deferred (mode 1). */
 static void run_case(const tcase *t)
 {
@@ -118,7 +105,7 @@ static void run_case(const tcase *t)
         }
         pq_col_free(&c);
         pq_ctx_free(&ctx);
-        bytes[mode] = file_bytes(f[mode], &len[mode]);
+        bytes[mode] = test_file_bytes(f[mode], &len[mode]);
     }
     CHECK(h.cuts >= 6 && !h.out_of_order, "%s: %u cuts%s", t->name, h.cuts,
           h.out_of_order ? ", one over a page not compressed" : "");

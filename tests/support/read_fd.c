@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "read_fd.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 size_t test_read_fd(int fd, uint8_t *buf, size_t cap) {
@@ -12,4 +13,17 @@ size_t test_read_fd(int fd, uint8_t *buf, size_t cap) {
         len += (size_t)n;
     }
     return len;
+}
+
+uint8_t *test_file_bytes(FILE *f, size_t *len) {
+    if (fflush(f) != 0) return NULL;
+    off_t end = lseek(fileno(f), 0, SEEK_END);
+    if (end < 0) return NULL;
+    uint8_t *b = malloc(end > 0 ? (size_t)end : 1);
+    if (!b || (end > 0 && pread(fileno(f), b, (size_t)end, 0) != (ssize_t)end)) {
+        free(b);
+        return NULL;
+    }
+    *len = (size_t)end;
+    return b;
 }
