@@ -357,18 +357,19 @@ static void cut_units(writer *w, pq_par *p)
     }
 }
 
-/* Will leaf L's page likely fill, and be compressed, in the next batch (as much again as in
- * its last batch that compressed none)? */
+/* Will leaf L's page likely fill, and be cut, in the next batch (as much again as in its last
+ * batch that cut none)? */
 static bool will_flush(const writer *w, const leaf_page *g)
 {
     return g->grow && g->fill + g->grow >= w->ctx.page_bytes;
 }
 
-/* The next batch's tasks: first, a task per leaf whose page it will likely compress, the
- * slowest such compression first; then the units without those leaves. A page's compression is
- * a lump of up to a few batches' rendering of the others: started last, it kept the other
- * threads waiting (the compressions of one batch are ordered as whole jobs are in "longest
- * first" scheduling). With every batch landed: the pages are the serial writer's. */
+/* The next batch's tasks: first, a task per leaf whose page it will likely fill, the slowest
+ * such task first; then the units without those leaves. Filling a page was a lump (its
+ * compression, up to a few batches' rendering of the others) that, started last, kept the
+ * other threads waiting; since compressions left the batches (on_cut) it is the cut, the page's
+ * levels and indices encoded, and this order was not measured again. With every batch landed:
+ * the pages are the serial writer's. */
 static void order_tasks(writer *w, pq_par *p)
 {
     size_t n = w->lay.nleaves, k = 0;

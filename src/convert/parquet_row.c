@@ -252,7 +252,7 @@ static void dense_plain(pq_column *c, int32_t leaf, const pqw_item *it, size_t n
 {
     uint64_t v[DENSE_RUN];
     for (size_t j = 0; j < n;) {
-        size_t m = 0, end = n - j < DENSE_RUN ? j + (n - j) : j + DENSE_RUN;
+        size_t m = 0, end = n - j < DENSE_RUN ? n : j + DENSE_RUN;
         if (leaf == PQ_L_SEQ)
             for (; j + m < end; m++)
                 v[m] = seq0 + j + m;

@@ -244,8 +244,7 @@ static void cut_page(pq_column *c, bool dict_page)
     if (values_are_body(c)) {
         pq_buf t = c->pend;
         c->pend = c->vals;
-        c->vals = t;
-        c->vals.len = 0;
+        c->vals = t; /* emptied by next_page */
         c->pend_encoding = PQ_ENC_PLAIN;
     } else {
         c->pend_encoding = page_body(c, body);

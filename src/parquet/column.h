@@ -79,7 +79,6 @@ typedef struct pq_chunk_meta {
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
 
-/* A caller-held cache of one value's dictionary index (see pq_col_u64_cached). */
 /* Deferred pages: when a column's on_cut is set, a full page is not compressed where it fills
  * but cut into the column's `pend` buffer, with a call before (PQ_CUT_BEFORE: the hook must see
  * that the page cut before has been compressed, pq_col_compress_pend, so that pages reach the
@@ -91,6 +90,7 @@ struct pq_column;
 enum { PQ_CUT_BEFORE, PQ_CUT_AFTER };
 typedef void (*pq_cut_fn)(void *arg, struct pq_column *c, int phase);
 
+/* A caller-held cache of one value's dictionary index (see pq_col_u64_cached). */
 typedef struct pq_dict_cache {
     uint64_t generation; /* dictionary generation + 1 the index belongs to; 0 = none */
     uint32_t index;
