@@ -186,19 +186,7 @@ static int page_body(pq_column *c, pq_buf *body)
         encoding = PQ_ENC_RLE_DICTIONARY;
         int bw = pq_bit_width(c->dict.count > 0 ? c->dict.count - 1 : 0);
         pq_buf_byte(body, (uint8_t)bw);
-        pq_rle e;
-        pq_rle_init(&e, body, bw);
-        const uint32_t *idx = (const uint32_t *)(const void *)c->vals.data;
-        size_t n = c->vals.len / 4;
-        size_t i = 0;
-        while (i < n) {
-            size_t j = i + 1;
-            while (j < n && idx[j] == idx[i])
-                j++;
-            pq_rle_put(&e, idx[i], j - i);
-            i = j;
-        }
-        pq_rle_finish(&e);
+        pq_rle_encode_u32(body, (const uint32_t *)(const void *)c->vals.data, c->vals.len / 4, bw);
     } else if (c->type == PQ_BOOLEAN) {
         size_t n = c->vals.len;
         if (pq_buf_reserve(body, (n + 7) / 8)) {

@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+_Static_assert(PQ_RLE_LITCAP % 8 == 0 && PQ_RLE_LITCAP / 8 < 64,
+               "a bit-packed run's header (its groups of 8, shifted, | 1) is one varint byte");
+
 void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width)
 {
     e->out = out;
@@ -28,9 +31,10 @@ static void emit_literals(pq_rle *e)
     uint32_t n = e->nlit;
     if (n == 0)
         return;
-    pq_buf_uvarint(e->out, ((uint64_t)(n / 8) << 1) | 1);
     size_t bytes = (size_t)n * (size_t)e->bit_width / 8;
-    if (pq_buf_reserve(e->out, bytes)) {
+    if (e->out->cap - e->out->len >= 1 + bytes || pq_buf_reserve(e->out, 1 + bytes)) {
+        /* n <= PQ_RLE_LITCAP: the header, a varint, is one byte */
+        e->out->data[e->out->len++] = (uint8_t)(((n / 8) << 1) | 1);
         uint8_t *d = e->out->data + e->out->len;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(d, e->packed, bytes); /* the words' bytes are the stream's, LSB first */
@@ -44,15 +48,32 @@ static void emit_literals(pq_rle *e)
     e->nlit = 0;
 }
 
-/* Emit `n` copies of `v` as RLE runs. */
-static void emit_rle(pq_rle *e, uint32_t v, uint64_t n)
+/* Emit `n` copies of `v` (`bit_width` bits) into `out` as RLE runs. */
+static inline void emit_rle(pq_buf *out, int bit_width, uint32_t v, uint64_t n)
 {
-    int vbytes = (e->bit_width + 7) / 8;
+    int vbytes = (bit_width + 7) / 8;
+    if (n < 64 && vbytes == 1 && out->cap - out->len >= 2) { /* a level's run: 2 bytes */
+        out->data[out->len] = (uint8_t)(n << 1);
+        out->data[out->len + 1] = (uint8_t)v;
+        out->len += 2;
+        return;
+    }
     while (n > 0) {
         uint64_t chunk = n > (1u << 30) ? (1u << 30) : n;
-        pq_buf_uvarint(e->out, chunk << 1);
+        if (out->cap - out->len < 5 + 4 && !pq_buf_reserve(out, 5 + 4)) /* header, value */
+            return;
+        uint8_t *d = out->data + out->len;
+        size_t k = 0;
+        for (uint64_t h = chunk << 1;; h >>= 7) { /* the header: a ULEB128 varint */
+            if (h < 0x80) {
+                d[k++] = (uint8_t)h;
+                break;
+            }
+            d[k++] = (uint8_t)(h | 0x80);
+        }
         for (int i = 0; i < vbytes; i++)
-            pq_buf_byte(e->out, (uint8_t)(v >> (8 * i)));
+            d[k++] = (uint8_t)(v >> (8 * i));
+        out->len += k;
         n -= chunk;
     }
 }
@@ -90,7 +111,7 @@ static void resolve(pq_rle *e)
     }
     emit_literals(e);
     if (n)
-        emit_rle(e, v, n);
+        emit_rle(e->out, e->bit_width, v, n);
 }
 
 void pq_rle_put_slow(pq_rle *e, uint32_t v, uint64_t n)
@@ -114,3 +135,113 @@ void pq_rle_finish(pq_rle *e)
         emit_literals(e);
     }
 }
+
+/* ---- pq_rle_encode_u32: the same bytes, the pending literals packed straight into `out` ---- */
+
+/* A bit-packed run being written into out: its header byte's place (at most 8 groups of 8: the
+ * header is one byte) and the bits not yet stored. */
+typedef struct lit_run {
+    pq_buf *out;
+    unsigned w;
+    size_t hdr;   /* 0: no run open, else 1 + the header byte's offset */
+    uint32_t n;   /* values in the run */
+    uint64_t acc; /* bits not yet stored, LSB first */
+    unsigned bits;
+} lit_run;
+
+/* Store the 8 bytes of `x` at p, least significant first. */
+static inline void store_le64(uint8_t *p, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &x, 8);
+#else
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(x >> (8 * i));
+#endif
+}
+
+/* Open a run: its header byte and room for its 64 values (8 bytes each at most: w <= 32, plus
+ * the word the last store may spill). False when out of memory. */
+static bool lit_open(lit_run *r)
+{
+    if (!pq_buf_reserve(r->out, 1 + (size_t)PQ_RLE_LITCAP * r->w / 8 + 8))
+        return false;
+    r->hdr = 1 + r->out->len++;
+    r->n = 0;
+    r->acc = 0;
+    r->bits = 0;
+    return true;
+}
+
+/* Close the open run (its values padded with zeros to a multiple of 8): the last bits stored,
+ * the header written. */
+static void lit_close(lit_run *r)
+{
+    if (!r->hdr)
+        return;
+    uint32_t n = (r->n + 7) / 8 * 8;
+    r->bits += (n - r->n) * r->w; /* n * w is a multiple of 8: whole bytes are left */
+    while (r->bits >= 64) {     /* padding past a word: zeros */
+        store_le64(r->out->data + r->out->len, r->acc);
+        r->out->len += 8;
+        r->acc = 0;
+        r->bits -= 64;
+    }
+    store_le64(r->out->data + r->out->len, r->acc);
+    r->out->len += r->bits / 8;
+    r->out->data[r->hdr - 1] = (uint8_t)(((n / 8) << 1) | 1);
+    r->hdr = 0;
+}
+
+/* Append one literal, the run closed when it holds PQ_RLE_LITCAP. */
+static inline void lit_add(lit_run *r, uint32_t v)
+{
+    if (!r->hdr && !lit_open(r))
+        return;
+    r->acc |= (uint64_t)v << r->bits;
+    r->bits += r->w;
+    if (r->bits >= 64) {
+        store_le64(r->out->data + r->out->len, r->acc);
+        r->out->len += 8;
+        r->bits -= 64;
+        r->acc = r->bits ? (uint64_t)v >> (r->w - r->bits) : 0;
+    }
+    if (++r->n == PQ_RLE_LITCAP)
+        lit_close(r);
+}
+
+void pq_rle_encode_u32(pq_buf *out, const uint32_t *v, size_t n, int bit_width)
+{
+    lit_run r = {.out = out, .w = bit_width < 1 ? 1u : (unsigned)bit_width};
+    size_t i = 0;
+    while (i < n && !out->failed) {
+        /* the short runs from i go out as literals, up to the next run of 8 or more */
+        size_t p = i, len = 0;
+        while (p < n) {
+            size_t e = p + 1;
+            while (e < n && v[e] == v[p])
+                e++;
+            if (e - p >= 8) {
+                len = e - p;
+                break;
+            }
+            p = e;
+        }
+        for (; i < p; i++)
+            lit_add(&r, v[i]);
+        if (len == 0)
+            break;
+        /* the long run completes the open run's last group of 8, which then goes out */
+        uint64_t rest = len;
+        while (r.hdr && r.n % 8) {
+            lit_add(&r, v[p]);
+            rest--;
+        }
+        lit_close(&r);
+        emit_rle(out, (int)r.w, v[p], rest);
+        i = p + len;
+    }
+    if (!out->failed)
+        lit_close(&r);
+}
+

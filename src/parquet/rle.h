@@ -72,6 +72,12 @@ static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
 /* Emit everything pending; the stream is complete. */
 void pq_rle_finish(pq_rle *e);
 
+/* The whole stream of `n` values v[] (each < 2^bit_width, bit_width 1..32) appended to `out`:
+ * the bytes pq_rle_init, pq_rle_put of each value and pq_rle_finish append, without a call per
+ * run (a page of dictionary indices, whose runs are short: their literals are packed 64 bits
+ * at a time). Allocation failure sets out->failed. */
+void pq_rle_encode_u32(pq_buf *out, const uint32_t *v, size_t n, int bit_width);
+
 /* Bits needed to represent values 0..max (at least 1). */
 int pq_bit_width(uint64_t max);
 

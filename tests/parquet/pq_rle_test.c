@@ -196,6 +196,20 @@ static void one_case(int bw, int shape)
         }
     uint8_t *ref = malloc(n * 8 + 64);
     size_t rlen = ref_encode(want, n, bw, ref);
+    /* the whole-array encoder: the same bytes, and appended after what the buffer held */
+    for (size_t before = 0; before <= 3; before += 3) {
+        pq_buf whole = {0};
+        for (size_t k = 0; k < before; k++)
+            pq_buf_byte(&whole, 0xA5);
+        pq_rle_encode_u32(&whole, want, n, bw);
+        size_t wat = 0;
+        while (wat < rlen && before + wat < whole.len && ref[wat] == whole.data[before + wat])
+            wat++;
+        CHECK(!whole.failed && whole.len == before + rlen && wat == rlen,
+              "pq_rle_encode_u32 bw %d shape %d: %zu bytes, reference %zu, first difference at "
+              "byte %zu", bw, shape, whole.len - before, rlen, wat);
+        pq_buf_free(&whole);
+    }
     size_t at = 0;
     while (at < rlen && at < buf.len && ref[at] == buf.data[at])
         at++;
@@ -209,9 +223,24 @@ static void one_case(int bw, int shape)
 
 int main(void)
 {
-    for (int bw = 1; bw <= 24; bw++)
+    for (int bw = 1; bw <= 32; bw++)
         for (int shape = 0; shape < 5; shape++)
             one_case(bw, shape);
+    /* short arrays, runs around 8 after 0..63 pending literals, and nothing at all */
+    for (int t = 0; t < 4000; t++) {
+        uint32_t v[200];
+        int bw = 1 + t % 32;
+        size_t n = (size_t)(t / 32) % 200, lit = next() % 64;
+        for (size_t i = 0; i < n; i++)
+            v[i] = i < lit ? next() & ((bw >= 32 ? 0 : (1u << bw)) - 1u) : (uint32_t)(t & 1);
+        uint8_t ref[2048];
+        size_t rlen = ref_encode(v, n, bw, ref);
+        pq_buf whole = {0};
+        pq_rle_encode_u32(&whole, v, n, bw);
+        CHECK(whole.len == rlen && (rlen == 0 || memcmp(whole.data, ref, rlen) == 0),
+              "pq_rle_encode_u32: %zu values (%zu literals first) at width %d differ", n, lit, bw);
+        pq_buf_free(&whole);
+    }
     CHECK(pq_bit_width(0) == 1 && pq_bit_width(1) == 1 && pq_bit_width(2) == 2 &&
               pq_bit_width(255) == 8 && pq_bit_width(256) == 9,
           "pq_bit_width");
