@@ -210,25 +210,71 @@ static inline void lit_add(lit_run *r, uint32_t v)
         lit_close(r);
 }
 
+/* The start of the first run of 8 or more equal values in v[i..n) (i starts a run: v[i - 1],
+ * if any, differs), its length in *len; n and 0 if there is none. Such a run holds one of i + 7,
+ * i + 15, ...: only those are looked at, and most have neighbours that differ. */
+static size_t next_long_run(const uint32_t *v, size_t i, size_t n, size_t *len)
+{
+    for (size_t q = i + 7; q < n; q += 8) {
+        uint32_t x = v[q];
+        if (v[q - 1] != x && (q + 1 == n || v[q + 1] != x))
+            continue;
+        size_t s = q, e = q + 1;
+        while (s > i && v[s - 1] == x)
+            s--;
+        while (e < n && v[e] == x)
+            e++;
+        if (e - s >= 8) {
+            *len = e - s;
+            return s;
+        }
+    }
+    *len = 0;
+    return n;
+}
+
+/* Whether a run is open (one is opened if none was); false when out of memory. */
+static inline bool lit_room(lit_run *r)
+{
+    return r->hdr || lit_open(r);
+}
+
+/* Append v[0..m) to the open run (m <= what it has room for), the run closed when full: what
+ * lit_add does m times, with the bits in registers (the stores into the body alias them). */
+static void lit_pack(lit_run *r, const uint32_t *v, uint32_t m)
+{
+    uint64_t acc = r->acc;
+    unsigned bits = r->bits, w = r->w;
+    uint8_t *d = r->out->data + r->out->len;
+    for (uint32_t k = 0; k < m; k++) {
+        acc |= (uint64_t)v[k] << bits;
+        bits += w;
+        if (bits >= 64) {
+            store_le64(d, acc);
+            d += 8;
+            bits -= 64;
+            acc = bits ? (uint64_t)v[k] >> (w - bits) : 0;
+        }
+    }
+    r->out->len = (size_t)(d - r->out->data);
+    r->acc = acc;
+    r->bits = bits;
+    if ((r->n += m) == PQ_RLE_LITCAP)
+        lit_close(r);
+}
+
 void pq_rle_encode_u32(pq_buf *out, const uint32_t *v, size_t n, int bit_width)
 {
     lit_run r = {.out = out, .w = bit_width < 1 ? 1u : (unsigned)bit_width};
     size_t i = 0;
     while (i < n && !out->failed) {
         /* the short runs from i go out as literals, up to the next run of 8 or more */
-        size_t p = i, len = 0;
-        while (p < n) {
-            size_t e = p + 1;
-            while (e < n && v[e] == v[p])
-                e++;
-            if (e - p >= 8) {
-                len = e - p;
-                break;
-            }
-            p = e;
+        size_t len = 0, p = next_long_run(v, i, n, &len);
+        while (i < p && lit_room(&r)) { /* as many as the open run takes, at once */
+            size_t m = p - i < PQ_RLE_LITCAP - r.n ? p - i : PQ_RLE_LITCAP - r.n;
+            lit_pack(&r, v + i, (uint32_t)m);
+            i += m;
         }
-        for (; i < p; i++)
-            lit_add(&r, v[i]);
         if (len == 0)
             break;
         /* the long run completes the open run's last group of 8, which then goes out */
