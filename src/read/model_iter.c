@@ -13,6 +13,7 @@
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
 #include "read/reader_priv.h"
+#include "read/walk.h"
 
 typedef struct mkey {
     uint64_t ts;
@@ -62,15 +63,6 @@ static inline bool key_same_record(const mkey *a, const mkey *b) {
            a->offset == b->offset;
 }
 
-/* Little-endian u64 at absolute ring position `pos`, wrapping. */
-static inline uint64_t ring_u64(const bb_rshard *s, uint64_t pos) {
-    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
-    uint8_t b[8];
-    if (at + 8 <= s->capacity) memcpy(b, s->region + at, 8);
-    else bb_ring_copy(s, pos, b, 8);
-    return bb_le_get_u64(b);
-}
-
 /* The schema of event `id` in dump d, through the iterator's cache; NULL if d has none. */
 static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d, uint64_t id) {
     size_t slot = (size_t)(id ^ (id >> 32)) & (SCHEMA_CACHE - 1);
@@ -93,14 +85,14 @@ static bool load_key(bb_model_iter *it, size_t si) {
     if (st->at >= src->end) return false;
     const bb_rshard *sh = s->shard;
     uint64_t pos = s->locs ? s->low + s->locs[st->at] : st->at;
-    uint64_t id = ring_u64(sh, pos + BB__FRAME_ID);
+    uint64_t id = bb__ring_u64(sh, pos + BB__FRAME_ID);
     const bb_rschema *ev = st->ev && st->ev->id == id ? st->ev : find_schema(it, s->dump, id);
     if (!ev) return false;
     st->ev = ev;
     st->pos = pos;
     mkey *k = &it->keys[si];
     size_t at = (size_t)pos & (size_t)(sh->capacity - 1);
-    k->ts = ring_u64(sh, pos + BB__FRAME_TS);
+    k->ts = bb__ring_u64(sh, pos + BB__FRAME_TS);
     k->instance_id = sh->instance_id;
     k->shard_id = sh->shard_id;
     k->offset = at + BB__FRAME_HEAD + ev->record_size > sh->capacity ? BB__MODEL_WRAP_OFFSET

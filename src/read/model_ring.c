@@ -18,6 +18,7 @@
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
 #include "read/reader_priv.h"
+#include "read/walk.h"
 
 /* A ring being sorted by locators (the fallback). */
 typedef struct lring {
@@ -283,7 +284,7 @@ bool bb__model_ring_load(const bb_model *m, size_t ring) {
     s->low = bb_shard_low(s->shard);
     s->nsrc = 0;
     run_ctx c = {s, ring, 0, 0, 0, 0, false, false};
-    bb_shard_walk(s->dump, s->shard, collect_run, &c, NULL);
+    bb__walk(s->dump, s->shard, collect_run, &c, NULL); /* collect_run inlined */
     if (c.nomem) return false;
     if (!c.too_many) {
         s->n = c.n;
