@@ -158,12 +158,12 @@ static bool flush_row_group(writer *w)
     w->nrg++;
     bool ok = true;
     if (w->par) {
-        ok = pq_par_close(w, rg->chunks);
+        ok = pq_par_close(w, rg->chunks); /* it bounds the kept buffers as it writes them */
     } else {
         for (size_t i = 0; i < w->lay.nleaves && ok; i++)
             ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
+        bound_kept(w);
     }
-    bound_kept(w);
     w->rg_rows = 0;
     return ok;
 }
@@ -338,7 +338,7 @@ static int finish(writer *w)
         if (rc)
             return rc;
     }
-    if (!flush_row_group(w))
+    if (!flush_row_group(w) || (w->par && !pq_par_flush(w)))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
     if (w->lane.text.failed)
         return fail(w, "%s", "out of memory");

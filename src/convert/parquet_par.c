@@ -8,9 +8,12 @@
  * are decided exactly where the serial writer decides them. While the N - 1 workers render one
  * batch, the reader fills the other; then it takes the batch's tasks no worker has started (as
  * worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the rows,
- * and closes the row group when due: the workers and the reader seal the column chunks, the
- * reader writes them in order as they are sealed (pq_par_close). Memory: the columns are the
- * serial writer's (the budget holds as before), plus two batches and each thread's scratch.
+ * and closes the row group when due: the workers and the reader seal the column chunks
+ * (pq_par_close), which are then written in order while the next row group is rendered: by a
+ * worker with no task, a piece at a time, or by a thread that must append to a leaf's chunk
+ * still there (wqueue). Memory: the columns are the serial writer's (the budget holds as
+ * before: a chunk is written before its leaf takes a page of the next row group), plus two
+ * batches and each thread's scratch.
  *
  * A batch is rendered a leaf (column) at a time: once it is full the reader sorts its row
  * indices by plan (a counting sort, while the workers still render the batch before), so a
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -57,6 +61,7 @@
 enum { SEAL_FREE, SEAL_TAKEN, SEAL_DONE }; /* a leaf's seal at a row group's close */
 enum { PEND_NONE, PEND_READY, PEND_BUSY };  /* a leaf's cut page: none, waiting, compressing */
 #define PAGE_HEADER_MAX 64u /* bytes a data page's header takes at most (7 small ints) */
+#define WRITE_PIECE ((size_t)1 << 20) /* bytes an idle worker writes at a time (~0.5 ms) */
 
 #define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
                              iterator's copy, overwritten by the next record */
@@ -86,8 +91,24 @@ typedef struct leaf_page {
     uint64_t flush_ns; /* ... in its last batch that compressed a page (0: none yet) */
 } leaf_page;
 
+/* The last closed row group's chunks, written in leaf order while the next one is rendered:
+ * by a worker with no other work, a piece at a time, or whole by whoever must append to a leaf
+ * whose chunk is still there (its next page) or close the next row group. Writing them at the
+ * close left the workers idle: 0.1 s of a 10 M-record conversion. */
+typedef struct wqueue {
+    pthread_mutex_t mu; /* all but `next`'s reads without it */
+    bool mu_ok;
+    pq_chunk_meta *meta; /* the row group's chunks, NULL when none is pending */
+    _Atomic size_t next; /* first leaf not written whole (== nleaves: none pending) */
+    uint64_t at;         /* bytes of leaf `next` written */
+    uint64_t kept;       /* chunk buffer bytes kept by the leaves written (the writer's bound) */
+    size_t keep_max;     /* ... at most this (budget / 2, as the serial writer's bound_kept) */
+    bool ok;             /* no write failed */
+} wqueue;
+
 struct pq_par {
     wp_pool *pool;
+    wqueue wq;
     unsigned nworkers;
     pqw_lane *lanes;    /* per worker */
     pq_ctx *ctxs;       /* per worker: compressor and page scratch */
@@ -175,9 +196,70 @@ static inline void put_action(writer *w, pqw_lane *ln, int32_t L, uint32_t a, co
         pqw_render_field(w, ln, &it->rc, it->pl, a, r);
 }
 
-/* Compress leaf L's cut page, taken by this thread (PEND_BUSY), with compressor x. */
+/* With wq.mu held: write at most `max` bytes of the pending chunks (in leaf order); a leaf
+ * written whole lets its buffers go, keeping its chunk buffer within the writer's bound (what
+ * the serial writer's pq_col_write and bound_kept do, in the same order). */
+static void write_locked(writer *w, pq_par *p, size_t max)
+{
+    wqueue *q = &p->wq;
+    size_t n = w->lay.nleaves, L = atomic_load_explicit(&q->next, memory_order_relaxed);
+    while (q->meta && L < n && max > 0) {
+        pq_column *c = &w->cols[L];
+        uint64_t before = q->at, total = pq_col_sealed_bytes(c);
+        if (!pq_col_write_piece(c, &w->out, &q->meta[L], &q->at, max))
+            q->ok = false;
+        max -= (size_t)(q->at - before) < max ? (size_t)(q->at - before) : max;
+        if (q->at < total && q->ok)
+            break; /* the piece ended inside the leaf */
+        pq_col_written(c);
+        size_t k = pq_col_kept(c);
+        if (q->kept + k > q->keep_max)
+            pq_col_release(c);
+        else
+            q->kept += k;
+        q->at = 0;
+        atomic_store_explicit(&q->next, ++L, memory_order_release);
+        if (L == n)
+            q->meta = NULL;
+    }
+}
+
+/* Leaves up to L written (their chunks free for the next row group's pages). */
+static void write_upto(writer *w, pq_par *p, size_t L)
+{
+    if (atomic_load_explicit(&p->wq.next, memory_order_acquire) > L)
+        return;
+    pthread_mutex_lock(&p->wq.mu);
+    while (p->wq.meta && atomic_load_explicit(&p->wq.next, memory_order_relaxed) <= L)
+        write_locked(w, p, SIZE_MAX);
+    pthread_mutex_unlock(&p->wq.mu);
+}
+
+/* A piece of the pending chunks written, if any is pending and no other thread is writing;
+ * false if nothing was. */
+static bool write_piece(writer *w, pq_par *p)
+{
+    if (atomic_load_explicit(&p->wq.next, memory_order_acquire) >= w->lay.nleaves ||
+        pthread_mutex_trylock(&p->wq.mu) != 0)
+        return false;
+    bool any = p->wq.meta != NULL;
+    write_locked(w, p, WRITE_PIECE);
+    pthread_mutex_unlock(&p->wq.mu);
+    return any;
+}
+
+bool pq_par_flush(writer *w)
+{
+    pq_par *p = w->par;
+    write_upto(w, p, w->lay.nleaves ? w->lay.nleaves - 1 : 0);
+    return p->wq.ok;
+}
+
+/* Compress leaf L's cut page, taken by this thread (PEND_BUSY), with compressor x (after the
+ * leaf's last chunk went out: the page goes into its buffer). */
 static void compress_taken(writer *w, pq_par *p, size_t L, pq_ctx *x)
 {
+    write_upto(w, p, L);
     (void)pq_col_compress_pend(&w->cols[L], x);
     atomic_store_explicit(&p->pend[L], PEND_NONE, memory_order_release);
 }
@@ -237,7 +319,7 @@ static bool compress_one(void *arg, unsigned k)
     pq_par *p = w->par;
     size_t n = w->lay.nleaves;
     if (atomic_load_explicit(&p->npend, memory_order_relaxed) == 0 || n == 0)
-        return false;
+        return write_piece(w, p);
     for (size_t L = 0; L < n; L++) {
         if (atomic_load_explicit(&p->pend[L], memory_order_relaxed) == PEND_READY &&
             take_pend(p, L)) {
@@ -245,7 +327,7 @@ static bool compress_one(void *arg, unsigned k)
             return true;
         }
     }
-    return false;
+    return write_piece(w, p);
 }
 
 /* Leaf L of the batch in flight (b, its n rows from row r0, seq seq0). */
@@ -413,14 +495,15 @@ static inline void cpu_relax(unsigned *spins)
 #endif
 }
 
-/* The workers seal the leaves upwards; the reader writes them in order, sealing each one no
- * worker has taken, and while it waits for one, the last ones no worker has reached: the
- * writes overlap the seals (they took 0.11 s of a 10 M-record conversion with the workers
- * asleep). */
+/* The workers seal the leaves upwards, the reader in order (and the last ones no worker has
+ * reached while it waits for one); the sealed chunks are then written while the next row group
+ * is rendered (wqueue), the last row group's first: a seal appends to its leaf's chunk. */
 bool pq_par_close(writer *w, pq_chunk_meta *chunks)
 {
     pq_par *p = w->par;
     size_t n = w->lay.nleaves, hi = n;
+    if (!pq_par_flush(w))
+        return false;
     p->seal_to = chunks;
     for (size_t L = 0; L < n; L++)
         atomic_store_explicit(&p->sealing[L], SEAL_FREE, memory_order_relaxed);
@@ -435,12 +518,18 @@ bool pq_par_close(writer *w, pq_chunk_meta *chunks)
             else
                 cpu_relax(&spins);
         }
-        if (ok)
-            ok = pq_col_write(&w->cols[L], &chunks[L]);
+        ok = ok && w->cols[L].sealed_ok;
+        pq_col_next_rowgroup(&w->cols[L]); /* its chunk stays until written */
         p->known[L] = 0;
         p->cut_bound[L] = 0;
     }
     wp_wait(p->pool);
+    pthread_mutex_lock(&p->wq.mu);
+    p->wq.meta = chunks;
+    p->wq.at = 0;
+    p->wq.kept = 0;
+    atomic_store_explicit(&p->wq.next, 0, memory_order_release);
+    pthread_mutex_unlock(&p->wq.mu);
     return ok;
 }
 
@@ -546,6 +635,7 @@ size_t pq_par_buffered(writer *w, size_t budget)
         return (size_t)bound;
     size_t exact = 0; /* over the bound: every cut page compressed, then counted */
     for (size_t L = 0; L < n; L++) {
+        write_upto(w, p, L); /* the last row group's chunk is not this one's */
         pend_done(w, p, L, &p->ctxs[p->nworkers]);
         p->known[L] = w->cols[L].chunk.len;
         p->cut_bound[L] = 0;
@@ -699,7 +789,11 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
     w->par = p;
     p->nworkers = threads - 1; /* and the reading thread, which helps (wp_help) */
     p->after_rows = after_rows;
-    if (!leaf_work(w, p) || !alloc_workers(w, p))
+    p->wq.next = w->lay.nleaves; /* nothing to write */
+    p->wq.ok = true;
+    p->wq.keep_max = w->budget / 2;
+    p->wq.mu_ok = pthread_mutex_init(&p->wq.mu, NULL) == 0;
+    if (!p->wq.mu_ok || !leaf_work(w, p) || !alloc_workers(w, p))
         return 1;
     p->pool = wp_create(p->nworkers);
     if (!p->pool) { /* no threads to be had: the serial writer, same output */
@@ -736,6 +830,8 @@ void pq_par_free(writer *w)
         w->cols[i].ctx = &w->ctx;
         w->cols[i].on_cut = NULL;
     }
+    if (p->wq.mu_ok)
+        pthread_mutex_destroy(&p->wq.mu);
     for (int i = 0; i < 2; i++) {
         free(p->b[i].items);
         free(p->b[i].order);

@@ -140,12 +140,15 @@ typedef int (*pqw_after_rows_fn)(writer *w);
  * (serial) if threads could not be had; 0, or 1 with the message set (out of memory).
  * pq_par_add stages a row (encoded later, in order); pq_par_drain encodes every staged row;
  * pq_par_close seals every column of the open row group into chunks[] on the workers and the
- * caller (nothing in flight) and writes them in order, each as soon as it and those before it
- * are sealed; false if a seal or a write failed. pq_par_free stops the workers. */
+ * caller (nothing in flight) and leaves them to be written in order while the next rows are
+ * encoded (their offsets in chunks[] are set as they are: chunks[] must stay until
+ * pq_par_flush); false if a seal or an earlier write failed. pq_par_flush writes what is left
+ * (before the footer); false if a write failed. pq_par_free stops the workers. */
 int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
 int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
 int pq_par_drain(writer *w);
 bool pq_par_close(writer *w, pq_chunk_meta *chunks);
+bool pq_par_flush(writer *w);
 void pq_par_free(writer *w);
 /* The budget check's count with the engine's deferred pages (full pages are compressed by
  * whichever thread is idle, outside the batches, so a chunk's size is not known at a check):

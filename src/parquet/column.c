@@ -678,13 +678,18 @@ bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)
  * used is released, so that columns busy in different row groups do not each keep their peak:
  * what stays is at most twice the row group's chunk bytes (and the writer bounds it: pq_col_kept,
  * pq_col_release). */
-static void reset_chunk(pq_column *c)
+static void release_chunk(pq_column *c)
 {
-    c->rows = 0;
     if (c->chunk.cap > (256u << 10) && c->chunk.len < c->chunk.cap / 2)
         pq_buf_free(&c->chunk);
     c->chunk.len = 0;
     pq_buf_free(&c->dict_page);
+}
+
+/* Everything of the row group but its chunk's buffers, which release_chunk lets go. */
+static void reset_rowgroup(pq_column *c)
+{
+    c->rows = 0;
     c->chunk_uncompressed = 0;
     c->chunk_values = 0;
     c->nulls = 0;
@@ -696,6 +701,12 @@ static void reset_chunk(pq_column *c)
     pq_dict_reset(&c->dict);
     c->stable_bytes = 0;
     c->sealed_ok = false;
+}
+
+static void reset_chunk(pq_column *c)
+{
+    release_chunk(c);
+    reset_rowgroup(c);
 }
 
 size_t pq_col_kept(const pq_column *c)
@@ -723,6 +734,44 @@ bool pq_col_write(pq_column *c, pq_chunk_meta *meta)
     }
     reset_chunk(c);
     return ok;
+}
+
+void pq_col_next_rowgroup(pq_column *c)
+{
+    reset_rowgroup(c);
+}
+
+uint64_t pq_col_sealed_bytes(const pq_column *c)
+{
+    return (uint64_t)c->dict_page.len + c->chunk.len;
+}
+
+bool pq_col_write_piece(pq_column *c, pq_out *o, pq_chunk_meta *meta, uint64_t *at, size_t max)
+{
+    uint64_t d = c->dict_page.len;
+    bool ok = true;
+    while (ok && max > 0 && *at < d + c->chunk.len) {
+        const pq_buf *part = *at < d ? &c->dict_page : &c->chunk;
+        size_t from = (size_t)(*at < d ? *at : *at - d);
+        if (from == 0) { /* a part starts here */
+            if (part == &c->dict_page)
+                meta->dict_offset = (int64_t)o->offset;
+            else
+                meta->data_offset = (int64_t)o->offset;
+        }
+        size_t n = part->len - from < max ? part->len - from : max;
+        ok = pq_out_write(o, part->data + from, n);
+        *at += n;
+        max -= n;
+    }
+    if (c->chunk.len == 0 && *at == d) /* no data page (as pq_col_write, the offset is set) */
+        meta->data_offset = (int64_t)o->offset;
+    return ok;
+}
+
+void pq_col_written(pq_column *c)
+{
+    release_chunk(c);
 }
 
 bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta)

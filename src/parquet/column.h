@@ -334,6 +334,21 @@ bool pq_col_finish(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
 bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta);
 bool pq_col_write(pq_column *c, pq_chunk_meta *meta);
 
+/* pq_col_write in two times, so that the sealed chunk is written while the column takes the
+ * next row group's rows. pq_col_next_rowgroup resets the column for the next row group but
+ * the sealed chunk's buffers (pq_col_sealed_bytes of them: the dictionary page, then the data
+ * pages). pq_col_write_piece writes at most `max` of those bytes from *at (how many were
+ * written before; 0 at first) at o's offset (o: the columns' output, passed because the
+ * column's pq_ctx may be changing hands meanwhile), setting *meta's offsets where their part
+ * starts; false on a write error. pq_col_written, once they all are, lets the buffers go (or
+ * keeps the chunk's, as pq_col_write does). Until then the column's next page must not be
+ * compressed into the chunk (pq_col_compress_pend) nor the row group sealed: the caller orders
+ * them after. */
+void pq_col_next_rowgroup(pq_column *c);
+uint64_t pq_col_sealed_bytes(const pq_column *c);
+bool pq_col_write_piece(pq_column *c, pq_out *o, pq_chunk_meta *meta, uint64_t *at, size_t max);
+void pq_col_written(pq_column *c);
+
 /* After a row group's write: bytes of chunk buffer the column keeps for the next one (it keeps
  * one it filled half of or more: its pages are in memory), and a release of that buffer for a
  * writer holding more than it wants to. */

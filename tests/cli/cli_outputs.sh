@@ -2,7 +2,8 @@
 # cli_outputs.sh BACKBEAT CLI_GEN WORKDIR — hostile output conditions (docs/HOSTILE_INPUTS.md):
 #  - the disk fills up (a file-size limit, `ulimit -f`: the same failed write): convert to a
 #    trace and to Parquet and merge exit 1 with "cannot write OUT: File too large", leave no
-#    output, no sidecar and no temporary, and an existing OUT keeps its old content;
+#    output, no sidecar and no temporary, and an existing OUT keeps its old content (Parquet
+#    also with small row groups on 2 threads, whose chunks a worker writes);
 #  - OUT is a directory: exit 1, "Is a directory", nothing written into it;
 #  - a directory that cannot be written (mode 555, or /sys when running as root): exit 1, a
 #    message naming OUT, nothing created;
@@ -37,6 +38,17 @@ for out in o.json o.parquet m.bb; do
   [ "$(cat "$out")" = old ] || fail "$out: the existing file was changed by a failed write"
   rm -f "$out"
 done
+
+# The same with row groups of 20 000 rows on 2 threads: a row group's chunks are written while
+# the next one is encoded (by a worker with nothing else to do), so the failed write is one of
+# theirs, not the writing thread's.
+(ulimit -f 128; BACKBEAT_PARQUET_ROW_GROUP=20000 exec "$B" convert big.bb --threads 2 -o o.parquet) \
+  2>err.txt
+rc=$?
+[ $rc = 1 ] || fail "o.parquet (row groups of 20000, 2 threads) past the limit exited $rc"
+grep -q "cannot write o.parquet: File too large" err.txt ||
+  fail "o.parquet (row groups of 20000, 2 threads): message: $(cat err.txt)"
+only "" "o.parquet (row groups of 20000, 2 threads) past the file-size limit"
 
 # A directory that cannot be written.
 if [ "$(id -u)" != 0 ]; then
