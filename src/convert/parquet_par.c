@@ -24,7 +24,7 @@
  * a thread may wait for, are small. A leaf whose page the batch will likely fill goes first, in
  * a task of its own: cutting the page (its levels and indices encoded) is a lump of rendering
  * (order_tasks). The cut page's compression is no task of a batch: a worker with no task left
- * takes it (on_cut, compress_one), so a compression of milliseconds never holds a batch's end;
+ * takes it (on_cut, idle_piece), so a compression of milliseconds never holds a batch's end;
  * the leaf's next cut and its seal wait for it, and the budget check counts it at its bound
  * (pq_par_buffered). Which thread renders or compresses never changes the bytes.
  *
@@ -96,7 +96,7 @@ typedef struct leaf_page {
  * whose chunk is still there (its next page) or close the next row group. Writing them at the
  * close left the workers idle: 0.1 s of a 10 M-record conversion. */
 typedef struct wqueue {
-    pthread_mutex_t mu; /* all but `next`'s reads without it */
+    pthread_mutex_t mu; /* guards the rest; `next` is also read without it */
     bool mu_ok;
     pq_chunk_meta *meta; /* the row group's chunks, NULL when none is pending */
     _Atomic size_t next; /* first leaf not written whole (== nleaves: none pending) */
@@ -208,7 +208,8 @@ static void write_locked(writer *w, pq_par *p, size_t max)
         uint64_t before = q->at, total = pq_col_sealed_bytes(c);
         if (!pq_col_write_piece(c, &w->out, &q->meta[L], &q->at, max))
             q->ok = false;
-        max -= (size_t)(q->at - before) < max ? (size_t)(q->at - before) : max;
+        size_t wrote = (size_t)(q->at - before);
+        max = wrote < max ? max - wrote : 0;
         if (q->at < total && q->ok)
             break; /* the piece ended inside the leaf */
         pq_col_written(c);
@@ -313,7 +314,7 @@ static void on_cut(void *arg, pq_column *c, int phase)
 
 /* The pool's idle work (wp_idle_fn): compress one waiting cut page with thread k's compressor;
  * false if there was none. */
-static bool compress_one(void *arg, unsigned k)
+static bool idle_piece(void *arg, unsigned k)
 {
     writer *w = arg;
     pq_par *p = w->par;
@@ -801,7 +802,7 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
         pq_par_free(w);
         return 0;
     }
-    wp_set_idle(p->pool, compress_one, w);
+    wp_set_idle(p->pool, idle_piece, w);
     for (size_t i = 0; i < w->lay.nleaves; i++) { /* full pages compressed outside the batches */
         w->cols[i].on_cut = on_cut;
         w->cols[i].cut_arg = w;
