@@ -193,23 +193,6 @@ static void lit_close(lit_run *r)
     r->hdr = 0;
 }
 
-/* Append one literal, the run closed when it holds PQ_RLE_LITCAP. */
-static inline void lit_add(lit_run *r, uint32_t v)
-{
-    if (!r->hdr && !lit_open(r))
-        return;
-    r->acc |= (uint64_t)v << r->bits;
-    r->bits += r->w;
-    if (r->bits >= 64) {
-        store_le64(r->out->data + r->out->len, r->acc);
-        r->out->len += 8;
-        r->bits -= 64;
-        r->acc = r->bits ? (uint64_t)v >> (r->w - r->bits) : 0;
-    }
-    if (++r->n == PQ_RLE_LITCAP)
-        lit_close(r);
-}
-
 /* The start of the first run of 8 or more equal values in v[i..n) (i starts a run: v[i - 1],
  * if any, differs), its length in *len; n and 0 if there is none. Such a run holds one of i + 7,
  * i + 15, ...: only those are looked at, and most have neighbours that differ. */
@@ -239,8 +222,8 @@ static inline bool lit_room(lit_run *r)
     return r->hdr || lit_open(r);
 }
 
-/* Append v[0..m) to the open run (m <= what it has room for), the run closed when full: what
- * lit_add does m times, with the bits in registers (the stores into the body alias them). */
+/* Append v[0..m) to the open run (m <= what it has room for), the run closed when full; the
+ * bits are kept in registers (the stores into the body would alias them). */
 static void lit_pack(lit_run *r, const uint32_t *v, uint32_t m)
 {
     uint64_t acc = r->acc;
@@ -279,9 +262,12 @@ void pq_rle_encode_u32(pq_buf *out, const uint32_t *v, size_t n, int bit_width)
             break;
         /* the long run completes the open run's last group of 8, which then goes out */
         uint64_t rest = len;
-        while (r.hdr && r.n % 8) {
-            lit_add(&r, v[p]);
-            rest--;
+        if (r.hdr && r.n % 8) {
+            uint32_t need = 8 - r.n % 8, copies[8]; /* the run has room: r.n < 64 */
+            for (uint32_t k = 0; k < need; k++)
+                copies[k] = v[p];
+            lit_pack(&r, copies, need);
+            rest -= need;
         }
         lit_close(&r);
         emit_rle(out, (int)r.w, v[p], rest);
