@@ -722,16 +722,8 @@ void pq_col_release(pq_column *c)
 
 bool pq_col_write(pq_column *c, pq_chunk_meta *meta)
 {
-    pq_out *o = c->ctx->out;
-    bool ok = c->sealed_ok;
-    if (ok && c->dict_page.len) {
-        meta->dict_offset = (int64_t)o->offset;
-        ok = pq_out_write(o, c->dict_page.data, c->dict_page.len);
-    }
-    if (ok) {
-        meta->data_offset = (int64_t)o->offset;
-        ok = pq_out_write(o, c->chunk.data, c->chunk.len);
-    }
+    uint64_t at = 0;
+    bool ok = c->sealed_ok && pq_col_write_piece(c, c->ctx->out, meta, &at, SIZE_MAX);
     reset_chunk(c);
     return ok;
 }
