@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "common/le_bytes.h"
+
 _Static_assert(PQ_RLE_LITCAP % 8 == 0 && PQ_RLE_LITCAP / 8 < 64,
                "a bit-packed run's header (its groups of 8, shifted, | 1) is one varint byte");
 
@@ -149,17 +151,6 @@ typedef struct lit_run {
     unsigned bits;
 } lit_run;
 
-/* Store the 8 bytes of `x` at p, least significant first. */
-static inline void store_le64(uint8_t *p, uint64_t x)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &x, 8);
-#else
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(x >> (8 * i));
-#endif
-}
-
 /* Open a run: its header byte and room for its 64 values (8 bytes each at most: w <= 32, plus
  * the word the last store may spill). False when out of memory. */
 static bool lit_open(lit_run *r)
@@ -182,12 +173,12 @@ static void lit_close(lit_run *r)
     uint32_t n = (r->n + 7) / 8 * 8;
     r->bits += (n - r->n) * r->w; /* n * w is a multiple of 8: whole bytes are left */
     while (r->bits >= 64) {     /* padding past a word: zeros */
-        store_le64(r->out->data + r->out->len, r->acc);
+        bb_le_put_u64(r->out->data + r->out->len, r->acc);
         r->out->len += 8;
         r->acc = 0;
         r->bits -= 64;
     }
-    store_le64(r->out->data + r->out->len, r->acc);
+    bb_le_put_u64(r->out->data + r->out->len, r->acc);
     r->out->len += r->bits / 8;
     r->out->data[r->hdr - 1] = (uint8_t)(((n / 8) << 1) | 1);
     r->hdr = 0;
@@ -233,7 +224,7 @@ static void lit_pack(lit_run *r, const uint32_t *v, uint32_t m)
         acc |= (uint64_t)v[k] << bits;
         bits += w;
         if (bits >= 64) {
-            store_le64(d, acc);
+            bb_le_put_u64(d, acc);
             d += 8;
             bits -= 64;
             acc = bits ? (uint64_t)v[k] >> (w - bits) : 0;
@@ -276,4 +267,3 @@ void pq_rle_encode_u32(pq_buf *out, const uint32_t *v, size_t n, int bit_width)
     if (!out->failed)
         lit_close(&r);
 }
-
