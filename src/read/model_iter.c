@@ -13,7 +13,6 @@
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
 #include "read/reader_priv.h"
-#include "read/walk.h"
 
 typedef struct mkey {
     uint64_t ts;

@@ -8,7 +8,6 @@
 #define BB_READER_PRIV_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include "backbeat/reader.h"
 #include "common/le_bytes.h"
@@ -22,13 +21,24 @@ static inline uint64_t bb_shard_low(const bb_rshard *s) {
  * physical end of the region. Requires n <= capacity. */
 void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
 
+/* Little-endian u16 / u64 at absolute ring position `pos`, wrapping. */
+static inline uint16_t bb__ring_u16(const bb_rshard *s, uint64_t pos) {
+    size_t mask = (size_t)(s->capacity - 1), at = (size_t)pos & mask;
+    if (at + 2 <= s->capacity) return bb_le_get_u16(s->region + at);
+    return (uint16_t)(s->region[at] | (s->region[(at + 1) & mask] << 8));
+}
+
+static inline uint64_t bb__ring_u64(const bb_rshard *s, uint64_t pos) {
+    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
+    if (at + 8 <= s->capacity) return bb_le_get_u64(s->region + at);
+    uint8_t b[8];
+    bb_ring_copy(s, pos, b, 8);
+    return bb_le_get_u64(b);
+}
+
 /* Timestamp (first 8 payload bytes) of the record whose payload starts at `pos`. */
 static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
-    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
-    uint8_t b[8];
-    if (at + 8 <= s->capacity) memcpy(b, s->region + at, 8);
-    else bb_ring_copy(s, pos, b, 8);
-    return bb_le_get_u64(b);
+    return bb__ring_u64(s, pos);
 }
 
 /* Rebuild the record whose payload starts at absolute position `pos`, previously accepted by

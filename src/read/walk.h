@@ -15,21 +15,6 @@
 #include "backbeat/reader.h"
 #include "read/reader_priv.h"
 
-/* Little-endian u16 / u64 at absolute ring position `pos`, wrapping. */
-static inline uint16_t bb__ring_u16(const bb_rshard *s, uint64_t pos) {
-    size_t mask = (size_t)(s->capacity - 1), at = (size_t)pos & mask;
-    if (at + 2 <= s->capacity) return bb_le_get_u16(s->region + at);
-    return (uint16_t)(s->region[at] | (s->region[(at + 1) & mask] << 8));
-}
-
-static inline uint64_t bb__ring_u64(const bb_rshard *s, uint64_t pos) {
-    size_t at = (size_t)pos & (size_t)(s->capacity - 1);
-    if (at + 8 <= s->capacity) return bb_le_get_u64(s->region + at);
-    uint8_t b[8];
-    bb_ring_copy(s, pos, b, 8);
-    return bb_le_get_u64(b);
-}
-
 /* Fill `rec` for an accepted payload of `len` bytes at absolute `start`; copies a payload that
  * straddles the physical end into `buf` (>= len bytes). */
 static inline void bb__make_record(const bb_rshard *s, const bb_rschema *ev, uint64_t start,
