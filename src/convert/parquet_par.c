@@ -103,7 +103,6 @@ typedef struct wqueue {
     uint64_t at;         /* bytes of leaf `next` written */
     uint64_t kept;       /* chunk buffer bytes kept by the leaves written (the writer's bound) */
     size_t keep_max;     /* ... at most this (budget / 2, as the serial writer's bound_kept) */
-    bool ok;             /* no write failed */
 } wqueue;
 
 struct pq_par {
@@ -206,12 +205,12 @@ static void write_locked(writer *w, pq_par *p, size_t max)
     while (q->meta && L < n && max > 0) {
         pq_column *c = &w->cols[L];
         uint64_t before = q->at, total = pq_col_sealed_bytes(c);
-        if (!pq_col_write_piece(c, &w->out, &q->meta[L], &q->at, max))
-            q->ok = false;
+        bool ok = pq_col_write_piece(c, &w->out, &q->meta[L], &q->at, max);
         size_t wrote = (size_t)(q->at - before);
         max = wrote < max ? max - wrote : 0;
-        if (q->at < total && q->ok)
-            break; /* the piece ended inside the leaf */
+        if (q->at < total && ok)
+            break; /* the piece ended inside the leaf (after a failed write, w->out.error,
+                      sticky, fails the rest and the writer) */
         pq_col_written(c);
         size_t k = pq_col_kept(c);
         if (q->kept + k > q->keep_max)
@@ -253,7 +252,7 @@ bool pq_par_flush(writer *w)
 {
     pq_par *p = w->par;
     write_upto(w, p, w->lay.nleaves ? w->lay.nleaves - 1 : 0);
-    return p->wq.ok;
+    return w->out.error == 0; /* set by the first failed write, on whichever thread */
 }
 
 /* Compress leaf L's cut page, taken by this thread (PEND_BUSY), with compressor x (after the
@@ -792,7 +791,6 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
     p->nworkers = threads - 1; /* and the reading thread, which helps (wp_help) */
     p->after_rows = after_rows;
     p->wq.next = w->lay.nleaves; /* nothing to write */
-    p->wq.ok = true;
     p->wq.keep_max = w->budget / 2;
     p->wq.mu_ok = pthread_mutex_init(&p->wq.mu, NULL) == 0;
     if (!p->wq.mu_ok || !leaf_work(w, p) || !alloc_workers(w, p))
