@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # convert_parquet.sh — benchmark of `backbeat convert` to Parquet against DuckDB's own writer.
 #
-# Generates a dump of BENCH_RECORDS records (default 10 million; tests/cli/convert/pq_gendump.c),
+# Generates a dump of BENCH_RECORDS records (default 10 million; tests/table/pq_gendump.c),
 # times the conversion (`backbeat convert` when the CLI is built, else the pq_convert driver
 # that calls the same writer) under /usr/bin/time -v for wall time and peak RSS, runs it again
 # sampling its anonymous RSS (the memory beyond the mapped input), then DuckDB

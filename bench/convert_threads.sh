@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # convert_threads.sh BUILD_DIR — convert at scale (issue 13): records/s and peak memory of
 # `backbeat convert` to Parquet and to a trace with --threads 1 and with every online CPU, on
-# generated dumps of 10 M and 100 M records (tests/cli/convert/pq_gendump; the 100 M one, about
+# generated dumps of 10 M and 100 M records (tests/table/pq_gendump; the 100 M one, about
 # 4.4 GiB, only when the scratch directory has 2.5 times its size free), against DuckDB's own
 # Parquet writer (COPY of the same table, loaded into memory first; 1 thread and every CPU).
 #

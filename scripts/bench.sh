@@ -46,7 +46,7 @@ if want cli; then
 fi
 
 # ---------------------------------------------------------------- parquet: convert vs DuckDB
-# `backbeat convert` to Parquet of a generated dump (tests/cli/convert/pq_gendump) against DuckDB
+# `backbeat convert` to Parquet of a generated dump (tests/table/pq_gendump) against DuckDB
 # writing the same table to zstd Parquet with one thread (COPY of the table loaded beforehand).
 if want parquet; then
   BENCH_RECORDS="$N" BENCH_DIR="$WORK" bash "$(dirname "$0")/../bench/convert_parquet.sh" "$B"

@@ -47,10 +47,10 @@ if(BB_NODE)
   bb_cli_test(cli_skill COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/skill_check.mjs
               $<TARGET_FILE:backbeat_cli> ${BB_CLI_WORK}/skill)
 endif()
-bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/u64map_test.c LIBS bb_cli_parts)
-bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/text_test.c LIBS bb_convert)
+bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/u64map_test.c LIBS bb_cli_parts)
+bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/emit/text_test.c LIBS bb_convert)
 bb_test(cli_ringfile INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/ringfile_test.c LIBS bb_cli_parts)
-bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/widen_test.c LIBS bb_convert)
+bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/table/widen_test.c LIBS bb_convert)
 
 # Robustness (issue "Reliability"): merge of dumps without shards or instances, of a dump with
 # 65533 shards and no intern entries; output-file safety (inputs, modes, symlinks, stale
@@ -77,9 +77,9 @@ bb_cli_test(cli_outputs COMMAND ${BB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_o
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:cli_gen> ${BB_CLI_WORK}/outputs)
 
 # A trace of two versions of one event name whose fields are all padding: the version's id is
-# the only arg (an object opened with "{," was written before; tests/cli/convert/pad_only_gen.c).
-add_executable(pad_only_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/pad_only_gen.c)
+# the only arg (an object opened with "{," was written before; tests/table/pad_only_gen.c).
+add_executable(pad_only_gen ${CMAKE_CURRENT_SOURCE_DIR}/table/pad_only_gen.c)
 target_link_libraries(pad_only_gen PRIVATE backbeat)
 bb_cli_test(cli_trace_pad_only COMMAND ${BB_BASH}
-            ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert/trace_pad_only.sh
+            ${CMAKE_CURRENT_SOURCE_DIR}/table/trace_pad_only.sh
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:pad_only_gen> ${BB_CLI_WORK}/pad_only)

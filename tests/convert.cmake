@@ -11,9 +11,9 @@ set_tests_properties(convert_api PROPERTIES SKIP_RETURN_CODE 77 LABELS "cli"
   ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 
 # The trace's field plan and the in-place number writers against the generic paths they replace.
-bb_test(convert_trace_fields INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/convert/trace_fields_test.c
+bb_test(convert_trace_fields INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/trace/trace_fields_test.c
         LIBS bb_convert)
 
 # The worker pool of convert --threads: tasks once each, idle work taken by idle workers only.
-bb_test(convert_workpool INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/convert/workpool_test.c
+bb_test(convert_workpool INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/emit/workpool_test.c
         LIBS bb_convert LABELS concurrent)

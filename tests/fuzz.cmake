@@ -28,7 +28,7 @@ if(BB_FUZZ)
     message(FATAL_ERROR "BB_FUZZ=ON needs clang (CC=clang)")
   endif()
   # Coverage instrumentation for everything the CLI is made of (the fuzzer steers by it).
-  foreach(lib bb_common bb_format bb_read bb_parquet bb_convert bb_cli_parts)
+  foreach(lib bb_common bb_format bb_read bb_parquet bb_emit bb_convert bb_merge bb_cli_parts)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link)
   endforeach()
   add_executable(fuzz_dataset ${BB_FUZZ_DIR}/fuzz_dataset.c)

@@ -3,7 +3,7 @@
 # read the files back with DuckDB and hyparquet (installed by `npm ci --prefix tests/js`).
 # SPDX-License-Identifier: MIT
 set(BB_PQ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/parquet)
-set(BB_CONV_DIR ${CMAKE_CURRENT_SOURCE_DIR}/cli/convert)
+set(BB_CONV_DIR ${CMAKE_CURRENT_SOURCE_DIR}/table)
 
 # Drivers (not tests by themselves): pq_lowlevel drives the encoder alone (src/parquet),
 # pq_convert the table writer (src/convert), pq_gendump writes dumps through libbackbeat.

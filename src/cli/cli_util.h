@@ -2,9 +2,9 @@
  *
  * Messages (prefixed "backbeat: ", to stderr) and the exit-status convention (messages.c),
  * small option-value parsers (options.c), the temp-file-then-rename output discipline of
- * convert/outfile.h with its failures printed (output.c), progress reporting on stderr when
+ * emit/outfile.h with its failures printed (output.c), progress reporting on stderr when
  * (and only when) stderr is a terminal (progress.c), and the inputs: dumps and ring files
- * (ring_input.c). The buffered writer the subcommands print through is convert/obuf.h.
+ * (ring_input.c). The buffered writer the subcommands print through is emit/obuf.h.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_UTIL_H
@@ -16,8 +16,8 @@
 
 #include "backbeat/model.h"
 #include "backbeat/reader.h"
-#include "convert/obuf.h"
-#include "convert/outfile.h"
+#include "emit/obuf.h"
+#include "emit/outfile.h"
 
 /* Exit statuses of every subcommand. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };

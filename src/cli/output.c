@@ -1,5 +1,5 @@
 /* cli/output.c — the `backbeat` tool's output files: the stage's temp-and-rename files
- * (convert/outfile.h) with their failures printed, and the refusal to overwrite an input (see
+ * (emit/outfile.h) with their failures printed, and the refusal to overwrite an input (see
  * cli_util.h). */
 /* SPDX-License-Identifier: MIT */
 #include "cli/cli_util.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "backbeat/ring_reader.h"
-#include "convert/obuf.h"
+#include "emit/obuf.h"
 
 /* One event type seen in a process: its records this interval and since top started. */
 typedef struct top_event {

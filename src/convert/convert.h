@@ -6,12 +6,12 @@
  *
  *   cv_convert_file      a model to one file (temporary renamed into place; Parquet's sidecar)
  *   parquet_write, trace_write, parquet_table_*, parquet_views_ddl   the writers themselves,
- *                        over an fd (convert/writers.h)
- *   ds_*                 the partitioned dataset (convert/dataset.h)
- *   cv_merge_*           merge's re-encoding (convert/merge.h)
- *   cv_out, cv_write_file  output files written aside and renamed (convert/outfile.h)
- *   obuf                 the buffered writer and its JSON rendering (convert/obuf.h)
- *   wp_cpu_count         the online CPU count the worker pool sizes by (convert/workpool.h)
+ *                        over an fd (emit/writers.h)
+ *   ds_*                 the partitioned dataset (dataset/dataset.h)
+ *   cv_merge_*           merge's re-encoding (merge/merge.h)
+ *   cv_out, cv_write_file  output files written aside and renamed (emit/outfile.h)
+ *   obuf                 the buffered writer and its JSON rendering (emit/obuf.h)
+ *   wp_cpu_count         the online CPU count the worker pool sizes by (emit/workpool.h)
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_CONVERT_H
@@ -21,12 +21,12 @@
 
 #include "backbeat/error.h"
 #include "backbeat/model.h"
-#include "convert/dataset.h"
-#include "convert/merge.h"
-#include "convert/obuf.h"
-#include "convert/outfile.h"
-#include "convert/workpool.h"
-#include "convert/writers.h"
+#include "dataset/dataset.h"
+#include "merge/merge.h"
+#include "emit/obuf.h"
+#include "emit/outfile.h"
+#include "emit/workpool.h"
+#include "emit/writers.h"
 
 /* The output formats of cv_convert_file. */
 typedef enum cv_format { CV_PARQUET, CV_TRACE } cv_format;

@@ -1,4 +1,4 @@
-// dataset_index.mjs — the dataset's duplicate-key index (src/convert/dataset_index.c): kept
+// dataset_index.mjs — the dataset's duplicate-key index (src/dataset/dataset_index.c): kept
 // sorted, and an index file written before it was (one sorted run per append, as backbeat wrote
 // until issue 25, or any order) still read correctly: re-appending its dump adds nothing,
 // appending a new dump adds exactly its rows and leaves the file sorted with every key once.

@@ -1,0 +1,420 @@
+/* tail.c — `backbeat tail`: the records of running (or dead) processes' ring files
+ * (docs/RING_FILE.md), read read-only through the read library's follow API
+ * (backbeat/ring_reader.h), printed in timestamp order as text or JSON lines; with --follow,
+ * new records as they are committed, new ring files of a --scan directory, and schemas
+ * registered mid-run, until SIGINT / SIGTERM or until every followed process has exited and its
+ * rings are drained. A lap lost is reported on stderr, never filled in. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backbeat/reader.h"
+#include "backbeat/ring_reader.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/ring_scan.h"
+#include "cli/ringfile.h"
+#include "emit/obuf.h"
+
+static const char tail_help[] =
+    "usage: backbeat tail [--follow] [--format text|jsonl] [--event NAME]... [--instance HEX]...\n"
+    "                     [--since-now] RINGFILE... | --scan DIR\n"
+    "\n"
+    "Print the records of ring files (BACKBEAT_RING_DIR, bb_recorder_create_ring) of running or\n"
+    "dead processes, in timestamp order. The files are read only: the writers are not affected.\n"
+    "\n"
+    "  -f, --follow         keep printing records as they are committed (polling every 10-20 ms),\n"
+    "                       until SIGINT / SIGTERM, or until every followed process has exited\n"
+    "                       and its rings are drained; with --scan, new ring files are picked up\n"
+    "      --format F       text (one aligned line per record; the default on a terminal) or\n"
+    "                       jsonl (one JSON object per line: ts_nanos, event, event_id,\n"
+    "                       instance_id, shard, then the event's fields; the default otherwise)\n"
+    "      --event NAME     only records of this event (qualified name; repeatable)\n"
+    "      --instance HEX   only records of this instance id (repeatable)\n"
+    "      --since-now      start at the current heads instead of the oldest record held\n"
+    "      --scan DIR       every backbeat.*.ring file of DIR (non-regular entries skipped)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "A record overwritten while it was read is dropped, never printed. When the writers lap the\n"
+    "reader, stderr says how many bytes of which ring were lost, once per occurrence.\n";
+
+/* What the command line asks for. */
+typedef struct tail_opts {
+    bool follow, jsonl, since_now;
+    const char *scan;
+    char **paths;
+    size_t npaths;
+    const char **events;
+    size_t nevents;
+    uint64_t *ids;
+    size_t nids;
+} tail_opts;
+
+/* One ring file followed. */
+typedef struct source {
+    char *path;
+    bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
+    bb_ring_cursor *cur;
+    bool done;     /* its process is gone and its rings are drained */
+} source;
+
+/* One record of a poll, its field bytes copied (a wrapping record's are the walker's). */
+typedef struct item {
+    uint64_t ts, at; /* at: offset of its field bytes in the poll's arena */
+    const bb_rschema *schema;
+    const bb_rinstance *inst;
+    uint32_t shard;
+    size_t order;
+} item;
+
+typedef struct tail_state {
+    const tail_opts *o;
+    source *src;
+    size_t nsrc;
+    obuf out;
+    item *items;
+    size_t nitems, cap;
+    uint8_t *arena;
+    size_t arena_len, arena_cap;
+    size_t name_width; /* text: the widest event name so far */
+    int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
+                        * a busy writer may have lapped the whole window during the copy) */
+} tail_state;
+
+static bool grow(void *v, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void *g = realloc(*(void **)v, n * size);
+    if (!g) return false;
+    *(void **)v = g;
+    *cap = n;
+    return true;
+}
+
+/* ---- sources ------------------------------------------------------------------------------ */
+
+static bool have_source(const tail_state *t, const char *path) {
+    for (size_t i = 0; i < t->nsrc; i++)
+        if (!strcmp(t->src[i].path, path)) return true;
+    return false;
+}
+
+/* Open `path` and add it; an explicit input that fails is an error (false), a scanned one is
+ * named once and skipped. */
+static bool add_source(tail_state *t, const char *path, bool scanned) {
+    size_t cap = t->nsrc;
+    if (!grow(&t->src, &cap, t->nsrc + 1, sizeof *t->src)) return false;
+    source *s = &t->src[t->nsrc];
+    memset(s, 0, sizeof *s);
+    s->path = strdup(path);
+    if (!s->path) return false;
+    t->nsrc++;
+    bb_error err;
+    /* A file just created has no header yet ("empty"): following, give its writer a second. */
+    if (cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
+        cli_error("%s%s", scanned ? "skipped: " : "", err.message);
+        s->done = true;
+        return scanned;
+    }
+    uint32_t n = bb_ring_get_info(s->ring)->shards;
+    s->cur = calloc(n, sizeof *s->cur);
+    if (!s->cur) return false;
+    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
+    return true;
+}
+
+/* A ring file of the --scan directory, unless it is followed already. */
+static bool add_scanned(void *ctx, const char *path) {
+    tail_state *t = ctx;
+    return have_source(t, path) || add_source(t, path, true);
+}
+
+/* The ring files of the --scan directory not followed yet. */
+static bool scan_dir(tail_state *t) {
+    return cli_ring_scan(t->o->scan, add_scanned, t);
+}
+
+/* ---- one poll ------------------------------------------------------------------------------ */
+
+static bool wanted(const tail_opts *o, const bb_rschema *s, uint64_t instance) {
+    bool ev = o->nevents == 0, in = o->nids == 0;
+    for (size_t i = 0; !ev && i < o->nevents; i++)
+        ev = strlen(o->events[i]) == s->name.len && !memcmp(o->events[i], s->name.ptr, s->name.len);
+    for (size_t i = 0; !in && i < o->nids; i++) in = o->ids[i] == instance;
+    return ev && in;
+}
+
+typedef struct walk_ctx {
+    tail_state *t;
+    const bb_rinstance *inst;
+    bool failed;
+} walk_ctx;
+
+static int take(const bb_record *r, void *vctx) {
+    walk_ctx *c = vctx;
+    tail_state *t = c->t;
+    if (!wanted(t->o, r->schema, r->instance_id)) return 0;
+    size_t n = r->schema->record_size;
+    if (!grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items) ||
+        !grow(&t->arena, &t->arena_cap, t->arena_len + n, 1)) {
+        c->failed = true;
+        return 1;
+    }
+    memcpy(t->arena + t->arena_len, r->fields, n);
+    t->items[t->nitems] = (item){r->ts, t->arena_len, r->schema, c->inst, r->shard_id, t->nitems};
+    t->nitems++;
+    t->arena_len += n;
+    return 0;
+}
+
+/* Report the laps lost on each ring of `s`, once per follow call that lost some. */
+static void report_losses(tail_state *t, const source *s) {
+    const bb_ring_info *in = bb_ring_get_info(s->ring);
+    for (uint32_t i = 0; i < in->shards; i++) t->retry |= s->cur[i].head != 0;
+    for (uint32_t i = 0; i < in->shards; i++)
+        if (s->cur[i].lost)
+            fprintf(stderr,
+                    "backbeat: tail: %s: ring %u lost %llu bytes (the writer lapped the reader)\n",
+                    s->path, i, (unsigned long long)s->cur[i].lost);
+}
+
+/* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
+ * schemas and instances are the items'). */
+static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
+    bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
+    size_t len = 0;
+    bb_error err;
+    if (bb_ring_follow(s->ring, s->cur, mem, &len, &err) != BB_OK ||
+        bb_dump_open_memory(*mem, len, s->path, d, &err) != BB_OK) {
+        cli_error("%s", err.message);
+        return false;
+    }
+    report_losses(t, s);
+    walk_ctx c = {t, NULL, false};
+    for (size_t i = 0; i < bb_dump_instance_count(*d); i++) {
+        c.inst = bb_dump_instance(*d, i);
+        for (size_t k = 0; k < c.inst->shard_count && !c.failed; k++)
+            bb_shard_walk(*d, &c.inst->shards[k], take, &c, NULL);
+    }
+    s->done = gone; /* everything it committed was in this call */
+    if (c.failed) cli_error("out of memory");
+    return !c.failed;
+}
+
+static int by_time(const void *a, const void *b) {
+    const item *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* ---- printing ----------------------------------------------------------------------------- */
+
+static bool is_padding(const bb_rfield *f) {
+    return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
+}
+
+static void print_jsonl(obuf *b, const item *it, const uint8_t *fields) {
+    const bb_rschema *s = it->schema;
+    obuf_puts(b, "{\"ts_nanos\":");
+    obuf_json_u64(b, it->ts);
+    obuf_puts(b, ",\"event\":");
+    obuf_json_str(b, s->name.ptr, s->name.len);
+    obuf_puts(b, ",\"event_id\":\"");
+    obuf_hex16(b, s->id);
+    obuf_puts(b, "\",\"instance_id\":\"");
+    obuf_hex16(b, it->inst->instance_id);
+    obuf_puts(b, "\",\"shard\":");
+    obuf_u64(b, it->shard);
+    for (size_t i = 0; i < s->field_count; i++) {
+        if (is_padding(&s->fields[i])) continue;
+        obuf_putc(b, ',');
+        obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
+        obuf_putc(b, ':');
+        obuf_json_field(b, s, i, fields, it->inst);
+    }
+    obuf_puts(b, "}\n");
+}
+
+static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
+    obuf *b = &t->out;
+    const bb_rschema *s = it->schema;
+    if (s->name.len > t->name_width) t->name_width = s->name.len;
+    obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
+                   (unsigned long long)(it->ts / 1000000000u),
+                   (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
+                   (int)(t->name_width - s->name.len), "",
+                   (unsigned long long)it->inst->instance_id, it->shard);
+    for (size_t i = 0; i < s->field_count; i++) {
+        if (is_padding(&s->fields[i])) continue;
+        obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
+        obuf_json_field(b, s, i, fields, it->inst);
+    }
+    obuf_putc(b, '\n');
+}
+
+/* Print and drop the poll's records, oldest first. False when stdout failed. */
+static bool print_items(tail_state *t) {
+    if (t->nitems) qsort(t->items, t->nitems, sizeof *t->items, by_time);
+    for (size_t i = 0; i < t->nitems; i++) {
+        if (t->o->jsonl) print_jsonl(&t->out, &t->items[i], t->arena + t->items[i].at);
+        else print_text(t, &t->items[i], t->arena + t->items[i].at);
+    }
+    t->nitems = t->arena_len = 0;
+    return obuf_flush(&t->out) == 0;
+}
+
+/* One poll of every source; *printed: records printed. False on a failure. */
+static bool poll_all(tail_state *t, size_t *printed) {
+    size_t n = t->nsrc;
+    bb_dump **d = calloc(n ? n : 1, sizeof *d);
+    void **mem = calloc(n ? n : 1, sizeof *mem);
+    bool ok = d && mem;
+    for (size_t i = 0; ok && i < n; i++)
+        if (!t->src[i].done) ok = poll_source(t, &t->src[i], &d[i], &mem[i]);
+    *printed = t->nitems;
+    if (ok && !print_items(t)) {
+        if (t->out.failed != EPIPE) cli_error("cannot write the output: %s", strerror(t->out.failed));
+        ok = false;
+        cli_stop = t->out.failed == EPIPE ? 2 : 0;
+    }
+    for (size_t i = 0; d && mem && i < n; i++) {
+        if (d[i]) bb_dump_close(d[i]);
+        bb_ring_buffer_free(mem[i]);
+    }
+    free(d);
+    free(mem);
+    return ok;
+}
+
+static void rewind_sources(tail_state *t) {
+    for (size_t i = 0; i < t->nsrc; i++) {
+        source *s = &t->src[i];
+        for (uint32_t k = 0; s->ring && k < bb_ring_get_info(s->ring)->shards; k++)
+            s->cur[k].pos = BB_RING_OLDEST;
+        s->done = !s->ring;
+    }
+}
+
+static bool all_done(const tail_state *t) {
+    for (size_t i = 0; i < t->nsrc; i++)
+        if (!t->src[i].done) return false;
+    return true;
+}
+
+/* Poll until stopped, or (following) until every process is gone and drained: every 10 ms
+ * after a poll that printed, every 20 ms when idle; a --scan directory listed every 250 ms. */
+static int run(tail_state *t) {
+    uint64_t last_scan = cli_now_ns();
+    for (int tries = 0;; tries++) {
+        size_t printed = 0;
+        t->retry = 0;
+        if (!poll_all(t, &printed)) return cli_stop == 2 ? CLI_OK : CLI_FAIL;
+        if (!t->o->follow && !t->o->since_now && t->retry && !printed && tries < 20) {
+            rewind_sources(t); /* a busy writer lapped the one read: read it again */
+            continue;
+        }
+        if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc)) return CLI_OK;
+        struct timespec nap = {0, printed ? 10000000L : 20000000L};
+        nanosleep(&nap, NULL);
+        if (cli_stop) return CLI_OK;
+        if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
+            if (!scan_dir(t)) return CLI_FAIL;
+            last_scan = cli_now_ns();
+        }
+    }
+}
+
+static void state_free(tail_state *t) {
+    for (size_t i = 0; i < t->nsrc; i++) {
+        bb_ring_close(t->src[i].ring);
+        free(t->src[i].cur);
+        free(t->src[i].path);
+    }
+    free(t->src);
+    free(t->items);
+    free(t->arena);
+    obuf_finish(&t->out);
+}
+
+static bool state_init(tail_state *t, const tail_opts *o) {
+    memset(t, 0, sizeof *t);
+    t->o = o;
+    t->name_width = 20;
+    if (!obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (o->scan) return scan_dir(t);
+    for (size_t i = 0; i < o->npaths; i++)
+        if (!add_source(t, o->paths[i], false)) return false;
+    return true;
+}
+
+/* ---- the command -------------------------------------------------------------------------- */
+
+
+/* Parse the options into *o; CLI_OK, or the exit status of a usage error / --help. */
+static int parse(int argc, char **argv, tail_opts *o) {
+    static const struct option opts[] = {{"follow", no_argument, NULL, 'f'},
+                                         {"format", required_argument, NULL, 'F'},
+                                         {"event", required_argument, NULL, 'e'},
+                                         {"instance", required_argument, NULL, 'i'},
+                                         {"since-now", no_argument, NULL, 'n'},
+                                         {"scan", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->jsonl = !isatty(STDOUT_FILENO);
+    o->events = calloc((size_t)argc + 1, sizeof *o->events); /* at most one per argument */
+    o->ids = calloc((size_t)argc + 1, sizeof *o->ids);
+    if (!o->events || !o->ids) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":fh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': o->follow = true; break;
+        case 'n': o->since_now = true; break;
+        case 's': o->scan = optarg; break;
+        case 'F':
+            if (strcmp(optarg, "text") && strcmp(optarg, "jsonl"))
+                return cli_usage_error("tail", "--format is text or jsonl");
+            o->jsonl = !strcmp(optarg, "jsonl");
+            break;
+        case 'e': o->events[o->nevents++] = optarg; break;
+        case 'i':
+            if (!cli_parse_hex64(optarg, &o->ids[o->nids++]))
+                return cli_usage_error("tail", "--instance takes a hex instance id: %s", optarg);
+            break;
+        case 'h': fputs(tail_help, stdout); return -1;
+        default: return cli_option_error("tail", c, argv);
+        }
+    }
+    o->paths = &argv[optind];
+    o->npaths = (size_t)(argc - optind);
+    if (o->scan && o->npaths) return cli_usage_error("tail", "--scan takes only a directory");
+    if (!o->scan && !o->npaths) return cli_usage_error("tail", "no ring file given");
+    return CLI_OK;
+}
+
+/* `backbeat tail`: see tail_help. */
+int cmd_tail(int argc, char **argv) {
+    tail_opts o;
+    int st = parse(argc, argv, &o);
+    if (st == CLI_OK) {
+        cli_catch_stop();
+        tail_state t;
+        st = state_init(&t, &o) ? run(&t) : CLI_FAIL;
+        state_free(&t);
+    }
+    free(o.events);
+    free(o.ids);
+    return st < 0 ? CLI_OK : st;
+}

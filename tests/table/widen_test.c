@@ -1,0 +1,69 @@
+/* widen_test.c — the type-widening rule (table/widen.h): every field type's kind and
+ * column type, the join table written out by hand, and the join's algebra (commutative,
+ * associative, idempotent: a leaf's type never depends on the order its fields are seen). */
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
+#include "backbeat/schema.h"
+#include "table/widen.h"
+
+static int failures;
+
+static void expect(int cond, const char *what, int a, int b)
+{
+    if (!cond) {
+        failures++;
+        printf("FAIL: %s (%d, %d)\n", what, a, b);
+    }
+}
+
+enum { B = PQ_KIND_BOOL, U = PQ_KIND_USMALL, W = PQ_KIND_U64, S = PQ_KIND_SIGNED,
+       T = PQ_KIND_STRING, NK = 5 };
+
+/* The rule's table (docs/PARQUET_TABLE.md), row kind joined with column kind. */
+static const int JOIN[NK][NK] = {
+    /*        B  U  W  S  T */
+    /* B */ {B, U, W, S, T},
+    /* U */ {U, U, W, S, T},
+    /* W */ {W, W, W, T, T},
+    /* S */ {S, S, T, S, T},
+    /* T */ {T, T, T, T, T},
+};
+
+int main(void)
+{
+    static const struct {
+        uint8_t type;
+        int kind;
+        pq_type col;
+    } FIELDS[] = {
+        {BB_TYPE_U8, U, PQ_INT64},     {BB_TYPE_U16, U, PQ_INT64},
+        {BB_TYPE_U32, U, PQ_INT64},    {BB_TYPE_U64, W, PQ_UINT64},
+        {BB_TYPE_I8, S, PQ_INT64},     {BB_TYPE_I16, S, PQ_INT64},
+        {BB_TYPE_I32, S, PQ_INT64},    {BB_TYPE_I64, S, PQ_INT64},
+        {BB_TYPE_BOOL, B, PQ_BOOLEAN}, {BB_TYPE_BYTES, T, PQ_STRING},
+        {BB_TYPE_ENUM, T, PQ_STRING},  {BB_TYPE_INTERNED, T, PQ_STRING},
+        {200, T, PQ_STRING},
+    };
+    for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
+        pq_kind k = pq_kind_of_field(FIELDS[i].type);
+        expect((int)k == FIELDS[i].kind, "kind of field type", FIELDS[i].type, (int)k);
+        expect(pq_type_of_kind(k) == FIELDS[i].col, "column type", FIELDS[i].type, (int)k);
+    }
+    for (int a = 0; a < NK; a++)
+        for (int b = 0; b < NK; b++) {
+            pq_kind j = pq_kind_join((pq_kind)a, (pq_kind)b);
+            expect((int)j == JOIN[a][b], "join table", a, b);
+            expect(j == pq_kind_join((pq_kind)b, (pq_kind)a), "commutative", a, b);
+            for (int c = 0; c < NK; c++)
+                expect(pq_kind_join(j, (pq_kind)c) ==
+                           pq_kind_join((pq_kind)a, pq_kind_join((pq_kind)b, (pq_kind)c)),
+                       "associative", a * NK + b, c);
+        }
+    for (int a = 0; a < NK; a++)
+        expect(pq_kind_join((pq_kind)a, (pq_kind)a) == (pq_kind)a, "idempotent", a, a);
+    if (failures)
+        return 1;
+    puts("ok: widening rule");
+    return 0;
+}
