@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!fixed) return 0;
     memcpy(fixed, data, size);
     memcpy(fixed, BB_RING_MAGIC, BB_RING_MAGIC_SIZE);
-    uint64_t h = bb_ring_fnv64(fixed, BB_RING_CHECKED);
+    uint64_t h = bb__ring_fnv64(fixed, BB_RING_CHECKED);
     memcpy(fixed + BB_RH_CHECK, &h, 8);
     recover(fixed, size);
     free(fixed);

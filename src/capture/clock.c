@@ -32,7 +32,7 @@ uint64_t bb__clock_monotonic_ns(void) {
 }
 
 /* Contract: true iff CPUID reports an invariant TSC (leaf 0x80000007, EDX bit 8). */
-bool bb_clock_tsc_invariant(void) {
+bool bb__clock_tsc_invariant(void) {
 #if defined(__x86_64__)
     unsigned a, b, c, d;
     if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return false;
@@ -45,7 +45,7 @@ bool bb_clock_tsc_invariant(void) {
 
 /* Contract: true iff /sys/devices/system/clocksource/clocksource0/current_clocksource reads
  * "tsc" (the kernel itself trusts the TSC). */
-bool bb_clock_kernel_uses_tsc(void) {
+bool bb__clock_kernel_uses_tsc(void) {
     FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
     if (!f) return false;
     char buf[64] = {0};
@@ -120,24 +120,24 @@ static int64_t epoch_offset(void) {
 
 /* Contract: fill the clock fields of `h` for the kind requested in opts (resolving DEFAULT),
  * set *kind to the kind chosen; BB_ERR_INVALID with *why set when it cannot be provided. */
-bb_status bb_clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
+bb_status bb__clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
                          bb_clock_kind *kind, const char **why) {
     bb_clock_kind k = opts->clock;
     if (k == BB_CLOCK_DEFAULT) {
         const char *env = getenv("BACKBEAT_CLOCK");
-        bool tsc_ok = bb_clock_tsc_invariant();
+        bool tsc_ok = bb__clock_tsc_invariant();
         if (env && strcmp(env, "monotonic") == 0)
             k = BB_CLOCK_MONOTONIC;
         else if (env && strcmp(env, "tsc") == 0)
             k = tsc_ok ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
         else
-            k = (tsc_ok && bb_clock_kernel_uses_tsc()) ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
+            k = (tsc_ok && bb__clock_kernel_uses_tsc()) ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
     }
     h->mono_offset = epoch_offset();
     switch (k) {
     case BB_CLOCK_TSC: {
 #if defined(__x86_64__)
-        if (!bb_clock_tsc_invariant()) {
+        if (!bb__clock_tsc_invariant()) {
             *why = "the TSC of this CPU is not invariant";
             return BB_ERR_INVALID;
         }

@@ -59,7 +59,7 @@ __attribute__((unused)) static bool under_valgrind(void) {
  * shard (the sequence is only atomic against the same CPU); not under valgrind; the library not
  * built with ThreadSanitizer (which cannot see through the asm: the fallback stays checked);
  * BACKBEAT_COMMIT is not "fetch_add". Otherwise the fetch_add path. */
-void bb_commit_setup(struct bb__recorder_hot *h) {
+void bb__commit_setup(struct bb__recorder_hot *h) {
     h->commit = BB__COMMIT_FETCH_ADD;
 #if defined(__x86_64__) && !defined(BB_COMMIT_TSAN)
     const char *env = getenv("BACKBEAT_COMMIT");

@@ -14,7 +14,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
 /* Contract: choose the CPU-hint mode for a new recorder. rseq is used only when glibc says it
  * registered the area (size >= 8: cpu_id_start and cpu_id) and the calling thread's area holds
  * a valid cpu_id (>= 0; the kernel writes -1 when registration did not happen). */
-void bb_cpu_setup(struct bb__recorder_hot *h) {
+void bb__cpu_setup(struct bb__recorder_hot *h) {
     h->cpu_mode = BB__CPU_SYSCALL;
     h->rseq_offset = 0;
 #if defined(__x86_64__) || defined(__aarch64__)

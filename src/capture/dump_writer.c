@@ -96,8 +96,8 @@ static bb_status check_str(const char *s, int opt, const char *label, const wher
  */
 
 /* A NUL-terminated string (NULL = absent) as a wire string. */
-static bb_wire_str wire_cstr(const char *s) {
-    bb_wire_str w = {s, 0, 0};
+static bb__wire_str wire_cstr(const char *s) {
+    bb__wire_str w = {s, 0, 0};
     if (s) {
         w.len = (uint16_t)cstr_len(s);
         w.present = 1;
@@ -106,8 +106,8 @@ static bb_wire_str wire_cstr(const char *s) {
 }
 
 /* The event-level part of ev's schema entry. */
-static bb_wire_event wire_event(const bb_event_desc *ev) {
-    bb_wire_event w;
+static bb__wire_event wire_event(const bb_event_desc *ev) {
+    bb__wire_event w;
     w.id = ev->id;
     w.name = wire_cstr(ev->name);
     w.description = wire_cstr(ev->description);
@@ -118,8 +118,8 @@ static bb_wire_event wire_event(const bb_event_desc *ev) {
 }
 
 /* Field f of a schema entry, without its labels. */
-static bb_wire_field wire_field(const bb_field_desc *f) {
-    bb_wire_field w;
+static bb__wire_field wire_field(const bb_field_desc *f) {
+    bb__wire_field w;
     w.name = wire_cstr(f->name);
     w.description = wire_cstr(f->description);
     w.unit = wire_cstr(f->unit);
@@ -157,10 +157,10 @@ static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint6
     if (f->label_count && !f->labels) return schema_error(err, &w, "labels is NULL", NULL);
     for (uint16_t i = 0; i < f->label_count; i++)
         if ((st = check_str(f->labels[i].label, 0, "enum label", &w, err))) return st;
-    bb_wire_field wf = wire_field(f);
-    *total += bb_wire_field_size(&wf);
+    bb__wire_field wf = wire_field(f);
+    *total += bb__wire_field_size(&wf);
     for (uint16_t i = 0; i < f->label_count; i++)
-        *total += bb_wire_label_size(wire_cstr(f->labels[i].label));
+        *total += bb__wire_label_size(wire_cstr(f->labels[i].label));
     return BB_OK;
 }
 
@@ -187,8 +187,8 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
         if (ev->record_size > BB_MAX_RECORD_SIZE)
             return schema_error(err, &w, "record_size is larger than 65519 bytes", NULL);
         if (ev->field_count && !ev->fields) return schema_error(err, &w, "fields is NULL", NULL);
-        bb_wire_event we = wire_event(ev);
-        total += bb_wire_event_size(&we);
+        bb__wire_event we = wire_event(ev);
+        total += bb__wire_event_size(&we);
         for (uint16_t j = 0; j < ev->field_count; j++)
             if ((st = size_field(&ev->fields[j], &w, &total, err))) return st;
         /* Each event adds well under 2^40 bytes, so total cannot overflow before 2^24 events
@@ -266,9 +266,9 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
         bb__errmsg_str(&m, "dump writer: host is longer than 65535 bytes");
         return BB_ERR_INVALID;
     }
-    lay->meta_len = bb_wire_meta_size(wire_cstr(in->host ? in->host : ""));
+    lay->meta_len = bb__wire_meta_size(wire_cstr(in->host ? in->host : ""));
 
-    uint64_t total = bb_dump_body_start((size_t)sections);
+    uint64_t total = bb__dump_body_start((size_t)sections);
     int ok = add_u64(&total, lay->schema_len) && add_u64(&total, lay->intern_len) &&
              add_u64(&total, lay->meta_len);
     if (in->view_count && !in->views) {
@@ -424,17 +424,17 @@ static bb_sink out_sink(out *o) {
 /* The Schema section body (input validated by plan). */
 static void write_schema(out *o, const bb_dump_input *in) {
     bb_sink s = out_sink(o);
-    bb_enc_schema_count(s, (uint32_t)in->event_count);
+    bb__enc_schema_count(s, (uint32_t)in->event_count);
     for (size_t i = 0; i < in->event_count; i++) {
         const bb_event_desc *ev = in->events[i];
-        bb_wire_event we = wire_event(ev);
-        bb_enc_schema_event(s, &we);
+        bb__wire_event we = wire_event(ev);
+        bb__enc_schema_event(s, &we);
         for (uint16_t j = 0; j < ev->field_count; j++) {
             const bb_field_desc *f = &ev->fields[j];
-            bb_wire_field wf = wire_field(f);
-            bb_enc_schema_field(s, &wf);
+            bb__wire_field wf = wire_field(f);
+            bb__enc_schema_field(s, &wf);
             for (uint16_t k = 0; k < f->label_count; k++)
-                bb_enc_schema_label(s, f->labels[k].value, wire_cstr(f->labels[k].label));
+                bb__enc_schema_label(s, f->labels[k].value, wire_cstr(f->labels[k].label));
         }
     }
 }
@@ -443,11 +443,11 @@ static void write_schema(out *o, const bb_dump_input *in) {
 static int write_intern(out *o, const bb_dump_input *in, uint64_t expect_len) {
     uint64_t start = o->pos;
     bb_sink s = out_sink(o);
-    bb_enc_intern_header(s, in->instance_id, (uint32_t)in->intern_count);
+    bb__enc_intern_header(s, in->instance_id, (uint32_t)in->intern_count);
     for (size_t i = 0; i < in->intern_count; i++) {
         bb_intern_item it = in->intern_get(in->ctx, i);
         if (it.len && !it.bytes) return 0;
-        bb_enc_intern_entry(s, it.id, it.len, it.bytes);
+        bb__enc_intern_entry(s, it.id, it.len, it.bytes);
         if (o->pos - start > expect_len) return 0;
     }
     return o->pos - start == expect_len;
@@ -499,12 +499,12 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t 
 
     /* Envelope, then the section table: bodies back to back in table order. */
     bb_sink s = out_sink(&o);
-    bb_enc_envelope(s, lay.section_count);
-    uint64_t off = bb_dump_body_start(lay.section_count);
+    bb__enc_envelope(s, lay.section_count);
+    uint64_t off = bb__dump_body_start(lay.section_count);
 #define ENTRY(kind, len)                                                                       \
     do {                                                                                       \
         uint64_t l_ = (len);                                                                   \
-        bb_enc_section_entry(s, (kind), off, l_);                                              \
+        bb__enc_section_entry(s, (kind), off, l_);                                              \
         off += l_;                                                                             \
     } while (0)
     ENTRY(BB_SECTION_SCHEMA, lay.schema_len);
@@ -537,11 +537,11 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t 
             bb__errmsg_u64(&m, i);
             return BB_ERR_INVALID;
         }
-        bb_enc_shard_header(s, in->instance_id, i, head, cap);
+        bb__enc_shard_header(s, in->instance_id, i, head, cap);
         out_region(&o, region, cap, blanks, i);
     }
     if (consistent) {
-        bb_enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
+        bb__enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
         consistent = o.pos == lay.total;
         what = "shard capacities or texts";
     }

@@ -41,14 +41,14 @@ static void put_u8(id_stream *s, uint8_t v) { put(s, &v, 1); }
 static void put_u16(id_stream *s, uint16_t v)
 {
     uint8_t b[2];
-    bb_le_put_u16(b, v);
+    bb__le_put_u16(b, v);
     put(s, b, 2);
 }
 
 static void put_u64(id_stream *s, uint64_t v)
 {
     uint8_t b[8];
-    bb_le_put_u64(b, v);
+    bb__le_put_u64(b, v);
     put(s, b, 8);
 }
 

@@ -36,10 +36,10 @@ __thread uintptr_t bb__tls_slot_off __attribute__((tls_model("initial-exec")));
 static uintptr_t offset_of(uint32_t i) { return (uintptr_t)(i + 1) * sizeof(struct bb__tslot); }
 
 /* Contract: see recorder_internal.h. */
-uintptr_t bb_inflight_global_base(void) { return (uintptr_t)slots - sizeof(struct bb__tslot); }
+uintptr_t bb__inflight_global_base(void) { return (uintptr_t)slots - sizeof(struct bb__tslot); }
 
 /* Contract: see recorder_internal.h. */
-void bb_inflight_table_init(struct bb__tslot *table) { table[BB_TSLOTS].shared = 1; }
+void bb__inflight_table_init(struct bb__tslot *table) { table[BB_TSLOTS].shared = 1; }
 
 /* Thread exit: give the slot back (its entries in every table are idle: each record retires its
  * announcement). */
@@ -63,7 +63,7 @@ static void slots_after_fork(void) {
 }
 
 static void make_key(void) {
-    bb_inflight_table_init(slots);
+    bb__inflight_table_init(slots);
     slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
     pthread_atfork(NULL, NULL, slots_after_fork);
 }
@@ -109,8 +109,8 @@ static struct bb__tslot *entry(uintptr_t base, uint32_t i) {
  * read with acquire). An announcement whose position is not yet published is waited for,
  * spending the dump's `*budget` of waits (then skipped). Returns the number found (at most
  * cap). */
-size_t bb_inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
-                           bb_inflight *out, size_t cap, int *budget) {
+size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
+                           bb__inflight *out, size_t cap, int *budget) {
     uint32_t want = h->tag_base + shard;
     uint32_t n = __atomic_load_n(&high_water, __ATOMIC_ACQUIRE);
     size_t found = 0;
@@ -147,7 +147,7 @@ size_t bb_inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uin
 }
 
 /* Contract: see recorder_internal.h. `*budget` counts waits left across calls of one dump. */
-bool bb_inflight_wait(const struct bb__recorder_hot *h, const bb_inflight *e, int *budget) {
+bool bb__inflight_wait(const struct bb__recorder_hot *h, const bb__inflight *e, int *budget) {
     const struct bb__tslot *t = entry(h->slot_base, e->slot);
     for (int tries = 0;; tries++) {
         if ((uint32_t)__atomic_load_n(&t->taglen, __ATOMIC_ACQUIRE) != e->tag ||

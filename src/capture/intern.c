@@ -21,7 +21,7 @@ static uint32_t round_pow2(uint32_t v) {
 }
 
 /* Contract: allocate a zeroed table for `entries` strings and `bytes` bytes. */
-bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t bytes) {
+bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes) {
     memset(t, 0, sizeof *t);
     if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
     uint32_t slots = round_pow2(entries) * 2;
@@ -32,14 +32,14 @@ bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t by
     t->entries = calloc(entries, sizeof *t->entries);
     t->arena = malloc(bytes);
     if (!t->slots || !t->entries || !t->arena) {
-        bb_intern_table_destroy(t);
+        bb__intern_table_destroy(t);
         return BB_ERR_NOMEM;
     }
     return BB_OK;
 }
 
 /* Contract: see recorder_internal.h. */
-bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
+bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
     memset(t, 0, sizeof *t);
     if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
@@ -56,7 +56,7 @@ bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t
 }
 
 /* Contract: free the table's memory (idempotent). */
-void bb_intern_table_destroy(bb_intern_table *t) {
+void bb__intern_table_destroy(bb__intern_table *t) {
     free(t->slots);
     if (!t->external) {
         free(t->entries);
@@ -83,7 +83,7 @@ static uint32_t reserve(uint32_t *used, uint32_t cap, uint32_t n) {
     return cur;
 }
 
-static uint32_t full(bb_intern_table *t) {
+static uint32_t full(bb__intern_table *t) {
     __atomic_store_n(&t->full_used, 1, __ATOMIC_RELEASE);
     if (t->full_mirror) __atomic_store_n(t->full_mirror, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&t->full_count, 1, __ATOMIC_RELAXED);
@@ -111,13 +111,13 @@ static uint32_t slot_hash(const uint8_t *p, size_t n) {
     return (uint32_t)(h ^ (h >> 33));
 }
 
-static bool same(const bb_intern_table *t, const bb_intern_entry *e, const void *bytes,
+static bool same(const bb__intern_table *t, const bb__intern_entry *e, const void *bytes,
                  size_t len) {
     return e->len == len && memcmp(t->arena + e->off, bytes, len) == 0;
 }
 
 /* Contract: see bb_intern in recorder.h. */
-uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len) {
+uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len) {
     if (len > 65535 || (len && !bytes)) return full(t);
     uint32_t h = slot_hash(bytes, len);
     uint32_t mine = UINT32_MAX; /* our prepared entry, once made */
@@ -130,7 +130,7 @@ uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len) 
                 if (off == UINT32_MAX) return full(t);
                 mine = reserve(&t->used_entries, t->cap_entries, 1);
                 if (mine == UINT32_MAX) return full(t); /* the bytes stay reserved: bounded */
-                bb_intern_entry *e = &t->entries[mine];
+                bb__intern_entry *e = &t->entries[mine];
                 if (len) memcpy(t->arena + off, bytes, len);
                 e->off = off;
                 e->len = (uint32_t)len;
@@ -149,7 +149,7 @@ uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len) 
 }
 
 /* Contract: the count of leading entries whose `ready` is set (acquire). */
-uint32_t bb_intern_table_ready_prefix(const bb_intern_table *t) {
+uint32_t bb__intern_table_ready_prefix(const bb__intern_table *t) {
     uint32_t n = __atomic_load_n(&t->used_entries, __ATOMIC_ACQUIRE);
     if (n > t->cap_entries) n = t->cap_entries;
     for (uint32_t i = 0; i < n; i++)
@@ -158,8 +158,8 @@ uint32_t bb_intern_table_ready_prefix(const bb_intern_table *t) {
 }
 
 /* Contract: entry i as a writer item (id i + 1); i must be below a ready prefix. */
-bb_intern_item bb_intern_table_item(const bb_intern_table *t, uint32_t i) {
-    const bb_intern_entry *e = &t->entries[i];
+bb_intern_item bb__intern_table_item(const bb__intern_table *t, uint32_t i) {
+    const bb__intern_entry *e = &t->entries[i];
     bb_intern_item it = {i + 1, e->len, t->arena + e->off};
     return it;
 }

@@ -76,10 +76,10 @@ static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes
     void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     h->rings = rings == MAP_FAILED ? NULL : rings;
-    h->slot_base = bb_inflight_global_base();
+    h->slot_base = bb__inflight_global_base();
     h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * h->shard_count);
     if (h->cursors) memset(h->cursors, 0, sizeof(struct bb__cursor) * h->shard_count);
-    bb_status st = bb_intern_table_init(&rec->intern, entries, bytes);
+    bb_status st = bb__intern_table_init(&rec->intern, entries, bytes);
     if (st != BB_OK) return st;
     return h->rings && h->cursors ? BB_OK : BB_ERR_NOMEM;
 }
@@ -113,12 +113,12 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     struct bb__recorder_hot *h = &rec->hot;
 
     const char *why = NULL;
-    st = bb_clock_setup(h, &opts, &rec->clock_kind, &why);
+    st = bb__clock_setup(h, &opts, &rec->clock_kind, &why);
     if (st != BB_OK) {
         free(rec);
         return bb__err_set(err, st, UINT64_MAX, NULL, "recorder: %s", why ? why : "clock");
     }
-    bb_cpu_setup(h);
+    bb__cpu_setup(h);
     h->shard_count = shards;
     h->capacity = cap;
     h->cap_log2 = log2;
@@ -128,7 +128,7 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
     h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
     identity(rec, &opts);
-    bb_commit_setup(h);
+    bb__commit_setup(h);
 
     uint32_t entries = opts.intern_entries ? opts.intern_entries : 16384;
     uint32_t bytes = opts.intern_bytes ? opts.intern_bytes : (1u << 20);
@@ -137,7 +137,7 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     rec->sig_view_sql = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_view_sql);
     h->ring_of = malloc(sizeof *h->ring_of * shards);
     if (dir)
-        st = bb_ring_backing_create(rec, dir, keep, entries, bytes, err);
+        st = bb__ring_backing_create(rec, dir, keep, entries, bytes, err);
     else
         st = anon_storage(rec, entries, bytes);
     if (st == BB_OK) keep_frames(&rec->hot);
@@ -187,9 +187,9 @@ bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard) {
 /* Contract: see recorder.h. */
 void bb_recorder_free(bb_recorder *rec) {
     if (!rec) return;
-    bb_intern_table_destroy(&rec->intern);
+    bb__intern_table_destroy(&rec->intern);
     if (rec->ring) {
-        bb_ring_backing_close(rec); /* rings, cursors and intern memory live in the file */
+        bb__ring_backing_close(rec); /* rings, cursors and intern memory live in the file */
     } else {
         if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
         free(rec->hot.cursors);
@@ -281,7 +281,7 @@ void bb__record_wrap(bb_recorder *rec, uint32_t shard, uint64_t pos, uint64_t ts
 void bb__record_lapped(bb_recorder *rec, uint32_t shard, uint64_t pos, size_t total,
                        uint64_t head) {
     uint64_t *mark = &rec->hot.cursors[shard].damaged_below;
-    uint64_t end = bb_ring_last_lap(pos, head, rec->hot.capacity) + total;
+    uint64_t end = bb__ring_last_lap(pos, head, rec->hot.capacity) + total;
     uint64_t cur = __atomic_load_n(mark, __ATOMIC_RELAXED);
     while (cur < end &&
            !__atomic_compare_exchange_n(mark, &cur, end, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
@@ -333,7 +333,7 @@ bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64
 /* Contract: see recorder.h. */
 uint32_t bb_intern(bb_recorder *rec, const void *bytes, size_t len) {
     if (!rec) return BB_INTERN_FULL_ID;
-    return bb_intern_table_put(&rec->intern, bytes, len);
+    return bb__intern_table_put(&rec->intern, bytes, len);
 }
 
 uint32_t bb_intern_str(bb_recorder *rec, const char *s) {

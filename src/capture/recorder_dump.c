@@ -58,14 +58,14 @@ static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
 #endif
 
 /* Field bytes of event `id` among the dump's schemas, or -1 (linear, with a one-entry cache:
- * only walked when a ring was lapped, see bb_ring_cut_below). */
+ * only walked when a ring was lapped, see bb__ring_cut_below). */
 typedef struct size_ctx {
-    const bb_dump_events *ev;
+    const bb__dump_events *ev;
     size_t hint;
 } size_ctx;
 static int32_t size_of(void *vctx, uint64_t id) {
     size_ctx *c = vctx;
-    const bb_dump_events *ev = c->ev;
+    const bb__dump_events *ev = c->ev;
     if (c->hint < ev->n && ev->events[c->hint]->id == id) return ev->events[c->hint]->record_size;
     for (size_t k = 0; k < ev->n; k++)
         if (ev->events[k]->id == id) {
@@ -88,24 +88,24 @@ static int32_t size_of(void *vctx, uint64_t id) {
  * caller's own bound (bytes overwritten during the copy), 0 for none. The cut itself is
  * format/ring_cut.c's, shared with the ring-file reader. */
 static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
-                        const bb_inflight *fl, size_t nfl, const bb_dump_events *ev,
+                        const bb__inflight *fl, size_t nfl, const bb__dump_events *ev,
                         uint64_t end) {
     uint64_t cap = h->capacity, low = h0 > cap ? h0 - cap : 0;
     for (size_t k = 0; k < nfl; k++) {
         if (fl[k].pos >= low || h0 <= fl[k].pos) continue;
-        uint64_t e = bb_ring_last_lap(fl[k].pos, h0, cap) + fl[k].len;
+        uint64_t e = bb__ring_last_lap(fl[k].pos, h0, cap) + fl[k].len;
         if (e > end) end = e;
     }
     uint64_t marked = __atomic_load_n(&h->cursors[i].damaged_below, __ATOMIC_ACQUIRE);
     if (marked > end) end = marked;
     size_ctx sc = {ev, 0};
-    bb_ring_cut(buf, cap, low, h0, end, size_of, &sc);
+    bb__ring_cut(buf, cap, low, h0, end, size_of, &sc);
 }
 
 /* On the rseq commit path the bytes above a cursor are not all old records: an attempt that
  * was aborted (preempted, migrated, signalled) before its commit, the word padding of the
  * inline copy and the zeroed tail of the ring's end leave bytes of a record not yet committed
- * in [head, head + margin) (bb_rseq_margin, src/format/rseq_margin.h: the largest frame that
+ * in [head, head + margin) (bb__rseq_margin, src/format/rseq_margin.h: the largest frame that
  * may have been begun in this shard in whole words: the dump's largest event the inline
  * sequence copies, or the larger frame the out-of-line path kept in the cursor; plus the rest
  * of the ring when the head is nearer its end than that). Those positions are the bottom of
@@ -113,14 +113,14 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
  * capacity, like bytes overwritten during its copy. 0 on the fetch_add path, whose writers
  * reserve before they write. */
 static uint64_t rseq_margin(const struct bb__recorder_hot *h, uint32_t shard,
-                            const bb_dump_events *ev, uint64_t head) {
+                            const bb__dump_events *ev, uint64_t head) {
     if (h->commit != BB__COMMIT_RSEQ) return 0;
-    bb_rseq_frames f = {0, 0};
+    bb__rseq_frames f = {0, 0};
     for (size_t k = 0; k < ev->n; k++)
-        bb_rseq_frames_add(&f, BB__FRAME_SIZE(ev->events[k]->record_size));
+        bb__rseq_frames_add(&f, BB__FRAME_SIZE(ev->events[k]->record_size));
     /* read after the copy: a byte of an attempt seen there has its size stored (commit.c) */
     uint64_t kept = __atomic_load_n(&h->cursors[shard].big_frame, __ATOMIC_ACQUIRE);
-    return bb_rseq_margin(head, h->capacity, bb_rseq_shard_frame(&f, kept));
+    return bb__rseq_margin(head, h->capacity, bb__rseq_shard_frame(&f, kept));
 }
 _Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's largest frame");
 
@@ -133,30 +133,30 @@ _Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's la
  *    copy (positions from head to the cursor re-read after the copy, one lap later), and the
  *    part of the window that lapped writers may have written into: the window loses every
  *    record that starts below the highest such position (drop_lapped). */
-void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
-                            const bb_dump_events *ev) {
+void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
+                            const bb__dump_events *ev) {
     struct bb__recorder_hot *h = &rec->hot;
     uint64_t cap = h->capacity;
     uint64_t *cursor = &h->cursors[i].head;
     const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
     uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
-    bb_inflight fl[256];
+    bb__inflight fl[256];
     int budget = 250; /* at most ~5 ms of waiting per shard */
-    size_t nfl = bb_inflight_collect(h, i, h0, fl, 256, &budget);
+    size_t nfl = bb__inflight_collect(h, i, h0, fl, 256, &budget);
     racy_copy(buf, ring, (size_t)cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     for (size_t k = 0; k < nfl; k++) {
         uint64_t from = fl[k].pos > low ? fl[k].pos : low;
         uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;
         if (to <= from) continue;
-        if (bb_inflight_wait(h, &fl[k], &budget)) {
+        if (bb__inflight_wait(h, &fl[k], &budget)) {
             /* complete now: take its final bytes (a lap overwriting them is caught below) */
             uint64_t off = from & (cap - 1), n = to - from;
             uint64_t first = cap - off < n ? cap - off : n;
             racy_copy_bytes(buf + off, ring + off, (size_t)first);
             if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
         } else {
-            bb_ring_blank(buf, cap, from, to);
+            bb__ring_blank(buf, cap, from, to);
         }
     }
     /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
@@ -165,14 +165,14 @@ void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t
     uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
     uint64_t margin = rseq_margin(h, i, ev, h1); /* the margin at h1 bounds any since h0 */
     *head = h0;
-    drop_lapped(h, i, buf, h0, fl, nfl, ev, bb_ring_copy_cut(h0, h1, margin, cap));
+    drop_lapped(h, i, buf, h0, fl, nfl, ev, bb__ring_copy_cut(h0, h1, margin, cap));
 }
 
 /* Contract: see recorder.h. */
 bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *buf,
                                      uint64_t *head) {
     if (!rec || !buf || !head || shard >= rec->hot.shard_count) return BB_ERR_INVALID;
-    bb_dump_events ev = {NULL, 0};
+    bb__dump_events ev = {NULL, 0};
     const bb_event_desc **events = NULL;
     for (size_t cap = 64;; cap = ev.n + 64) {
         free(events);
@@ -182,7 +182,7 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
         if (ev.n <= cap) break;
     }
     ev.events = events;
-    bb_shard_snapshot_into(rec, shard, buf, head, &ev);
+    bb__shard_snapshot_into(rec, shard, buf, head, &ev);
     free(events);
     return BB_OK;
 }
@@ -192,7 +192,7 @@ bb_status bb_recorder_shard_snapshot(bb_recorder *rec, uint32_t shard, uint8_t *
 typedef struct dump_ctx {
     bb_recorder *rec;
     const bb_dump_input *in; /* the dump's input: its schemas drive the lapped-writer cut */
-    bb_dump_events ev;
+    bb__dump_events ev;
     bool live;           /* crash path: hand the writer the live rings */
     bool full_entry;     /* write BB_INTERN_FULL_ID first */
     uint32_t intern_ready;
@@ -201,7 +201,7 @@ typedef struct dump_ctx {
     uint32_t fl_shard;
     size_t nfl;
     uint64_t fl_low, fl_head;
-    bb_inflight fl[256];
+    bb__inflight fl[256];
 } dump_ctx;
 
 static bb_intern_item intern_get(void *vctx, size_t i) {
@@ -214,7 +214,7 @@ static bb_intern_item intern_get(void *vctx, size_t i) {
         }
         i--;
     }
-    return bb_intern_table_item(&c->rec->intern, (uint32_t)i);
+    return bb__intern_table_item(&c->rec->intern, (uint32_t)i);
 }
 
 static uint64_t shard_capacity(void *vctx, uint32_t i) {
@@ -229,20 +229,20 @@ static const uint8_t *shard_region(void *vctx, uint32_t i, uint8_t *scratch, uin
         uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
         *head = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
         int budget = 0;
-        c->nfl = bb_inflight_collect(h, i, *head, c->fl, 256, &budget);
+        c->nfl = bb__inflight_collect(h, i, *head, c->fl, 256, &budget);
         c->fl_shard = i;
         c->fl_head = *head;
         c->fl_low = *head > h->capacity ? *head - h->capacity : 0;
         c->ev.events = c->in->events;
         c->ev.n = c->in->event_count;
         uint64_t margin = rseq_margin(h, i, &c->ev, *head);
-        uint64_t end = bb_ring_copy_cut(*head, *head, margin, h->capacity);
+        uint64_t end = bb__ring_copy_cut(*head, *head, margin, h->capacity);
         drop_lapped(h, i, ring, *head, c->fl, c->nfl, &c->ev, end);
         return ring;
     }
     c->ev.events = c->in->events;
     c->ev.n = c->in->event_count;
-    bb_shard_snapshot_into(c->rec, i, scratch, head, &c->ev);
+    bb__shard_snapshot_into(c->rec, i, scratch, head, &c->ev);
     return scratch;
 }
 
@@ -254,7 +254,7 @@ static bool live_blank(void *vctx, uint32_t shard, size_t k, uint64_t *off, uint
     dump_ctx *c = vctx;
     uint64_t cap = c->rec->hot.capacity;
     for (; shard == c->fl_shard && k / 2 < c->nfl; k++) {
-        const bb_inflight *f = &c->fl[k / 2];
+        const bb__inflight *f = &c->fl[k / 2];
         uint64_t from = f->pos > c->fl_low ? f->pos : c->fl_low;
         uint64_t to = f->pos + f->len < c->fl_head ? f->pos + f->len : c->fl_head;
         if (to <= from) continue;
@@ -281,7 +281,7 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     c->rec = rec;
     c->in = in;
     c->live = live;
-    c->intern_ready = bb_intern_table_ready_prefix(&rec->intern);
+    c->intern_ready = bb__intern_table_ready_prefix(&rec->intern);
     c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
     in->instance_id = rec->instance_id;
     in->host = host ? host : rec->host;
@@ -347,13 +347,13 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_
 /* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. Inside a
  * file-size guard: past RLIMIT_FSIZE a write fails (EFBIG, reported) instead of killing. */
 static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error *err) {
-    bb_sparse_fd sp;
-    bb_sparse_fd_init(&sp, fd);
-    bb_fsize_guard guard;
-    bb_fsize_guard_begin(&guard);
-    bb_status st = dump_sink(rec, host, bb_sink_sparse_fd(&sp), err);
-    int rc = st == BB_OK ? bb_sparse_fd_finish(&sp) : 0;
-    bb_fsize_guard_end(&guard);
+    bb__sparse_fd sp;
+    bb__sparse_fd_init(&sp, fd);
+    bb__fsize_guard guard;
+    bb__fsize_guard_begin(&guard);
+    bb_status st = dump_sink(rec, host, bb__sink_sparse_fd(&sp), err);
+    int rc = st == BB_OK ? bb__sparse_fd_finish(&sp) : 0;
+    bb__fsize_guard_end(&guard);
     if (rc) {
         bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: extending the output: %s",
                     strerror(rc));
@@ -487,14 +487,14 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     in.views = rec->sig_view_sql;
     in.view_count = n;
     int saved_errno = errno;
-    bb_sparse_fd sp;
-    bb_sparse_fd_init(&sp, fd);
-    bb_fsize_guard guard;
-    bb_fsize_guard_begin(&guard);
+    bb__sparse_fd sp;
+    bb__sparse_fd_init(&sp, fd);
+    bb__fsize_guard guard;
+    bb__fsize_guard_begin(&guard);
     bb__dump_blanks blanks = {live_blank, &c};
-    bb_status st = bb__dump_write_blanked(&in, bb_sink_sparse_fd(&sp), NULL, NULL, &blanks);
-    if (st == BB_OK && bb_sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
-    bb_fsize_guard_end(&guard);
+    bb_status st = bb__dump_write_blanked(&in, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
+    if (st == BB_OK && bb__sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
+    bb__fsize_guard_end(&guard);
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;

@@ -19,14 +19,14 @@
  * Append-only: entries and string bytes are reserved with CAS, filled, then published with a
  * release store of `ready`; a hash-slot array (open addressing, 2x the entries) maps strings to
  * entries for de-duplication. Readers on the crash path take the prefix of ready entries. */
-typedef struct bb_intern_entry {
+typedef struct bb__intern_entry {
     uint32_t off;   /* into arena */
     uint32_t len;
     uint32_t hash;
     uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
-} bb_intern_entry;
+} bb__intern_entry;
 
-typedef struct bb_intern_table {
+typedef struct bb__intern_table {
     uint32_t cap_entries;
     uint32_t cap_bytes;
     uint32_t slot_mask;
@@ -35,27 +35,27 @@ typedef struct bb_intern_table {
     uint32_t full_used;    /* atomic: BB_INTERN_FULL_ID was handed out */
     uint64_t full_count;   /* atomic */
     uint32_t *slots;       /* atomic each: 0 empty, else entry index + 1 */
-    bb_intern_entry *entries;
+    bb__intern_entry *entries;
     uint8_t *arena;
     bool external;         /* entries and arena are not ours to free (a ring file's) */
     uint32_t *full_mirror; /* atomic, or NULL: set with full_used (a ring file's header) */
-} bb_intern_table;
+} bb__intern_table;
 
 
 /* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
-bb_status bb_intern_table_init(bb_intern_table *t, uint32_t entries, uint32_t bytes);
-/* As bb_intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
- * layout of bb_intern_entry) and the arena (a ring file's, ring_backing.c); `full_mirror`
+bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes);
+/* As bb__intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
+ * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c); `full_mirror`
  * (NULL: none) is set to 1 with full_used, so that a reader of the file knows it too. */
-bb_status bb_intern_table_init_at(bb_intern_table *t, uint32_t entries, uint32_t bytes,
+bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror);
-void bb_intern_table_destroy(bb_intern_table *t);
+void bb__intern_table_destroy(bb__intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
-uint32_t bb_intern_table_put(bb_intern_table *t, const void *bytes, size_t len);
+uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len);
 /* Number of entries in the longest prefix of ready ones (stable snapshot for one dump). */
-uint32_t bb_intern_table_ready_prefix(const bb_intern_table *t);
+uint32_t bb__intern_table_ready_prefix(const bb__intern_table *t);
 /* Entry i (< a ready prefix): its id is i + 1. */
-bb_intern_item bb_intern_table_item(const bb_intern_table *t, uint32_t i);
+bb_intern_item bb__intern_table_item(const bb__intern_table *t, uint32_t i);
 
 /* ---- the recorder --------------------------------------------------------------------------- */
 #define BB_SIG_MAX_EVENTS 4096
@@ -72,65 +72,65 @@ struct bb_recorder {
     uint32_t tmp_counter;        /* atomic: temp-file names of dump_path */
     uint32_t sig_busy;           /* atomic: a signal-safe dump is running */
     size_t rings_len;            /* mmap length of hot.rings */
-    bb_intern_table intern;
+    bb__intern_table intern;
     const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
     const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
-    struct bb_ring_file *ring;        /* file-backed storage (ring_backing.h), or NULL */
+    struct bb__ring_file *ring;        /* file-backed storage (ring_backing.h), or NULL */
 };
 
 /* ---- clocks (clock.c) ---------------------------------------------------------------------- */
 /* Resolve opts' clock (DEFAULT consults the host and BACKBEAT_CLOCK) and fill the clock fields
  * of `h` and *kind. BB_OK, or BB_ERR_INVALID with a reason in `why` (static string). */
-bb_status bb_clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
+bb_status bb__clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
                          bb_clock_kind *kind, const char **why);
 /* True when the CPU has an invariant TSC (x86-64 CPUID 0x80000007 EDX bit 8). */
-bool bb_clock_tsc_invariant(void);
+bool bb__clock_tsc_invariant(void);
 /* True when the kernel's current clocksource is "tsc". */
-bool bb_clock_kernel_uses_tsc(void);
+bool bb__clock_kernel_uses_tsc(void);
 
 /* ---- CPU hint (cpu.c) ---------------------------------------------------------------------- */
 /* Fill h->cpu_mode / h->rseq_offset: rseq when glibc registered it for this thread, else the
  * thread-pointer hash. */
-void bb_cpu_setup(struct bb__recorder_hot *h);
+void bb__cpu_setup(struct bb__recorder_hot *h);
 
 /* ---- commit path (commit.c) --------------------------------------------------------------- */
 /* Fill h->commit (BB__COMMIT_*) for a recorder whose shard_count and cpu_mode are set. */
-void bb_commit_setup(struct bb__recorder_hot *h);
+void bb__commit_setup(struct bb__recorder_hot *h);
 
 /* ---- records in flight (inflight.c) --------------------------------------------------------- */
 /* Threads that can hold an announcement index at once; a table has one more entry, the overflow
  * entry (further threads share it, dumps ignore it). */
 #define BB_TSLOTS 4096
-typedef struct bb_inflight {
+typedef struct bb__inflight {
     uint64_t pos;
     uint32_t len;
     uint32_t slot;
     uint32_t tag;
-} bb_inflight;
+} bb__inflight;
 /* The slot_base of the process-wide table (anonymous recorders). */
-uintptr_t bb_inflight_global_base(void);
+uintptr_t bb__inflight_global_base(void);
 /* Prepare a zeroed table of BB_TSLOTS + 1 entries for use as a recorder's (its overflow entry). */
-void bb_inflight_table_init(struct bb__tslot *table);
-/* bb_ring_last_lap: format/ring_cut.h (shared with the ring-file reader). */
+void bb__inflight_table_init(struct bb__tslot *table);
+/* bb__ring_last_lap: format/ring_cut.h (shared with the ring-file reader). */
 /* The records of shard `shard` of the recorder whose hot view is `h` in flight below `head`
  * (see inflight.c); `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us
  * sleep). */
-size_t bb_inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
-                           bb_inflight *out, size_t cap, int *budget);
+size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
+                           bb__inflight *out, size_t cap, int *budget);
 /* Wait (spending `*budget`) for the announced record `e` of `h` to be complete; true when it is
  * (its bytes in the ring are then final until the ring laps them). */
-bool bb_inflight_wait(const struct bb__recorder_hot *h, const bb_inflight *e, int *budget);
+bool bb__inflight_wait(const struct bb__recorder_hot *h, const bb__inflight *e, int *budget);
 
 /* ---- dumps (recorder_dump.c) ---------------------------------------------------------------- */
 /* The schemas a dump carries, which decide what its reader accepts. */
-typedef struct bb_dump_events {
+typedef struct bb__dump_events {
     const bb_event_desc *const *events;
     size_t n;
-} bb_dump_events;
+} bb__dump_events;
 /* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. `ev`: the
  * schemas of the dump it is for (the cut of lapped bytes walks the ring as its reader will). */
-void bb_shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
-                            const bb_dump_events *ev);
+void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
+                            const bb__dump_events *ev);
 
 #endif /* BACKBEAT_RECORDER_INTERNAL_H */

@@ -99,19 +99,19 @@ static void write_header(uint8_t *b, const bb_recorder *rec, const layout *l) {
     put64(b, BB_RH_TSC_MULT, h->tsc_mult);
     put64(b, BB_RH_NS_BASE, h->ns_base);
     put64(b, BB_RH_MONO_OFFSET, (uint64_t)h->mono_offset);
-    put64(b, BB_RH_PROC_START, bb_ring_proc_start((long)getpid()));
+    put64(b, BB_RH_PROC_START, bb__ring_proc_start((long)getpid()));
     char boot[BB_RING_BOOT_ID_MAX];
-    bb_ring_boot_id(boot);
+    bb__ring_boot_id(boot);
     memcpy(b + BB_RH_BOOT_ID, boot, BB_RING_BOOT_ID_MAX - 1);
     size_t hl = strnlen(rec->host, BB_RING_HOST_MAX - 1);
     memcpy(b + BB_RH_HOST, rec->host, hl); /* the rest of the field stays zero */
-    put64(b, BB_RH_CHECK, bb_ring_fnv64(b, BB_RING_CHECKED));
+    put64(b, BB_RH_CHECK, bb__ring_fnv64(b, BB_RING_CHECKED));
     __atomic_store_n((uint32_t *)(void *)(b + BB_RH_STATE), BB_RING_STATE_RUNNING,
                      __ATOMIC_RELEASE);
 }
 
 /* Create, size, lock and map the file; fills rf. On failure removes it and sets err. */
-static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance, uint64_t size,
+static bb_status open_file(bb__ring_file *rf, const char *dir, uint64_t instance, uint64_t size,
                            bb_error *err) {
     size_t n = strlen(dir) + 64;
     rf->path = malloc(n);
@@ -130,10 +130,10 @@ static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance,
     struct rlimit rl;
     bool over = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
                 size > (uint64_t)rl.rlim_cur;
-    bb_fsize_guard guard;
-    bb_fsize_guard_begin(&guard);
+    bb__fsize_guard guard;
+    bb__fsize_guard_begin(&guard);
     int e = over || size > (uint64_t)INT64_MAX ? EFBIG : posix_fallocate(rf->fd, 0, (off_t)size);
-    bb_fsize_guard_end(&guard);
+    bb__fsize_guard_end(&guard);
     if (e == 0) {
         step = "lock";
         e = flock(rf->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
@@ -154,7 +154,7 @@ static bb_status open_file(bb_ring_file *rf, const char *dir, uint64_t instance,
     return BB_ERR_IO;
 }
 
-static void free_file(bb_ring_file *rf) {
+static void free_file(bb__ring_file *rf) {
     free(rf->seen);
     if (rf->base) munmap(rf->base, rf->size);
     if (rf->fd >= 0) close(rf->fd);
@@ -163,13 +163,13 @@ static void free_file(bb_ring_file *rf) {
 }
 
 /* Contract: see ring_backing.h. */
-bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
+bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
                                  uint32_t intern_entries, uint32_t intern_bytes, bb_error *err) {
     struct bb__recorder_hot *h = &rec->hot;
     if (intern_entries == 0 || intern_entries > (1u << 28) || intern_bytes == 0)
         return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "ring file: invalid intern size");
     layout l = plan(h, intern_entries, intern_bytes);
-    bb_ring_file *rf = calloc(1, sizeof *rf);
+    bb__ring_file *rf = calloc(1, sizeof *rf);
     if (!rf) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "ring file: out of memory");
     rf->fd = -1;
     rf->pid = getpid();
@@ -177,26 +177,26 @@ bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
     bb_status st = open_file(rf, dir, rec->instance_id, l.size, err);
     bool opened = st == BB_OK;
     if (st == BB_OK)
-        st = bb_intern_table_init_at(&rec->intern, intern_entries, intern_bytes,
+        st = bb__intern_table_init_at(&rec->intern, intern_entries, intern_bytes,
                                      rf->base + l.intern_off, rf->base + l.arena_off,
                                      (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL));
     if (st == BB_OK) {
         h->cursors = (struct bb__cursor *)(void *)(rf->base + l.cursors_off);
         h->rings = rf->base + l.rings_off;
         struct bb__tslot *table = (struct bb__tslot *)(void *)(rf->base + l.slots_off);
-        bb_inflight_table_init(table);
+        bb__inflight_table_init(table);
         h->slot_base = (uintptr_t)table - sizeof *table;
         rec->rings_len = (size_t)(h->capacity * h->shard_count);
         write_header(rf->base, rec, &l);
         rec->ring = rf;
-        st = bb_ring_meta_attach(rf);
+        st = bb__ring_meta_attach(rf);
     }
     if (st != BB_OK) {
         if (opened)
             bb__err_set(err, st, UINT64_MAX, NULL, "ring file %s: %s", rf->path, bb_strerror(st));
-        if (rec->ring) bb_ring_meta_detach(rf);
+        if (rec->ring) bb__ring_meta_detach(rf);
         if (rf->fd >= 0) unlink(rf->path);
-        bb_intern_table_destroy(&rec->intern);
+        bb__intern_table_destroy(&rec->intern);
         h->cursors = NULL;
         h->rings = NULL;
         h->slot_base = 0;
@@ -207,17 +207,17 @@ bb_status bb_ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
 }
 
 /* Mark the file closed, and remove it if it is ours to remove. */
-static void retire(bb_ring_file *rf) {
+static void retire(bb__ring_file *rf) {
     __atomic_store_n((uint32_t *)(void *)(rf->base + BB_RH_STATE), BB_RING_STATE_CLOSED,
                      __ATOMIC_RELEASE);
     if (!rf->keep && rf->pid == getpid()) unlink(rf->path);
 }
 
 /* Contract: see ring_backing.h. */
-void bb_ring_backing_close(bb_recorder *rec) {
-    bb_ring_file *rf = rec->ring;
+void bb__ring_backing_close(bb_recorder *rec) {
+    bb__ring_file *rf = rec->ring;
     if (!rf) return;
-    bb_ring_meta_detach(rf);
+    bb__ring_meta_detach(rf);
     if (rf->pid == getpid()) retire(rf);
     rec->hot.cursors = NULL;
     rec->hot.rings = NULL;
@@ -226,6 +226,6 @@ void bb_ring_backing_close(bb_recorder *rec) {
 }
 
 /* Contract: see ring_backing.h. */
-void bb_ring_backing_exit(bb_recorder *rec) {
+void bb__ring_backing_exit(bb_recorder *rec) {
     if (rec && rec->ring && rec->ring->pid == getpid()) retire(rec->ring);
 }

@@ -18,7 +18,7 @@
 #include "format/wire.h"
 
 static pthread_mutex_t g_meta_lock = PTHREAD_MUTEX_INITIALIZER;
-static bb_ring_file *g_files; /* under g_meta_lock */
+static bb__ring_file *g_files; /* under g_meta_lock */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 /* fork: never copy the lock held; the child forgets the parent's files (their metadata is the
@@ -29,7 +29,7 @@ static void fork_prepare(void) { pthread_mutex_lock(&g_meta_lock); }
 static void fork_parent(void) { pthread_mutex_unlock(&g_meta_lock); }
 static void fork_child(void) {
     pthread_mutex_init(&g_meta_lock, NULL);
-    for (bb_ring_file *rf = g_files; rf; rf = rf->next) {
+    for (bb__ring_file *rf = g_files; rf; rf = rf->next) {
         if (rf->fd >= 0) close(rf->fd);
         rf->fd = -1;
     }
@@ -45,7 +45,7 @@ static void install_once(void) {
 }
 
 /* Append one entry to rf (g_meta_lock held). Head fields and payload, checksum, magic last. */
-static void append(bb_ring_file *rf, uint16_t kind, const void *payload, uint32_t len) {
+static void append(bb__ring_file *rf, uint16_t kind, const void *payload, uint32_t len) {
     uint8_t *b = rf->base;
     uint64_t meta_off, meta_len, tail;
     memcpy(&meta_off, b + BB_RH_META_OFF, 8);
@@ -64,7 +64,7 @@ static void append(bb_ring_file *rf, uint16_t kind, const void *payload, uint32_
     memcpy(e + BB_RME_OFF_LEN, &len, 4);
     memcpy(e + BB_RME_OFF_SEQ, &seq, 8);
     if (len) memcpy(e + BB_RME_HEAD, payload, len);
-    uint32_t check = bb_rme_check(e, len);
+    uint32_t check = bb__rme_check(e, len);
     memcpy(e + BB_RME_OFF_CHECK, &check, 4);
     __atomic_store_n((uint32_t *)(void *)(e + BB_RME_OFF_MAGIC), BB_RME_MAGIC, __ATOMIC_RELEASE);
 }
@@ -72,7 +72,7 @@ static void append(bb_ring_file *rf, uint16_t kind, const void *payload, uint32_
 /* Add key to rf's set; false when it was there already (or cannot be remembered: then the
  * entry is appended again, which readers de-duplicate). Keys are never 0 (0 marks a free slot:
  * a zero key is remapped). */
-static bool first_time(bb_ring_file *rf, uint64_t key) {
+static bool first_time(bb__ring_file *rf, uint64_t key) {
     if (!key) key = 1;
     if (rf->seen_n * 2 >= rf->seen_cap) {
         size_t cap = rf->seen_cap ? rf->seen_cap * 2 : 256;
@@ -120,7 +120,7 @@ static uint8_t *encode_event(const bb_event_desc *desc, uint32_t *len, uint8_t *
     return *whole + off + BB_SCHEMA_HEADER_SIZE;
 }
 
-static void append_event(bb_ring_file *rf, const bb_event_desc *desc) {
+static void append_event(bb__ring_file *rf, const bb_event_desc *desc) {
     if (!first_time(rf, desc->id)) return; /* the id is the hash of the schema's content */
     uint8_t *whole = NULL;
     uint32_t len = 0;
@@ -129,16 +129,16 @@ static void append_event(bb_ring_file *rf, const bb_event_desc *desc) {
     free(whole);
 }
 
-static void append_views(bb_ring_file *rf, const bb_view_desc *v) {
+static void append_views(bb__ring_file *rf, const bb_view_desc *v) {
     if (!v->sql) return;
     uint32_t len = (uint32_t)strnlen(v->sql, BB_RME_MAX_LEN + 1);
     /* keyed apart from event ids by the top bit flipped (a collision only skips an entry) */
-    if (first_time(rf, bb_ring_fnv64(v->sql, len) ^ (UINT64_C(1) << 63)))
+    if (first_time(rf, bb__ring_fnv64(v->sql, len) ^ (UINT64_C(1) << 63)))
         append(rf, BB_RME_VIEWS, v->sql, len);
 }
 
 /* Everything registered so far, into rf (g_meta_lock held). */
-static bb_status append_all(bb_ring_file *rf) {
+static bb_status append_all(bb__ring_file *rf) {
     size_t cap = 64, n;
     const bb_event_desc **ev = NULL;
     for (;;) {
@@ -169,7 +169,7 @@ static bb_status append_all(bb_ring_file *rf) {
  * it either is in the snapshot (its hook waits for the lock) or was added to the registry
  * before the snapshot; either way it is appended at least once (the reader de-duplicates
  * schemas by id). */
-bb_status bb_ring_meta_attach(bb_ring_file *rf) {
+bb_status bb__ring_meta_attach(bb__ring_file *rf) {
     pthread_once(&g_once, install_once);
     pthread_mutex_lock(&g_meta_lock);
     rf->next = g_files;
@@ -180,9 +180,9 @@ bb_status bb_ring_meta_attach(bb_ring_file *rf) {
 }
 
 /* Contract: see ring_backing.h. */
-void bb_ring_meta_detach(bb_ring_file *rf) {
+void bb__ring_meta_detach(bb__ring_file *rf) {
     pthread_mutex_lock(&g_meta_lock);
-    for (bb_ring_file **p = &g_files; *p; p = &(*p)->next)
+    for (bb__ring_file **p = &g_files; *p; p = &(*p)->next)
         if (*p == rf) {
             *p = rf->next;
             break;
@@ -193,13 +193,13 @@ void bb_ring_meta_detach(bb_ring_file *rf) {
 /* The registry's hook (after an effective add): append to every open file. */
 static void note_event(const bb_event_desc *desc) {
     pthread_mutex_lock(&g_meta_lock);
-    for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_event(rf, desc);
+    for (bb__ring_file *rf = g_files; rf; rf = rf->next) append_event(rf, desc);
     pthread_mutex_unlock(&g_meta_lock);
 }
 
 /* The registry's hook for view sets. */
 static void note_views(const bb_view_desc *views) {
     pthread_mutex_lock(&g_meta_lock);
-    for (bb_ring_file *rf = g_files; rf; rf = rf->next) append_views(rf, views);
+    for (bb__ring_file *rf = g_files; rf; rf = rf->next) append_views(rf, views);
     pthread_mutex_unlock(&g_meta_lock);
 }

@@ -32,7 +32,7 @@ static const char inspect_help[] =
 /* The field type's name; "?" for a type the format does not define (format/names.h leaves
  * that placeholder to the caller: convert's column document says "unknown"). */
 static const char *type_name(uint8_t t) {
-    const char *n = bb_type_name(t);
+    const char *n = bb__type_name(t);
     return n ? n : "?";
 }
 
@@ -67,7 +67,7 @@ static void text_envelope(obuf *b, const bb_dump *d) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         obuf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
-                       bb_section_kind_name(kind), kind, (unsigned long long)off,
+                       bb__section_kind_name(kind), kind, (unsigned long long)off,
                        (unsigned long long)len);
     }
 }
@@ -85,7 +85,7 @@ static void text_field(obuf *b, const bb_rfield *fd) {
         snprintf(type, sizeof type, "%s", type_name(fd->type));
     obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                    fd->offset);
-    if (fd->role) obuf_printf(b, "  [%s]", bb_role_name(fd->role));
+    if (fd->role) obuf_printf(b, "  [%s]", bb__role_name(fd->role));
     if (bb_rfield_is_padding(fd)) obuf_puts(b, "  [padding]");
     if (fd->has_unit) obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
     if (fd->has_sentinel)
@@ -110,7 +110,7 @@ static void text_registry(obuf *b, const bb_dump *d) {
         obuf_hex16(b, s->id);
         obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
                        s->record_size, s->phase ? ", span " : "",
-                       s->phase ? bb_phase_name(s->phase) : "");
+                       s->phase ? bb__phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
         for (size_t f = 0; f < s->field_count; f++) text_field(b, &s->fields[f]);
     }
@@ -197,7 +197,7 @@ static void json_envelope(obuf *b, const bb_dump *d) {
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
         obuf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
-                       bb_section_kind_name(kind));
+                       bb__section_kind_name(kind));
         obuf_json_u64(b, off);
         obuf_puts(b, ",\"len\":");
         obuf_json_u64(b, len);
@@ -217,7 +217,7 @@ static void json_field(obuf *b, const bb_rfield *fd) {
     if (fd->type == BB_TYPE_INTERNED)
         obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
     obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
-                   fd->offset, fd->width, bb_role_name(fd->role),
+                   fd->offset, fd->width, bb__role_name(fd->role),
                    bb_rfield_is_padding(fd) ? "true" : "false");
     json_optstr(b, fd->has_unit, fd->unit);
     obuf_puts(b, ",\"sentinel\":");
@@ -250,7 +250,7 @@ static void json_registry(obuf *b, const bb_dump *d) {
         obuf_puts(b, ",\"description\":");
         json_optstr(b, s->has_description, s->description);
         obuf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
-                       bb_phase_name(s->phase));
+                       bb__phase_name(s->phase));
         for (size_t f = 0; f < s->field_count; f++) {
             if (f) obuf_putc(b, ',');
             json_field(b, &s->fields[f]);

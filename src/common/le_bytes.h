@@ -14,18 +14,18 @@
 #include <stdint.h>
 
 /* Store v at p[0..1], least significant byte first. */
-static inline void bb_le_put_u16(uint8_t *p, uint16_t v) {
+static inline void bb__le_put_u16(uint8_t *p, uint16_t v) {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
 }
 
 /* Store v at p[0..3], least significant byte first. */
-static inline void bb_le_put_u32(uint8_t *p, uint32_t v) {
+static inline void bb__le_put_u32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Store v at p[0..7], least significant byte first. */
-static inline void bb_le_put_u64(uint8_t *p, uint64_t v) {
+static inline void bb__le_put_u64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
@@ -40,7 +40,7 @@ typedef uint64_t bb__le_u64 __attribute__((aligned(1), may_alias));
 #endif
 
 /* Load the little-endian u16 at p[0..1]. */
-static inline uint16_t bb_le_get_u16(const uint8_t *p) {
+static inline uint16_t bb__le_get_u16(const uint8_t *p) {
 #if BB_LE_NATIVE
     return *(const bb__le_u16 *)(const void *)p;
 #else
@@ -49,7 +49,7 @@ static inline uint16_t bb_le_get_u16(const uint8_t *p) {
 }
 
 /* Load the little-endian u32 at p[0..3]. */
-static inline uint32_t bb_le_get_u32(const uint8_t *p) {
+static inline uint32_t bb__le_get_u32(const uint8_t *p) {
 #if BB_LE_NATIVE
     return *(const bb__le_u32 *)(const void *)p;
 #else
@@ -60,7 +60,7 @@ static inline uint32_t bb_le_get_u32(const uint8_t *p) {
 }
 
 /* Load the little-endian u64 at p[0..7]. */
-static inline uint64_t bb_le_get_u64(const uint8_t *p) {
+static inline uint64_t bb__le_get_u64(const uint8_t *p) {
 #if BB_LE_NATIVE
     return *(const bb__le_u64 *)(const void *)p;
 #else
@@ -71,7 +71,7 @@ static inline uint64_t bb_le_get_u64(const uint8_t *p) {
 }
 
 /* Load the little-endian unsigned integer of `width` bytes (0..8) at p[0..width-1]. */
-static inline uint64_t bb_le_get_uw(const uint8_t *p, unsigned width) {
+static inline uint64_t bb__le_get_uw(const uint8_t *p, unsigned width) {
     uint64_t v = 0;
     for (unsigned k = 0; k < width; k++) v |= (uint64_t)p[k] << (8 * k);
     return v;

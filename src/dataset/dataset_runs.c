@@ -62,15 +62,15 @@ ds_rkey ds_run_key(const ds_run *r, size_t i)
 {
     const uint8_t *e = r->map + r->hdr + i * r->width;
     ds_rkey k;
-    k.ts = bb_le_get_u64(e);
+    k.ts = bb__le_get_u64(e);
     if (r->width == DS_RUN_W24) {
-        k.inst = bb_le_get_u64(e + 8);
+        k.inst = bb__le_get_u64(e + 8);
         e += 8;
     } else {
         k.inst = r->inst;
     }
-    k.shard = bb_le_get_u32(e + 8);
-    k.off = bb_le_get_u32(e + 12);
+    k.shard = bb__le_get_u32(e + 8);
+    k.off = bb__le_get_u32(e + 12);
     return k;
 }
 
@@ -144,13 +144,13 @@ void ds_kw_put(ds_kw *w, const ds_rkey *k)
             w->disorder = true;
     }
     uint8_t e[DS_RUN_W24], *p = e + 8;
-    bb_le_put_u64(e, k->ts);
+    bb__le_put_u64(e, k->ts);
     if (w->width == DS_RUN_W24) {
-        bb_le_put_u64(e + 8, k->inst);
+        bb__le_put_u64(e + 8, k->inst);
         p += 8;
     }
-    bb_le_put_u32(p, k->shard);
-    bb_le_put_u32(p + 4, k->off);
+    bb__le_put_u32(p, k->shard);
+    bb__le_put_u32(p + 4, k->off);
     obuf_write(&w->b, e, w->width);
     w->last = *k;
     w->have = true;

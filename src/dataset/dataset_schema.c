@@ -33,32 +33,32 @@ static int buf_write(void *ctx, const void *d, size_t n)
     return b->failed ? ENOMEM : 0;
 }
 
-static bb_wire_str wire(bb_strview v, bool present)
+static bb__wire_str wire(bb_strview v, bool present)
 {
-    bb_wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
+    bb__wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
     return w;
 }
 
 /* One schema entry, re-encoded from its decoded form. */
 static void encode_schema(bb_sink sink, const bb_rschema *s)
 {
-    bb_wire_event we = {.id = s->id, .name = wire(s->name, true),
+    bb__wire_event we = {.id = s->id, .name = wire(s->name, true),
                         .description = wire(s->description, s->has_description),
                         .record_size = s->record_size, .phase = s->phase,
                         .field_count = (uint16_t)s->field_count};
-    bb_enc_schema_event(sink, &we);
+    bb__enc_schema_event(sink, &we);
     for (size_t i = 0; i < s->field_count; i++) {
         const bb_rfield *f = &s->fields[i];
-        bb_wire_field wf = {.name = wire(f->name, true),
+        bb__wire_field wf = {.name = wire(f->name, true),
                             .description = wire(f->description, f->has_description),
                             .unit = wire(f->unit, f->has_unit), .sentinel = f->sentinel,
                             .offset = f->offset, .width = f->width,
                             .label_count = (uint16_t)f->label_count, .type = f->type,
                             .type_arg = f->type_arg, .role = f->role,
                             .has_sentinel = f->has_sentinel ? 1 : 0};
-        bb_enc_schema_field(sink, &wf);
+        bb__enc_schema_field(sink, &wf);
         for (size_t l = 0; l < f->label_count; l++)
-            bb_enc_schema_label(sink, f->labels[l].value, wire(f->labels[l].label, true));
+            bb__enc_schema_label(sink, f->labels[l].value, wire(f->labels[l].label, true));
     }
 }
 
@@ -79,22 +79,22 @@ static bool encode(const bb_model *m, const uint64_t *rank, pq_buf *out, pq_buf 
 {
     pq_buf schema = {0};
     bb_sink ss = {buf_write, &schema};
-    bb_enc_schema_count(ss, (uint32_t)bb_model_schema_count(m));
+    bb__enc_schema_count(ss, (uint32_t)bb_model_schema_count(m));
     for (size_t i = 0; i < bb_model_schema_count(m); i++)
         encode_schema(ss, bb_model_schema(m, i));
     size_t nsets = 0, ns = 1;
     size_t *view_of = NULL;
     uint64_t *rank_of = NULL;
     bool ok = view_sets(m, rank, &view_of, &rank_of, &nsets) && !schema.failed;
-    bb_section_ref *secs = ok ? calloc(nsets + 1, sizeof *secs) : NULL;
+    bb__section_ref *secs = ok ? calloc(nsets + 1, sizeof *secs) : NULL;
     ok = secs && nsets < 65535;
     if (ok) {
-        secs[0] = (bb_section_ref){BB_SECTION_SCHEMA, schema.len, 0};
+        secs[0] = (bb__section_ref){BB_SECTION_SCHEMA, schema.len, 0};
         for (size_t k = 0; k < nsets; k++)
-            secs[ns++] = (bb_section_ref){BB_SECTION_VIEWS, bb_model_view(m, view_of[k]).len, 0};
-        bb_sections_layout(secs, ns);
+            secs[ns++] = (bb__section_ref){BB_SECTION_VIEWS, bb_model_view(m, view_of[k]).len, 0};
+        bb__sections_layout(secs, ns);
         bb_sink os = {buf_write, out};
-        bb_enc_header(os, secs, ns);
+        bb__enc_header(os, secs, ns);
         for (size_t i = 0; i < ns && !out->failed; i++) {
             while (out->len < secs[i].offset && !out->failed)
                 pq_buf_byte(out, 0);

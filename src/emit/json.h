@@ -22,6 +22,6 @@
  * through unchanged); then '"' and '\' become \" and \\, newline, carriage return and tab
  * become \n, \r and \t, any other byte below 0x20 becomes \u00XX (lower-case hex), and the rest
  * is copied verbatim. Returns 0, or the first non-zero value `fn` returned. */
-int bb_json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
+int bb__json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
 
 #endif /* BB_COMMON_JSON_H */

@@ -65,7 +65,7 @@ void obuf_i64(obuf *b, int64_t v);
 void obuf_hex16(obuf *b, uint64_t v);
 /* Lower-case hex of a byte string. */
 void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n);
-/* A JSON string literal (quotes included), escaped by emit/json.h's bb_json_escape_each:
+/* A JSON string literal (quotes included), escaped by emit/json.h's bb__json_escape_each:
  * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
  * practice, as the golden vectors expect). */
 void obuf_json_str(obuf *b, const char *s, size_t n);

@@ -31,7 +31,7 @@ void obuf_json_str(obuf *b, const char *s, size_t n) {
         return;
     }
     obuf_putc(b, '"');
-    (void)bb_json_escape_each(s, n, buf_piece, b);
+    (void)bb__json_escape_each(s, n, buf_piece, b);
     obuf_putc(b, '"');
 }
 

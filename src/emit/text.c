@@ -69,7 +69,7 @@ void pq_dec_i64(pq_buf *b, int64_t v)
 void pq_json_str(pq_buf *b, const char *p, size_t n)
 {
     pq_buf_byte(b, '"');
-    (void)bb_json_escape_each(p, n, append_piece, b);
+    (void)bb__json_escape_each(p, n, append_piece, b);
     pq_buf_byte(b, '"');
 }
 

@@ -25,7 +25,7 @@ void pq_dec_i64(pq_buf *b, int64_t v);
 /* Append v as 16 lower-case hex digits. */
 void pq_hex16(pq_buf *b, uint64_t v);
 
-/* Append (p, n) as a JSON string literal, quotes included (emit/json.h's bb_json_escape_each,
+/* Append (p, n) as a JSON string literal, quotes included (emit/json.h's bb__json_escape_each,
  * so invalid UTF-8 is repaired as pq_utf8_lossy does). */
 void pq_json_str(pq_buf *b, const char *p, size_t n);
 /* Append a NUL-terminated string with pq_json_str. */

@@ -7,14 +7,14 @@
 
 #include "format/fsize_guard.h"
 
-void bb_fsize_guard_begin(bb_fsize_guard *g) {
+void bb__fsize_guard_begin(bb__fsize_guard *g) {
     sigset_t xfsz;
     sigemptyset(&xfsz);
     sigaddset(&xfsz, SIGXFSZ);
     g->ok = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
 }
 
-void bb_fsize_guard_end(bb_fsize_guard *g) {
+void bb__fsize_guard_end(bb__fsize_guard *g) {
     if (!g->ok) return;
     int saved = errno;
     /* Linux sends SIGXFSZ to the writing thread, so one a guarded write raised is pending here.

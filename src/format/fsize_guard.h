@@ -11,18 +11,18 @@
 #include <signal.h>
 
 /* The calling thread's signal mask before the guard. */
-typedef struct bb_fsize_guard {
+typedef struct bb__fsize_guard {
     sigset_t old;
-    int ok; /* the mask was changed (restored by bb_fsize_guard_end) */
-} bb_fsize_guard;
+    int ok; /* the mask was changed (restored by bb__fsize_guard_end) */
+} bb__fsize_guard;
 
 /* Block SIGXFSZ in the calling thread. Async-signal-safe (pthread_sigmask). */
-void bb_fsize_guard_begin(bb_fsize_guard *g);
+void bb__fsize_guard_begin(bb__fsize_guard *g);
 
 /* End the guard: when the guarded writes raised SIGXFSZ (it is pending) and the thread did not
  * block it itself, take it (it would kill the process once unblocked); then restore the mask.
  * Async-signal-safe (sigpending, sigtimedwait and pthread_sigmask are system calls); errno is
  * preserved. */
-void bb_fsize_guard_end(bb_fsize_guard *g);
+void bb__fsize_guard_end(bb__fsize_guard *g);
 
 #endif /* BACKBEAT_FORMAT_FSIZE_GUARD_H */

@@ -6,13 +6,13 @@
 #include "backbeat/schema.h"
 #include "format/sections.h"
 
-const char *bb_type_name(uint8_t type) {
+const char *bb__type_name(uint8_t type) {
     static const char *const names[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
                                         "i32", "i64", "bool", "bytes", "enum", "interned"};
     return type < sizeof names / sizeof names[0] ? names[type] : NULL;
 }
 
-const char *bb_role_name(uint8_t role) {
+const char *bb__role_name(uint8_t role) {
     switch (role) {
     case BB_ROLE_KEY: return "key";
     case BB_ROLE_SPAN_ID: return "span_id";
@@ -21,7 +21,7 @@ const char *bb_role_name(uint8_t role) {
     }
 }
 
-const char *bb_phase_name(uint8_t phase) {
+const char *bb__phase_name(uint8_t phase) {
     switch (phase) {
     case BB_PHASE_ENTER: return "enter";
     case BB_PHASE_EXIT: return "exit";
@@ -29,7 +29,7 @@ const char *bb_phase_name(uint8_t phase) {
     }
 }
 
-const char *bb_section_kind_name(uint16_t kind) {
+const char *bb__section_kind_name(uint16_t kind) {
     switch (kind) {
     case BB_SECTION_SCHEMA: return "schema";
     case BB_SECTION_INTERN: return "intern";

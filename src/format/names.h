@@ -10,15 +10,15 @@
 
 /* "u8", "u16", ..., "bool", "bytes", "enum", "interned" for an enum bb_type value, or NULL for
  * a value the format does not define (each caller prints its own placeholder). */
-const char *bb_type_name(uint8_t type);
+const char *bb__type_name(uint8_t type);
 /* "key", "span_id", "parent_span_id" for an enum bb_role value; "none" for BB_ROLE_NONE and
  * any undefined value. */
-const char *bb_role_name(uint8_t role);
+const char *bb__role_name(uint8_t role);
 /* "enter", "exit" for an enum bb_phase value; "none" for BB_PHASE_NONE and any undefined
  * value. */
-const char *bb_phase_name(uint8_t phase);
+const char *bb__phase_name(uint8_t phase);
 /* "schema", "intern", "shard", "meta", "views" for a BB_SECTION_* kind; "unknown" for any
  * other (a reader skips kinds it does not know). */
-const char *bb_section_kind_name(uint16_t kind);
+const char *bb__section_kind_name(uint16_t kind);
 
 #endif /* BB_FORMAT_NAMES_H */

@@ -15,7 +15,7 @@
 
 /* The absolute position, in the last lap below `head` (> pos), of the ring bytes that position
  * `pos` occupies: pos + k * cap for the largest k with that position < head. */
-static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
+static inline uint64_t bb__ring_last_lap(uint64_t pos, uint64_t head, uint64_t cap) {
     return pos + (head - 1 - pos) / cap * cap;
 }
 
@@ -23,33 +23,33 @@ static inline uint64_t bb_ring_last_lap(uint64_t pos, uint64_t head, uint64_t ca
  * again as `h1`, plus the rseq margin at h1 (format/rseq_margin.h; 0 on the fetch_add path). Positions below the returned
  * one may have been overwritten during the copy (by writes one lap later: positions < cap hit
  * nothing old); 0 when none. */
-static inline uint64_t bb_ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {
+static inline uint64_t bb__ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {
     uint64_t top = h1 + margin, from = h0 > cap ? h0 : cap;
     return top > from ? top - cap : 0;
 }
 
 /* Zero the bytes of absolute positions [from, to) in a copy of a ring of `cap` bytes. */
-void bb_ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to);
+void bb__ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to);
 
 /* The record size of event `id` (its field bytes) as the reader of the copy will know it, or
  * -1 when the reader does not know the event. */
-typedef int32_t (*bb_ring_size_fn)(void *ctx, uint64_t id);
+typedef int32_t (*bb__ring_size_fn)(void *ctx, uint64_t id);
 
 /* The position where the reader's walk of the copy `ring` down from `head` (FORMAT.md "Records
  * and rings", the steps of src/read/reader.c bb_shard_walk over the same schemas) first accepts
  * a record that starts below `end`: zeroing [low, there) leaves every record the walk accepts
  * above, and none that overlaps a position below `end`. Runs of zeros are skipped a word at a
  * time: linear in the window, fast over empty (sparse) rings. */
-uint64_t bb_ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                           uint64_t end, bb_ring_size_fn size, void *ctx);
+uint64_t bb__ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                           uint64_t end, bb__ring_size_fn size, void *ctx);
 
 /* The start of the lowest record the walk down from `head` accepts (head when none). */
-uint64_t bb_ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                        bb_ring_size_fn size, void *ctx);
+uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                        bb__ring_size_fn size, void *ctx);
 
 /* Cut the copy below `end` (a position in the window; nothing when end <= low): zero [low,
- * bb_ring_cut_below(...)). Returns the new bottom of the window (low when nothing was cut). */
-uint64_t bb_ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
-                     bb_ring_size_fn size, void *ctx);
+ * bb__ring_cut_below(...)). Returns the new bottom of the window (low when nothing was cut). */
+uint64_t bb__ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
+                     bb__ring_size_fn size, void *ctx);
 
 #endif /* BACKBEAT_FORMAT_RING_CUT_H */

@@ -103,17 +103,17 @@ enum {
 #define BB_RING_SLOT_STRIDE 128u
 #define BB_RING_SLOT_MAX 65536u
 
-/* Size of the intern entry in the file (the bb_intern_entry of the recorder). */
+/* Size of the intern entry in the file (the bb__intern_entry of the recorder). */
 #define BB_RING_INTERN_ENTRY 16u
 
 /* FNV-1a over bytes, 32 and 64 bits (the intern table's hash is the 32-bit one). */
-static inline uint32_t bb_ring_fnv32(uint32_t h, const void *p, size_t n) {
+static inline uint32_t bb__ring_fnv32(uint32_t h, const void *p, size_t n) {
     const uint8_t *b = (const uint8_t *)p;
     for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
     return h;
 }
 #define BB_RING_FNV32_INIT 2166136261u
-static inline uint64_t bb_ring_fnv64(const void *p, size_t n) {
+static inline uint64_t bb__ring_fnv64(const void *p, size_t n) {
     const uint8_t *b = (const uint8_t *)p;
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
@@ -121,18 +121,18 @@ static inline uint64_t bb_ring_fnv64(const void *p, size_t n) {
 }
 
 /* The checksum of a metadata entry whose head is at `e` (the payload follows it). */
-static inline uint32_t bb_rme_check(const uint8_t *e, uint32_t len) {
-    uint32_t h = bb_ring_fnv32(BB_RING_FNV32_INIT, e + BB_RME_OFF_KIND, 2);
-    h = bb_ring_fnv32(h, e + BB_RME_OFF_LEN, 4);
-    h = bb_ring_fnv32(h, e + BB_RME_OFF_SEQ, 8);
-    return bb_ring_fnv32(h, e + BB_RME_HEAD, len);
+static inline uint32_t bb__rme_check(const uint8_t *e, uint32_t len) {
+    uint32_t h = bb__ring_fnv32(BB_RING_FNV32_INIT, e + BB_RME_OFF_KIND, 2);
+    h = bb__ring_fnv32(h, e + BB_RME_OFF_LEN, 4);
+    h = bb__ring_fnv32(h, e + BB_RME_OFF_SEQ, 8);
+    return bb__ring_fnv32(h, e + BB_RME_HEAD, len);
 }
 
 /* The process identity a reader compares with a live process: its start time in clock ticks
  * since boot (field 22 of /proc/PID/stat; 0 when unknown) and the boot id (into out[40], ""
  * when unknown). Linux only; uses stdio. */
-uint64_t bb_ring_proc_start(long pid);
-void bb_ring_boot_id(char out[BB_RING_BOOT_ID_MAX]);
+uint64_t bb__ring_proc_start(long pid);
+void bb__ring_boot_id(char out[BB_RING_BOOT_ID_MAX]);
 
 /* The ring file name: DIR/backbeat.<pid>.<instance as 16 hex digits>.ring */
 #define BB_RING_NAME_FMT "backbeat.%ld.%016llx.ring"

@@ -10,7 +10,7 @@
 
 /* Field 22 (starttime) of /proc/PID/stat: after the ")" that ends the command name (which may
  * hold spaces or parentheses), 20 more fields. */
-uint64_t bb_ring_proc_start(long pid) {
+uint64_t bb__ring_proc_start(long pid) {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
     FILE *f = fopen(path, "re");
@@ -24,7 +24,7 @@ uint64_t bb_ring_proc_start(long pid) {
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-void bb_ring_boot_id(char out[BB_RING_BOOT_ID_MAX]) {
+void bb__ring_boot_id(char out[BB_RING_BOOT_ID_MAX]) {
     memset(out, 0, BB_RING_BOOT_ID_MAX);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
     if (!f) return;

@@ -21,7 +21,7 @@
  * lap earlier: a reader drops the records that start below head + margin - capacity. With no
  * writer in flight, that is at most the one record the padding may overlap when frames are whole
  * words (one or two otherwise). */
-uint64_t bb_rseq_margin(uint64_t head, uint64_t capacity, uint64_t frame);
+uint64_t bb__rseq_margin(uint64_t head, uint64_t capacity, uint64_t frame);
 
 /* A shard's cursor keeps `big_frame`: BB_RSEQ_FRAME_KEPT once its recorder is created, then the
  * largest frame the out-of-line rseq path (frames over BB_RSEQ_INLINE_FRAME, and the ring's end)
@@ -33,15 +33,15 @@ uint64_t bb_rseq_margin(uint64_t head, uint64_t capacity, uint64_t frame);
 
 /* The frames (BB__FRAME_SIZE) of the process's (the dump's) events that bound a margin: the
  * largest, and the largest of those the inline sequence copies (at most BB_RSEQ_INLINE_FRAME).
- * Zero-initialised, then one bb_rseq_frames_add per event. */
-typedef struct bb_rseq_frames {
+ * Zero-initialised, then one bb__rseq_frames_add per event. */
+typedef struct bb__rseq_frames {
     uint64_t largest, inline_max;
-} bb_rseq_frames;
-void bb_rseq_frames_add(bb_rseq_frames *f, uint64_t frame);
+} bb__rseq_frames;
+void bb__rseq_frames_add(bb__rseq_frames *f, uint64_t frame);
 
-/* The `frame` argument of bb_rseq_margin for one shard whose cursor holds `big_frame`: the
+/* The `frame` argument of bb__rseq_margin for one shard whose cursor holds `big_frame`: the
  * largest frame that may have been begun in it. Inline writes are at most f->inline_max; larger
  * ones are the out-of-line path's, which the cursor keeps. Not kept (0): f->largest. */
-uint64_t bb_rseq_shard_frame(const bb_rseq_frames *f, uint64_t big_frame);
+uint64_t bb__rseq_shard_frame(const bb__rseq_frames *f, uint64_t big_frame);
 
 #endif /* BACKBEAT_FORMAT_RSEQ_MARGIN_H */

@@ -27,27 +27,27 @@ extern "C" {
 
 /* A string as encoded: `len` bytes at `ptr` (need not be NUL-terminated). `present` is read
  * only where the format has an `opt_str` (0 writes the absent marker, ptr/len ignored). */
-typedef struct bb_wire_str {
+typedef struct bb__wire_str {
     const char *ptr;
     uint16_t len;
     uint8_t present;
-} bb_wire_str;
+} bb__wire_str;
 
-/* One schema entry's event-level part; `field_count` bb_wire_field follow it. */
-typedef struct bb_wire_event {
+/* One schema entry's event-level part; `field_count` bb__wire_field follow it. */
+typedef struct bb__wire_event {
     uint64_t id;
-    bb_wire_str name;        /* str */
-    bb_wire_str description; /* opt_str */
+    bb__wire_str name;        /* str */
+    bb__wire_str description; /* opt_str */
     uint16_t record_size;
     uint8_t phase;
     uint16_t field_count;
-} bb_wire_event;
+} bb__wire_event;
 
-/* One field of a schema entry; `label_count` labels (bb_enc_schema_label) follow it. */
-typedef struct bb_wire_field {
-    bb_wire_str name;        /* str */
-    bb_wire_str description; /* opt_str */
-    bb_wire_str unit;        /* opt_str */
+/* One field of a schema entry; `label_count` labels (bb__enc_schema_label) follow it. */
+typedef struct bb__wire_field {
+    bb__wire_str name;        /* str */
+    bb__wire_str description; /* opt_str */
+    bb__wire_str unit;        /* opt_str */
     uint64_t sentinel;       /* written only when has_sentinel */
     uint16_t offset;
     uint16_t width;
@@ -56,60 +56,60 @@ typedef struct bb_wire_field {
     uint8_t type_arg;
     uint8_t role;
     uint8_t has_sentinel; /* 0 or 1 */
-} bb_wire_field;
+} bb__wire_field;
 
-/* A section as placed in a dump: kind and body length in, offset filled by bb_sections_layout. */
-typedef struct bb_section_ref {
+/* A section as placed in a dump: kind and body length in, offset filled by bb__sections_layout. */
+typedef struct bb__section_ref {
     uint16_t kind;
     uint64_t len;
     uint64_t offset;
-} bb_section_ref;
+} bb__section_ref;
 
 /* ---- envelope and section table */
 
 /* Offset of the first section body in a dump of `section_count` sections. */
-uint64_t bb_dump_body_start(size_t section_count);
+uint64_t bb__dump_body_start(size_t section_count);
 
 /* Lay `n` sections out back to back after the table, in order (fills each `offset`), and
  * return the dump's total size. */
-uint64_t bb_sections_layout(bb_section_ref *secs, size_t n);
+uint64_t bb__sections_layout(bb__section_ref *secs, size_t n);
 
 /* Write the 16-byte envelope for `section_count` sections. */
-int bb_enc_envelope(bb_sink sink, uint16_t section_count);
+int bb__enc_envelope(bb_sink sink, uint16_t section_count);
 
 /* Write one 20-byte section table entry. */
-int bb_enc_section_entry(bb_sink sink, uint16_t kind, uint64_t offset, uint64_t len);
+int bb__enc_section_entry(bb_sink sink, uint16_t kind, uint64_t offset, uint64_t len);
 
 /* Write the envelope and the table of `n` (<= 65535) sections, using their `offset`s. */
-int bb_enc_header(bb_sink sink, const bb_section_ref *secs, size_t n);
+int bb__enc_header(bb_sink sink, const bb__section_ref *secs, size_t n);
 
-/* ---- Schema section: bb_enc_schema_count, then per event bb_enc_schema_event, then per field
- * bb_enc_schema_field followed by its labels. */
+/* ---- Schema section: bb__enc_schema_count, then per event bb__enc_schema_event, then per field
+ * bb__enc_schema_field followed by its labels. */
 
 /* Encoded sizes of the pieces below. */
-uint64_t bb_wire_event_size(const bb_wire_event *ev); /* without its fields */
-uint64_t bb_wire_field_size(const bb_wire_field *f);  /* without its labels */
-uint64_t bb_wire_label_size(bb_wire_str label);
+uint64_t bb__wire_event_size(const bb__wire_event *ev); /* without its fields */
+uint64_t bb__wire_field_size(const bb__wire_field *f);  /* without its labels */
+uint64_t bb__wire_label_size(bb__wire_str label);
 
-int bb_enc_schema_count(bb_sink sink, uint32_t count);
-int bb_enc_schema_event(bb_sink sink, const bb_wire_event *ev);
-int bb_enc_schema_field(bb_sink sink, const bb_wire_field *f);
-int bb_enc_schema_label(bb_sink sink, uint64_t value, bb_wire_str label);
+int bb__enc_schema_count(bb_sink sink, uint32_t count);
+int bb__enc_schema_event(bb_sink sink, const bb__wire_event *ev);
+int bb__enc_schema_field(bb_sink sink, const bb__wire_field *f);
+int bb__enc_schema_label(bb_sink sink, uint64_t value, bb__wire_str label);
 
 /* ---- Intern section: the header, then per entry its 8-byte header and `len` bytes. */
 
-int bb_enc_intern_header(bb_sink sink, uint64_t instance_id, uint32_t count);
-int bb_enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *bytes);
+int bb__enc_intern_header(bb_sink sink, uint64_t instance_id, uint32_t count);
+int bb__enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *bytes);
 
 /* ---- Shard section: the 28-byte header; `capacity` bytes of ring region follow it. */
 
-int bb_enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
+int bb__enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
                         uint64_t capacity);
 
 /* ---- Meta section (the whole body). Views bodies are verbatim text: no encoder needed. */
 
-uint64_t bb_wire_meta_size(bb_wire_str host);
-int bb_enc_meta(bb_sink sink, uint64_t instance_id, bb_wire_str host);
+uint64_t bb__wire_meta_size(bb__wire_str host);
+int bb__enc_meta(bb_sink sink, uint64_t instance_id, bb__wire_str host);
 
 #ifdef __cplusplus
 }

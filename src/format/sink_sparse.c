@@ -11,7 +11,7 @@
 
 #define BB_SPARSE_BLOCK 65536u
 
-void bb_sparse_fd_init(bb_sparse_fd *s, int fd) {
+void bb__sparse_fd_init(bb__sparse_fd *s, int fd) {
     memset(s, 0, sizeof *s);
     s->fd = fd;
 }
@@ -33,7 +33,7 @@ static int decide(int fd) {
     return 1;
 }
 
-static int pass_hole(bb_sparse_fd *s) {
+static int pass_hole(bb__sparse_fd *s) {
     if (s->hole == 0) return 0;
     if (lseek(s->fd, (off_t)s->hole, SEEK_CUR) < 0) return errno ? errno : EIO;
     s->holes += s->hole;
@@ -52,7 +52,7 @@ static int all_zero(const uint8_t *p, size_t n) {
 }
 
 static int sparse_write(void *ctx, const void *data, size_t len) {
-    bb_sparse_fd *s = ctx;
+    bb__sparse_fd *s = ctx;
     const uint8_t *p = data;
     if (s->mode == 0) s->mode = decide(s->fd);
     if (s->mode == 2 || len < 2 * BB_SPARSE_BLOCK || ((uintptr_t)p & 7)) {
@@ -74,12 +74,12 @@ static int sparse_write(void *ctx, const void *data, size_t len) {
     return 0;
 }
 
-bb_sink bb_sink_sparse_fd(bb_sparse_fd *s) {
+bb_sink bb__sink_sparse_fd(bb__sparse_fd *s) {
     bb_sink k = {sparse_write, s};
     return k;
 }
 
-int bb_sparse_fd_finish(bb_sparse_fd *s) {
+int bb__sparse_fd_finish(bb__sparse_fd *s) {
     if (s->hole == 0) return 0;
     s->hole--;
     int rc = pass_hole(s);

@@ -150,7 +150,7 @@ static void at_exit(void) {
     } else if (st->dumper) {
         bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
     }
-    bb_ring_backing_exit(st->rec); /* a normal exit removes the ring file (unless kept) */
+    bb__ring_backing_exit(st->rec); /* a normal exit removes the ring file (unless kept) */
 }
 
 static void fork_prepare(void) {

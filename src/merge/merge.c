@@ -77,25 +77,25 @@ static bb_sink bytes_sink(bytes *b) {
 }
 
 /* A decoded string as a wire string (the reader bounded its length to u16). */
-static bb_wire_str wire_view(bb_strview v, bool present) {
-    bb_wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
+static bb__wire_str wire_view(bb_strview v, bool present) {
+    bb__wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
     return w;
 }
 
 /* Append one schema entry of a Schema section, re-encoded from its decoded form. */
 static void encode_schema(bytes *b, const bb_rschema *s) {
     bb_sink sink = bytes_sink(b);
-    bb_wire_event we;
+    bb__wire_event we;
     we.id = s->id;
     we.name = wire_view(s->name, true);
     we.description = wire_view(s->description, s->has_description);
     we.record_size = s->record_size;
     we.phase = s->phase;
     we.field_count = (uint16_t)s->field_count;
-    bb_enc_schema_event(sink, &we);
+    bb__enc_schema_event(sink, &we);
     for (size_t i = 0; i < s->field_count; i++) {
         const bb_rfield *f = &s->fields[i];
-        bb_wire_field wf;
+        bb__wire_field wf;
         wf.name = wire_view(f->name, true);
         wf.description = wire_view(f->description, f->has_description);
         wf.unit = wire_view(f->unit, f->has_unit);
@@ -107,9 +107,9 @@ static void encode_schema(bytes *b, const bb_rschema *s) {
         wf.type_arg = f->type_arg;
         wf.role = f->role;
         wf.has_sentinel = f->has_sentinel ? 1 : 0;
-        bb_enc_schema_field(sink, &wf);
+        bb__enc_schema_field(sink, &wf);
         for (size_t l = 0; l < f->label_count; l++)
-            bb_enc_schema_label(sink, f->labels[l].value, wire_view(f->labels[l].label, true));
+            bb__enc_schema_label(sink, f->labels[l].value, wire_view(f->labels[l].label, true));
     }
 }
 
@@ -130,7 +130,7 @@ static bool pwrite_all(int fd, const void *data, size_t len, uint64_t off) {
     return true;
 }
 
-typedef bb_section_ref section;
+typedef bb__section_ref section;
 
 /* How a phase of either merge ended; merge_report sets the message of the last two. */
 enum { MG_OK = 0, MG_FAIL /* message set */, MG_OOM, MG_IO /* errno saved */ };
@@ -423,13 +423,13 @@ static int collect_views(repack *rp) {
 /* Instance io's Intern section into *in when it has entries, and its Meta section into *meta
  * when it has a host. */
 static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
-    if (io->has_meta) bb_enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
+    if (io->has_meta) bb__enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
     if (meta->oom) return false;
     if (!io->nintern) return true;
     bb_sink is = bytes_sink(in);
-    bb_enc_intern_header(is, io->id, (uint32_t)io->nintern);
+    bb__enc_intern_header(is, io->id, (uint32_t)io->nintern);
     for (size_t k = 0; k < io->nintern; k++)
-        bb_enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
+        bb__enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
                             io->intern[k].bytes.ptr);
     return !in->oom;
 }
@@ -437,7 +437,7 @@ static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
 /* Encode the small sections: the union Schema, and per instance its Intern and Meta. */
 static int encode_small(repack *rp) {
     size_t nschemas = bb_model_schema_count(rp->model);
-    bb_enc_schema_count(bytes_sink(&rp->schema), (uint32_t)nschemas);
+    bb__enc_schema_count(bytes_sink(&rp->schema), (uint32_t)nschemas);
     for (size_t i = 0; i < nschemas; i++)
         encode_schema(&rp->schema, bb_model_schema(rp->model, i));
     rp->interns = calloc(rp->ni ? rp->ni : 1, sizeof *rp->interns);
@@ -480,8 +480,8 @@ static int lay_out(repack *rp) {
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (rp->insts[i].has_meta) *s++ = (section){BB_SECTION_META, rp->metas[i].len, 0};
-    rp->total = bb_sections_layout(rp->secs, rp->ns);
-    bb_enc_header(bytes_sink(&rp->env), rp->secs, rp->ns);
+    rp->total = bb__sections_layout(rp->secs, rp->ns);
+    bb__enc_header(bytes_sink(&rp->env), rp->secs, rp->ns);
     return rp->env.oom ? MG_OOM : MG_OK;
 }
 
@@ -516,7 +516,7 @@ static int write_shards_and_metas(repack *rp) {
         bucket *b = &rp->bk[i];
         uint8_t hdr[BB_SHARD_HEADER_SIZE];
         bb_buffer_sink hb = {hdr, sizeof hdr, 0};
-        bb_enc_shard_header(bb_sink_buffer(&hb), b->instance_id, b->shard_id, b->bytes,
+        bb__enc_shard_header(bb_sink_buffer(&hb), b->instance_id, b->shard_id, b->bytes,
                             b->capacity);
         b->region_off = rp->secs[rp->cur].offset + BB_SHARD_HEADER_SIZE;
         if (!put_section(rp, hdr, sizeof hdr)) return io_fail(&rp->err);
@@ -701,7 +701,7 @@ static int splice_registry(splicer *sp) {
     u64map_init(&seen);
     size_t count = 0;
     int st = MG_OK;
-    bb_enc_schema_count(bytes_sink(&sp->schema), 0); /* patched below */
+    bb__enc_schema_count(bytes_sink(&sp->schema), 0); /* patched below */
     for (size_t d = 0; d < sp->nd && st == MG_OK; d++)
         for (size_t i = 0; i < bb_dump_schema_count(sp->dumps[d]) && st == MG_OK; i++) {
             const bb_rschema *s = bb_dump_schema(sp->dumps[d], i);
@@ -716,7 +716,7 @@ static int splice_registry(splicer *sp) {
     u64map_free(&seen);
     if (st != MG_OK || sp->schema.oom) return MG_OOM;
     bb_buffer_sink count_at = {sp->schema.p, BB_SCHEMA_HEADER_SIZE, 0};
-    bb_enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
+    bb__enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
     return MG_OK;
 }
 
@@ -738,8 +738,8 @@ static int splice_layout(splicer *sp) {
             uint16_t kind = section_of(sp->dumps[d], i, &off, &len);
             if (kind != BB_SECTION_SCHEMA) *s++ = (section){kind, len, 0};
         }
-    sp->total = bb_sections_layout(sp->secs, sp->ns);
-    bb_enc_header(bytes_sink(&sp->env), sp->secs, sp->ns);
+    sp->total = bb__sections_layout(sp->secs, sp->ns);
+    bb__enc_header(bytes_sink(&sp->env), sp->secs, sp->ns);
     sp->buf = malloc(SPLICE_BUF);
     return sp->env.oom || !sp->buf ? MG_OOM : MG_OK;
 }

@@ -399,7 +399,7 @@ size_t pq_col_u64_run(pq_column *c, uint64_t row, const uint64_t *v, size_t n)
     int64_t smin = (int64_t)v[0], smax = (int64_t)v[0];
     for (size_t i = 0; i < m; i++) {
         uint64_t x = v[i];
-        bb_le_put_u64(d + 8 * i, x);
+        bb__le_put_u64(d + 8 * i, x);
         umin = x < umin ? x : umin;
         umax = x > umax ? x : umax;
         smin = (int64_t)x < smin ? (int64_t)x : smin;

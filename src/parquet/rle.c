@@ -173,12 +173,12 @@ static void lit_close(lit_run *r)
     uint32_t n = (r->n + 7) / 8 * 8;
     r->bits += (n - r->n) * r->w; /* n * w is a multiple of 8: whole bytes are left */
     while (r->bits >= 64) {     /* padding past a word: zeros */
-        bb_le_put_u64(r->out->data + r->out->len, r->acc);
+        bb__le_put_u64(r->out->data + r->out->len, r->acc);
         r->out->len += 8;
         r->acc = 0;
         r->bits -= 64;
     }
-    bb_le_put_u64(r->out->data + r->out->len, r->acc);
+    bb__le_put_u64(r->out->data + r->out->len, r->acc);
     r->out->len += r->bits / 8;
     r->out->data[r->hdr - 1] = (uint8_t)(((n / 8) << 1) | 1);
     r->hdr = 0;
@@ -224,7 +224,7 @@ static void lit_pack(lit_run *r, const uint32_t *v, uint32_t m)
         acc |= (uint64_t)v[k] << bits;
         bits += w;
         if (bits >= 64) {
-            bb_le_put_u64(d, acc);
+            bb__le_put_u64(d, acc);
             d += 8;
             bits -= 64;
             acc = bits ? (uint64_t)v[k] >> (w - bits) : 0;

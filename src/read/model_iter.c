@@ -188,7 +188,7 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
     const bb_rschema *ev;
     while (bb__model_iter_step(it, &r, &pos, &ev)) {
         const mshard *s = &it->m->shards[r];
-        if (!bb_ring_record_at(s->dump, s->shard, pos, it->buf, &ev, &out->rec)) continue;
+        if (!bb__ring_record_at(s->dump, s->shard, pos, it->buf, &ev, &out->rec)) continue;
         out->instance = s->inst;
         out->input = s->input;
         return true;

@@ -38,7 +38,7 @@ static inline uint32_t loc_offset(const lring *s, uint32_t loc) {
 
 /* Timestamp of a locator's record, read from the mapping. */
 static inline uint64_t loc_ts(const lring *s, uint32_t loc) {
-    return bb_ring_ts(s->shard, s->low + loc);
+    return bb__ring_ts(s->shard, s->low + loc);
 }
 
 /* (ts, offset) order within one ring. */
@@ -281,7 +281,7 @@ static int collect_run(const bb_record *rec, void *p) {
 
 bool bb__model_ring_load(const bb_model *m, size_t ring) {
     mshard *s = &m->shards[ring];
-    s->low = bb_shard_low(s->shard);
+    s->low = bb__shard_low(s->shard);
     s->nsrc = 0;
     run_ctx c = {s, ring, 0, 0, 0, 0, false, false};
     bb__walk(s->dump, s->shard, collect_run, &c, NULL); /* collect_run inlined */

@@ -17,33 +17,33 @@
 
 #include "common/le_bytes.h"
 
-typedef struct bb_cursor {
+typedef struct bb__read_cursor {
     const uint8_t *base;
     size_t len;
     size_t pos;
     uint64_t origin; /* absolute offset of base[0] in the input */
     bool ok;
     uint64_t fail_at; /* absolute offset of the first byte a failed read needed */
-} bb_cursor;
+} bb__read_cursor;
 
 /* A cursor over `len` bytes at `base`, which sit at absolute offset `origin`. */
-static inline bb_cursor bb_cursor_make(const uint8_t *base, size_t len, uint64_t origin) {
-    bb_cursor c = {base, len, 0, origin, true, 0};
+static inline bb__read_cursor bb__cursor_make(const uint8_t *base, size_t len, uint64_t origin) {
+    bb__read_cursor c = {base, len, 0, origin, true, 0};
     return c;
 }
 
 /* Bytes left (0 once failed). */
-static inline size_t bb_cursor_left(const bb_cursor *c) {
+static inline size_t bb__cursor_left(const bb__read_cursor *c) {
     return c->ok ? c->len - c->pos : 0;
 }
 
 /* Absolute offset of the next byte. */
-static inline uint64_t bb_cursor_abs(const bb_cursor *c) {
+static inline uint64_t bb__cursor_abs(const bb__read_cursor *c) {
     return c->origin + c->pos;
 }
 
 /* Consume `n` bytes and return a pointer to them, or NULL (cursor failed) if fewer are left. */
-static inline const uint8_t *bb_cursor_take(bb_cursor *c, size_t n) {
+static inline const uint8_t *bb__cursor_take(bb__read_cursor *c, size_t n) {
     if (!c->ok) return NULL;
     if (n > c->len - c->pos) {
         c->ok = false;
@@ -56,21 +56,21 @@ static inline const uint8_t *bb_cursor_take(bb_cursor *c, size_t n) {
 }
 
 
-static inline uint8_t bb_cursor_u8(bb_cursor *c) {
-    const uint8_t *p = bb_cursor_take(c, 1);
+static inline uint8_t bb__cursor_u8(bb__read_cursor *c) {
+    const uint8_t *p = bb__cursor_take(c, 1);
     return p ? p[0] : 0;
 }
-static inline uint16_t bb_cursor_u16(bb_cursor *c) {
-    const uint8_t *p = bb_cursor_take(c, 2);
-    return p ? bb_le_get_u16(p) : 0;
+static inline uint16_t bb__cursor_u16(bb__read_cursor *c) {
+    const uint8_t *p = bb__cursor_take(c, 2);
+    return p ? bb__le_get_u16(p) : 0;
 }
-static inline uint32_t bb_cursor_u32(bb_cursor *c) {
-    const uint8_t *p = bb_cursor_take(c, 4);
-    return p ? bb_le_get_u32(p) : 0;
+static inline uint32_t bb__cursor_u32(bb__read_cursor *c) {
+    const uint8_t *p = bb__cursor_take(c, 4);
+    return p ? bb__le_get_u32(p) : 0;
 }
-static inline uint64_t bb_cursor_u64(bb_cursor *c) {
-    const uint8_t *p = bb_cursor_take(c, 8);
-    return p ? bb_le_get_u64(p) : 0;
+static inline uint64_t bb__cursor_u64(bb__read_cursor *c) {
+    const uint8_t *p = bb__cursor_take(c, 8);
+    return p ? bb__le_get_u64(p) : 0;
 }
 
 #endif /* BB_READ_CURSOR_H */

@@ -43,9 +43,9 @@ static bb_status read_envelope(ctx *c) {
     if (n < ENVELOPE)
         return bb__rd_fail(c, BB_ERR_TRUNCATED, n, "truncated at byte %zu (the envelope is 16 bytes)",
                     n);
-    d->version = bb_le_get_u16(d->data + 8);
-    d->flags = bb_le_get_u16(d->data + 10);
-    d->nsec = bb_le_get_u16(d->data + 12);
+    d->version = bb__le_get_u16(d->data + 8);
+    d->flags = bb__le_get_u16(d->data + 10);
+    d->nsec = bb__le_get_u16(d->data + 12);
     if (d->version != BB_DUMP_FORMAT_VERSION)
         return bb__rd_fail(c, BB_ERR_VERSION, 8, "unsupported format version %u (expected 1)",
                     d->version);
@@ -63,9 +63,9 @@ static bb_status read_envelope(ctx *c) {
     for (size_t i = 0; i < d->nsec; i++) {
         const uint8_t *e = d->data + ENVELOPE + SECTION_ENTRY * i;
         section *s = &d->secs[i];
-        s->kind = bb_le_get_u16(e);
-        s->offset = bb_le_get_u64(e + 4);
-        s->len = bb_le_get_u64(e + 12);
+        s->kind = bb__le_get_u16(e);
+        s->offset = bb__le_get_u64(e + 4);
+        s->len = bb__le_get_u64(e + 12);
         if (s->offset != expect) contiguous = false;
         bool overflow = s->len > UINT64_MAX - s->offset;
         expect = overflow ? UINT64_MAX : s->offset + s->len;

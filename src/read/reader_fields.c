@@ -25,10 +25,10 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
     uint64_t raw;
     switch (w) { /* little-endian image of the field, zero-extended */
     case 1: raw = p[0]; break;
-    case 2: raw = bb_le_get_u16(p); break;
-    case 4: raw = bb_le_get_u32(p); break;
-    case 8: raw = bb_le_get_u64(p); break;
-    default: raw = bb_le_get_uw(p, (unsigned)w);
+    case 2: raw = bb__le_get_u16(p); break;
+    case 4: raw = bb__le_get_u32(p); break;
+    case 8: raw = bb__le_get_u64(p); break;
+    default: raw = bb__le_get_uw(p, (unsigned)w);
     }
     if (f->has_sentinel && f->width <= 8 && raw == f->sentinel) return v; /* ABSENT */
     switch (f->type) {

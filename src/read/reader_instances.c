@@ -10,19 +10,19 @@
 /* Validate Intern section `si` (every entry in bounds) and note where its entries start. */
 bb_status bb__rd_scan_intern(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
-    bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
-    t->instance_id = bb_cursor_u64(&cur);
-    t->count = bb_cursor_u32(&cur);
+    bb__read_cursor cur = bb__cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
+    t->instance_id = bb__cursor_u64(&cur);
+    t->count = bb__cursor_u32(&cur);
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
-    if (t->count > bb_cursor_left(&cur) / MIN_INTERN)
+    if (t->count > bb__cursor_left(&cur) / MIN_INTERN)
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset + 8,
                     "section %zu (intern): entry count %u exceeds the %zu bytes left", si,
-                    t->count, bb_cursor_left(&cur));
+                    t->count, bb__cursor_left(&cur));
     t->body = cur.base + cur.pos;
     for (uint32_t i = 0; i < t->count; i++) {
-        (void)bb_cursor_u32(&cur);
-        uint32_t n = bb_cursor_u32(&cur);
-        bb_cursor_take(&cur, n);
+        (void)bb__cursor_u32(&cur);
+        uint32_t n = bb__cursor_u32(&cur);
+        bb__cursor_take(&cur, n);
         if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     }
     return BB_OK;
@@ -31,8 +31,8 @@ bb_status bb__rd_scan_intern(ctx *c, size_t si, tagged *t) {
 /* Decode Meta section `si`: instance id and host. */
 bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
-    bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
-    t->instance_id = bb_cursor_u64(&cur);
+    bb__read_cursor cur = bb__cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
+    t->instance_id = bb__cursor_u64(&cur);
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     /* The host is carried raw (rendered lossily), like intern bytes. */
     return bb__rd_str(c, si, &cur, false, "the host", &t->host);
@@ -43,12 +43,12 @@ bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t) {
  * copes with any value. */
 bb_status bb__rd_scan_shard(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
-    bb_cursor cur = bb_cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
+    bb__read_cursor cur = bb__cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
     bb_rshard *r = &t->shard;
-    r->instance_id = t->instance_id = bb_cursor_u64(&cur);
-    r->shard_id = bb_cursor_u32(&cur);
-    r->head = bb_cursor_u64(&cur);
-    r->capacity = bb_cursor_u64(&cur);
+    r->instance_id = t->instance_id = bb__cursor_u64(&cur);
+    r->shard_id = bb__cursor_u32(&cur);
+    r->head = bb__cursor_u64(&cur);
+    r->capacity = bb__cursor_u64(&cur);
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     if (r->capacity == 0 || (r->capacity & (r->capacity - 1)) != 0)
         return bb__rd_fail(c, BB_ERR_CORRUPT, s->offset + 20,
@@ -58,11 +58,11 @@ bb_status bb__rd_scan_shard(ctx *c, size_t si, tagged *t) {
         return bb__rd_fail(c, BB_ERR_TOO_LARGE, s->offset + 20,
                     "section %zu (shard): capacity %llu exceeds the supported 4 GiB", si,
                     (unsigned long long)r->capacity);
-    if (r->capacity > bb_cursor_left(&cur))
+    if (r->capacity > bb__cursor_left(&cur))
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset + 20,
                     "section %zu (shard): capacity %llu exceeds the %zu bytes left", si,
-                    (unsigned long long)r->capacity, bb_cursor_left(&cur));
-    r->region = bb_cursor_take(&cur, (size_t)r->capacity);
+                    (unsigned long long)r->capacity, bb__cursor_left(&cur));
+    r->region = bb__cursor_take(&cur, (size_t)r->capacity);
     return BB_OK;
 }
 
@@ -145,8 +145,8 @@ bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags) {
             if (k == BB_SECTION_INTERN) {
                 const uint8_t *p = t->body; /* bounds were checked by scan_intern */
                 for (uint32_t x = 0; x < t->count; x++) {
-                    intern[ni].id = bb_le_get_u32(p);
-                    uint32_t len = bb_le_get_u32(p + 4);
+                    intern[ni].id = bb__le_get_u32(p);
+                    uint32_t len = bb__le_get_u32(p + 4);
                     intern[ni].bytes.ptr = (const char *)p + 8;
                     intern[ni].bytes.len = len;
                     ni++;

@@ -98,13 +98,13 @@ bb_status bb__rd_fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ..
 /* A section kind's name, for messages. */
 const char *bb__rd_kind_name(uint16_t kind);
 /* The error for a cursor that ran out inside section `si`. */
-bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb_cursor *cur);
+bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb__read_cursor *cur);
 /* Read a `str` (u16 length + bytes); if `strict`, invalid UTF-8 is an error. 0 on success, else
  * the status already reported. */
-bb_status bb__rd_str(ctx *c, size_t si, bb_cursor *cur, bool strict, const char *what,
+bb_status bb__rd_str(ctx *c, size_t si, bb__read_cursor *cur, bool strict, const char *what,
                      bb_strview *out);
 /* An optional string (u8 presence flag, then a `str` when present). */
-bb_status bb__rd_opt_str(ctx *c, size_t si, bb_cursor *cur, const char *what, bool *has,
+bb_status bb__rd_opt_str(ctx *c, size_t si, bb__read_cursor *cur, const char *what, bool *has,
                          bb_strview *out);
 
 /* ---- reader_registry.c ---- */

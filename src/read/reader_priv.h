@@ -13,31 +13,31 @@
 #include "common/le_bytes.h"
 
 /* Start of the valid window of a ring: max(0, head - capacity). */
-static inline uint64_t bb_shard_low(const bb_rshard *s) {
+static inline uint64_t bb__shard_low(const bb_rshard *s) {
     return s->head > s->capacity ? s->head - s->capacity : 0;
 }
 
 /* Copy `n` bytes of the ring starting at absolute position `pos` into `dst`, wrapping at the
  * physical end of the region. Requires n <= capacity. */
-void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
+void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
 
 /* Little-endian u16 / u64 at absolute ring position `pos`, wrapping. */
 static inline uint16_t bb__ring_u16(const bb_rshard *s, uint64_t pos) {
     size_t mask = (size_t)(s->capacity - 1), at = (size_t)pos & mask;
-    if (at + 2 <= s->capacity) return bb_le_get_u16(s->region + at);
+    if (at + 2 <= s->capacity) return bb__le_get_u16(s->region + at);
     return (uint16_t)(s->region[at] | (s->region[(at + 1) & mask] << 8));
 }
 
 static inline uint64_t bb__ring_u64(const bb_rshard *s, uint64_t pos) {
     size_t at = (size_t)pos & (size_t)(s->capacity - 1);
-    if (at + 8 <= s->capacity) return bb_le_get_u64(s->region + at);
+    if (at + 8 <= s->capacity) return bb__le_get_u64(s->region + at);
     uint8_t b[8];
-    bb_ring_copy(s, pos, b, 8);
-    return bb_le_get_u64(b);
+    bb__shard_copy(s, pos, b, 8);
+    return bb__le_get_u64(b);
 }
 
 /* Timestamp (first 8 payload bytes) of the record whose payload starts at `pos`. */
-static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
+static inline uint64_t bb__ring_ts(const bb_rshard *s, uint64_t pos) {
     return bb__ring_u64(s, pos);
 }
 
@@ -45,7 +45,7 @@ static inline uint64_t bb_ring_ts(const bb_rshard *s, uint64_t pos) {
  * bb_shard_walk. `buf` must hold 65535 bytes; it receives the payload when it wraps. `hint`
  * (may be NULL) caches the last schema found: used when the id matches, updated otherwise.
  * Returns false if the id there is not registered (cannot happen for a walk result). */
-bool bb_ring_record_at(const bb_dump *dump, const bb_rshard *s, uint64_t pos, uint8_t *buf,
+bool bb__ring_record_at(const bb_dump *dump, const bb_rshard *s, uint64_t pos, uint8_t *buf,
                        const bb_rschema **hint, bb_record *out);
 
 #endif /* BB_READER_PRIV_H */

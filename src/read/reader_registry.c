@@ -86,44 +86,44 @@ static bool index_labels(ctx *c, bb_rlabel *labels, size_t n) {
 
 /* Decode one field of event `ev` from the Schema section `si`; rejects unknown type tags, label
  * counts larger than the bytes left, and a field lying outside the event's record. */
-static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema *ev,
+static bb_status read_field(ctx *c, size_t si, bb__read_cursor *cur, const bb_rschema *ev,
                             bb_rfield *f) {
     bb_status st;
-    uint64_t at = bb_cursor_abs(cur);
+    uint64_t at = bb__cursor_abs(cur);
     if ((st = bb__rd_str(c, si, cur, true, "a field name", &f->name))) return st;
     if ((st = bb__rd_opt_str(c, si, cur, "a field description", &f->has_description,
                            &f->description)))
         return st;
-    f->type = bb_cursor_u8(cur);
+    f->type = bb__cursor_u8(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (f->type > BB_TYPE_INTERNED)
-        return bb__rd_fail(c, BB_ERR_CORRUPT, bb_cursor_abs(cur) - 1,
+        return bb__rd_fail(c, BB_ERR_CORRUPT, bb__cursor_abs(cur) - 1,
                     "section %zu (schema): unknown type tag %u for field '%.*s' of '%.*s'", si,
                     f->type, (int)f->name.len, f->name.ptr, (int)ev->name.len, ev->name.ptr);
-    if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) f->type_arg = bb_cursor_u8(cur);
-    f->offset = bb_cursor_u16(cur);
-    f->width = bb_cursor_u16(cur);
-    f->role = bb_cursor_u8(cur);
+    if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) f->type_arg = bb__cursor_u8(cur);
+    f->offset = bb__cursor_u16(cur);
+    f->width = bb__cursor_u16(cur);
+    f->role = bb__cursor_u8(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (f->role > BB_ROLE_PARENT_SPAN_ID) f->role = BB_ROLE_NONE;
     if ((st = bb__rd_opt_str(c, si, cur, "a unit", &f->has_unit, &f->unit))) return st;
-    uint8_t has_sentinel = bb_cursor_u8(cur);
+    uint8_t has_sentinel = bb__cursor_u8(cur);
     f->has_sentinel = has_sentinel != 0;
-    if (f->has_sentinel) f->sentinel = bb_cursor_u64(cur);
-    uint16_t nlabels = bb_cursor_u16(cur);
+    if (f->has_sentinel) f->sentinel = bb__cursor_u64(cur);
+    uint16_t nlabels = bb__cursor_u16(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
-    if (nlabels > bb_cursor_left(cur) / MIN_LABEL)
-        return bb__rd_fail(c, BB_ERR_BOUNDS, bb_cursor_abs(cur) - 2,
+    if (nlabels > bb__cursor_left(cur) / MIN_LABEL)
+        return bb__rd_fail(c, BB_ERR_BOUNDS, bb__cursor_abs(cur) - 2,
                     "section %zu (schema): label count %u of field '%.*s' exceeds the %zu bytes "
                     "left",
-                    si, nlabels, (int)f->name.len, f->name.ptr, bb_cursor_left(cur));
+                    si, nlabels, (int)f->name.len, f->name.ptr, bb__cursor_left(cur));
     if (nlabels) {
         /* Past LABEL_SCAN labels the array is followed by its value-sorted index (below). */
         size_t room = nlabels > LABEL_SCAN ? nlabels + 1 : nlabels;
         bb_rlabel *labels = bb__rd_array(c->d, room, sizeof *labels);
         if (!labels) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (labels)");
         for (size_t k = 0; k < nlabels; k++) {
-            labels[k].value = bb_cursor_u64(cur);
+            labels[k].value = bb__cursor_u64(cur);
             if ((st = bb__rd_str(c, si, cur, true, "an enum label", &labels[k].label))) return st;
         }
         if (nlabels > LABEL_SCAN && !index_labels(c, labels, nlabels)) return BB_ERR_NOMEM;
@@ -143,33 +143,33 @@ static bb_status read_field(ctx *c, size_t si, bb_cursor *cur, const bb_rschema 
 bb_status bb__rd_schema_section(ctx *c, size_t si) {
     bb_dump *d = c->d;
     const section *s = &d->secs[si];
-    bb_cursor cur = bb_cursor_make(d->data + s->offset, (size_t)s->len, s->offset);
-    uint32_t count = bb_cursor_u32(&cur);
+    bb__read_cursor cur = bb__cursor_make(d->data + s->offset, (size_t)s->len, s->offset);
+    uint32_t count = bb__cursor_u32(&cur);
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
-    if (count > bb_cursor_left(&cur) / MIN_SCHEMA)
+    if (count > bb__cursor_left(&cur) / MIN_SCHEMA)
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset,
                     "section %zu (schema): event count %u exceeds the %zu bytes left", si, count,
-                    bb_cursor_left(&cur));
+                    bb__cursor_left(&cur));
     d->schemas = bb__rd_array(d, count, sizeof *d->schemas);
     if (!d->schemas) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (schemas)");
     bb_status st;
     for (uint32_t i = 0; i < count; i++) {
         bb_rschema *ev = &d->schemas[i];
-        ev->id = bb_cursor_u64(&cur);
+        ev->id = bb__cursor_u64(&cur);
         if ((st = bb__rd_str(c, si, &cur, true, "an event name", &ev->name))) return st;
         if ((st = bb__rd_opt_str(c, si, &cur, "an event description", &ev->has_description,
                                &ev->description)))
             return st;
-        ev->record_size = bb_cursor_u16(&cur);
-        ev->phase = bb_cursor_u8(&cur);
+        ev->record_size = bb__cursor_u16(&cur);
+        ev->phase = bb__cursor_u8(&cur);
         if (ev->phase > BB_PHASE_EXIT) ev->phase = BB_PHASE_NONE;
-        uint16_t nfields = bb_cursor_u16(&cur);
+        uint16_t nfields = bb__cursor_u16(&cur);
         if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
-        if (nfields > bb_cursor_left(&cur) / MIN_FIELD)
-            return bb__rd_fail(c, BB_ERR_BOUNDS, bb_cursor_abs(&cur) - 2,
+        if (nfields > bb__cursor_left(&cur) / MIN_FIELD)
+            return bb__rd_fail(c, BB_ERR_BOUNDS, bb__cursor_abs(&cur) - 2,
                         "section %zu (schema): field count %u of '%.*s' exceeds the %zu bytes "
                         "left",
-                        si, nfields, (int)ev->name.len, ev->name.ptr, bb_cursor_left(&cur));
+                        si, nfields, (int)ev->name.len, ev->name.ptr, bb__cursor_left(&cur));
         bb_rfield *fields = bb__rd_array(d, nfields, sizeof *fields);
         if (!fields) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (fields)");
         for (uint16_t k = 0; k < nfields; k++)

@@ -13,7 +13,7 @@
 
 /* ---- rings --------------------------------------------------------------------------------- */
 
-void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
+void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
     size_t mask = (size_t)(s->capacity - 1);
     size_t at = (size_t)pos & mask;
     size_t first = (size_t)s->capacity - at;
@@ -25,7 +25,7 @@ void bb_ring_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
     }
 }
 
-bool bb_ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
+bool bb__ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
                        const bb_rschema **hint, bb_record *out) {
     uint64_t id = bb__ring_u64(s, pos + BB__FRAME_ID);
     const bb_rschema *ev = hint && *hint && (*hint)->id == id ? *hint : bb_dump_find_schema(d, id);

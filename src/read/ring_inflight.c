@@ -114,7 +114,7 @@ static bool fill_hole(bb__ring_view *v, pending *p, uint64_t top) {
         if (len <= top - v->low && hole_fits(v, top - len)) best = mask;
     }
     if (!best) return false;
-    bb_ring_blank(v->ring, v->cap, top - mask_len(p, best), top);
+    bb__ring_blank(v->ring, v->cap, top - mask_len(p, best), top);
     size_t kept = 0;
     for (size_t k = 0; k < p->n; k++)
         if (!(best >> k & 1)) p->len[kept++] = p->len[k];
@@ -156,12 +156,12 @@ static void blank_known(bb__ring_view *v, const bb__ring_ann *a, size_t n) {
         if (a[k].pos == UINT64_MAX || a[k].pos < v->low || a[k].pos >= v->head) continue;
         uint64_t s = a[k].pos, e = a[k].pos + a[k].len < v->head ? a[k].pos + a[k].len : v->head;
         if (s > to) {
-            bb_ring_blank(v->ring, v->cap, from, to);
+            bb__ring_blank(v->ring, v->cap, from, to);
             from = s;
         }
         if (e > to) to = e;
     }
-    bb_ring_blank(v->ring, v->cap, from, to);
+    bb__ring_blank(v->ring, v->cap, from, to);
 }
 
 /* Contract: see ring_priv.h. */
@@ -172,7 +172,7 @@ uint64_t bb__ring_inflight(bb__ring_view *v, const bb__ring_ann *a, size_t n) {
         if (a[k].pos == UINT64_MAX) {
             if (p.n < sizeof p.len / sizeof p.len[0]) p.len[p.n++] = a[k].len;
         } else if (a[k].pos < v->low && a[k].pos < v->head) {
-            uint64_t end = bb_ring_last_lap(a[k].pos, v->head, v->cap) + a[k].len;
+            uint64_t end = bb__ring_last_lap(a[k].pos, v->head, v->cap) + a[k].len;
             if (end > cut) cut = end;
         }
     }

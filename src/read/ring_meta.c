@@ -15,14 +15,14 @@
 /* The schema entry p[len] as the reader sees it: its id and record size; false if the reader
  * rejects a dump holding only it. */
 static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *size) {
-    size_t body = BB_SCHEMA_HEADER_SIZE + len, start = bb_dump_body_start(1);
+    size_t body = BB_SCHEMA_HEADER_SIZE + len, start = bb__dump_body_start(1);
     uint8_t *buf = malloc(start + body);
     if (!buf) return false;
     bb_buffer_sink bs = {buf, start + body, 0};
     bb_sink sink = bb__ring_mem_sink(&bs);
-    bb_section_ref sec = {BB_SECTION_SCHEMA, body, 0};
-    bb_sections_layout(&sec, 1);
-    int rc = bb_enc_header(sink, &sec, 1) || bb_enc_schema_count(sink, 1) ||
+    bb__section_ref sec = {BB_SECTION_SCHEMA, body, 0};
+    bb__sections_layout(&sec, 1);
+    int rc = bb__enc_header(sink, &sec, 1) || bb__enc_schema_count(sink, 1) ||
              sink.write(sink.ctx, p, len);
     bb_dump *d = NULL;
     bool ok = !rc && bb_dump_open_memory(buf, bs.len, "entry", &d, NULL) == BB_OK &&
@@ -81,14 +81,14 @@ static bool take_event(bb_ring *r, const uint8_t *p, uint32_t len) {
     }
     r->sizes[at] = (bb__ring_size){id, size};
     r->events[r->nevents++] = (bb__ring_piece){p, len};
-    bb_rseq_frames_add(&r->frames, BB__FRAME_SIZE(size));
+    bb__rseq_frames_add(&r->frames, BB__FRAME_SIZE(size));
     return true;
 }
 
 /* A view set's text, once (a plugin loaded again registers it again). Compared by hash, then
  * bytes; the view sets of a process are few, and the log bounds them. */
 static bool take_views(bb_ring *r, const uint8_t *p, uint32_t len) {
-    uint64_t h = bb_ring_fnv64(p, len);
+    uint64_t h = bb__ring_fnv64(p, len);
     for (size_t i = 0; i < r->nviews; i++)
         if (r->view_hash[i] == h && r->views[i].len == len && !memcmp(r->views[i].p, p, len))
             return true;
@@ -119,7 +119,7 @@ static bool walk_meta(bb_ring *r, bool live) {
         uint16_t kind;
         memcpy(&kind, e + BB_RME_OFF_KIND, 2);
         bool ok = true;
-        if (magic != BB_RME_MAGIC || bb__ring_get32(e, BB_RME_OFF_CHECK) != bb_rme_check(e, len))
+        if (magic != BB_RME_MAGIC || bb__ring_get32(e, BB_RME_OFF_CHECK) != bb__rme_check(e, len))
             r->stats.meta_skipped++;
         else if (kind == BB_RME_VIEWS)
             ok = take_views(r, e + BB_RME_HEAD, len);
@@ -146,7 +146,7 @@ static bool intern_one(bb_ring *r, uint32_t i, bool *pending) {
     r->intern_taken[i] = 2;
     if (off > r->g.bytes || len > r->g.bytes - off || len > UINT16_MAX || len > r->intern_budget)
         return true;
-    if (bb_ring_fnv32(BB_RING_FNV32_INIT, r->d + r->g.arena + off, len) != hash) return true;
+    if (bb__ring_fnv32(BB_RING_FNV32_INIT, r->d + r->g.arena + off, len) != hash) return true;
     r->intern_budget -= len;
     if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) return false;
     r->interns[r->ninterns++] = (bb__ring_intern){i, off, len};

@@ -54,7 +54,7 @@ struct bb_ring {
     size_t nviews;
     uint64_t *view_hash;  /* FNV-1a 64 of each view text (parallel to views) */
     bb__ring_size *sizes; /* nevents entries, sorted by id */
-    bb_rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
+    bb__rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
     /* the intern table */
     bb__ring_intern *interns;
     size_t ninterns;
@@ -88,7 +88,7 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
  * being skipped. False on allocation failure. */
 bool bb__ring_meta_update(bb_ring *r, bool live);
 
-/* The record size of event `id`, or -1 (a bb_ring_size_fn over a bb_ring). */
+/* The record size of event `id`, or -1 (a bb__ring_size_fn over a bb_ring). */
 int32_t bb__ring_size_of(void *ring, uint64_t id);
 
 /* Little-endian loads from the file (atomic where the writer stores them). */

@@ -134,7 +134,7 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
         return fail(why, cap, "ring file version %u is not supported (this backbeat reads %u)", v,
                     BB_RING_VERSION);
     *st = BB_ERR_CORRUPT;
-    if (bb__ring_get64(d, BB_RH_CHECK) != bb_ring_fnv64(d, BB_RING_CHECKED))
+    if (bb__ring_get64(d, BB_RH_CHECK) != bb__ring_fnv64(d, BB_RING_CHECKED))
         return fail(why, cap, "header checksum mismatch (the header is damaged)");
     if (!read_fields(d, info, why, cap) || !read_regions(d, info, g, why, cap)) return false;
     *st = BB_ERR_TRUNCATED;
@@ -244,10 +244,10 @@ int bb_ring_liveness(const bb_ring *r) {
     }
     if (errno != EWOULDBLOCK) return BB_RING_UNKNOWN;
     char boot[BB_RING_BOOT_ID_MAX];
-    bb_ring_boot_id(boot);
+    bb__ring_boot_id(boot);
     const bb_ring_info *in = &r->info;
     if (!in->proc_start || !boot[0] || strcmp(boot, in->boot_id) != 0)
         return BB_RING_RUNNING; /* cannot tell: take the lock's word */
-    uint64_t now = in->pid <= (uint64_t)INT32_MAX ? bb_ring_proc_start((long)in->pid) : 0;
+    uint64_t now = in->pid <= (uint64_t)INT32_MAX ? bb__ring_proc_start((long)in->pid) : 0;
     return now == in->proc_start ? BB_RING_RUNNING : BB_RING_ORPHAN;
 }

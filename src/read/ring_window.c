@@ -121,20 +121,20 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_DAMAGED_BELOW);
     uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_BIG_FRAME); /* after the copy */
     uint64_t margin =
-        bb_rseq_margin(h1, cap, bb_rseq_shard_frame(&r->frames, kept));
-    uint64_t end = bb_ring_copy_cut(h0, h1, margin, cap);
+        bb__rseq_margin(h1, cap, bb__rseq_shard_frame(&r->frames, kept));
+    uint64_t end = bb__ring_copy_cut(h0, h1, margin, cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     if (late > h0) late = h0;
     if (late > end) end = late;
     if (marked > end && (marked <= h0 || c->live)) end = marked;
     r->stats.cut_shards += (marked > low && marked <= h0) || late > low;
-    uint64_t bottom = bb_ring_cut(body, dcap, start, top, end, bb__ring_size_of, r);
+    uint64_t bottom = bb__ring_cut(body, dcap, start, top, end, bb__ring_size_of, r);
     if (!cur) return;
     /* From the oldest record held nothing is lost; from a position (0 included: a follower
      * that started on an empty ring), the bytes up to the oldest record still whole are. */
     uint64_t p = c->from[i] == BB_RING_OLDEST ? start : c->from[i], lost = 0;
     if (bottom > p && c->from[i] != BB_RING_OLDEST) {
-        uint64_t first = bb_ring_lowest(body, dcap, bottom, top, bb__ring_size_of, r);
+        uint64_t first = bb__ring_lowest(body, dcap, bottom, top, bb__ring_size_of, r);
         lost = (first < top ? first : bottom) - p;
     }
     *cur = (bb_ring_cursor){top, lost, top - (bottom > p ? bottom : p), h0};

@@ -30,7 +30,7 @@ static inline void bb__make_record(const bb_rshard *s, const bb_rschema *ev, uin
         rec->fields = s->region + at + BB__FRAME_HEAD;
         rec->offset = (uint32_t)at;
     } else {
-        bb_ring_copy(s, start, buf, len);
+        bb__shard_copy(s, start, buf, len);
         rec->fields = buf + BB__FRAME_HEAD;
         rec->offset = 0xFFFFFFFFu;
     }
@@ -70,7 +70,7 @@ static inline __attribute__((always_inline)) void bb__walk(const bb_dump *d, con
         if (stats) *stats = st;
         return;
     }
-    const uint64_t low = bb_shard_low(s);
+    const uint64_t low = bb__shard_low(s);
     uint64_t pos = s->head, accepted = 0;
     uint8_t *buf = NULL; /* holds the one wrapping payload */
     const bb_rschema *cache[BB__WALK_SCHEMAS] = {0};

@@ -38,7 +38,7 @@ pq_type pq_type_of_field(uint8_t t)
 
 const char *pq_field_type_name(uint8_t t)
 {
-    const char *n = bb_type_name(t);
+    const char *n = bb__type_name(t);
     return n ? n : "unknown";
 }
 

@@ -105,8 +105,8 @@ pq_plan *pq_layout_find(const pq_layout *lay, uint64_t id);
 /* The Parquet-side type of a backbeat field type. */
 pq_type pq_type_of_field(uint8_t bb_type);
 
-/* Printable names: field type (format/names.h's bb_type_name, "unknown" for a type the format
- * does not define), table type ("UINT64", ...). Roles and phases: bb_role_name, bb_phase_name. */
+/* Printable names: field type (format/names.h's bb__type_name, "unknown" for a type the format
+ * does not define), table type ("UINT64", ...). Roles and phases: bb__role_name, bb__phase_name. */
 const char *pq_field_type_name(uint8_t type);
 const char *pq_type_name(pq_type t);
 

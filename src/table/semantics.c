@@ -104,7 +104,7 @@ static void columns(pq_buf *b, const pq_layout *l)
             for (size_t k = 0; k < l->nprom; k++)
                 if (l->prom[k].node == (int)i) {
                     pq_cstr(b, ",\"role\":");
-                    pq_json_cstr(b, bb_role_name(l->prom[k].role));
+                    pq_json_cstr(b, bb__role_name(l->prom[k].role));
                 }
             pq_cstr(b, ",\"description\":\"promoted field, unioned by name across events (see "
                        "events[].fields[].path)\"");
@@ -139,7 +139,7 @@ static void field(pq_buf *b, const pq_layout *l, const pq_plan *p, size_t f)
     pq_cstr(b, ",\"width\":");
     pq_dec_u64(b, fd->width);
     pq_cstr(b, ",\"role\":");
-    pq_json_cstr(b, bb_role_name(fd->role));
+    pq_json_cstr(b, bb__role_name(fd->role));
     pq_cstr(b, p->map[f].promoted ? ",\"promoted\":true" : ",\"promoted\":false");
     pq_cstr(b, ",\"unit\":");
     opt_str(b, fd->has_unit, fd->unit);
@@ -179,7 +179,7 @@ static void events(pq_buf *b, const pq_layout *l)
         pq_cstr(b, ",\"event_id\":");
         hexid(b, p->id);
         pq_cstr(b, ",\"phase\":");
-        pq_json_cstr(b, bb_phase_name(s->phase));
+        pq_json_cstr(b, bb__phase_name(s->phase));
         pq_cstr(b, ",\"description\":");
         opt_str(b, s->has_description, s->description);
         pq_cstr(b, ",\"record_size\":");

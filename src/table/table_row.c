@@ -134,13 +134,13 @@ static inline uint64_t load_uw(const uint8_t *p, unsigned wd)
     case 1:
         return p[0];
     case 2:
-        return bb_le_get_u16(p);
+        return bb__le_get_u16(p);
     case 4:
-        return bb_le_get_u32(p);
+        return bb__le_get_u32(p);
     case 8:
-        return bb_le_get_u64(p);
+        return bb__le_get_u64(p);
     default:
-        return bb_le_get_uw(p, wd);
+        return bb__le_get_uw(p, wd);
     }
 }
 

@@ -90,8 +90,8 @@ char *parquet_views_ddl(const bb_model *model, const uint64_t *rank)
             const char *col = lay.nodes[p->map[f].node].name;
             pq_sql_str(&b, col, strlen(col));
             pq_cstr(&b, ", ");
-            pq_sql_str(&b, bb_role_name(p->schema->fields[f].role),
-                       strlen(bb_role_name(p->schema->fields[f].role)));
+            pq_sql_str(&b, bb__role_name(p->schema->fields[f].role),
+                       strlen(bb__role_name(p->schema->fields[f].role)));
             pq_cstr(&b, ")");
             rows++;
         }

@@ -94,9 +94,9 @@ void tf_plan_free(tf_plan *p) {
 static inline uint64_t raw_of(const uint8_t *p, unsigned w) {
     switch (w) {
     case 1: return p[0];
-    case 2: return bb_le_get_u16(p);
-    case 4: return bb_le_get_u32(p);
-    default: return bb_le_get_u64(p);
+    case 2: return bb__le_get_u16(p);
+    case 4: return bb__le_get_u32(p);
+    default: return bb__le_get_u64(p);
     }
 }
 

@@ -86,7 +86,7 @@ static uint8_t *copy(const uint8_t *d, size_t len) {
 }
 
 static void refix_header(uint8_t *d) {
-    uint64_t h = bb_ring_fnv64(d, BB_RING_CHECKED);
+    uint64_t h = bb__ring_fnv64(d, BB_RING_CHECKED);
     memcpy(d + BB_RH_CHECK, &h, 8);
 }
 

@@ -50,11 +50,11 @@ static int check(const tcase *c) {
 
 static int check_names(void) {
     int bad = 0;
-    bad |= strcmp(bb_type_name(0), "u8") || strcmp(bb_type_name(11), "interned");
-    bad |= bb_type_name(12) != NULL || strcmp(pq_field_type_name(200), "unknown");
-    bad |= strcmp(bb_role_name(2), "span_id") || strcmp(bb_role_name(9), "none");
-    bad |= strcmp(bb_phase_name(1), "enter") || strcmp(bb_phase_name(7), "none");
-    bad |= strcmp(bb_section_kind_name(4), "views") || strcmp(bb_section_kind_name(5), "unknown");
+    bad |= strcmp(bb__type_name(0), "u8") || strcmp(bb__type_name(11), "interned");
+    bad |= bb__type_name(12) != NULL || strcmp(pq_field_type_name(200), "unknown");
+    bad |= strcmp(bb__role_name(2), "span_id") || strcmp(bb__role_name(9), "none");
+    bad |= strcmp(bb__phase_name(1), "enter") || strcmp(bb__phase_name(7), "none");
+    bad |= strcmp(bb__section_kind_name(4), "views") || strcmp(bb__section_kind_name(5), "unknown");
     if (bad) fprintf(stderr, "name table mismatch\n");
     return bad;
 }

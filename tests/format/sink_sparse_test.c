@@ -61,12 +61,12 @@ static uint64_t roundtrip(const char *path, int flags, const uint8_t *in, size_t
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | flags, 0644);
     CHECK(fd >= 0);
     CHECK(write(fd, "hello", 5) == 5);
-    bb_sparse_fd s;
-    bb_sparse_fd_init(&s, fd);
-    bb_sink k = bb_sink_sparse_fd(&s);
+    bb__sparse_fd s;
+    bb__sparse_fd_init(&s, fd);
+    bb_sink k = bb__sink_sparse_fd(&s);
     for (size_t off = 0; off < n; off += chunk)
         CHECK(k.write(k.ctx, in + off, n - off < chunk ? n - off : chunk) == 0);
-    CHECK(bb_sparse_fd_finish(&s) == 0);
+    CHECK(bb__sparse_fd_finish(&s) == 0);
     CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)(n + 5) || (flags & O_APPEND));
     close(fd);
     size_t len = 0;
@@ -113,10 +113,10 @@ static void sink_cases(void) {
         _exit(total == n ? 0 : 1);
     }
     close(p[0]);
-    bb_sparse_fd s;
-    bb_sparse_fd_init(&s, p[1]);
-    bb_sink k = bb_sink_sparse_fd(&s);
-    CHECK(k.write(k.ctx, all_zero, n) == 0 && bb_sparse_fd_finish(&s) == 0 && s.holes == 0);
+    bb__sparse_fd s;
+    bb__sparse_fd_init(&s, p[1]);
+    bb_sink k = bb__sink_sparse_fd(&s);
+    CHECK(k.write(k.ctx, all_zero, n) == 0 && bb__sparse_fd_finish(&s) == 0 && s.holes == 0);
     close(p[1]);
     int st = 0;
     wait(&st);

@@ -160,7 +160,7 @@ static void sparse(const uint8_t *base, size_t len) {
     memcpy(h, base, rings);
     put64(h, BB_RH_CAPACITY, big);
     put64(h, BB_RH_FILE_SIZE, size);
-    put64(h, BB_RH_CHECK, bb_ring_fnv64(h, BB_RING_CHECKED));
+    put64(h, BB_RH_CHECK, bb__ring_fnv64(h, BB_RING_CHECKED));
     char path[128], out[128];
     snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a2.ring", g_dir);
     snprintf(out, sizeof out, "%s/sparse.bb", g_dir);
