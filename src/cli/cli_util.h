@@ -45,7 +45,7 @@ bool cli_parse_time(const char *s, uint64_t *ns, bool *relative);
  * place on commit, unlink on abort (or when the process is interrupted by SIGINT/SIGTERM/
  * SIGHUP/SIGPIPE). "-" means stdout, and an existing non-regular file (FIFO, device) is written
  * in place (nothing to rename). */
-typedef cv_out cli_out;
+typedef em_out cli_out;
 
 /* True, with "cannot write OUT: it is the input IN", when `out` names the same file (device and
  * inode) as one of the n inputs. */

@@ -5,7 +5,7 @@
  * The output goes to a temporary name renamed into place only after the writer succeeded (or to
  * stdout for "-o -"). For Parquet output to a file, OUT.views.sql is written next to it: a line
  * binding the base view `events` to the Parquet file by absolute path, then the query DDL of
- * parquet_views_ddl(). (No sidecar for stdout or a device such as /dev/null.)
+ * tw_views_ddl(). (No sidecar for stdout or a device such as /dev/null.)
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -80,7 +80,7 @@ typedef struct filt {
     bool since_set, until_set;
     uint64_t since, until;
     bool by_event;
-    u64map events; /* kept event ids */
+    bb__u64map events; /* kept event ids */
     size_t ninst;
     uint64_t *inst;
 } filt;
@@ -89,7 +89,7 @@ static bool filt_keep(const bb_mrecord *r, void *ctx) {
     const filt *f = ctx;
     if (f->since_set && r->rec.ts < f->since) return false;
     if (f->until_set && r->rec.ts > f->until) return false;
-    if (f->by_event && !u64map_get(&f->events, r->rec.event_id)) return false;
+    if (f->by_event && !bb__u64map_get(&f->events, r->rec.event_id)) return false;
     if (f->ninst) {
         size_t i = 0;
         while (i < f->ninst && f->inst[i] != r->rec.instance_id) i++;
@@ -312,7 +312,7 @@ static bool match_event(filt *f, const bb_model *model, const bb_rschema *s, con
     bool ok = true;
     if (!fnmatch(pat, qn, 0) || (dn && !fnmatch(pat, dn, 0))) {
         *any = true;
-        ok = u64map_put(&f->events, s->id, (void *)1);
+        ok = bb__u64map_put(&f->events, s->id, (void *)1);
     }
     free(qn);
     return ok;
@@ -359,14 +359,14 @@ static bool conv_filters(conv *c, const bb_model *model) {
  * docs/PERFORMANCE.md). The output is the same whatever the count. */
 static unsigned conv_threads(const conv *c) {
     if (c->threads > 0) return (unsigned)c->threads;
-    unsigned cpus = wp_cpu_count();
+    unsigned cpus = em_cpu_count();
     return c->fmt == FMT_TRACE && cpus <= 2 ? 1 : cpus;
 }
 
 /* Threads that walk the rings when the inputs are opened: --threads, or the online CPUs (the
  * walk hands nothing over, so it pays on any host). */
 static unsigned conv_walk_threads(const conv *c) {
-    return c->threads > 0 ? (unsigned)c->threads : wp_cpu_count();
+    return c->threads > 0 ? (unsigned)c->threads : em_cpu_count();
 }
 
 
@@ -418,7 +418,7 @@ static bool conv_shape(conv *c, const bb_model *model, ds_shape *s) {
     if (!s->events || !s->inst) return false;
     for (size_t i = 0; f->by_event && i < ns; i++) {
         uint64_t id = bb_model_schema(model, i)->id;
-        if (u64map_get(&f->events, id)) s->events[s->nevents++] = id;
+        if (bb__u64map_get(&f->events, id)) s->events[s->nevents++] = id;
     }
     memcpy(s->inst, f->inst, f->ninst * sizeof *s->inst);
     qsort(s->events, s->nevents, sizeof *s->events, cmp_u64);
@@ -481,7 +481,7 @@ static bool conv_ranks(conv *c, const ds_handle *h, bb_dump **dumps, size_t n, b
         cli_error("out of memory");
         return false;
     }
-    if (h || n > 1) view_ranks(dumps, n, c->view_rank);
+    if (h || n > 1) em_view_ranks(dumps, n, c->view_rank);
     bb_error err;
     if (schema && !ds_schema_ranks(h, dumps[0], c->view_rank, &err)) {
         cli_error("%s", err.message);
@@ -556,7 +556,7 @@ int cmd_convert(int argc, char **argv) {
     memset(&c, 0, sizeof c);
     c.level = 3;
     ds_parse_spec("host,date", &c.parts, NULL);
-    u64map_init(&c.f.events);
+    bb__u64map_init(&c.f.events);
     c.events = calloc((size_t)argc + 1, sizeof *c.events);
     c.f.inst = calloc((size_t)argc + 1, sizeof *c.f.inst);
     int status = CLI_FAIL;
@@ -564,7 +564,7 @@ int cmd_convert(int argc, char **argv) {
         cli_error("out of memory");
     else
         status = conv_run(&c, argc, argv);
-    u64map_free(&c.f.events);
+    bb__u64map_free(&c.f.events);
     free(c.view_rank);
     free(c.f.inst);
     free(c.events);

@@ -43,37 +43,37 @@ static int count_record(const bb_record *rec, void *ctx) {
 }
 
 /* Indent every line of a (possibly multi-line) description. */
-static void text_desc(obuf *b, const char *indent, bb_strview s) {
+static void text_desc(em_obuf *b, const char *indent, bb_strview s) {
     size_t start = 0;
     for (size_t i = 0; i <= s.len; i++) {
         if (i == s.len || s.ptr[i] == '\n') {
-            obuf_puts(b, indent);
-            obuf_write(b, s.ptr + start, i - start);
-            obuf_putc(b, '\n');
+            em_obuf_puts(b, indent);
+            em_obuf_write(b, s.ptr + start, i - start);
+            em_obuf_putc(b, '\n');
             start = i + 1;
         }
     }
 }
 
 /* The envelope and the section table. */
-static void text_envelope(obuf *b, const bb_dump *d) {
+static void text_envelope(em_obuf *b, const bb_dump *d) {
     uint16_t flags = bb_dump_flags(d);
-    obuf_printf(b, "dump %s\n", bb_dump_name(d));
-    obuf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
+    em_obuf_printf(b, "dump %s\n", bb_dump_name(d));
+    em_obuf_printf(b, "  size %llu bytes, format %u, flags 0x%04x%s, %u sections\n",
                    (unsigned long long)bb_dump_file_size(d), bb_dump_format_version(d), flags,
                    (flags & 1) ? " (little-endian)" : "", bb_dump_section_count(d));
     for (size_t i = 0; i < bb_dump_section_count(d); i++) {
         uint16_t kind;
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
-        obuf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
+        em_obuf_printf(b, "    section %zu: %-7s (kind %u) offset %llu, %llu bytes\n", i,
                        bb__section_kind_name(kind), kind, (unsigned long long)off,
                        (unsigned long long)len);
     }
 }
 
 /* One field of the registry: name, type, offset, role, unit, sentinel, labels. */
-static void text_field(obuf *b, const bb_rfield *fd) {
+static void text_field(em_obuf *b, const bb_rfield *fd) {
     char type[32];
     if (fd->type == BB_TYPE_ENUM)
         snprintf(type, sizeof type, "enum/%u", fd->type_arg);
@@ -83,32 +83,32 @@ static void text_field(obuf *b, const bb_rfield *fd) {
         snprintf(type, sizeof type, "bytes[%u]", fd->width);
     else
         snprintf(type, sizeof type, "%s", type_name(fd->type));
-    obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
+    em_obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
                    fd->offset);
-    if (fd->role) obuf_printf(b, "  [%s]", bb__role_name(fd->role));
-    if (bb_rfield_is_padding(fd)) obuf_puts(b, "  [padding]");
-    if (fd->has_unit) obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
+    if (fd->role) em_obuf_printf(b, "  [%s]", bb__role_name(fd->role));
+    if (bb_rfield_is_padding(fd)) em_obuf_puts(b, "  [padding]");
+    if (fd->has_unit) em_obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
     if (fd->has_sentinel)
-        obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
-    if (fd->label_count) obuf_printf(b, "  %zu labels", fd->label_count);
-    obuf_putc(b, '\n');
+        em_obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
+    if (fd->label_count) em_obuf_printf(b, "  %zu labels", fd->label_count);
+    em_obuf_putc(b, '\n');
     if (fd->has_description) text_desc(b, "        ", fd->description);
     for (size_t l = 0; l < fd->label_count; l++) {
-        obuf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
-        obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-        obuf_putc(b, '\n');
+        em_obuf_printf(b, "        = %llu ", (unsigned long long)fd->labels[l].value);
+        em_obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        em_obuf_putc(b, '\n');
     }
 }
 
 /* The schema registry: every event and its fields. */
-static void text_registry(obuf *b, const bb_dump *d) {
+static void text_registry(em_obuf *b, const bb_dump *d) {
     size_t ns = bb_dump_schema_count(d);
-    obuf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
+    em_obuf_printf(b, "\nregistry: %zu event%s\n", ns, ns == 1 ? "" : "s");
     for (size_t i = 0; i < ns; i++) {
         const bb_rschema *s = bb_dump_schema(d, i);
-        obuf_puts(b, "  ");
-        obuf_hex16(b, s->id);
-        obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
+        em_obuf_puts(b, "  ");
+        em_obuf_hex16(b, s->id);
+        em_obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
                        s->record_size, s->phase ? ", span " : "",
                        s->phase ? bb__phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
@@ -117,32 +117,32 @@ static void text_registry(obuf *b, const bb_dump *d) {
 }
 
 /* One instance: id, host, intern entries (at most intern_limit), and its shards as walked. */
-static void text_instance(obuf *b, const bb_dump *d, const bb_rinstance *in,
+static void text_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in,
                           size_t intern_limit) {
-    obuf_puts(b, "  instance ");
-    obuf_hex16(b, in->instance_id);
-    obuf_puts(b, "  host ");
-    obuf_json_str(b, in->host.ptr, in->host.len);
-    obuf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
-    obuf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
+    em_obuf_puts(b, "  instance ");
+    em_obuf_hex16(b, in->instance_id);
+    em_obuf_puts(b, "  host ");
+    em_obuf_json_str(b, in->host.ptr, in->host.len);
+    em_obuf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
+    em_obuf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
                    in->intern_count == 1 ? "y" : "ies",
                    in->intern_count && in->intern[0].id == 0
                        ? " (table FULL: strings were refused; raise BACKBEAT_INTERN_LIMIT or the "
                          "recorder's intern_entries / intern_bytes)"
                        : "");
     for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
-        obuf_printf(b, "      %u ", in->intern[k].id);
-        obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-        obuf_putc(b, '\n');
+        em_obuf_printf(b, "      %u ", in->intern[k].id);
+        em_obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        em_obuf_putc(b, '\n');
     }
     if (in->intern_count > intern_limit)
-        obuf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
-    obuf_printf(b, "    shards: %zu\n", in->shard_count);
+        em_obuf_printf(b, "      ... %zu more\n", in->intern_count - intern_limit);
+    em_obuf_printf(b, "    shards: %zu\n", in->shard_count);
     for (size_t k = 0; k < in->shard_count; k++) {
         const bb_rshard *sh = &in->shards[k];
         bb_walk_stats st = {0, 0};
         bb_shard_walk(d, sh, count_record, NULL, &st);
-        obuf_printf(b,
+        em_obuf_printf(b,
                        "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
                        "skipped\n",
                        sh->shard_id, (unsigned long long)sh->capacity,
@@ -151,44 +151,44 @@ static void text_instance(obuf *b, const bb_dump *d, const bb_rinstance *in,
     }
 }
 
-static void inspect_text(obuf *b, const bb_dump *d, size_t intern_limit) {
+static void inspect_text(em_obuf *b, const bb_dump *d, size_t intern_limit) {
     text_envelope(b, d);
     text_registry(b, d);
     size_t ni = bb_dump_instance_count(d);
-    obuf_printf(b, "\ninstances: %zu\n", ni);
+    em_obuf_printf(b, "\ninstances: %zu\n", ni);
     for (size_t i = 0; i < ni; i++) text_instance(b, d, bb_dump_instance(d, i), intern_limit);
     size_t nv = bb_dump_view_count(d);
-    obuf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
+    em_obuf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
     for (size_t i = 0; i < nv; i++)
-        obuf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
+        em_obuf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
 }
 
-static void json_key(obuf *b, const char *k) {
-    obuf_putc(b, '"');
-    obuf_puts(b, k);
-    obuf_puts(b, "\":");
+static void json_key(em_obuf *b, const char *k) {
+    em_obuf_putc(b, '"');
+    em_obuf_puts(b, k);
+    em_obuf_puts(b, "\":");
 }
-static void json_hex(obuf *b, uint64_t v) {
-    obuf_putc(b, '"');
-    obuf_hex16(b, v);
-    obuf_putc(b, '"');
+static void json_hex(em_obuf *b, uint64_t v) {
+    em_obuf_putc(b, '"');
+    em_obuf_hex16(b, v);
+    em_obuf_putc(b, '"');
 }
-static void json_optstr(obuf *b, bool has, bb_strview s) {
+static void json_optstr(em_obuf *b, bool has, bb_strview s) {
     if (has)
-        obuf_json_str(b, s.ptr, s.len);
+        em_obuf_json_str(b, s.ptr, s.len);
     else
-        obuf_puts(b, "null");
+        em_obuf_puts(b, "null");
 }
 
 /* "file" ... "sections": the envelope and the section table. */
-static void json_envelope(obuf *b, const bb_dump *d) {
+static void json_envelope(em_obuf *b, const bb_dump *d) {
     const char *name = bb_dump_name(d);
     json_key(b, "file");
-    obuf_json_str(b, name, strlen(name));
-    obuf_putc(b, ',');
+    em_obuf_json_str(b, name, strlen(name));
+    em_obuf_putc(b, ',');
     json_key(b, "size");
-    obuf_json_u64(b, bb_dump_file_size(d));
-    obuf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
+    em_obuf_json_u64(b, bb_dump_file_size(d));
+    em_obuf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
                       "\"section_count\":%u,\"sections\":[",
                    bb_dump_format_version(d), bb_dump_flags(d),
                    (bb_dump_flags(d) & 1) ? "true" : "false", bb_dump_section_count(d));
@@ -196,126 +196,126 @@ static void json_envelope(obuf *b, const bb_dump *d) {
         uint16_t kind;
         uint64_t off, len;
         bb_dump_section(d, i, &kind, &off, &len);
-        obuf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
+        em_obuf_printf(b, "%s{\"kind\":%u,\"kind_name\":\"%s\",\"offset\":", i ? "," : "", kind,
                        bb__section_kind_name(kind));
-        obuf_json_u64(b, off);
-        obuf_puts(b, ",\"len\":");
-        obuf_json_u64(b, len);
-        obuf_putc(b, '}');
+        em_obuf_json_u64(b, off);
+        em_obuf_puts(b, ",\"len\":");
+        em_obuf_json_u64(b, len);
+        em_obuf_putc(b, '}');
     }
-    obuf_putc(b, ']');
+    em_obuf_putc(b, ']');
 }
 
 /* One field of the registry as a JSON object. */
-static void json_field(obuf *b, const bb_rfield *fd) {
-    obuf_puts(b, "{\"name\":");
-    obuf_json_str(b, fd->name.ptr, fd->name.len);
-    obuf_puts(b, ",\"description\":");
+static void json_field(em_obuf *b, const bb_rfield *fd) {
+    em_obuf_puts(b, "{\"name\":");
+    em_obuf_json_str(b, fd->name.ptr, fd->name.len);
+    em_obuf_puts(b, ",\"description\":");
     json_optstr(b, fd->has_description, fd->description);
-    obuf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
-    if (fd->type == BB_TYPE_ENUM) obuf_printf(b, ",\"repr\":%u", fd->type_arg);
+    em_obuf_printf(b, ",\"type\":\"%s\"", type_name(fd->type));
+    if (fd->type == BB_TYPE_ENUM) em_obuf_printf(b, ",\"repr\":%u", fd->type_arg);
     if (fd->type == BB_TYPE_INTERNED)
-        obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-    obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
+        em_obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
+    em_obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
                    fd->offset, fd->width, bb__role_name(fd->role),
                    bb_rfield_is_padding(fd) ? "true" : "false");
     json_optstr(b, fd->has_unit, fd->unit);
-    obuf_puts(b, ",\"sentinel\":");
+    em_obuf_puts(b, ",\"sentinel\":");
     if (fd->has_sentinel)
-        obuf_json_u64(b, fd->sentinel);
+        em_obuf_json_u64(b, fd->sentinel);
     else
-        obuf_puts(b, "null");
-    obuf_puts(b, ",\"labels\":[");
+        em_obuf_puts(b, "null");
+    em_obuf_puts(b, ",\"labels\":[");
     for (size_t l = 0; l < fd->label_count; l++) {
-        if (l) obuf_putc(b, ',');
-        obuf_puts(b, "{\"value\":");
-        obuf_json_u64(b, fd->labels[l].value);
-        obuf_puts(b, ",\"label\":");
-        obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
-        obuf_putc(b, '}');
+        if (l) em_obuf_putc(b, ',');
+        em_obuf_puts(b, "{\"value\":");
+        em_obuf_json_u64(b, fd->labels[l].value);
+        em_obuf_puts(b, ",\"label\":");
+        em_obuf_json_str(b, fd->labels[l].label.ptr, fd->labels[l].label.len);
+        em_obuf_putc(b, '}');
     }
-    obuf_puts(b, "]}");
+    em_obuf_puts(b, "]}");
 }
 
 /* "registry": every event and its fields. */
-static void json_registry(obuf *b, const bb_dump *d) {
-    obuf_puts(b, "\"registry\":[");
+static void json_registry(em_obuf *b, const bb_dump *d) {
+    em_obuf_puts(b, "\"registry\":[");
     for (size_t i = 0; i < bb_dump_schema_count(d); i++) {
         const bb_rschema *s = bb_dump_schema(d, i);
-        if (i) obuf_putc(b, ',');
-        obuf_puts(b, "{\"id\":");
+        if (i) em_obuf_putc(b, ',');
+        em_obuf_puts(b, "{\"id\":");
         json_hex(b, s->id);
-        obuf_puts(b, ",\"name\":");
-        obuf_json_str(b, s->name.ptr, s->name.len);
-        obuf_puts(b, ",\"description\":");
+        em_obuf_puts(b, ",\"name\":");
+        em_obuf_json_str(b, s->name.ptr, s->name.len);
+        em_obuf_puts(b, ",\"description\":");
         json_optstr(b, s->has_description, s->description);
-        obuf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
+        em_obuf_printf(b, ",\"record_size\":%u,\"phase\":\"%s\",\"fields\":[", s->record_size,
                        bb__phase_name(s->phase));
         for (size_t f = 0; f < s->field_count; f++) {
-            if (f) obuf_putc(b, ',');
+            if (f) em_obuf_putc(b, ',');
             json_field(b, &s->fields[f]);
         }
-        obuf_puts(b, "]}");
+        em_obuf_puts(b, "]}");
     }
-    obuf_putc(b, ']');
+    em_obuf_putc(b, ']');
 }
 
 /* One instance's shards as walked, "shards":[...]; returns the records recovered. */
-static uint64_t json_shards(obuf *b, const bb_dump *d, const bb_rinstance *in) {
-    obuf_puts(b, "\"shards\":[");
+static uint64_t json_shards(em_obuf *b, const bb_dump *d, const bb_rinstance *in) {
+    em_obuf_puts(b, "\"shards\":[");
     uint64_t total = 0;
     for (size_t k = 0; k < in->shard_count; k++) {
         const bb_rshard *sh = &in->shards[k];
         bb_walk_stats st = {0, 0};
         bb_shard_walk(d, sh, count_record, NULL, &st);
         total += st.records;
-        obuf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
-        obuf_json_u64(b, sh->capacity);
-        obuf_puts(b, ",\"head\":");
-        obuf_json_u64(b, sh->head);
-        obuf_puts(b, ",\"records\":");
-        obuf_json_u64(b, st.records);
-        obuf_puts(b, ",\"skipped_bytes\":");
-        obuf_json_u64(b, st.skipped_bytes);
-        obuf_putc(b, '}');
+        em_obuf_printf(b, "%s{\"shard_id\":%u,\"capacity\":", k ? "," : "", sh->shard_id);
+        em_obuf_json_u64(b, sh->capacity);
+        em_obuf_puts(b, ",\"head\":");
+        em_obuf_json_u64(b, sh->head);
+        em_obuf_puts(b, ",\"records\":");
+        em_obuf_json_u64(b, st.records);
+        em_obuf_puts(b, ",\"skipped_bytes\":");
+        em_obuf_json_u64(b, st.skipped_bytes);
+        em_obuf_putc(b, '}');
     }
-    obuf_putc(b, ']');
+    em_obuf_putc(b, ']');
     return total;
 }
 
 /* One instance as a JSON object: id, host, intern entries, shards, record count. */
-static void json_instance(obuf *b, const bb_dump *d, const bb_rinstance *in) {
-    obuf_puts(b, "{\"instance_id\":");
+static void json_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in) {
+    em_obuf_puts(b, "{\"instance_id\":");
     json_hex(b, in->instance_id);
-    obuf_puts(b, ",\"host\":");
-    obuf_json_str(b, in->host.ptr, in->host.len);
-    obuf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
+    em_obuf_puts(b, ",\"host\":");
+    em_obuf_json_str(b, in->host.ptr, in->host.len);
+    em_obuf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
     for (size_t k = 0; k < in->intern_count; k++) {
-        obuf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
-        obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
-        obuf_putc(b, '}');
+        em_obuf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
+        em_obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);
+        em_obuf_putc(b, '}');
     }
-    obuf_puts(b, "],");
+    em_obuf_puts(b, "],");
     uint64_t total = json_shards(b, d, in);
-    obuf_puts(b, ",\"record_count\":");
-    obuf_json_u64(b, total);
-    obuf_putc(b, '}');
+    em_obuf_puts(b, ",\"record_count\":");
+    em_obuf_json_u64(b, total);
+    em_obuf_putc(b, '}');
 }
 
-static void inspect_json(obuf *b, const bb_dump *d) {
-    obuf_putc(b, '{');
+static void inspect_json(em_obuf *b, const bb_dump *d) {
+    em_obuf_putc(b, '{');
     json_envelope(b, d);
-    obuf_putc(b, ',');
+    em_obuf_putc(b, ',');
     json_registry(b, d);
-    obuf_puts(b, ",\"instances\":[");
+    em_obuf_puts(b, ",\"instances\":[");
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-        if (i) obuf_putc(b, ',');
+        if (i) em_obuf_putc(b, ',');
         json_instance(b, d, bb_dump_instance(d, i));
     }
-    obuf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
+    em_obuf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
     for (size_t i = 0; i < bb_dump_view_count(d); i++)
-        obuf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
-    obuf_puts(b, "]}");
+        em_obuf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
+    em_obuf_puts(b, "]}");
 }
 
 /* `backbeat inspect`: see inspect_help. */
@@ -344,35 +344,35 @@ int cmd_inspect(int argc, char **argv) {
     int n = argc - optind;
     if (n < 1) return cli_usage_error("inspect", "no dump given");
 
-    obuf b;
-    if (!obuf_init(&b, STDOUT_FILENO, 1 << 16)) {
+    em_obuf b;
+    if (!em_obuf_init(&b, STDOUT_FILENO, 1 << 16)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
     int status = CLI_OK;
-    if (json && n > 1) obuf_putc(&b, '[');
+    if (json && n > 1) em_obuf_putc(&b, '[');
     for (int i = 0; i < n; i++) {
         const char *path = argv[optind + i];
         bb_dump **dumps = NULL;
-        obuf_flush(&b); /* keep output ordered with error messages */
+        em_obuf_flush(&b); /* keep output ordered with error messages */
         if (!cli_open_dumps((char *const *)&argv[optind + i], 1, &dumps)) {
             status = CLI_FAIL;
-            if (json && n > 1) obuf_puts(&b, i ? ",null" : "null");
+            if (json && n > 1) em_obuf_puts(&b, i ? ",null" : "null");
             continue;
         }
         (void)path;
         if (json) {
-            if (n > 1 && i) obuf_putc(&b, ',');
+            if (n > 1 && i) em_obuf_putc(&b, ',');
             inspect_json(&b, dumps[0]);
         } else {
-            if (i) obuf_putc(&b, '\n');
+            if (i) em_obuf_putc(&b, '\n');
             inspect_text(&b, dumps[0], (size_t)intern_limit);
         }
         cli_close_dumps(dumps, 1);
     }
-    if (json && n > 1) obuf_putc(&b, ']');
-    if (json) obuf_putc(&b, '\n');
-    int werr = obuf_finish(&b);
+    if (json && n > 1) em_obuf_putc(&b, ']');
+    if (json) em_obuf_putc(&b, '\n');
+    int werr = em_obuf_finish(&b);
     if (werr) {
         cli_error("cannot write standard output: %s", strerror(werr));
         return CLI_FAIL;

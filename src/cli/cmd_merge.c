@@ -64,13 +64,13 @@ int cmd_merge(int argc, char **argv) {
     if (!cli_open_dumps(&argv[optind], nd, &dumps)) return CLI_FAIL;
     cli_progress prog;
     cli_progress_init(&prog, "merge");
-    cv_merge_opts o = {.dedup = dedup,
+    mg_opts o = {.dedup = dedup,
                        .warn = merge_warning,
                        .progress = cli_progress_update,
                        .progress_ctx = &prog,
                        .dump_memory = cli_dump_memory};
     bb_error err;
-    bool ok = cv_merge(dumps, nd, &argv[optind], out, &o, &err);
+    bool ok = mg_merge(dumps, nd, &argv[optind], out, &o, &err);
     cli_progress_done(&prog);
     if (!ok) cli_error("%s", err.message);
     cli_close_dumps(dumps, nd);

@@ -77,7 +77,7 @@ typedef struct tail_state {
     const tail_opts *o;
     source *src;
     size_t nsrc;
-    obuf out;
+    em_obuf out;
     item *items;
     size_t nitems, cap;
     uint8_t *arena;
@@ -220,43 +220,43 @@ static bool is_padding(const bb_rfield *f) {
     return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
 }
 
-static void print_jsonl(obuf *b, const item *it, const uint8_t *fields) {
+static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     const bb_rschema *s = it->schema;
-    obuf_puts(b, "{\"ts_nanos\":");
-    obuf_json_u64(b, it->ts);
-    obuf_puts(b, ",\"event\":");
-    obuf_json_str(b, s->name.ptr, s->name.len);
-    obuf_puts(b, ",\"event_id\":\"");
-    obuf_hex16(b, s->id);
-    obuf_puts(b, "\",\"instance_id\":\"");
-    obuf_hex16(b, it->inst->instance_id);
-    obuf_puts(b, "\",\"shard\":");
-    obuf_u64(b, it->shard);
+    em_obuf_puts(b, "{\"ts_nanos\":");
+    em_obuf_json_u64(b, it->ts);
+    em_obuf_puts(b, ",\"event\":");
+    em_obuf_json_str(b, s->name.ptr, s->name.len);
+    em_obuf_puts(b, ",\"event_id\":\"");
+    em_obuf_hex16(b, s->id);
+    em_obuf_puts(b, "\",\"instance_id\":\"");
+    em_obuf_hex16(b, it->inst->instance_id);
+    em_obuf_puts(b, "\",\"shard\":");
+    em_obuf_u64(b, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        obuf_putc(b, ',');
-        obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
-        obuf_putc(b, ':');
-        obuf_json_field(b, s, i, fields, it->inst);
+        em_obuf_putc(b, ',');
+        em_obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
+        em_obuf_putc(b, ':');
+        em_obuf_json_field(b, s, i, fields, it->inst);
     }
-    obuf_puts(b, "}\n");
+    em_obuf_puts(b, "}\n");
 }
 
 static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
-    obuf *b = &t->out;
+    em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
     if (s->name.len > t->name_width) t->name_width = s->name.len;
-    obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
+    em_obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
                    (unsigned long long)(it->ts / 1000000000u),
                    (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
                    (int)(t->name_width - s->name.len), "",
                    (unsigned long long)it->inst->instance_id, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
-        obuf_json_field(b, s, i, fields, it->inst);
+        em_obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
+        em_obuf_json_field(b, s, i, fields, it->inst);
     }
-    obuf_putc(b, '\n');
+    em_obuf_putc(b, '\n');
 }
 
 /* Print and drop the poll's records, oldest first. False when stdout failed. */
@@ -267,7 +267,7 @@ static bool print_items(tail_state *t) {
         else print_text(t, &t->items[i], t->arena + t->items[i].at);
     }
     t->nitems = t->arena_len = 0;
-    return obuf_flush(&t->out) == 0;
+    return em_obuf_flush(&t->out) == 0;
 }
 
 /* One poll of every source; *printed: records printed. False on a failure. */
@@ -340,14 +340,14 @@ static void state_free(tail_state *t) {
     free(t->src);
     free(t->items);
     free(t->arena);
-    obuf_finish(&t->out);
+    em_obuf_finish(&t->out);
 }
 
 static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (!em_obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)
         if (!add_source(t, o->paths[i], false)) return false;

@@ -58,7 +58,7 @@ typedef struct top_state {
     const top_opts *o;
     top_proc *procs;
     size_t nprocs, cap;
-    obuf out;
+    em_obuf out;
 } top_state;
 
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
@@ -295,9 +295,9 @@ static bool render(top_state *t, uint64_t iteration, uint64_t elapsed) {
     top_view v = {t->procs, t->nprocs, iteration, elapsed,
                   (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
                   t->o->shards, t->o->jsonl, t->o->screen ? screen_rows() : 0};
-    if (t->o->screen) obuf_puts(&t->out, "\033[H\033[2J");
-    top_render(&t->out, &v);
-    if (obuf_flush(&t->out) == 0) return true;
+    if (t->o->screen) em_obuf_puts(&t->out, "\033[H\033[2J");
+    cli_top_render(&t->out, &v);
+    if (em_obuf_flush(&t->out) == 0) return true;
     if (t->out.failed != EPIPE) cli_error("cannot write the output: %s", strerror(t->out.failed));
     return false;
 }
@@ -319,7 +319,7 @@ static int run(top_state *t) {
 static bool state_init(top_state *t, const top_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
-    if (!obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (!em_obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
     if (o->scan) return scan_dir(t, true);
     for (size_t i = 0; i < o->npaths; i++)
         if (!add_proc(t, o->paths[i], false, true)) return false;
@@ -329,7 +329,7 @@ static bool state_init(top_state *t, const top_opts *o) {
 static void state_free(top_state *t) {
     for (size_t i = 0; i < t->nprocs; i++) proc_free(&t->procs[i]);
     free(t->procs);
-    obuf_finish(&t->out);
+    em_obuf_finish(&t->out);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */

@@ -20,23 +20,23 @@ bool cli_out_is_input(const char *out, char *const *inputs, size_t n) {
 
 bool cli_out_open(cli_out *o, const char *path) {
     bb_error err;
-    if (cv_out_open(o, path, &err)) return true;
+    if (em_out_open(o, path, &err)) return true;
     cli_error("%s", err.message);
     return false;
 }
 
 bool cli_out_commit(cli_out *o) {
     bb_error err;
-    if (cv_out_commit(o, &err)) return true;
+    if (em_out_commit(o, &err)) return true;
     cli_error("%s", err.message);
     return false;
 }
 
-void cli_out_abort(cli_out *o) { cv_out_abort(o); }
+void cli_out_abort(cli_out *o) { em_out_abort(o); }
 
 bool cli_write_file(const char *path, const void *data, size_t len, bool sync) {
     bb_error err;
-    if (cv_write_file(path, data, len, sync, &err)) return true;
+    if (em_write_file(path, data, len, sync, &err)) return true;
     cli_error("%s", err.message);
     return false;
 }

@@ -46,6 +46,6 @@ typedef struct top_view {
 } top_view;
 
 /* Append the interval's table (text) or rows (JSON lines) to `b`. */
-void top_render(obuf *b, const top_view *v);
+void cli_top_render(em_obuf *b, const top_view *v);
 
 #endif /* BACKBEAT_CLI_TOP_H */

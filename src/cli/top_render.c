@@ -60,26 +60,26 @@ static int by_rate(const void *a, const void *b) {
 
 /* ---- JSON lines --------------------------------------------------------------------------- */
 
-static void json_head(obuf *b, const top_view *v, const top_proc *p, const char *row) {
+static void json_head(em_obuf *b, const top_view *v, const top_proc *p, const char *row) {
     const bb_ring_info *in = bb_ring_get_info(p->ring);
-    obuf_printf(b, "{\"iteration\":%llu,\"ts_nanos\":", (unsigned long long)v->iteration);
-    obuf_json_u64(b, v->wall_ns);
-    obuf_printf(b, ",\"elapsed_nanos\":%llu,\"row\":\"%s\",\"file\":",
+    em_obuf_printf(b, "{\"iteration\":%llu,\"ts_nanos\":", (unsigned long long)v->iteration);
+    em_obuf_json_u64(b, v->wall_ns);
+    em_obuf_printf(b, ",\"elapsed_nanos\":%llu,\"row\":\"%s\",\"file\":",
                 (unsigned long long)v->elapsed_ns, row);
-    obuf_json_str(b, p->path, strlen(p->path));
-    obuf_printf(b, ",\"pid\":%llu,\"instance_id\":\"", (unsigned long long)in->pid);
-    obuf_hex16(b, in->instance_id);
-    obuf_putc(b, '"');
+    em_obuf_json_str(b, p->path, strlen(p->path));
+    em_obuf_printf(b, ",\"pid\":%llu,\"instance_id\":\"", (unsigned long long)in->pid);
+    em_obuf_hex16(b, in->instance_id);
+    em_obuf_putc(b, '"');
 }
 
-static void json_proc(obuf *b, const top_view *v, const top_proc *p) {
+static void json_proc(em_obuf *b, const top_view *v, const top_proc *p) {
     const bb_ring_info *in = bb_ring_get_info(p->ring);
     const bb_ring_stats *st = bb_ring_get_stats(p->ring);
     uint64_t bytes, lost;
     double fill;
     proc_sums(p, &bytes, &lost, &fill);
     json_head(b, v, p, "process");
-    obuf_printf(b,
+    em_obuf_printf(b,
                 ",\"state\":\"%s\",\"records\":%llu,\"records_per_sec\":%.1f,"
                 "\"records_total\":%llu,\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,"
                 "\"lost_bytes_total\":%llu,\"fill\":%.4f,\"shards\":%u,\"capacity\":%llu,"
@@ -90,22 +90,22 @@ static void json_proc(obuf *b, const top_view *v, const top_proc *p) {
                 (unsigned long long)in->capacity, st->meta_dropped, st->meta_skipped);
 }
 
-static void json_rows(obuf *b, const top_view *v, const top_proc *p) {
+static void json_rows(em_obuf *b, const top_view *v, const top_proc *p) {
     json_proc(b, v, p);
     for (size_t k = 0; k < p->nev; k++) {
         const top_event *e = &p->ev[k];
         json_head(b, v, p, "event");
-        obuf_puts(b, ",\"event\":");
-        obuf_json_str(b, e->name, strlen(e->name));
-        obuf_puts(b, ",\"event_id\":\"");
-        obuf_hex16(b, e->id);
-        obuf_printf(b, "\",\"records\":%llu,\"records_per_sec\":%.1f,\"records_total\":%llu}\n",
+        em_obuf_puts(b, ",\"event\":");
+        em_obuf_json_str(b, e->name, strlen(e->name));
+        em_obuf_puts(b, ",\"event_id\":\"");
+        em_obuf_hex16(b, e->id);
+        em_obuf_printf(b, "\",\"records\":%llu,\"records_per_sec\":%.1f,\"records_total\":%llu}\n",
                     (unsigned long long)e->n, per_sec(e->n, v->elapsed_ns),
                     (unsigned long long)e->total);
     }
     for (uint32_t i = 0; v->shards && i < bb_ring_get_info(p->ring)->shards; i++) {
         json_head(b, v, p, "shard");
-        obuf_printf(b,
+        em_obuf_printf(b,
                     ",\"shard\":%u,\"records\":%llu,\"records_per_sec\":%.1f,"
                     "\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,\"fill\":%.4f,\"head\":%llu}\n",
                     i, (unsigned long long)p->shard_n[i], per_sec(p->shard_n[i], v->elapsed_ns),
@@ -118,7 +118,7 @@ static void json_rows(obuf *b, const top_view *v, const top_proc *p) {
 /* ---- text --------------------------------------------------------------------------------- */
 
 typedef struct text_ctx {
-    obuf *b;
+    em_obuf *b;
     int left; /* lines still allowed (negative: no limit) */
 } text_ctx;
 
@@ -134,11 +134,11 @@ static void text_header(text_ctx *t, const top_view *v) {
     struct tm tm;
     if (localtime_r(&s, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
     if (line_ok(t))
-        obuf_printf(t->b, "backbeat top  %s  interval %.2f s  %zu ring file%s  iteration %llu\n",
+        em_obuf_printf(t->b, "backbeat top  %s  interval %.2f s  %zu ring file%s  iteration %llu\n",
                     when, (double)v->elapsed_ns / 1e9, v->nprocs, v->nprocs == 1 ? "" : "s",
                     (unsigned long long)v->iteration);
     if (line_ok(t))
-        obuf_printf(t->b, "%-*s %8s %-8s %10s %10s %11s %5s %10s %9s\n", NAME_W,
+        em_obuf_printf(t->b, "%-*s %8s %-8s %10s %10s %11s %5s %10s %9s\n", NAME_W,
                     "RING FILE / EVENT / SHARD", "PID", "STATE", "REC/S", "RECORDS", "BYTES/S",
                     "FILL", "LOST B", "META DROP");
 }
@@ -149,7 +149,7 @@ static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
     double fill;
     proc_sums(p, &bytes, &lost, &fill);
     if (!line_ok(t)) return;
-    obuf_printf(t->b, "%-*.*s %8llu %-8s %10.0f %10llu %11.0f %4.0f%% %10llu %9u\n", NAME_W,
+    em_obuf_printf(t->b, "%-*.*s %8llu %-8s %10.0f %10llu %11.0f %4.0f%% %10llu %9u\n", NAME_W,
                 NAME_W, base_name(p->path), (unsigned long long)in->pid, state_name(p->live),
                 per_sec(p->n, v->elapsed_ns), (unsigned long long)p->n,
                 per_sec(bytes, v->elapsed_ns), fill * 100, (unsigned long long)lost,
@@ -159,17 +159,17 @@ static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
 static void text_rows(text_ctx *t, const top_view *v, const top_proc *p) {
     text_proc(t, v, p);
     for (size_t k = 0; k < p->nev && line_ok(t); k++)
-        obuf_printf(t->b, "  %-*.*s %8s %-8s %10.0f %10llu\n", NAME_W - 2, NAME_W - 2,
+        em_obuf_printf(t->b, "  %-*.*s %8s %-8s %10.0f %10llu\n", NAME_W - 2, NAME_W - 2,
                     p->ev[k].name, "", "", per_sec(p->ev[k].n, v->elapsed_ns),
                     (unsigned long long)p->ev[k].n);
     for (uint32_t i = 0; v->shards && i < bb_ring_get_info(p->ring)->shards && line_ok(t); i++)
-        obuf_printf(t->b, "  shard %-*u %8s %-8s %10.0f %10llu %11.0f %4.0f%% %10llu\n",
+        em_obuf_printf(t->b, "  shard %-*u %8s %-8s %10.0f %10llu %11.0f %4.0f%% %10llu\n",
                     NAME_W - 8, i, "", "", per_sec(p->shard_n[i], v->elapsed_ns),
                     (unsigned long long)p->shard_n[i], per_sec(shard_bytes(p, i), v->elapsed_ns),
                     shard_fill(p, i) * 100, (unsigned long long)p->shard_lost[i]);
 }
 
-void top_render(obuf *b, const top_view *v) {
+void cli_top_render(em_obuf *b, const top_view *v) {
     text_ctx t = {b, v->rows > 0 ? v->rows : -1};
     if (!v->jsonl) text_header(&t, v);
     for (size_t i = 0; i < v->nprocs; i++) {
@@ -179,5 +179,5 @@ void top_render(obuf *b, const top_view *v) {
         if (v->jsonl) json_rows(b, v, p);
         else text_rows(&t, v, p);
     }
-    if (!v->jsonl && v->nprocs == 0 && line_ok(&t)) obuf_puts(b, "(no ring file yet)\n");
+    if (!v->jsonl && v->nprocs == 0 && line_ok(&t)) em_obuf_puts(b, "(no ring file yet)\n");
 }

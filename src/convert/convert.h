@@ -5,13 +5,13 @@
  * the writers, a message buffer) and progress through a callback.
  *
  *   cv_convert_file      a model to one file (temporary renamed into place; Parquet's sidecar)
- *   parquet_write, trace_write, parquet_table_*, parquet_views_ddl   the writers themselves,
+ *   tw_write, tr_write, parquet_table_*, tw_views_ddl   the writers themselves,
  *                        over an fd (emit/writers.h)
  *   ds_*                 the partitioned dataset (dataset/dataset.h)
  *   cv_merge_*           merge's re-encoding (merge/merge.h)
- *   cv_out, cv_write_file  output files written aside and renamed (emit/outfile.h)
- *   obuf                 the buffered writer and its JSON rendering (emit/obuf.h)
- *   wp_cpu_count         the online CPU count the worker pool sizes by (emit/workpool.h)
+ *   em_out, em_write_file  output files written aside and renamed (emit/outfile.h)
+ *   em_obuf                 the buffered writer and its JSON rendering (emit/obuf.h)
+ *   em_cpu_count         the online CPU count the worker pool sizes by (emit/workpool.h)
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_CONVERT_CONVERT_H
@@ -34,7 +34,7 @@ typedef enum cv_format { CV_PARQUET, CV_TRACE } cv_format;
 /* Convert the model's records (opts->keep filters them) to `path` ("-": stdout) in format
  * `fmt`. The output is a temporary renamed into place on success, never a partial file that
  * looks complete; a Parquet file written to a regular file gets PATH.views.sql (the binding of
- * `events` to the file's absolute path, then parquet_views_ddl), both or neither. False with a
+ * `events` to the file's absolute path, then tw_views_ddl), both or neither. False with a
  * message naming the file and the problem. */
 bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
                      const char *path, bb_error *err);

@@ -32,25 +32,25 @@ static char *absolute_path(const char *path) {
 }
 
 /* Write the sidecar text (binding line + DDL) into `o`. */
-static bool write_sidecar(cv_out *o, const char *sidecar, const char *parquet_abs,
+static bool write_sidecar(em_out *o, const char *sidecar, const char *parquet_abs,
                           const char *ddl, bb_error *err) {
-    obuf b;
-    if (!obuf_init(&b, o->fd, 1 << 16)) {
+    em_obuf b;
+    if (!em_obuf_init(&b, o->fd, 1 << 16)) {
         io_err(err, "cannot write %s: out of memory", sidecar);
         return false;
     }
     /* The Parquet file by its name alone: the pair stays usable when moved or copied together. */
     const char *slash = strrchr(parquet_abs, '/');
-    obuf_puts(&b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
+    em_obuf_puts(&b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
                   "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/<this file>\"\n");
-    obuf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
+    em_obuf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
     for (const char *p = slash ? slash + 1 : parquet_abs; *p; p++) {
-        if (*p == '\'') obuf_putc(&b, '\'');
-        obuf_putc(&b, *p);
+        if (*p == '\'') em_obuf_putc(&b, '\'');
+        em_obuf_putc(&b, *p);
     }
-    obuf_puts(&b, "');\n");
-    obuf_puts(&b, ddl);
-    int e = obuf_finish(&b);
+    em_obuf_puts(&b, "');\n");
+    em_obuf_puts(&b, ddl);
+    int e = em_obuf_finish(&b);
     if (e) {
         io_err(err, "cannot write %s: %s", sidecar, strerror(e));
         return false;
@@ -59,23 +59,23 @@ static bool write_sidecar(cv_out *o, const char *sidecar, const char *parquet_ab
 }
 
 /* Commit the Parquet file `o` and its sidecar together: neither without the other. */
-static bool commit_pair(cv_out *o, const char *out, const char *sidecar, const char *abs,
+static bool commit_pair(em_out *o, const char *out, const char *sidecar, const char *abs,
                         const char *ddl, bb_error *err) {
-    cv_out so;
-    if (!cv_out_open(&so, sidecar, err)) {
-        cv_out_abort(o);
+    em_out so;
+    if (!em_out_open(&so, sidecar, err)) {
+        em_out_abort(o);
         return false;
     }
     if (!write_sidecar(&so, sidecar, abs, ddl, err)) {
-        cv_out_abort(&so);
-        cv_out_abort(o);
+        em_out_abort(&so);
+        em_out_abort(o);
         return false;
     }
-    if (!cv_out_commit(o, err)) {
-        cv_out_abort(&so);
+    if (!em_out_commit(o, err)) {
+        em_out_abort(&so);
         return false;
     }
-    if (!cv_out_commit(&so, err)) {
+    if (!em_out_commit(&so, err)) {
         unlink(out); /* no Parquet without its sidecar */
         return false;
     }
@@ -83,14 +83,14 @@ static bool commit_pair(cv_out *o, const char *out, const char *sidecar, const c
 }
 
 /* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
-static bool commit_with_sidecar(cv_out *o, const char *out, const bb_model *model,
+static bool commit_with_sidecar(em_out *o, const char *out, const bb_model *model,
                                 const uint64_t *view_rank, bb_error *err) {
     size_t n = strlen(out) + sizeof ".views.sql";
-    char *sidecar = malloc(n), *ddl = parquet_views_ddl(model, view_rank);
+    char *sidecar = malloc(n), *ddl = tw_views_ddl(model, view_rank);
     char *abs = absolute_path(out);
     bool ok = false;
     if (!sidecar || !ddl || !abs) {
-        cv_out_abort(o);
+        em_out_abort(o);
         io_err(err, "cannot write %s: %s", out, abs ? "out of memory" : strerror(errno));
     } else {
         snprintf(sidecar, n, "%s.views.sql", out);
@@ -104,13 +104,13 @@ static bool commit_with_sidecar(cv_out *o, const char *out, const bb_model *mode
 
 bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
                      const char *path, bb_error *err) {
-    cv_out o;
-    if (!cv_out_open(&o, path, err)) return false;
+    em_out o;
+    if (!em_out_open(&o, path, err)) return false;
     char errbuf[512] = "";
-    int rc = fmt == CV_PARQUET ? parquet_write(model, opts, o.fd, errbuf, sizeof errbuf)
-                               : trace_write(model, opts, o.fd, errbuf, sizeof errbuf);
+    int rc = fmt == CV_PARQUET ? tw_write(model, opts, o.fd, errbuf, sizeof errbuf)
+                               : tr_write(model, opts, o.fd, errbuf, sizeof errbuf);
     if (rc) {
-        cv_out_abort(&o);
+        em_out_abort(&o);
         const char *why = errbuf[0] ? errbuf : "conversion failed";
         if (strstr(errbuf, path))
             io_err(err, "%s", why);
@@ -120,5 +120,5 @@ bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *o
     }
     if (fmt == CV_PARQUET && o.tmp)
         return commit_with_sidecar(&o, path, model, opts->view_rank, err);
-    return cv_out_commit(&o, err);
+    return em_out_commit(&o, err);
 }

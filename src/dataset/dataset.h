@@ -217,7 +217,7 @@ bool ds_schema_ranks(const ds_handle *h, const bb_dump *schema, uint64_t *rank, 
 /* ---- dataset_manifest.c: each append's manifest, DIR/_backbeat/appends/<n> ---- */
 typedef struct ds_manifest {
     char name[32];  /* <n>, 8 digits: the appends' order */
-    uint64_t schema; /* parquet_schema_key of the table its parts hold */
+    uint64_t schema; /* tw_schema_key of the table its parts hold */
     ds_shape shape;
     char **sources; /* content keys: DIR/_backbeat/sources/<key>.bb */
     size_t nsources;

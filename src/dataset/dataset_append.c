@@ -45,24 +45,24 @@ typedef struct plan {
 static bool write_views(const ds_handle *h, const bb_model *model, const uint64_t *view_rank,
                         size_t nkeys, const plan *p, ds_txn *t, bb_error *err)
 {
-    char *ddl = parquet_views_ddl(model, view_rank);
+    char *ddl = tw_views_ddl(model, view_rank);
     pq_buf b = {0};
     /* The parts relative to DIR (the dataset moves as a whole); the first level of a partitioned
      * dataset is a key=value directory, so a search from elsewhere matches nothing else. */
-    pq_cstr(&b, "-- backbeat dataset views; paths are relative to this file's directory DIR. Load with:\n"
+    em_cstr(&b, "-- backbeat dataset views; paths are relative to this file's directory DIR. Load with:\n"
                 "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/views.sql\"\n");
     if (p->legacy_mixed)
-        pq_cstr(&b, "-- Parts written before backbeat kept an append's sources keep an older schema:\n"
+        em_cstr(&b, "-- Parts written before backbeat kept an append's sources keep an older schema:\n"
                     "-- read the dataset with union_by_name (DuckDB) or a relaxed concat (Polars).\n");
     else if (p->mixed)
-        pq_cstr(&b, "-- Parts appended with --no-rewrite keep an older schema: read the dataset\n"
+        em_cstr(&b, "-- Parts appended with --no-rewrite keep an older schema: read the dataset\n"
                     "-- with union_by_name (DuckDB) or a relaxed concat (Polars).\n");
-    pq_cstr(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
-    pq_cstr(&b, nkeys ? "*=*/**/part-*.parquet" : "part-*.parquet");
-    pq_cstr(&b, p->mixed || p->legacy_mixed ? "', hive_partitioning = true, union_by_name = true);\n"
+    em_cstr(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
+    em_cstr(&b, nkeys ? "*=*/**/part-*.parquet" : "part-*.parquet");
+    em_cstr(&b, p->mixed || p->legacy_mixed ? "', hive_partitioning = true, union_by_name = true);\n"
                                             : "', hive_partitioning = true);\n");
     if (ddl)
-        pq_cstr(&b, ddl);
+        em_cstr(&b, ddl);
     bool ok = ddl && !b.failed;
     if (!ok)
         ds_err(err, "cannot write %s/views.sql: out of memory", h->dir);
@@ -85,7 +85,7 @@ static bool old_key(const ds_handle *h, uint64_t *key, bb_error *err)
     bool ok = bb_dump_open(path, &d, &e) == BB_OK && bb_model_open(&d, 1, true, &m, &e) == BB_OK;
     if (!ok)
         ds_err(err, "%s: %s", path, e.message);
-    if (ok && !parquet_schema_key(m, key)) {
+    if (ok && !tw_schema_key(m, key)) {
         ds_err(err, "out of memory");
         ok = false;
     }
@@ -140,7 +140,7 @@ static bool new_manifest(const ds_handle *h, ds_txn *t, const ds_append_args *a,
     m.shape.codec = o->codec;
     m.shape.level = o->compression_level;
     m.shape.host = (char *)o->host_override;
-    parquet_sizes(o, &m.shape.row_group, &m.shape.budget);
+    tw_sizes(o, &m.shape.row_group, &m.shape.budget);
     char final[64];
     unsigned long seq = p->n ? strtoul(p->v[p->n - 1].name, NULL, 10) + 1 : 1;
     snprintf(final, sizeof final, "_backbeat/appends/%08lu", seq);
@@ -180,7 +180,7 @@ static bool add_metadata(const ds_handle *h, ds_txn *t, ds_index *ix, const ds_a
     char keys[80];
     ds_spec_text(a->spec, keys, sizeof keys - 1);
     strcat(keys, "\n");
-    bool ok = parquet_schema_key(a->model, &p.key);
+    bool ok = tw_schema_key(a->model, &p.key);
     if (!ok)
         ds_err(err, "out of memory");
     ok = ok && ds_schema_encode(h->dir, a->model, a->opts->view_rank, &schema, &ranks, err);

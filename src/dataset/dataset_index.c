@@ -206,7 +206,7 @@ static bool open_new(ds_index *x, inst_keys *ik, bb_error *err)
         return false;
     }
     ik->open = true;
-    obuf_write(&ik->w.b, MAGIC, 8);
+    em_obuf_write(&ik->w.b, MAGIC, 8);
     return true;
 }
 

@@ -53,9 +53,9 @@ static void line(pq_buf *b, const char *key, const char *fmt, uint64_t v)
 {
     char s[64];
     snprintf(s, sizeof s, fmt, v);
-    pq_cstr(b, key);
+    em_cstr(b, key);
     pq_buf_byte(b, ' ');
-    pq_cstr(b, s);
+    em_cstr(b, s);
     pq_buf_byte(b, '\n');
 }
 
@@ -63,7 +63,7 @@ char *ds_manifest_text(const ds_manifest *m, bool with_parts)
 {
     const ds_shape *s = &m->shape;
     pq_buf b = {0};
-    pq_cstr(&b, MAGIC);
+    em_cstr(&b, MAGIC);
     line(&b, "schema", "%016" PRIx64, m->schema);
     line(&b, "codec", "%" PRIu64, (uint64_t)s->codec);
     line(&b, "level", "%" PRId64, (uint64_t)(int64_t)s->level);
@@ -71,12 +71,12 @@ char *ds_manifest_text(const ds_manifest *m, bool with_parts)
     line(&b, "budget", "%" PRIu64, s->budget);
     if (s->host) {
         static const char HEX[] = "0123456789abcdef";
-        pq_cstr(&b, "host ");
+        em_cstr(&b, "host ");
         for (const char *c = s->host; *c; c++) {
             pq_buf_byte(&b, (uint8_t)HEX[(uint8_t)*c >> 4]);
             pq_buf_byte(&b, (uint8_t)HEX[(uint8_t)*c & 15]);
         }
-        pq_cstr(&b, "-\n");
+        em_cstr(&b, "-\n");
     }
     if (s->since_set)
         line(&b, "since", "%" PRIu64, s->since);
@@ -89,13 +89,13 @@ char *ds_manifest_text(const ds_manifest *m, bool with_parts)
     for (size_t i = 0; i < s->ninst; i++)
         line(&b, "instance", "%016" PRIx64, s->inst[i]);
     for (size_t i = 0; i < m->nsources; i++) {
-        pq_cstr(&b, "source ");
-        pq_cstr(&b, m->sources[i]);
+        em_cstr(&b, "source ");
+        em_cstr(&b, m->sources[i]);
         pq_buf_byte(&b, '\n');
     }
     for (size_t i = 0; with_parts && i < m->nparts; i++) {
-        pq_cstr(&b, "part ");
-        pq_cstr(&b, m->parts[i]);
+        em_cstr(&b, "part ");
+        em_cstr(&b, m->parts[i]);
         pq_buf_byte(&b, '\n');
     }
     pq_buf_byte(&b, 0);

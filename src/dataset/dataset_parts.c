@@ -26,7 +26,7 @@ static void put_value(pq_buf *b, const char *p, size_t n)
 {
     static const char HEX[] = "0123456789ABCDEF";
     if (n == 0)
-        pq_cstr(b, "__HIVE_DEFAULT_PARTITION__");
+        em_cstr(b, "__HIVE_DEFAULT_PARTITION__");
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -54,7 +54,7 @@ static void put_date(pq_buf *b, uint64_t ts)
     long long y = (long long)yoe + era * 400 + (m <= 2);
     char s[32];
     snprintf(s, sizeof s, "%04lld-%02u-%02u", y, m, d);
-    pq_cstr(b, s);
+    em_cstr(b, s);
 }
 
 /* The directory of record r under DIR ("host=h/date=d"), into b (emptied first). */
@@ -64,7 +64,7 @@ static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const 
     for (size_t i = 0; i < spec->nkeys; i++) {
         if (i)
             pq_buf_byte(b, '/');
-        pq_cstr(b, KEY_NAMES[spec->keys[i]]);
+        em_cstr(b, KEY_NAMES[spec->keys[i]]);
         pq_buf_byte(b, '=');
         switch (spec->keys[i]) {
         case DS_HOST:
@@ -83,7 +83,7 @@ static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const 
         case DS_INSTANCE: {
             char s[24];
             snprintf(s, sizeof s, "%016llx", (unsigned long long)r->rec.instance_id);
-            pq_cstr(b, s);
+            em_cstr(b, s);
             break;
         }
         }
@@ -96,7 +96,7 @@ static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const 
 typedef struct part {
     char *rel; /* partition directory under DIR */
     uint64_t inst;
-    parquet_table *t;
+    tw_table *t;
     int fd; /* the temporary (the transaction closes it) */
     char err[512];
 } part;
@@ -198,7 +198,7 @@ static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, b
     bool ok = p->fd >= 0;
     if (!p->rel)
         ds_err(err, "out of memory");
-    if (ok && !(p->t = parquet_table_open(r->model, r->opts, p->fd, p->err, sizeof p->err))) {
+    if (ok && !(p->t = tw_table_open(r->model, r->opts, p->fd, p->err, sizeof p->err))) {
         ds_err(err, "%s/%s: %s", r->h->dir, rel, p->err);
         ok = false;
     }
@@ -213,7 +213,7 @@ static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, b
 static void free_parts(parts *ps)
 {
     for (size_t i = 0; i < ps->n; i++) {
-        parquet_table_free(ps->v[i].t);
+        tw_table_free(ps->v[i].t);
         free(ps->v[i].rel);
     }
     free(ps->v);
@@ -266,7 +266,7 @@ static int route(parts *ps, bb_error *err)
             if (rel.failed)
                 ds_err(err, "out of memory");
             rc = 1;
-        } else if (parquet_table_row(p->t, &mr)) {
+        } else if (tw_table_row(p->t, &mr)) {
             ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
             rc = 1;
         } else if (!r->no_add && !ds_index_add(ix, &mr.rec, err)) {
@@ -284,7 +284,7 @@ static int finish_parts(parts *ps, uint64_t *bytes, bb_error *err)
 {
     struct stat st;
     for (size_t i = 0; i < ps->n; i++) {
-        if (parquet_table_finish(ps->v[i].t)) {
+        if (tw_table_finish(ps->v[i].t)) {
             ds_err(err, "%s/%s: %s", ps->r->h->dir, ps->v[i].rel, ps->v[i].err);
             return 1;
         }

@@ -131,7 +131,7 @@ bool ds_run_has(ds_run *r, const ds_rkey *k)
 bool ds_kw_open(ds_kw *w, int fd, unsigned width)
 {
     *w = (ds_kw){.width = width};
-    return obuf_init(&w->b, fd, 1 << 15);
+    return em_obuf_init(&w->b, fd, 1 << 15);
 }
 
 void ds_kw_put(ds_kw *w, const ds_rkey *k)
@@ -151,7 +151,7 @@ void ds_kw_put(ds_kw *w, const ds_rkey *k)
     }
     bb__le_put_u32(p, k->shard);
     bb__le_put_u32(p + 4, k->off);
-    obuf_write(&w->b, e, w->width);
+    em_obuf_write(&w->b, e, w->width);
     w->last = *k;
     w->have = true;
     w->n++;
@@ -159,7 +159,7 @@ void ds_kw_put(ds_kw *w, const ds_rkey *k)
 
 int ds_kw_finish(ds_kw *w)
 {
-    return obuf_finish(&w->b);
+    return em_obuf_finish(&w->b);
 }
 
 size_t ds_run_copy_below(const ds_run *r, size_t from, const ds_rkey *k, ds_kw *w)

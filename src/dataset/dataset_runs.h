@@ -51,7 +51,7 @@ bool ds_run_has(ds_run *r, const ds_rkey *k);
 /* A streamed writer of entries; a key equal to the previous one is written once, one below it
  * sets `disorder` (the caller's order was broken; the file is then not a sorted run). */
 typedef struct ds_kw {
-    obuf b;
+    em_obuf b;
     unsigned width;
     bool have, disorder;
     ds_rkey last;

@@ -70,7 +70,7 @@ static bool view_sets(const bb_model *m, const uint64_t *rank, size_t **view_of,
     size_t nv = bb_model_view_count(m);
     *view_of = malloc((nv ? nv : 1) * sizeof **view_of);
     *rank_of = malloc((nv ? nv : 1) * sizeof **rank_of);
-    return *view_of && *rank_of && view_order(m, rank, *view_of, *rank_of, nsets);
+    return *view_of && *rank_of && em_view_order(m, rank, *view_of, *rank_of, nsets);
 }
 
 /* The whole dump into `out`, the sets' ranks into `ranks`; false when out of memory or past
@@ -107,7 +107,7 @@ static bool encode(const bb_model *m, const uint64_t *rank, pq_buf *out, pq_buf 
             char line[48];
             int len = snprintf(line, sizeof line, "%llu %016llx\n",
                                (unsigned long long)rank_of[k],
-                               (unsigned long long)view_text_hash(bb_model_view(m, view_of[k])));
+                               (unsigned long long)em_view_text_hash(bb_model_view(m, view_of[k])));
             pq_buf_put(ranks, line, (size_t)len);
         }
         ok = !out->failed && !ranks->failed;
@@ -166,10 +166,10 @@ static bool rank_line(const char **p, const char *end, uint64_t *rank, uint64_t 
 static size_t view_with(const bb_dump *schema, size_t k, uint64_t hash)
 {
     size_t nv = bb_dump_view_count(schema);
-    if (k < nv && view_text_hash(bb_dump_view(schema, k)) == hash)
+    if (k < nv && em_view_text_hash(bb_dump_view(schema, k)) == hash)
         return k;
     for (size_t i = 0; i < nv; i++)
-        if (view_text_hash(bb_dump_view(schema, i)) == hash)
+        if (em_view_text_hash(bb_dump_view(schema, i)) == hash)
             return i;
     return SIZE_MAX;
 }

@@ -45,7 +45,7 @@ static int escape_piece(void *vctx, const char *text, size_t len) {
     return len > run ? e->fn(e->ctx, text + run, len - run) : 0;
 }
 
-int bb__json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx) {
+int em_json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx) {
     escape_ctx e = {fn, ctx};
     return bb_utf8_lossy_each(data, len, escape_piece, &e);
 }

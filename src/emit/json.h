@@ -2,7 +2,7 @@
  * for large integers (compat/README.md "JSON conventions").
  *
  * The escaper writes through a bb_text_fn (backbeat/reader.h), so each output buffer (the CLI's
- * obuf, the Parquet writer's pq_buf) adapts it in a few lines. Internal: hidden visibility.
+ * em_obuf, the Parquet writer's pq_buf) adapts it in a few lines. Internal: hidden visibility.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_COMMON_JSON_H
@@ -22,6 +22,6 @@
  * through unchanged); then '"' and '\' become \" and \\, newline, carriage return and tab
  * become \n, \r and \t, any other byte below 0x20 becomes \u00XX (lower-case hex), and the rest
  * is copied verbatim. Returns 0, or the first non-zero value `fn` returned. */
-int bb__json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
+int em_json_escape_each(const void *data, size_t len, bb_text_fn fn, void *ctx);
 
 #endif /* BB_COMMON_JSON_H */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool obuf_init(obuf *b, int fd, size_t cap) {
+bool em_obuf_init(em_obuf *b, int fd, size_t cap) {
     memset(b, 0, sizeof *b);
     b->fd = fd;
     b->cap = cap;
@@ -21,7 +21,7 @@ bool obuf_init(obuf *b, int fd, size_t cap) {
 
 /* A buffer over no fd (fd < 0) grows instead; out of memory, its bytes are dropped and the
  * error is kept. */
-static void buf_grow(obuf *b) {
+static void buf_grow(em_obuf *b) {
     size_t cap = b->cap ? b->cap * 2 : 4096;
     char *n = b->failed ? NULL : realloc(b->data, cap);
     if (!n) {
@@ -33,7 +33,7 @@ static void buf_grow(obuf *b) {
     b->cap = cap;
 }
 
-static void buf_drain(obuf *b) {
+static void buf_drain(em_obuf *b) {
     if (b->fd < 0) {
         buf_grow(b);
         return;
@@ -52,19 +52,19 @@ static void buf_drain(obuf *b) {
     b->len = 0;
 }
 
-int obuf_flush(obuf *b) {
+int em_obuf_flush(em_obuf *b) {
     if (b->len && b->fd >= 0) buf_drain(b);
     return b->failed;
 }
 
-int obuf_finish(obuf *b) {
-    int r = obuf_flush(b);
+int em_obuf_finish(em_obuf *b) {
+    int r = em_obuf_flush(b);
     free(b->data);
     b->data = NULL;
     return r;
 }
 
-void obuf_write_slow(obuf *b, const void *data, size_t len) {
+void em_obuf_write_slow(em_obuf *b, const void *data, size_t len) {
     const char *p = data;
     while (len) {
         if (b->len == b->cap) buf_drain(b);
@@ -77,7 +77,7 @@ void obuf_write_slow(obuf *b, const void *data, size_t len) {
     }
 }
 
-char *obuf_room_slow(obuf *b, size_t n) {
+char *em_obuf_room_slow(em_obuf *b, size_t n) {
     while (!b->failed && n > b->cap - b->len) {
         if (b->fd >= 0 && b->len == 0) return NULL; /* never fits: the caller's slow path */
         buf_drain(b);
@@ -85,12 +85,12 @@ char *obuf_room_slow(obuf *b, size_t n) {
     return n <= b->cap - b->len ? b->data + b->len : NULL;
 }
 
-void obuf_putc_slow(obuf *b, char c) {
+void em_obuf_putc_slow(em_obuf *b, char c) {
     if (b->len == b->cap) buf_drain(b);
     if (b->len < b->cap) b->data[b->len++] = c;
 }
 
-void obuf_printf(obuf *b, const char *fmt, ...) {
+void em_obuf_printf(em_obuf *b, const char *fmt, ...) {
     char tmp[512];
     va_list ap;
     va_start(ap, fmt);
@@ -98,7 +98,7 @@ void obuf_printf(obuf *b, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) {
-        obuf_write(b, tmp, (size_t)n);
+        em_obuf_write(b, tmp, (size_t)n);
         return;
     }
     char *big = malloc((size_t)n + 1);
@@ -109,7 +109,7 @@ void obuf_printf(obuf *b, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    obuf_write(b, big, (size_t)n);
+    em_obuf_write(b, big, (size_t)n);
     free(big);
 }
 
@@ -166,23 +166,23 @@ static inline void put_dec(char *end, uint64_t v) {
     }
 }
 
-void obuf_u64(obuf *b, uint64_t v) {
+void em_obuf_u64(em_obuf *b, uint64_t v) {
     unsigned n = dec_len(v);
-    char *p = obuf_room(b, n), tmp[20];
+    char *p = em_obuf_room(b, n), tmp[20];
     if (!p) {
         put_dec(tmp + n, v);
-        obuf_write(b, tmp, n);
+        em_obuf_write(b, tmp, n);
         return;
     }
     put_dec(p + n, v);
     b->len += n;
 }
 
-void obuf_usec(obuf *b, uint64_t ns) {
+void em_obuf_usec(em_obuf *b, uint64_t ns) {
     uint64_t us = ns / 1000;
     uint32_t f = (uint32_t)(ns % 1000);
     unsigned n = dec_len(us);
-    char *p = obuf_room(b, n + 4), tmp[24];
+    char *p = em_obuf_room(b, n + 4), tmp[24];
     bool direct = p != NULL;
     if (!direct) p = tmp;
     put_dec(p + n, us);
@@ -191,30 +191,30 @@ void obuf_usec(obuf *b, uint64_t ns) {
     p[n + 2] = digit_pairs[(f % 100) * 2];
     p[n + 3] = digit_pairs[(f % 100) * 2 + 1];
     if (direct) b->len += n + 4;
-    else obuf_write(b, tmp, n + 4);
+    else em_obuf_write(b, tmp, n + 4);
 }
 
-void obuf_i64(obuf *b, int64_t v) {
+void em_obuf_i64(em_obuf *b, int64_t v) {
     if (v < 0) {
-        obuf_putc(b, '-');
-        obuf_u64(b, (uint64_t)0 - (uint64_t)v);
+        em_obuf_putc(b, '-');
+        em_obuf_u64(b, (uint64_t)0 - (uint64_t)v);
     } else {
-        obuf_u64(b, (uint64_t)v);
+        em_obuf_u64(b, (uint64_t)v);
     }
 }
 
 static const char hexdig[] = "0123456789abcdef";
 
-void obuf_hex16(obuf *b, uint64_t v) {
+void em_obuf_hex16(em_obuf *b, uint64_t v) {
     char tmp[16];
     for (int i = 15; i >= 0; i--) {
         tmp[i] = hexdig[v & 15];
         v >>= 4;
     }
-    obuf_write(b, tmp, 16);
+    em_obuf_write(b, tmp, 16);
 }
 
-void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n) {
+void em_obuf_hexbytes(em_obuf *b, const uint8_t *p, size_t n) {
     char tmp[128];
     while (n) {
         size_t k = n < sizeof tmp / 2 ? n : sizeof tmp / 2;
@@ -222,7 +222,7 @@ void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n) {
             tmp[2 * i] = hexdig[p[i] >> 4];
             tmp[2 * i + 1] = hexdig[p[i] & 15];
         }
-        obuf_write(b, tmp, 2 * k);
+        em_obuf_write(b, tmp, 2 * k);
         p += k;
         n -= k;
     }

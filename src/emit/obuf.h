@@ -14,87 +14,87 @@
 #include "backbeat/reader.h"
 #include "emit/json.h"
 
-/* Buffered output to a file descriptor. Errors are sticky: check obuf_flush's result. */
-typedef struct obuf {
+/* Buffered output to a file descriptor. Errors are sticky: check em_obuf_flush's result. */
+typedef struct em_obuf {
     int fd;
     int failed; /* errno of the first failed write, or 0 */
     size_t len;
     size_t cap;
     char *data;
     uint64_t written; /* bytes handed to write(2) so far */
-} obuf;
+} em_obuf;
 
 /* Initialise over `fd` with a heap buffer of `cap` bytes. Returns false on allocation failure.
- * With fd -1 the buffer is memory only: it grows as needed and obuf_flush writes nothing
+ * With fd -1 the buffer is memory only: it grows as needed and em_obuf_flush writes nothing
  * (out of memory, `failed` is ENOMEM and what was buffered is dropped). */
-bool obuf_init(obuf *b, int fd, size_t cap);
+bool em_obuf_init(em_obuf *b, int fd, size_t cap);
 /* Write out everything buffered. Returns 0, or the errno of the first failure. */
-int obuf_flush(obuf *b);
-/* Flush and free the buffer (the fd is not closed). Returns as obuf_flush. */
-int obuf_finish(obuf *b);
-/* The slow paths of obuf_write / obuf_putc (the buffer is full or too short). */
-void obuf_write_slow(obuf *b, const void *data, size_t len);
-void obuf_putc_slow(obuf *b, char c);
+int em_obuf_flush(em_obuf *b);
+/* Flush and free the buffer (the fd is not closed). Returns as em_obuf_flush. */
+int em_obuf_finish(em_obuf *b);
+/* The slow paths of em_obuf_write / em_obuf_putc (the buffer is full or too short). */
+void em_obuf_write_slow(em_obuf *b, const void *data, size_t len);
+void em_obuf_putc_slow(em_obuf *b, char c);
 /* Inline: the text writers call these a few times a field. */
-static inline void obuf_write(obuf *b, const void *data, size_t len) {
+static inline void em_obuf_write(em_obuf *b, const void *data, size_t len) {
     if (len <= b->cap - b->len) {
         memcpy(b->data + b->len, data, len);
         b->len += len;
     } else {
-        obuf_write_slow(b, data, len);
+        em_obuf_write_slow(b, data, len);
     }
 }
-static inline void obuf_putc(obuf *b, char c) {
+static inline void em_obuf_putc(em_obuf *b, char c) {
     if (b->len < b->cap) b->data[b->len++] = c;
-    else obuf_putc_slow(b, c);
+    else em_obuf_putc_slow(b, c);
 }
-/* The slow path of obuf_room: drain (or grow) until n bytes fit; NULL if they cannot. */
-char *obuf_room_slow(obuf *b, size_t n);
+/* The slow path of em_obuf_room: drain (or grow) until n bytes fit; NULL if they cannot. */
+char *em_obuf_room_slow(em_obuf *b, size_t n);
 /* Room for n more bytes (n well below the capacity) at the end of the buffer, to be written
  * in place and committed by adding to b->len; NULL (b->failed set) if there is none. */
-static inline char *obuf_room(obuf *b, size_t n) {
+static inline char *em_obuf_room(em_obuf *b, size_t n) {
     if (n <= b->cap - b->len) return b->data + b->len;
-    return obuf_room_slow(b, n);
+    return em_obuf_room_slow(b, n);
 }
 /* Inline so that a literal's length is known at compile time. */
-static inline void obuf_puts(obuf *b, const char *s) { obuf_write(b, s, strlen(s)); }
-void obuf_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void obuf_u64(obuf *b, uint64_t v);
-void obuf_i64(obuf *b, int64_t v);
+static inline void em_obuf_puts(em_obuf *b, const char *s) { em_obuf_write(b, s, strlen(s)); }
+void em_obuf_printf(em_obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void em_obuf_u64(em_obuf *b, uint64_t v);
+void em_obuf_i64(em_obuf *b, int64_t v);
 /* 16 lower-case hex digits. */
-void obuf_hex16(obuf *b, uint64_t v);
+void em_obuf_hex16(em_obuf *b, uint64_t v);
 /* Lower-case hex of a byte string. */
-void obuf_hexbytes(obuf *b, const uint8_t *p, size_t n);
-/* A JSON string literal (quotes included), escaped by emit/json.h's bb__json_escape_each:
+void em_obuf_hexbytes(em_obuf *b, const uint8_t *p, size_t n);
+/* A JSON string literal (quotes included), escaped by emit/json.h's em_json_escape_each:
  * invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (Unicode's recommended
  * practice, as the golden vectors expect). */
-void obuf_json_str(obuf *b, const char *s, size_t n);
+void em_obuf_json_str(em_obuf *b, const char *s, size_t n);
 /* A JSON number for values up to 2^53, else a decimal string (BB_JSON_SAFE_MAX). */
-static inline void obuf_json_u64(obuf *b, uint64_t v) {
+static inline void em_obuf_json_u64(em_obuf *b, uint64_t v) {
     if (v > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_u64(b, v);
-        obuf_putc(b, '"');
+        em_obuf_putc(b, '"');
+        em_obuf_u64(b, v);
+        em_obuf_putc(b, '"');
     } else {
-        obuf_u64(b, v);
+        em_obuf_u64(b, v);
     }
 }
-static inline void obuf_json_i64(obuf *b, int64_t v) {
+static inline void em_obuf_json_i64(em_obuf *b, int64_t v) {
     uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     if (mag > BB_JSON_SAFE_MAX) {
-        obuf_putc(b, '"');
-        obuf_i64(b, v);
-        obuf_putc(b, '"');
+        em_obuf_putc(b, '"');
+        em_obuf_i64(b, v);
+        em_obuf_putc(b, '"');
     } else {
-        obuf_i64(b, v);
+        em_obuf_i64(b, v);
     }
 }
 /* Microseconds with three decimals, from nanoseconds: 1234567 -> "1234.567". */
-void obuf_usec(obuf *b, uint64_t ns);
+void em_obuf_usec(em_obuf *b, uint64_t ns);
 /* The decoded value of field `fi` as JSON (null, number / string per the golden conventions,
  * bool, hex string for bytes, label or decimal string for enums, string or "#id" for
  * interned). */
-void obuf_json_field(obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
+void em_obuf_json_field(em_obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
                         const bb_rinstance *inst);
 
 #endif /* BB_CONVERT_OBUF_H */

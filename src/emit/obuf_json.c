@@ -1,13 +1,13 @@
-/* emit/obuf_json.c — JSON values written through an obuf: escaped strings, the golden JSON's
+/* emit/obuf_json.c — JSON values written through an em_obuf: escaped strings, the golden JSON's
  * large-integer rule, a decoded field (see emit/obuf.h). */
 /* SPDX-License-Identifier: MIT */
 #include "emit/obuf.h"
 
 #include "emit/json.h"
 
-/* bb_text_fn appending to the obuf `ctx`. */
+/* bb_text_fn appending to the em_obuf `ctx`. */
 static int buf_piece(void *ctx, const char *text, size_t len) {
-    obuf_write(ctx, text, len);
+    em_obuf_write(ctx, text, len);
     return 0;
 }
 
@@ -21,49 +21,49 @@ static bool plain_ascii(const char *s, size_t n) {
     return true;
 }
 
-void obuf_json_str(obuf *b, const char *s, size_t n) {
+void em_obuf_json_str(em_obuf *b, const char *s, size_t n) {
     char *p;
-    if (n <= 256 && plain_ascii(s, n) && (p = obuf_room(b, n + 2)) != NULL) {
+    if (n <= 256 && plain_ascii(s, n) && (p = em_obuf_room(b, n + 2)) != NULL) {
         p[0] = '"';
         memcpy(p + 1, s, n);
         p[n + 1] = '"';
         b->len += n + 2;
         return;
     }
-    obuf_putc(b, '"');
-    (void)bb__json_escape_each(s, n, buf_piece, b);
-    obuf_putc(b, '"');
+    em_obuf_putc(b, '"');
+    (void)em_json_escape_each(s, n, buf_piece, b);
+    em_obuf_putc(b, '"');
 }
 
-void obuf_json_field(obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
+void em_obuf_json_field(em_obuf *b, const bb_rschema *schema, size_t fi, const uint8_t *fields,
                         const bb_rinstance *inst) {
     bb_value v = bb_decode_field(schema, fi, fields, inst);
     switch (v.kind) {
-    case BB_VALUE_ABSENT: obuf_write(b, "null", 4); break;
-    case BB_VALUE_UINT: obuf_json_u64(b, v.u); break;
-    case BB_VALUE_INT: obuf_json_i64(b, v.i); break;
-    case BB_VALUE_BOOL: obuf_puts(b, v.b ? "true" : "false"); break;
+    case BB_VALUE_ABSENT: em_obuf_write(b, "null", 4); break;
+    case BB_VALUE_UINT: em_obuf_json_u64(b, v.u); break;
+    case BB_VALUE_INT: em_obuf_json_i64(b, v.i); break;
+    case BB_VALUE_BOOL: em_obuf_puts(b, v.b ? "true" : "false"); break;
     case BB_VALUE_BYTES:
-        obuf_putc(b, '"');
-        obuf_hexbytes(b, v.bytes, v.bytes_len);
-        obuf_putc(b, '"');
+        em_obuf_putc(b, '"');
+        em_obuf_hexbytes(b, v.bytes, v.bytes_len);
+        em_obuf_putc(b, '"');
         break;
     case BB_VALUE_ENUM:
         if (v.has_label) {
-            obuf_json_str(b, v.str.ptr, v.str.len);
+            em_obuf_json_str(b, v.str.ptr, v.str.len);
         } else {
-            obuf_putc(b, '"');
-            obuf_u64(b, v.u);
-            obuf_putc(b, '"');
+            em_obuf_putc(b, '"');
+            em_obuf_u64(b, v.u);
+            em_obuf_putc(b, '"');
         }
         break;
     case BB_VALUE_STRING:
         if (v.has_label) {
-            obuf_json_str(b, v.str.ptr, v.str.len);
+            em_obuf_json_str(b, v.str.ptr, v.str.len);
         } else {
-            obuf_write(b, "\"#", 2);
-            obuf_u64(b, v.u);
-            obuf_putc(b, '"');
+            em_obuf_write(b, "\"#", 2);
+            em_obuf_u64(b, v.u);
+            em_obuf_putc(b, '"');
         }
         break;
     }

@@ -93,7 +93,7 @@ static char *link_target(const char *path) {
     return NULL;
 }
 
-bool cv_out_open(cv_out *o, const char *path, bb_error *err) {
+bool em_out_open(em_out *o, const char *path, bb_error *err) {
     memset(o, 0, sizeof *o);
     o->fd = -1;
     if (!strcmp(path, "-")) {
@@ -154,7 +154,7 @@ bool cv_out_open(cv_out *o, const char *path, bb_error *err) {
     return true;
 }
 
-bool cv_out_commit(cv_out *o, bb_error *err) {
+bool em_out_commit(em_out *o, bb_error *err) {
     if (!o->tmp) {
         bool ok = true;
         if (o->fd > STDERR_FILENO && close(o->fd) != 0) {
@@ -181,9 +181,9 @@ bool cv_out_commit(cv_out *o, bb_error *err) {
     return ok;
 }
 
-bool cv_write_file(const char *path, const void *data, size_t len, bool sync, bb_error *err) {
-    cv_out o;
-    if (!cv_out_open(&o, path, err)) return false;
+bool em_write_file(const char *path, const void *data, size_t len, bool sync, bb_error *err) {
+    em_out o;
+    if (!em_out_open(&o, path, err)) return false;
     const uint8_t *p = data;
     size_t off = 0;
     while (off < len) {
@@ -194,13 +194,13 @@ bool cv_write_file(const char *path, const void *data, size_t len, bool sync, bb
     }
     if (off != len || (sync && fsync(o.fd) != 0)) {
         io_err(err, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        cv_out_abort(&o);
+        em_out_abort(&o);
         return false;
     }
-    return cv_out_commit(&o, err);
+    return em_out_commit(&o, err);
 }
 
-void cv_out_abort(cv_out *o) {
+void em_out_abort(em_out *o) {
     if (!o->tmp) {
         if (o->fd > STDERR_FILENO) close(o->fd);
         o->fd = -1;

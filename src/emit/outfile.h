@@ -14,20 +14,20 @@
 
 #include "backbeat/error.h"
 
-typedef struct cv_out {
+typedef struct em_out {
     char *path; /* final name (NULL for stdout) */
     char *tmp;  /* temporary name (NULL for stdout) */
     int fd;
-} cv_out;
+} em_out;
 
 /* Open `path` for writing; false with the message set. */
-bool cv_out_open(cv_out *o, const char *path, bb_error *err);
+bool em_out_open(em_out *o, const char *path, bb_error *err);
 /* Close and rename into place; on failure the temporary is removed, false with the message. */
-bool cv_out_commit(cv_out *o, bb_error *err);
+bool em_out_commit(em_out *o, bb_error *err);
 /* Close and remove the temporary (no-op on stdout). */
-void cv_out_abort(cv_out *o);
+void em_out_abort(em_out *o);
 /* The whole file `path` is `len` bytes of `data`, written aside and renamed, fsync'ed first
  * when `sync`. On failure no file is left behind: false with the message set. */
-bool cv_write_file(const char *path, const void *data, size_t len, bool sync, bb_error *err);
+bool em_write_file(const char *path, const void *data, size_t len, bool sync, bb_error *err);
 
 #endif /* BB_CONVERT_OUTFILE_H */

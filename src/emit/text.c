@@ -14,7 +14,7 @@ static int append_piece(void *ctx, const char *text, size_t len)
     return 0;
 }
 
-void pq_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n)
+void em_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n)
 {
     if (bb_utf8_valid(p, n))
         pq_buf_put(b, p, n);
@@ -22,7 +22,7 @@ void pq_utf8_lossy(pq_buf *b, const uint8_t *p, size_t n)
         (void)bb_utf8_lossy_each(p, n, append_piece, b);
 }
 
-void pq_hex(pq_buf *b, const uint8_t *p, size_t n)
+void em_hex(pq_buf *b, const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
     if (n == 0) /* a zero-width bytes field: nothing to add (b->data may still be NULL) */
@@ -37,15 +37,15 @@ void pq_hex(pq_buf *b, const uint8_t *p, size_t n)
     b->len += 2 * n;
 }
 
-void pq_hex16(pq_buf *b, uint64_t v)
+void em_hex16(pq_buf *b, uint64_t v)
 {
     uint8_t be[8];
     for (int i = 0; i < 8; i++)
         be[i] = (uint8_t)(v >> (56 - 8 * i));
-    pq_hex(b, be, 8);
+    em_hex(b, be, 8);
 }
 
-void pq_dec_u64(pq_buf *b, uint64_t v)
+void em_dec_u64(pq_buf *b, uint64_t v)
 {
     char t[24];
     int n = 0;
@@ -56,36 +56,36 @@ void pq_dec_u64(pq_buf *b, uint64_t v)
     pq_buf_put(b, t + sizeof t - n, (size_t)n);
 }
 
-void pq_dec_i64(pq_buf *b, int64_t v)
+void em_dec_i64(pq_buf *b, int64_t v)
 {
     if (v < 0) {
         pq_buf_byte(b, '-');
-        pq_dec_u64(b, (uint64_t)0 - (uint64_t)v);
+        em_dec_u64(b, (uint64_t)0 - (uint64_t)v);
     } else {
-        pq_dec_u64(b, (uint64_t)v);
+        em_dec_u64(b, (uint64_t)v);
     }
 }
 
-void pq_json_str(pq_buf *b, const char *p, size_t n)
+void em_json_str(pq_buf *b, const char *p, size_t n)
 {
     pq_buf_byte(b, '"');
-    (void)bb__json_escape_each(p, n, append_piece, b);
+    (void)em_json_escape_each(p, n, append_piece, b);
     pq_buf_byte(b, '"');
 }
 
-void pq_json_cstr(pq_buf *b, const char *s)
+void em_json_cstr(pq_buf *b, const char *s)
 {
-    pq_json_str(b, s, strlen(s));
+    em_json_str(b, s, strlen(s));
 }
 
-void pq_json_u64(pq_buf *b, uint64_t v)
+void em_json_u64(pq_buf *b, uint64_t v)
 {
     if (v > BB_JSON_SAFE_MAX) {
         pq_buf_byte(b, '"');
-        pq_dec_u64(b, v);
+        em_dec_u64(b, v);
         pq_buf_byte(b, '"');
     } else {
-        pq_dec_u64(b, v);
+        em_dec_u64(b, v);
     }
 }
 
@@ -101,17 +101,17 @@ static void quoted(pq_buf *b, const char *p, size_t n, char q)
     pq_buf_byte(b, (uint8_t)q);
 }
 
-void pq_sql_str(pq_buf *b, const char *p, size_t n)
+void em_sql_str(pq_buf *b, const char *p, size_t n)
 {
     quoted(b, p, n, '\'');
 }
 
-void pq_sql_ident(pq_buf *b, const char *p, size_t n)
+void em_sql_ident(pq_buf *b, const char *p, size_t n)
 {
     quoted(b, p, n, '"');
 }
 
-void pq_cstr(pq_buf *b, const char *s)
+void em_cstr(pq_buf *b, const char *s)
 {
     pq_buf_put(b, s, strlen(s));
 }

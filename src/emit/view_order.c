@@ -9,7 +9,7 @@
 #include "emit/view_order.h"
 #include "read/u64map.h"
 
-uint64_t view_text_hash(bb_strview v)
+uint64_t em_view_text_hash(bb_strview v)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < v.len; i++)
@@ -37,7 +37,7 @@ static uint64_t dump_newest(const bb_dump *d)
     return ts;
 }
 
-void view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank)
+void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank)
 {
     size_t k = 0;
     for (size_t d = 0; d < n; d++) {
@@ -50,12 +50,12 @@ void view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank)
 
 /* The set of texts seen, by content: the index of an equal earlier text, or SIZE_MAX after
  * remembering text i. *oom when out of memory. */
-static size_t first_copy(u64map *seen, const bb_strview *texts, size_t i, bool *oom)
+static size_t first_copy(bb__u64map *seen, const bb_strview *texts, size_t i, bool *oom)
 {
-    for (uint64_t k = view_text_hash(texts[i]);; k++) {
-        const bb_strview *o = u64map_get(seen, k);
+    for (uint64_t k = em_view_text_hash(texts[i]);; k++) {
+        const bb_strview *o = bb__u64map_get(seen, k);
         if (!o) {
-            *oom = !u64map_put(seen, k, (void *)&texts[i]);
+            *oom = !bb__u64map_put(seen, k, (void *)&texts[i]);
             return SIZE_MAX;
         }
         if (o->len == texts[i].len && (o->len == 0 || !memcmp(o->ptr, texts[i].ptr, o->len)))
@@ -76,15 +76,15 @@ static int cmp_ranked(const void *a, const void *b)
     return x->view < y->view ? -1 : x->view > y->view;
 }
 
-bool view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
+bool em_view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
                 size_t *n)
 {
     size_t nv = bb_model_view_count(m);
     bb_strview *texts = calloc(nv ? nv : 1, sizeof *texts);
     ranked *sets = calloc(nv ? nv : 1, sizeof *sets);
     size_t *slot = calloc(nv ? nv : 1, sizeof *slot); /* view -> its set, for first copies */
-    u64map seen;
-    u64map_init(&seen);
+    bb__u64map seen;
+    bb__u64map_init(&seen);
     bool oom = !texts || !sets || !slot;
     size_t ns = 0;
     for (size_t i = 0; !oom && i < nv; i++) {
@@ -107,7 +107,7 @@ bool view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t
         }
         *n = ns;
     }
-    u64map_free(&seen);
+    bb__u64map_free(&seen);
     free(texts);
     free(sets);
     free(slot);

@@ -16,18 +16,18 @@
 #include "backbeat/model.h"
 
 /* FNV-1a of a view text (the key a dataset keeps a set's rank under). */
-uint64_t view_text_hash(bb_strview v);
+uint64_t em_view_text_hash(bb_strview v);
 
 /* The rank of every view of the dumps, in bb_model_view order (input order, then file order:
  * rank[] holds the sum of their bb_dump_view_count): each dump's newest record timestamp, 0
  * for a dump without records. Reads the records of the dumps that carry views only. */
-void view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank);
+void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank);
 
 /* The model's distinct view texts (first occurrences, as bb_model_view indexes) into order[]
  * (room for bb_model_view_count), oldest rank first (a text's rank: the highest among its
  * copies; rank NULL: all 0), *n of them; set_rank[k] (may be NULL) the rank of order[k].
  * False when out of memory. */
-bool view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
+bool em_view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
                 size_t *n);
 
 #endif /* BACKBEAT_CLI_VIEW_ORDER_H */

@@ -1,7 +1,7 @@
 /* emit/workpool.c — the worker threads of convert --threads (see emit/workpool.h): one
  * mutex guards the job (function, next task, tasks not yet finished); workers sleep on one
- * condition variable, the waiting caller on another (or takes tasks itself: wp_help); a
- * worker with no task does the pool's idle work first, if any (wp_set_idle). A short
+ * condition variable, the waiting caller on another (or takes tasks itself: em_pool_help); a
+ * worker with no task does the pool's idle work first, if any (em_pool_set_idle). A short
  * spin before sleeping was tried for the Parquet writer's millisecond jobs and changed nothing
  * measurable on 2 CPUs (2.34 / 2.31 / 2.30 s for 0 / 50 / 200 us, medians of 7). */
 /* SPDX-License-Identifier: MIT */
@@ -12,32 +12,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-typedef struct wp_worker {
-    wp_pool *pool;
+typedef struct em_pool_worker {
+    em_pool *pool;
     unsigned index;
     pthread_t thread;
-} wp_worker;
+} em_pool_worker;
 
-struct wp_pool {
+struct em_pool {
     pthread_mutex_t mu;
     pthread_cond_t work; /* a job was started, or stop */
     pthread_cond_t done; /* the last task of a job returned */
-    wp_task_fn fn;
+    em_pool_task_fn fn;
     void *ctx;
     size_t next, ntasks; /* next task to hand out, tasks of the job */
     size_t unfinished;   /* tasks handed out or not yet, not returned */
     bool stop;
-    wp_idle_fn idle; /* wp_set_idle's */
+    em_pool_idle_fn idle; /* em_pool_set_idle's */
     void *idle_ctx;
     unsigned nthreads;
-    wp_worker *workers;
+    em_pool_worker *workers;
 };
 
 /* With the mutex held: one piece of idle work, run unlocked; false if there was none (the
  * mutex may have been let go meanwhile: the caller checks its condition again). */
-static bool idle_work(wp_pool *p, unsigned worker)
+static bool idle_work(em_pool *p, unsigned worker)
 {
-    wp_idle_fn fn = p->idle;
+    em_pool_idle_fn fn = p->idle;
     void *ctx = p->idle_ctx;
     if (!fn)
         return false;
@@ -50,8 +50,8 @@ static bool idle_work(wp_pool *p, unsigned worker)
 /* A worker: take the job's next task, run it unlocked, count it done; sleep when none. */
 static void *worker_main(void *arg)
 {
-    wp_worker *me = arg;
-    wp_pool *p = me->pool;
+    em_pool_worker *me = arg;
+    em_pool *p = me->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->next >= p->ntasks) {
@@ -63,7 +63,7 @@ static void *worker_main(void *arg)
         if (p->stop)
             break;
         size_t t = p->next++;
-        wp_task_fn fn = p->fn;
+        em_pool_task_fn fn = p->fn;
         void *ctx = p->ctx;
         pthread_mutex_unlock(&p->mu);
         fn(ctx, t, me->index);
@@ -76,7 +76,7 @@ static void *worker_main(void *arg)
 }
 
 /* Stop and join the first `n` workers, release the pool. */
-static void shut(wp_pool *p, unsigned n)
+static void shut(em_pool *p, unsigned n)
 {
     pthread_mutex_lock(&p->mu);
     p->stop = true;
@@ -91,11 +91,11 @@ static void shut(wp_pool *p, unsigned n)
     free(p);
 }
 
-wp_pool *wp_create(unsigned nthreads)
+em_pool *em_pool_create(unsigned nthreads)
 {
     if (nthreads == 0)
         return NULL;
-    wp_pool *p = calloc(1, sizeof *p);
+    em_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->workers = calloc(nthreads, sizeof *p->workers);
@@ -108,7 +108,7 @@ wp_pool *wp_create(unsigned nthreads)
     pthread_cond_init(&p->done, NULL);
     p->nthreads = nthreads;
     for (unsigned i = 0; i < nthreads; i++) {
-        p->workers[i] = (wp_worker){.pool = p, .index = i};
+        p->workers[i] = (em_pool_worker){.pool = p, .index = i};
         if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0) {
             shut(p, i);
             return NULL;
@@ -117,7 +117,7 @@ wp_pool *wp_create(unsigned nthreads)
     return p;
 }
 
-void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
+void em_pool_start(em_pool *p, em_pool_task_fn fn, void *ctx, size_t ntasks)
 {
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
@@ -133,7 +133,7 @@ void wp_start(wp_pool *p, wp_task_fn fn, void *ctx, size_t ntasks)
  * no idle work meanwhile: it is the one who starts the next job, and a page's compression
  * (milliseconds) started there held it back while the workers ran out of tasks (10 M records,
  * 2 threads: 1.56 s against 1.47 s with the workers alone taking the idle work). */
-static void finish_locked(wp_pool *p)
+static void finish_locked(em_pool *p)
 {
     while (p->unfinished > 0)
         pthread_cond_wait(&p->done, &p->mu);
@@ -142,18 +142,18 @@ static void finish_locked(wp_pool *p)
     pthread_mutex_unlock(&p->mu);
 }
 
-void wp_wait(wp_pool *p)
+void em_pool_wait(em_pool *p)
 {
     pthread_mutex_lock(&p->mu);
     finish_locked(p);
 }
 
-void wp_help(wp_pool *p, unsigned worker)
+void em_pool_help(em_pool *p, unsigned worker)
 {
     pthread_mutex_lock(&p->mu);
     while (p->next < p->ntasks) {
         size_t t = p->next++;
-        wp_task_fn fn = p->fn;
+        em_pool_task_fn fn = p->fn;
         void *ctx = p->ctx;
         pthread_mutex_unlock(&p->mu);
         fn(ctx, t, worker);
@@ -163,7 +163,7 @@ void wp_help(wp_pool *p, unsigned worker)
     finish_locked(p);
 }
 
-void wp_set_idle(wp_pool *p, wp_idle_fn fn, void *ctx)
+void em_pool_set_idle(em_pool *p, em_pool_idle_fn fn, void *ctx)
 {
     pthread_mutex_lock(&p->mu);
     p->idle = fn;
@@ -171,13 +171,13 @@ void wp_set_idle(wp_pool *p, wp_idle_fn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
-void wp_free(wp_pool *p)
+void em_pool_free(em_pool *p)
 {
     if (p)
         shut(p, p->nthreads);
 }
 
-unsigned wp_cpu_count(void)
+unsigned em_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;

@@ -1,11 +1,11 @@
-/* emit/writers.h — the contract of convert's output writers: parquet_write, trace_write
- * and parquet_views_ddl, what `backbeat convert` (convert.c) hands them and what they return.
+/* emit/writers.h — the contract of convert's output writers: tw_write, tr_write
+ * and tw_views_ddl, what `backbeat convert` (convert.c) hands them and what they return.
  *
  * The caller parses options, opens the inputs as a bb_model, builds the record filter and
  * opens the output (a temporary file renamed into place on success, or stdout). A writer then
  * pulls records from the model in global order, keeps those the filter accepts, and streams
  * its format into `out_fd`. Writers never create or rename files themselves (the Parquet
- * sidecar OUT.views.sql is the caller's, from parquet_views_ddl), and depend on this header,
+ * sidecar OUT.views.sql is the caller's, from tw_views_ddl), and depend on this header,
  * never on the caller.
  */
 /* SPDX-License-Identifier: MIT */
@@ -34,7 +34,7 @@ typedef struct convert_opts {
     void (*progress)(uint64_t done, uint64_t total, void *ctx);
     void *progress_ctx;
     /* Rows per row group and the buffered-bytes budget; 0: BACKBEAT_PARQUET_ROW_GROUP and
-     * BACKBEAT_PARQUET_BUDGET, else the defaults (parquet_sizes gives the values in force). */
+     * BACKBEAT_PARQUET_BUDGET, else the defaults (tw_sizes gives the values in force). */
     uint64_t row_group, budget;
     /* The rank of each bb_model_view (emit/view_order.h), NULL: the inputs' order. */
     const uint64_t *view_rank;
@@ -42,9 +42,9 @@ typedef struct convert_opts {
 
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem
  * into errbuf (no trailing newline). */
-int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+int tw_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                   size_t errlen);
-int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                 size_t errlen);
 
 /* The Parquet table writer as a stream, for outputs that split one model's records over
@@ -52,24 +52,24 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
  * given to open stays the table's message buffer. open returns NULL (message set) on failure;
  * row and finish return 0, or non-zero with the message set; finish writes the last row group
  * and the footer; free releases (after finish, or to give up). */
-typedef struct parquet_table parquet_table;
-parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
+typedef struct tw_table tw_table;
+tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
                                   char *errbuf, size_t errlen);
-int parquet_table_row(parquet_table *t, const bb_mrecord *rec);
-int parquet_table_finish(parquet_table *t);
-void parquet_table_free(parquet_table *t);
+int tw_table_row(tw_table *t, const bb_mrecord *rec);
+int tw_table_finish(tw_table *t);
+void tw_table_free(tw_table *t);
 
 /* The row-group size and budget a table with these options is written with. */
-void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget);
+void tw_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget);
 /* A 64-bit key of the Parquet schema (the footer's schema elements) of the model's table: two
  * models with one union registry give one key, whatever their inputs' order. False when out
  * of memory. */
-bool parquet_schema_key(const bb_model *model, uint64_t *key);
+bool tw_schema_key(const bb_model *model, uint64_t *key);
 
 /* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
  * of `events`: per-event views, backbeat_keys, then every view set of the inputs, oldest rank
  * first (rank: per bb_model_view, as convert_opts.view_rank; NULL: the inputs' order). Returns a
  * malloc'ed NUL-terminated string (NULL on allocation failure). Owned by the Parquet writer. */
-char *parquet_views_ddl(const bb_model *model, const uint64_t *rank);
+char *tw_views_ddl(const bb_model *model, const uint64_t *rank);
 
 #endif /* BACKBEAT_CLI_CONVERT_WRITERS_H */

@@ -138,9 +138,9 @@ enum { MG_OK = 0, MG_FAIL /* message set */, MG_OOM, MG_IO /* errno saved */ };
 #define mg_err(e, ...) bb__err_set((e), BB_ERR_IO, UINT64_MAX, NULL, __VA_ARGS__)
 
 /* A warning, handed to the caller's callback (if any). */
-static void merge_warn(const cv_merge_opts *o, const char *fmt, ...)
+static void merge_warn(const mg_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void merge_warn(const cv_merge_opts *o, const char *fmt, ...) {
+static void merge_warn(const mg_opts *o, const char *fmt, ...) {
     if (!o->warn) return;
     char msg[512];
     va_list ap;
@@ -196,8 +196,8 @@ typedef struct inst_out {
     bb_strview host;
     bb_rintern *intern;
     size_t nintern;
-    u64map shards; /* shard id -> bucket index + 1 */
-    u64map caps;   /* shard id -> the inputs' capacity, or UINT64_MAX when they differ */
+    bb__u64map shards; /* shard id -> bucket index + 1 */
+    bb__u64map caps;   /* shard id -> the inputs' capacity, or UINT64_MAX when they differ */
 } inst_out;
 
 /* Everything a re-pack carries from phase to phase (see merge_repack). */
@@ -220,10 +220,10 @@ typedef struct repack {
     size_t ns, cur; /* sections; the next one to write */
     uint64_t total; /* the output's size */
     size_t bufcap;  /* each bucket's write buffer */
-    cv_out o;
+    em_out o;
     bool opened;
     int err; /* errno of an MG_IO */
-    const cv_merge_opts *opts;
+    const mg_opts *opts;
     bb_error *e; /* the message of an MG_FAIL */
 } repack;
 
@@ -281,11 +281,11 @@ static bool add_bucket(repack *rp, uint64_t instance_id, uint32_t shard_id) {
 
 /* Input instance `in`'s intern entries into io's union (`seen`: id -> first entry): the first
  * input wins an id, and a later one that differs is warned about. */
-static bool union_interns(const cv_merge_opts *o, inst_out *io, const bb_rinstance *in,
-                          u64map *seen) {
+static bool union_interns(const mg_opts *o, inst_out *io, const bb_rinstance *in,
+                          bb__u64map *seen) {
     for (size_t k = 0; k < in->intern_count; k++) {
         const bb_rintern *e = &in->intern[k];
-        const bb_rintern *prev = u64map_get(seen, e->id);
+        const bb_rintern *prev = bb__u64map_get(seen, e->id);
         if (prev) {
             if (prev->bytes.len != e->bytes.len ||
                 memcmp(prev->bytes.ptr, e->bytes.ptr, e->bytes.len))
@@ -294,7 +294,7 @@ static bool union_interns(const cv_merge_opts *o, inst_out *io, const bb_rinstan
                            (unsigned long long)io->id, e->id);
             continue;
         }
-        if (!u64map_put(seen, e->id, (void *)e)) return false;
+        if (!bb__u64map_put(seen, e->id, (void *)e)) return false;
         io->intern[io->nintern++] = *e;
     }
     return true;
@@ -304,11 +304,11 @@ static bool union_interns(const cv_merge_opts *o, inst_out *io, const bb_rinstan
 static bool union_shards(repack *rp, inst_out *io, const bb_rinstance *in) {
     for (size_t k = 0; k < in->shard_count; k++) {
         uint32_t sid = in->shards[k].shard_id;
-        uint64_t cap = in->shards[k].capacity, had = (uint64_t)(uintptr_t)u64map_get(&io->caps, sid);
-        if (had != cap && !u64map_put(&io->caps, sid, (void *)(uintptr_t)(had ? UINT64_MAX : cap)))
+        uint64_t cap = in->shards[k].capacity, had = (uint64_t)(uintptr_t)bb__u64map_get(&io->caps, sid);
+        if (had != cap && !bb__u64map_put(&io->caps, sid, (void *)(uintptr_t)(had ? UINT64_MAX : cap)))
             return false;
-        if (u64map_get(&io->shards, sid)) continue;
-        if (!add_bucket(rp, io->id, sid) || !u64map_put(&io->shards, sid, (void *)1))
+        if (bb__u64map_get(&io->shards, sid)) continue;
+        if (!add_bucket(rp, io->id, sid) || !bb__u64map_put(&io->shards, sid, (void *)1))
             return false;
     }
     return true;
@@ -324,8 +324,8 @@ static bool gather_instance(repack *rp, inst_out *io) {
     }
     io->intern = calloc(total ? total : 1, sizeof *io->intern);
     if (!io->intern) return false;
-    u64map seen;
-    u64map_init(&seen);
+    bb__u64map seen;
+    bb__u64map_init(&seen);
     bool ok = true;
     for (size_t d = 0; d < rp->nd && ok; d++) {
         const bb_rinstance *in = bb_dump_find_instance(rp->dumps[d], io->id);
@@ -336,7 +336,7 @@ static bool gather_instance(repack *rp, inst_out *io) {
         }
         ok = union_interns(rp->opts, io, in, &seen) && union_shards(rp, io, in);
     }
-    u64map_free(&seen);
+    bb__u64map_free(&seen);
     if (ok) qsort(io->intern, io->nintern, sizeof *io->intern, cmp_intern);
     return ok;
 }
@@ -349,17 +349,17 @@ static int plan_instances(repack *rp) {
     if (!rp->insts) return MG_OOM;
     for (size_t i = 0; i < rp->ni; i++) {
         rp->insts[i].id = bb_model_instance(rp->model, i)->instance_id;
-        u64map_init(&rp->insts[i].shards);
-        u64map_init(&rp->insts[i].caps);
+        bb__u64map_init(&rp->insts[i].shards);
+        bb__u64map_init(&rp->insts[i].caps);
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (!gather_instance(rp, &rp->insts[i])) return MG_OOM;
     if (rp->nb) qsort(rp->bk, rp->nb, sizeof *rp->bk, cmp_bucket);
     for (size_t i = 0; i < rp->nb; i++) {
         inst_out *io = find_inst(rp->insts, rp->ni, rp->bk[i].instance_id);
-        if (!io || !u64map_put(&io->shards, rp->bk[i].shard_id, (void *)(uintptr_t)(i + 1)))
+        if (!io || !bb__u64map_put(&io->shards, rp->bk[i].shard_id, (void *)(uintptr_t)(i + 1)))
             return MG_OOM;
-        rp->bk[i].cap0 = (uint64_t)(uintptr_t)u64map_get(&io->caps, rp->bk[i].shard_id);
+        rp->bk[i].cap0 = (uint64_t)(uintptr_t)bb__u64map_get(&io->caps, rp->bk[i].shard_id);
     }
     return MG_OK;
 }
@@ -369,7 +369,7 @@ static int plan_instances(repack *rp) {
 static bucket *bucket_of(repack *rp, inst_out **last, const bb_mrecord *r) {
     if (!*last || (*last)->id != r->rec.instance_id)
         *last = find_inst(rp->insts, rp->ni, r->rec.instance_id);
-    uintptr_t bi = *last ? (uintptr_t)u64map_get(&(*last)->shards, r->rec.shard_id) : 0;
+    uintptr_t bi = *last ? (uintptr_t)bb__u64map_get(&(*last)->shards, r->rec.shard_id) : 0;
     return bi ? &rp->bk[bi - 1] : NULL;
 }
 
@@ -411,8 +411,8 @@ static int collect_views(repack *rp) {
     uint64_t *rank = calloc(n ? n : 1, sizeof *rank);
     size_t *order = calloc(n ? n : 1, sizeof *order);
     int st = rp->views && rank && order ? MG_OK : MG_OOM;
-    if (st == MG_OK) view_ranks(rp->dumps, rp->nd, rank);
-    if (st == MG_OK && !view_order(rp->model, rank, order, NULL, &k)) st = MG_OOM;
+    if (st == MG_OK) em_view_ranks(rp->dumps, rp->nd, rank);
+    if (st == MG_OK && !em_view_order(rp->model, rank, order, NULL, &k)) st = MG_OOM;
     for (size_t i = 0; st == MG_OK && i < k; i++)
         rp->views[rp->nviews++] = bb_model_view(rp->model, order[i]);
     free(order);
@@ -492,7 +492,7 @@ static bool put_section(repack *rp, const void *p, size_t len) {
 
 /* Open the output at its full size; write the envelope, Schema, Intern and Views sections. */
 static int write_head(repack *rp) {
-    if (!cv_out_open(&rp->o, rp->out, rp->e)) return MG_FAIL;
+    if (!em_out_open(&rp->o, rp->out, rp->e)) return MG_FAIL;
     rp->opened = true;
     if (ftruncate(rp->o.fd, (off_t)rp->total) != 0) return io_fail(&rp->err);
     if (!pwrite_all(rp->o.fd, rp->env.p, rp->env.len, 0)) return io_fail(&rp->err);
@@ -598,17 +598,17 @@ static int pass2_records(repack *rp) {
 /* Rename the output into place. */
 static int commit_repack(repack *rp) {
     rp->opened = false;
-    return cv_out_commit(&rp->o, rp->e) ? MG_OK : MG_FAIL;
+    return em_out_commit(&rp->o, rp->e) ? MG_OK : MG_FAIL;
 }
 
 static void repack_free(repack *rp) {
-    if (rp->opened) cv_out_abort(&rp->o);
+    if (rp->opened) em_out_abort(&rp->o);
     for (size_t i = 0; i < rp->nb; i++) free(rp->bk[i].buf);
     free(rp->bk);
     for (size_t i = 0; rp->insts && i < rp->ni; i++) {
         free(rp->insts[i].intern);
-        u64map_free(&rp->insts[i].shards);
-        u64map_free(&rp->insts[i].caps);
+        bb__u64map_free(&rp->insts[i].shards);
+        bb__u64map_free(&rp->insts[i].caps);
     }
     free(rp->insts);
     for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].p);
@@ -626,7 +626,7 @@ static void repack_free(repack *rp) {
  * instances and buckets; pass 1 sizes the buckets; the views; encode the small sections; lay
  * out the section table; write the head, then the shard headers and Meta sections; pass 2
  * writes the records; commit. The first phase that fails ends it. */
-static bool merge_repack(bb_dump **dumps, size_t nd, const char *out, const cv_merge_opts *o,
+static bool merge_repack(bb_dump **dumps, size_t nd, const char *out, const mg_opts *o,
                          bb_error *e) {
     static int (*const phases[])(repack *) = {
         open_model,   plan_instances, pass1_sizes, collect_views,          encode_small,
@@ -681,10 +681,10 @@ typedef struct splicer {
     size_t ns, cur;
     uint64_t total;
     uint8_t *buf; /* SPLICE_BUF bytes for copying */
-    cv_out o;
+    em_out o;
     bool opened;
     int err; /* errno of an MG_IO */
-    const cv_merge_opts *opts;
+    const mg_opts *opts;
     bb_error *e; /* the message of an MG_FAIL */
 } splicer;
 
@@ -697,23 +697,23 @@ static uint16_t section_of(const bb_dump *d, size_t i, uint64_t *off, uint64_t *
 
 /* The union registry as one Schema section: the first input wins an id, file order. */
 static int splice_registry(splicer *sp) {
-    u64map seen;
-    u64map_init(&seen);
+    bb__u64map seen;
+    bb__u64map_init(&seen);
     size_t count = 0;
     int st = MG_OK;
     bb__enc_schema_count(bytes_sink(&sp->schema), 0); /* patched below */
     for (size_t d = 0; d < sp->nd && st == MG_OK; d++)
         for (size_t i = 0; i < bb_dump_schema_count(sp->dumps[d]) && st == MG_OK; i++) {
             const bb_rschema *s = bb_dump_schema(sp->dumps[d], i);
-            if (u64map_get(&seen, s->id)) continue;
-            if (!u64map_put(&seen, s->id, (void *)1)) {
+            if (bb__u64map_get(&seen, s->id)) continue;
+            if (!bb__u64map_put(&seen, s->id, (void *)1)) {
                 st = MG_OOM;
                 break;
             }
             encode_schema(&sp->schema, s);
             count++;
         }
-    u64map_free(&seen);
+    bb__u64map_free(&seen);
     if (st != MG_OK || sp->schema.oom) return MG_OOM;
     bb_buffer_sink count_at = {sp->schema.p, BB_SCHEMA_HEADER_SIZE, 0};
     bb__enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
@@ -746,7 +746,7 @@ static int splice_layout(splicer *sp) {
 
 /* Open the output at its full size; write the envelope and the Schema section. */
 static int splice_head(splicer *sp) {
-    if (!cv_out_open(&sp->o, sp->out, sp->e)) return MG_FAIL;
+    if (!em_out_open(&sp->o, sp->out, sp->e)) return MG_FAIL;
     sp->opened = true;
     if (ftruncate(sp->o.fd, (off_t)sp->total) != 0) return io_fail(&sp->err);
     if (!pwrite_all(sp->o.fd, sp->env.p, sp->env.len, 0) ||
@@ -791,13 +791,13 @@ static int splice_inputs(splicer *sp) {
         if (st != MG_OK) return st;
     }
     sp->opened = false;
-    return cv_out_commit(&sp->o, sp->e) ? MG_OK : MG_FAIL;
+    return em_out_commit(&sp->o, sp->e) ? MG_OK : MG_FAIL;
 }
 
 /* --no-dedup, phase by phase: the union registry; the section table; the head; the inputs'
  * sections, verbatim; commit. The first phase that fails ends it. */
 static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
-                         const cv_merge_opts *o, bb_error *e) {
+                         const mg_opts *o, bb_error *e) {
     static int (*const phases[])(splicer *) = {splice_registry, splice_layout, splice_head,
                                               splice_inputs};
     splicer sp;
@@ -813,7 +813,7 @@ static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const c
     for (size_t i = 0; st == MG_OK && i < sizeof phases / sizeof phases[0]; i++)
         st = phases[i](&sp);
     bool ok = merge_report(st, out, sp.err, e);
-    if (sp.opened) cv_out_abort(&sp.o);
+    if (sp.opened) em_out_abort(&sp.o);
     free(sp.buf);
     free(sp.secs);
     free(sp.schema.p);
@@ -821,8 +821,8 @@ static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const c
     return ok;
 }
 
-bool cv_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
-              const cv_merge_opts *o, bb_error *err) {
+bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
+              const mg_opts *o, bb_error *err) {
     return o->dedup ? merge_repack(dumps, nd, out, o, err)
                     : merge_splice(dumps, nd, paths, out, o, err);
 }

@@ -13,7 +13,7 @@
 #include "backbeat/error.h"
 #include "backbeat/reader.h"
 
-typedef struct cv_merge_opts {
+typedef struct mg_opts {
     bool dedup; /* true: one de-duplicating model re-packed; false (--no-dedup): the union
                    registry, then every other section of every input verbatim */
     /* Warnings ("warning: ..."), e.g. an intern id that differs between inputs (may be NULL). */
@@ -25,11 +25,11 @@ typedef struct cv_merge_opts {
     /* The bytes of a dump opened from memory (a recovered ring file), NULL for one read from
        its file: --no-dedup copies sections from there (may be NULL: every dump is a file). */
     const uint8_t *(*dump_memory)(const bb_dump *dump, size_t *len);
-} cv_merge_opts;
+} mg_opts;
 
 /* Merge the `nd` open dumps (read from `paths`) into the file `out`, written aside and renamed
  * into place only when complete. False with a message naming the file and the problem. */
-bool cv_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
-              const cv_merge_opts *opts, bb_error *err);
+bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
+              const mg_opts *opts, bb_error *err);
 
 #endif /* BB_CONVERT_MERGE_H */

@@ -122,26 +122,26 @@ static bool emit_page(pq_ctx *x, const pq_buf *body, pq_buf *dst, int type,
         return false;
 
     x->hdr.len = 0;
-    tc_writer w;
-    tc_init(&w, &x->hdr);
-    tc_struct_begin(&w);
-    tc_field_i32(&w, 1, type);
-    tc_field_i32(&w, 2, (int32_t)body->len);
-    tc_field_i32(&w, 3, (int32_t)clen);
+    pq_tc_writer w;
+    pq_tc_init(&w, &x->hdr);
+    pq_tc_struct_begin(&w);
+    pq_tc_field_i32(&w, 1, type);
+    pq_tc_field_i32(&w, 2, (int32_t)body->len);
+    pq_tc_field_i32(&w, 3, (int32_t)clen);
     if (type == PAGE_DATA) {
-        tc_field_struct(&w, 5);
-        tc_field_i32(&w, 1, (int32_t)num_values);
-        tc_field_i32(&w, 2, encoding);
-        tc_field_i32(&w, 3, PQ_ENC_RLE);
-        tc_field_i32(&w, 4, PQ_ENC_RLE);
-        tc_struct_end(&w);
+        pq_tc_field_struct(&w, 5);
+        pq_tc_field_i32(&w, 1, (int32_t)num_values);
+        pq_tc_field_i32(&w, 2, encoding);
+        pq_tc_field_i32(&w, 3, PQ_ENC_RLE);
+        pq_tc_field_i32(&w, 4, PQ_ENC_RLE);
+        pq_tc_struct_end(&w);
     } else {
-        tc_field_struct(&w, 7);
-        tc_field_i32(&w, 1, (int32_t)num_values);
-        tc_field_i32(&w, 2, PQ_ENC_PLAIN);
-        tc_struct_end(&w);
+        pq_tc_field_struct(&w, 7);
+        pq_tc_field_i32(&w, 1, (int32_t)num_values);
+        pq_tc_field_i32(&w, 2, PQ_ENC_PLAIN);
+        pq_tc_struct_end(&w);
     }
-    tc_struct_end(&w);
+    pq_tc_struct_end(&w);
     if (x->hdr.failed)
         return false;
     pq_buf_put(dst, x->hdr.data, x->hdr.len);

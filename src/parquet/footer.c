@@ -30,42 +30,42 @@ static int physical(pq_type t)
 }
 
 /* One SchemaElement (list element) for node `n`, with legacy and logical annotations. */
-static void schema_element(tc_writer *w, const pq_node *n)
+static void schema_element(pq_tc_writer *w, const pq_node *n)
 {
-    tc_elem_struct(w);
+    pq_tc_elem_struct(w);
     bool group = n->num_children > 0;
     if (!group)
-        tc_field_i32(w, 1, physical(n->type));
-    tc_field_i32(w, 3, n->optional ? REP_OPTIONAL : REP_REQUIRED);
-    tc_field_string(w, 4, n->name);
+        pq_tc_field_i32(w, 1, physical(n->type));
+    pq_tc_field_i32(w, 3, n->optional ? REP_OPTIONAL : REP_REQUIRED);
+    pq_tc_field_string(w, 4, n->name);
     if (group)
-        tc_field_i32(w, 5, n->num_children);
+        pq_tc_field_i32(w, 5, n->num_children);
     if (!group && n->type == PQ_STRING) {
-        tc_field_i32(w, 6, CT_UTF8);
-        tc_field_struct(w, 10); /* LogicalType */
-        tc_field_struct(w, 1);  /* STRING: StringType {} */
-        tc_struct_end(w);
-        tc_struct_end(w);
+        pq_tc_field_i32(w, 6, CT_UTF8);
+        pq_tc_field_struct(w, 10); /* LogicalType */
+        pq_tc_field_struct(w, 1);  /* STRING: StringType {} */
+        pq_tc_struct_end(w);
+        pq_tc_struct_end(w);
     } else if (!group && n->type == PQ_INT64 && n->logical == PQ_LOGICAL_TIMESTAMP_NS_UTC) {
-        tc_field_struct(w, 10); /* LogicalType */
-        tc_field_struct(w, 8);  /* TIMESTAMP: TimestampType */
-        tc_field_bool(w, 1, true); /* isAdjustedToUTC */
-        tc_field_struct(w, 2);  /* unit: TimeUnit */
-        tc_field_struct(w, 3);  /* NANOS: NanoSeconds {} */
-        tc_struct_end(w);
-        tc_struct_end(w);
-        tc_struct_end(w);
-        tc_struct_end(w);
+        pq_tc_field_struct(w, 10); /* LogicalType */
+        pq_tc_field_struct(w, 8);  /* TIMESTAMP: TimestampType */
+        pq_tc_field_bool(w, 1, true); /* isAdjustedToUTC */
+        pq_tc_field_struct(w, 2);  /* unit: TimeUnit */
+        pq_tc_field_struct(w, 3);  /* NANOS: NanoSeconds {} */
+        pq_tc_struct_end(w);
+        pq_tc_struct_end(w);
+        pq_tc_struct_end(w);
+        pq_tc_struct_end(w);
     } else if (!group && n->type == PQ_UINT64) {
-        tc_field_i32(w, 6, CT_UINT_64);
-        tc_field_struct(w, 10); /* LogicalType */
-        tc_field_struct(w, 10); /* INTEGER: IntType */
-        tc_field_i8(w, 1, 64);
-        tc_field_bool(w, 2, false);
-        tc_struct_end(w);
-        tc_struct_end(w);
+        pq_tc_field_i32(w, 6, CT_UINT_64);
+        pq_tc_field_struct(w, 10); /* LogicalType */
+        pq_tc_field_struct(w, 10); /* INTEGER: IntType */
+        pq_tc_field_i8(w, 1, 64);
+        pq_tc_field_bool(w, 2, false);
+        pq_tc_struct_end(w);
+        pq_tc_struct_end(w);
     }
-    tc_struct_end(w);
+    pq_tc_struct_end(w);
 }
 
 /* Path of leaf node `i`: names from the top-level ancestor down. */
@@ -83,44 +83,44 @@ static size_t leaf_path(const pq_node *nodes, size_t i, const char **path, size_
 }
 
 /* One ColumnChunk (list element) with its ColumnMetaData and Statistics. */
-static void column_chunk(tc_writer *w, const pq_node *nodes, size_t node, const pq_chunk_meta *m,
+static void column_chunk(pq_tc_writer *w, const pq_node *nodes, size_t node, const pq_chunk_meta *m,
                          int codec)
 {
     const pq_node *n = &nodes[node];
-    tc_elem_struct(w);
-    tc_field_i64(w, 2, 0); /* file_offset: deprecated, writers set 0 */
-    tc_field_struct(w, 3); /* ColumnMetaData */
-    tc_field_i32(w, 1, physical(n->type));
+    pq_tc_elem_struct(w);
+    pq_tc_field_i64(w, 2, 0); /* file_offset: deprecated, writers set 0 */
+    pq_tc_field_struct(w, 3); /* ColumnMetaData */
+    pq_tc_field_i32(w, 1, physical(n->type));
     int enc[3];
     size_t nenc = 0;
     enc[nenc++] = PQ_ENC_PLAIN;
     enc[nenc++] = PQ_ENC_RLE;
     if (m->enc_dict)
         enc[nenc++] = PQ_ENC_RLE_DICTIONARY;
-    tc_field_list(w, 2, TC_I32, nenc);
+    pq_tc_field_list(w, 2, TC_I32, nenc);
     for (size_t i = 0; i < nenc; i++)
-        tc_elem_i32(w, enc[i]);
+        pq_tc_elem_i32(w, enc[i]);
     const char *path[8];
     size_t np = leaf_path(nodes, node, path, 8);
-    tc_field_list(w, 3, TC_BINARY, np);
+    pq_tc_field_list(w, 3, TC_BINARY, np);
     for (size_t i = 0; i < np; i++)
-        tc_elem_binary(w, path[i], strlen(path[i]));
-    tc_field_i32(w, 4, pq_codec_thrift((pq_codec)codec));
-    tc_field_i64(w, 5, m->num_values);
-    tc_field_i64(w, 6, m->total_uncompressed);
-    tc_field_i64(w, 7, m->total_compressed);
-    tc_field_i64(w, 9, m->data_offset);
+        pq_tc_elem_binary(w, path[i], strlen(path[i]));
+    pq_tc_field_i32(w, 4, pq_codec_thrift((pq_codec)codec));
+    pq_tc_field_i64(w, 5, m->num_values);
+    pq_tc_field_i64(w, 6, m->total_uncompressed);
+    pq_tc_field_i64(w, 7, m->total_compressed);
+    pq_tc_field_i64(w, 9, m->data_offset);
     if (m->dict_offset >= 0)
-        tc_field_i64(w, 11, m->dict_offset);
-    tc_field_struct(w, 12); /* Statistics */
-    tc_field_i64(w, 3, m->null_count);
+        pq_tc_field_i64(w, 11, m->dict_offset);
+    pq_tc_field_struct(w, 12); /* Statistics */
+    pq_tc_field_i64(w, 3, m->null_count);
     if (m->has_minmax) {
-        tc_field_binary(w, 5, m->max, m->max_len);
-        tc_field_binary(w, 6, m->min, m->min_len);
+        pq_tc_field_binary(w, 5, m->max, m->max_len);
+        pq_tc_field_binary(w, 6, m->min, m->min_len);
     }
-    tc_struct_end(w);
-    tc_struct_end(w); /* ColumnMetaData */
-    tc_struct_end(w); /* ColumnChunk */
+    pq_tc_struct_end(w);
+    pq_tc_struct_end(w); /* ColumnMetaData */
+    pq_tc_struct_end(w); /* ColumnChunk */
 }
 
 bool pq_footer_encode(pq_buf *out, const pq_node *nodes, size_t nnodes, const pq_rowgroup *rgs,
@@ -141,24 +141,24 @@ bool pq_footer_encode(pq_buf *out, const pq_node *nodes, size_t nnodes, const pq
         if (nodes[i].num_children == 0)
             leaf_node[l++] = i;
 
-    tc_writer w;
-    tc_init(&w, out);
-    tc_struct_begin(&w);
-    tc_field_i32(&w, 1, 1); /* version */
-    tc_field_list(&w, 2, TC_STRUCT, nnodes + 1);
-    tc_elem_struct(&w); /* root */
-    tc_field_string(&w, 4, "schema");
-    tc_field_i32(&w, 5, (int32_t)ntop);
-    tc_struct_end(&w);
+    pq_tc_writer w;
+    pq_tc_init(&w, out);
+    pq_tc_struct_begin(&w);
+    pq_tc_field_i32(&w, 1, 1); /* version */
+    pq_tc_field_list(&w, 2, TC_STRUCT, nnodes + 1);
+    pq_tc_elem_struct(&w); /* root */
+    pq_tc_field_string(&w, 4, "schema");
+    pq_tc_field_i32(&w, 5, (int32_t)ntop);
+    pq_tc_struct_end(&w);
     for (size_t i = 0; i < nnodes; i++)
         schema_element(&w, &nodes[i]);
-    tc_field_i64(&w, 3, (int64_t)num_rows);
-    tc_field_list(&w, 4, TC_STRUCT, nrg);
+    pq_tc_field_i64(&w, 3, (int64_t)num_rows);
+    pq_tc_field_list(&w, 4, TC_STRUCT, nrg);
     for (size_t g = 0; g < nrg; g++) {
         const pq_rowgroup *rg = &rgs[g];
         int64_t total_uncompressed = 0, total_compressed = 0, first = -1;
-        tc_elem_struct(&w);
-        tc_field_list(&w, 1, TC_STRUCT, nleaves);
+        pq_tc_elem_struct(&w);
+        pq_tc_field_list(&w, 1, TC_STRUCT, nleaves);
         for (size_t l = 0; l < nleaves; l++) {
             const pq_chunk_meta *m = &rg->chunks[l];
             column_chunk(&w, nodes, leaf_node[l], m, rg->codec);
@@ -167,29 +167,29 @@ bool pq_footer_encode(pq_buf *out, const pq_node *nodes, size_t nnodes, const pq
             if (l == 0)
                 first = m->dict_offset >= 0 ? m->dict_offset : m->data_offset;
         }
-        tc_field_i64(&w, 2, total_uncompressed);
-        tc_field_i64(&w, 3, (int64_t)rg->num_rows);
+        pq_tc_field_i64(&w, 2, total_uncompressed);
+        pq_tc_field_i64(&w, 3, (int64_t)rg->num_rows);
         if (first >= 0)
-            tc_field_i64(&w, 5, first);
-        tc_field_i64(&w, 6, total_compressed);
-        tc_struct_end(&w);
+            pq_tc_field_i64(&w, 5, first);
+        pq_tc_field_i64(&w, 6, total_compressed);
+        pq_tc_struct_end(&w);
     }
-    tc_field_list(&w, 5, TC_STRUCT, nkv);
+    pq_tc_field_list(&w, 5, TC_STRUCT, nkv);
     for (size_t i = 0; i < nkv; i++) {
-        tc_elem_struct(&w);
-        tc_field_string(&w, 1, kv[i].key);
-        tc_field_string(&w, 2, kv[i].value);
-        tc_struct_end(&w);
+        pq_tc_elem_struct(&w);
+        pq_tc_field_string(&w, 1, kv[i].key);
+        pq_tc_field_string(&w, 2, kv[i].value);
+        pq_tc_struct_end(&w);
     }
-    tc_field_string(&w, 6, created_by);
-    tc_field_list(&w, 7, TC_STRUCT, nleaves);
+    pq_tc_field_string(&w, 6, created_by);
+    pq_tc_field_list(&w, 7, TC_STRUCT, nleaves);
     for (size_t l = 0; l < nleaves; l++) {
-        tc_elem_struct(&w);
-        tc_field_struct(&w, 1); /* TYPE_ORDER: TypeDefinedOrder {} */
-        tc_struct_end(&w);
-        tc_struct_end(&w);
+        pq_tc_elem_struct(&w);
+        pq_tc_field_struct(&w, 1); /* TYPE_ORDER: TypeDefinedOrder {} */
+        pq_tc_struct_end(&w);
+        pq_tc_struct_end(&w);
     }
-    tc_struct_end(&w);
+    pq_tc_struct_end(&w);
     free(leaf_node);
     return !out->failed;
 }

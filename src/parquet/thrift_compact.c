@@ -10,14 +10,14 @@ static uint64_t zigzag64(int64_t v)
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-void tc_init(tc_writer *w, pq_buf *out)
+void pq_tc_init(pq_tc_writer *w, pq_buf *out)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
 }
 
 /* Open a struct context (field ids restart from 0). */
-static void push(tc_writer *w)
+static void push(pq_tc_writer *w)
 {
     if (w->depth >= TC_MAX_DEPTH) {
         w->overflow = true;
@@ -27,12 +27,12 @@ static void push(tc_writer *w)
     w->last[w->depth++] = 0;
 }
 
-void tc_struct_begin(tc_writer *w)
+void pq_tc_struct_begin(pq_tc_writer *w)
 {
     push(w);
 }
 
-void tc_struct_end(tc_writer *w)
+void pq_tc_struct_end(pq_tc_writer *w)
 {
     pq_buf_byte(w->out, 0);
     if (w->depth > 0)
@@ -40,7 +40,7 @@ void tc_struct_end(tc_writer *w)
 }
 
 /* Field header: short form (delta << 4 | type) when the id grows by 1..15. */
-static void header(tc_writer *w, int16_t id, uint8_t type)
+static void header(pq_tc_writer *w, int16_t id, uint8_t type)
 {
     int16_t *last = w->depth > 0 ? &w->last[w->depth - 1] : NULL;
     int delta = last ? id - *last : 0;
@@ -54,48 +54,48 @@ static void header(tc_writer *w, int16_t id, uint8_t type)
         *last = id;
 }
 
-void tc_field_bool(tc_writer *w, int16_t id, bool v)
+void pq_tc_field_bool(pq_tc_writer *w, int16_t id, bool v)
 {
     header(w, id, v ? TC_BOOL_TRUE : TC_BOOL_FALSE);
 }
 
-void tc_field_i8(tc_writer *w, int16_t id, int8_t v)
+void pq_tc_field_i8(pq_tc_writer *w, int16_t id, int8_t v)
 {
     header(w, id, TC_BYTE);
     pq_buf_byte(w->out, (uint8_t)v);
 }
 
-void tc_field_i32(tc_writer *w, int16_t id, int32_t v)
+void pq_tc_field_i32(pq_tc_writer *w, int16_t id, int32_t v)
 {
     header(w, id, TC_I32);
     pq_buf_uvarint(w->out, zigzag64(v));
 }
 
-void tc_field_i64(tc_writer *w, int16_t id, int64_t v)
+void pq_tc_field_i64(pq_tc_writer *w, int16_t id, int64_t v)
 {
     header(w, id, TC_I64);
     pq_buf_uvarint(w->out, zigzag64(v));
 }
 
-void tc_field_binary(tc_writer *w, int16_t id, const void *p, size_t n)
+void pq_tc_field_binary(pq_tc_writer *w, int16_t id, const void *p, size_t n)
 {
     header(w, id, TC_BINARY);
     pq_buf_uvarint(w->out, n);
     pq_buf_put(w->out, p, n);
 }
 
-void tc_field_string(tc_writer *w, int16_t id, const char *s)
+void pq_tc_field_string(pq_tc_writer *w, int16_t id, const char *s)
 {
-    tc_field_binary(w, id, s, strlen(s));
+    pq_tc_field_binary(w, id, s, strlen(s));
 }
 
-void tc_field_struct(tc_writer *w, int16_t id)
+void pq_tc_field_struct(pq_tc_writer *w, int16_t id)
 {
     header(w, id, TC_STRUCT);
     push(w);
 }
 
-void tc_field_list(tc_writer *w, int16_t id, uint8_t elem, size_t n)
+void pq_tc_field_list(pq_tc_writer *w, int16_t id, uint8_t elem, size_t n)
 {
     header(w, id, TC_LIST);
     if (n < 15) {
@@ -106,18 +106,18 @@ void tc_field_list(tc_writer *w, int16_t id, uint8_t elem, size_t n)
     }
 }
 
-void tc_elem_i32(tc_writer *w, int32_t v)
+void pq_tc_elem_i32(pq_tc_writer *w, int32_t v)
 {
     pq_buf_uvarint(w->out, zigzag64(v));
 }
 
-void tc_elem_binary(tc_writer *w, const void *p, size_t n)
+void pq_tc_elem_binary(pq_tc_writer *w, const void *p, size_t n)
 {
     pq_buf_uvarint(w->out, n);
     pq_buf_put(w->out, p, n);
 }
 
-void tc_elem_struct(tc_writer *w)
+void pq_tc_elem_struct(pq_tc_writer *w)
 {
     push(w);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void u64map_init(u64map *m) {
+void bb__u64map_init(bb__u64map *m) {
     m->keys = NULL;
     m->vals = NULL;
     m->used = NULL;
@@ -13,18 +13,18 @@ void u64map_init(u64map *m) {
     m->count = 0;
 }
 
-void u64map_free(u64map *m) {
+void bb__u64map_free(bb__u64map *m) {
     free(m->keys);
     free(m->vals);
     free(m->used);
-    u64map_init(m);
+    bb__u64map_init(m);
 }
 
-static size_t slot_of(const u64map *m, uint64_t key) {
-    return (size_t)u64map_mix(key) & (m->cap - 1);
+static size_t slot_of(const bb__u64map *m, uint64_t key) {
+    return (size_t)bb__u64map_mix(key) & (m->cap - 1);
 }
 
-void *u64map_get(const u64map *m, uint64_t key) {
+void *bb__u64map_get(const bb__u64map *m, uint64_t key) {
     if (!m->cap) return NULL;
     for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
         if (!m->used[i]) return NULL;
@@ -32,9 +32,9 @@ void *u64map_get(const u64map *m, uint64_t key) {
     }
 }
 
-static bool grow(u64map *m) {
+static bool grow(bb__u64map *m) {
     size_t ncap = m->cap ? m->cap * 2 : 16;
-    u64map n = {calloc(ncap, sizeof(uint64_t)), calloc(ncap, sizeof(void *)), calloc(ncap, 1),
+    bb__u64map n = {calloc(ncap, sizeof(uint64_t)), calloc(ncap, sizeof(void *)), calloc(ncap, 1),
                 ncap, 0};
     if (!n.keys || !n.vals || !n.used) {
         free(n.keys);
@@ -51,12 +51,12 @@ static bool grow(u64map *m) {
         n.vals[j] = m->vals[i];
         n.count++;
     }
-    u64map_free(m);
+    bb__u64map_free(m);
     *m = n;
     return true;
 }
 
-bool u64map_put(u64map *m, uint64_t key, void *val) {
+bool bb__u64map_put(bb__u64map *m, uint64_t key, void *val) {
     if ((m->count + 1) * 2 > m->cap && !grow(m)) return false;
     size_t i = slot_of(m, key);
     while (m->used[i]) {
@@ -73,7 +73,7 @@ bool u64map_put(u64map *m, uint64_t key, void *val) {
     return true;
 }
 
-void u64map_del(u64map *m, uint64_t key) {
+void bb__u64map_del(bb__u64map *m, uint64_t key) {
     if (!m->cap) return;
     size_t mask = m->cap - 1;
     size_t i = slot_of(m, key);
@@ -97,22 +97,22 @@ void u64map_del(u64map *m, uint64_t key) {
 
 /* The bytes' hash, 8 at a time. */
 static uint64_t text_hash(const uint8_t *p, size_t n) {
-    uint64_t h = u64map_mix(n + 0x9e3779b97f4a7c15ull);
+    uint64_t h = bb__u64map_mix(n + 0x9e3779b97f4a7c15ull);
     for (; n >= 8; p += 8, n -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = u64map_mix(h ^ w);
+        h = bb__u64map_mix(h ^ w);
     }
     uint64_t w = 0;
     memcpy(&w, p, n);
-    return u64map_mix(h ^ w);
+    return bb__u64map_mix(h ^ w);
 }
 
-bool u64map_put_text(u64map *m, const u64map_text *t, bool *dup) {
+bool bb__u64map_put_text(bb__u64map *m, const bb__u64map_text *t, bool *dup) {
     *dup = false;
     for (uint64_t k = text_hash(t->p, t->n);; k++) {
-        const u64map_text *o = u64map_get(m, k);
-        if (!o) return u64map_put(m, k, (void *)t);
+        const bb__u64map_text *o = bb__u64map_get(m, k);
+        if (!o) return bb__u64map_put(m, k, (void *)t);
         if (o->n == t->n && (t->n == 0 || memcmp(o->p, t->p, t->n) == 0)) {
             *dup = true;
             return true;

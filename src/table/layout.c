@@ -16,7 +16,7 @@ static const pq_type DENSE_TYPES[PQ_DENSE] = {PQ_UINT64, PQ_UINT64, PQ_STRING, P
                                               PQ_UINT64, PQ_INT64};
 static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false};
 
-pq_type pq_type_of_field(uint8_t t)
+pq_type tw_type_of_field(uint8_t t)
 {
     switch (t) {
     case BB_TYPE_U64:
@@ -36,13 +36,13 @@ pq_type pq_type_of_field(uint8_t t)
     }
 }
 
-const char *pq_field_type_name(uint8_t t)
+const char *tw_field_type_name(uint8_t t)
 {
     const char *n = bb__type_name(t);
     return n ? n : "unknown";
 }
 
-const char *pq_type_name(pq_type t)
+const char *tw_type_name(pq_type t)
 {
     switch (t) {
     case PQ_BOOLEAN:
@@ -59,7 +59,7 @@ const char *pq_type_name(pq_type t)
 
 /* Growable arrays of nodes and leaves. */
 typedef struct builder {
-    pq_layout *lay;
+    tw_layout *lay;
     size_t node_cap, leaf_cap, prom_cap;
     int group; /* the node emit_group made */
     bool failed;
@@ -81,7 +81,7 @@ static char *dup_n(const char *p, size_t n)
 static int add_node(builder *b, char *name, bool optional, int nchildren, pq_type type,
                     int parent)
 {
-    pq_layout *l = b->lay;
+    tw_layout *l = b->lay;
     if (!name) {
         b->failed = true;
         return -1;
@@ -106,10 +106,10 @@ static int add_node(builder *b, char *name, bool optional, int nchildren, pq_typ
 static int add_leaf(builder *b, char *name, bool optional, pq_type type, int parent,
                     int max_def, bool dict)
 {
-    pq_layout *l = b->lay;
+    tw_layout *l = b->lay;
     if (l->nleaves == b->leaf_cap) {
         size_t cap = b->leaf_cap ? b->leaf_cap * 2 : 64;
-        pq_leaf *n = realloc(l->leaves, cap * sizeof *n);
+        tw_leaf *n = realloc(l->leaves, cap * sizeof *n);
         if (!n) {
             free(name);
             b->failed = true;
@@ -121,7 +121,7 @@ static int add_leaf(builder *b, char *name, bool optional, pq_type type, int par
     int node = add_node(b, name, optional, 0, type, parent);
     if (node < 0)
         return -1;
-    l->leaves[l->nleaves] = (pq_leaf){.type = type, .kind = PQ_KIND_STRING, .max_def = max_def,
+    l->leaves[l->nleaves] = (tw_leaf){.type = type, .kind = PQ_KIND_STRING, .max_def = max_def,
                                       .dict = dict && type != PQ_BOOLEAN, .node = node};
     return (int)l->nleaves++;
 }
@@ -269,7 +269,7 @@ static char *unique_name(nameset *used, char *base, size_t bn, int k, int value)
 }
 
 /* Build the id -> plan hash table; false if out of memory. */
-static bool build_lookup(pq_layout *l)
+static bool build_lookup(tw_layout *l)
 {
     size_t slots = 16;
     while (slots < l->nplans * 2)
@@ -288,7 +288,7 @@ static bool build_lookup(pq_layout *l)
     return true;
 }
 
-pq_plan *pq_layout_find(const pq_layout *l, uint64_t id)
+tw_plan *tw_layout_find(const tw_layout *l, uint64_t id)
 {
     uint64_t h = id * 0x9e3779b97f4a7c15ull;
     size_t j = (size_t)(h >> 32) & l->lookup_mask;
@@ -312,9 +312,9 @@ typedef struct names {
 /* Promote the role fields of every event (pass 1). */
 static void promote(builder *b, names *nm)
 {
-    pq_layout *l = b->lay;
+    tw_layout *l = b->lay;
     for (size_t p = 0; p < l->nplans && !b->failed; p++) {
-        pq_plan *pl = &l->plans[p];
+        tw_plan *pl = &l->plans[p];
         const bb_rschema *s = pl->schema;
         for (size_t f = 0; f < s->field_count && !b->failed; f++) {
             const bb_rfield *fd = &s->fields[f];
@@ -330,7 +330,7 @@ static void promote(builder *b, names *nm)
             if (k < 0) {
                 if (l->nprom == b->prom_cap) {
                     size_t cap = b->prom_cap ? b->prom_cap * 2 : 16;
-                    pq_promoted *n = realloc(l->prom, cap * sizeof *n);
+                    tw_promoted *n = realloc(l->prom, cap * sizeof *n);
                     int *pp = realloc(nm->prom_plan, cap * sizeof *pp);
                     if (n)
                         l->prom = n;
@@ -345,12 +345,12 @@ static void promote(builder *b, names *nm)
                 size_t el;
                 char *e = escape_name(fn, nl, &el);
                 int leaf = add_leaf(b, unique_name(&nm->root, e, el, 1, 1), true,
-                                    pq_type_of_field(fd->type), -1, 1, true);
+                                    tw_type_of_field(fd->type), -1, 1, true);
                 if (leaf < 0)
                     return;
-                l->leaves[leaf].kind = (uint8_t)pq_kind_of_field(fd->type);
+                l->leaves[leaf].kind = (uint8_t)tw_kind_of_field(fd->type);
                 k = (int)l->nprom;
-                l->prom[l->nprom++] = (pq_promoted){.leaf = leaf, .node = l->leaves[leaf].node,
+                l->prom[l->nprom++] = (tw_promoted){.leaf = leaf, .node = l->leaves[leaf].node,
                                                     .role = fd->role};
                 if (!ns_put(&nm->prom, fn, nl, k)) {
                     b->failed = true;
@@ -358,9 +358,9 @@ static void promote(builder *b, names *nm)
                 }
             }
             nm->prom_plan[k] = (int)p + 1;
-            pq_leaf *lf = &l->leaves[l->prom[k].leaf];
-            lf->kind = (uint8_t)pq_kind_join((pq_kind)lf->kind, pq_kind_of_field(fd->type));
-            pl->map[f] = (pq_fmap){.leaf = l->prom[k].leaf, .node = l->prom[k].node,
+            tw_leaf *lf = &l->leaves[l->prom[k].leaf];
+            lf->kind = (uint8_t)tw_kind_join((tw_kind)lf->kind, tw_kind_of_field(fd->type));
+            pl->map[f] = (tw_fmap){.leaf = l->prom[k].leaf, .node = l->prom[k].node,
                                    .null_def = 0, .promoted = true};
         }
     }
@@ -372,7 +372,7 @@ typedef struct ufield {
     char *key, *base;
     size_t keylen, baselen;
     int occ;
-    pq_kind kind;
+    tw_kind kind;
     int leaf;
 } ufield;
 
@@ -410,7 +410,7 @@ static int uset_add(uset *u, const bb_rfield *fd, int occ)
     if (i >= 0) {
         free(key);
         free(base);
-        u->f[i].kind = pq_kind_join(u->f[i].kind, pq_kind_of_field(fd->type));
+        u->f[i].kind = tw_kind_join(u->f[i].kind, tw_kind_of_field(fd->type));
         return i;
     }
     if (u->n == u->cap) {
@@ -424,7 +424,7 @@ static int uset_add(uset *u, const bb_rfield *fd, int occ)
         u->f = n;
         u->cap = cap;
     }
-    u->f[u->n] = (ufield){key, base, kl, bl, occ, pq_kind_of_field(fd->type), -1};
+    u->f[u->n] = (ufield){key, base, kl, bl, occ, tw_kind_of_field(fd->type), -1};
     if (!ns_put(&u->keys, key, kl, (int)u->n)) {
         u->n++; /* freed with the set */
         return -1;
@@ -434,10 +434,10 @@ static int uset_add(uset *u, const bb_rfield *fd, int occ)
 
 /* Union the unpromoted fields of plans [p0, p1) (one name); each field's union index goes
  * into its map entry's leaf for now. False when out of memory. */
-static bool union_fields(pq_layout *l, size_t p0, size_t p1, uset *u)
+static bool union_fields(tw_layout *l, size_t p0, size_t p1, uset *u)
 {
     for (size_t p = p0; p < p1; p++) {
-        pq_plan *pl = &l->plans[p];
+        tw_plan *pl = &l->plans[p];
         const bb_rschema *s = pl->schema;
         nameset count = {0}; /* raw field name -> earlier unpromoted fields of that name */
         bool ok = true;
@@ -446,7 +446,7 @@ static bool union_fields(pq_layout *l, size_t p0, size_t p1, uset *u)
                 continue;
             const bb_rfield *fd = &s->fields[f];
             if (bb_rfield_is_padding(fd)) {
-                pl->map[f] = (pq_fmap){.leaf = -1, .node = -1, .pad = true};
+                pl->map[f] = (tw_fmap){.leaf = -1, .node = -1, .pad = true};
                 continue;
             }
             int same = ns_get(&count, fd->name.ptr, fd->name.len);
@@ -465,9 +465,9 @@ static bool union_fields(pq_layout *l, size_t p0, size_t p1, uset *u)
 
 /* The group node of the name `first` carries (the first of its versions), then its union's
  * leaves (b->group: the group's node); false when out of memory. */
-static bool emit_group(builder *b, names *nm, const pq_plan *first, uset *u)
+static bool emit_group(builder *b, names *nm, const tw_plan *first, uset *u)
 {
-    pq_layout *l = b->lay;
+    tw_layout *l = b->lay;
     char *gname = dup_n(first->display, first->display_len);
     int k = is_dense_name(first->display, first->display_len) ? 2 : 1;
     int g = add_node(b, unique_name(&nm->root, gname, first->display_len, k, 1), true,
@@ -479,7 +479,7 @@ static bool emit_group(builder *b, names *nm, const pq_plan *first, uset *u)
         char *base = u->f[i].base;
         u->f[i].base = NULL;
         int leaf = add_leaf(b, unique_name(&used, base, u->f[i].baselen, u->f[i].occ, 1), true,
-                            pq_type_of_kind(u->f[i].kind), g, 2, true);
+                            tw_type_of_kind(u->f[i].kind), g, 2, true);
         if (leaf >= 0)
             l->leaves[leaf].kind = (uint8_t)u->f[i].kind;
         u->f[i].leaf = leaf;
@@ -489,13 +489,13 @@ static bool emit_group(builder *b, names *nm, const pq_plan *first, uset *u)
 }
 
 /* Map the fields of plans [p0, p1) onto the group's leaves; list the leaves each lacks. */
-static bool map_group(pq_layout *l, size_t p0, size_t p1, const uset *u, int g)
+static bool map_group(tw_layout *l, size_t p0, size_t p1, const uset *u, int g)
 {
     bool *has = malloc(u->n ? u->n : 1);
     if (!has)
         return false;
     for (size_t p = p0; p < p1; p++) {
-        pq_plan *pl = &l->plans[p];
+        tw_plan *pl = &l->plans[p];
         memset(has, 0, u->n);
         pl->group_node = g;
         size_t nhas = 0;
@@ -506,7 +506,7 @@ static bool map_group(pq_layout *l, size_t p0, size_t p1, const uset *u, int g)
             int leaf = u->f[i].leaf;
             has[i] = true;
             nhas++;
-            pl->map[f] = (pq_fmap){.leaf = leaf, .node = l->leaves[leaf].node, .null_def = 1,
+            pl->map[f] = (tw_fmap){.leaf = leaf, .node = l->leaves[leaf].node, .null_def = 1,
                                    .promoted = false};
         }
         pl->nmissing = u->n - nhas;
@@ -526,7 +526,7 @@ static bool map_group(pq_layout *l, size_t p0, size_t p1, const uset *u, int g)
 }
 
 /* True if plans a and b carry the same qualified name. */
-static bool same_name(const pq_plan *a, const pq_plan *b)
+static bool same_name(const tw_plan *a, const tw_plan *b)
 {
     return a->schema->name.len == b->schema->name.len &&
            (a->schema->name.len == 0 ||
@@ -537,7 +537,7 @@ static bool same_name(const pq_plan *a, const pq_plan *b)
  * schemas by (name, id), so the versions of one name are consecutive. */
 static void groups(builder *b, names *nm)
 {
-    pq_layout *l = b->lay;
+    tw_layout *l = b->lay;
     for (size_t p0 = 0, p1; p0 < l->nplans && !b->failed; p0 = p1) {
         for (p1 = p0 + 1; p1 < l->nplans && same_name(&l->plans[p0], &l->plans[p1]); p1++)
             ;
@@ -553,16 +553,16 @@ static void groups(builder *b, names *nm)
 }
 
 /* Pass 3: which fields the writer may decode inline. */
-static void fast_paths(pq_layout *l)
+static void fast_paths(tw_layout *l)
 {
     for (size_t p = 0; p < l->nplans; p++) {
-        pq_plan *pl = &l->plans[p];
+        tw_plan *pl = &l->plans[p];
         for (size_t f = 0; f < pl->schema->field_count; f++) {
             const bb_rfield *fd = &pl->schema->fields[f];
-            pq_fmap *m = &pl->map[f];
+            tw_fmap *m = &pl->map[f];
             m->fast = PQ_FAST_NONE;
             if (m->pad || fd->width < 1 || fd->width > 8 ||
-                l->leaves[m->leaf].type != pq_type_of_field(fd->type))
+                l->leaves[m->leaf].type != tw_type_of_field(fd->type))
                 continue;
             if (fd->type <= BB_TYPE_U64)
                 m->fast = PQ_FAST_UNSIGNED;
@@ -576,7 +576,7 @@ static void fast_paths(pq_layout *l)
     }
 }
 
-bool pq_layout_build(const bb_model *model, pq_layout *l)
+bool tw_layout_build(const bb_model *model, tw_layout *l)
 {
     memset(l, 0, sizeof *l);
     builder b = {.lay = l};
@@ -587,7 +587,7 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
         return false;
     l->nplans = n;
     for (size_t i = 0; i < n; i++) {
-        pq_plan *pl = &l->plans[i];
+        tw_plan *pl = &l->plans[i];
         pl->schema = bb_model_schema(model, i);
         pl->id = pl->schema->id;
         /* The table names an event by its qualified name, escaped (escape_name): the same
@@ -618,8 +618,8 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
     if (!b.failed)
         promote(&b, &nm);
     for (size_t k = 0; k < l->nprom && !b.failed; k++) { /* the joined types */
-        pq_leaf *lf = &l->leaves[l->prom[k].leaf];
-        lf->type = pq_type_of_kind((pq_kind)lf->kind);
+        tw_leaf *lf = &l->leaves[l->prom[k].leaf];
+        lf->type = tw_type_of_kind((tw_kind)lf->kind);
         l->nodes[lf->node].type = lf->type;
         lf->dict = lf->type != PQ_BOOLEAN;
     }
@@ -632,13 +632,13 @@ bool pq_layout_build(const bb_model *model, pq_layout *l)
     if (!b.failed)
         fast_paths(l);
     if (b.failed || !build_lookup(l)) {
-        pq_layout_free(l);
+        tw_layout_free(l);
         return false;
     }
     return true;
 }
 
-void pq_layout_free(pq_layout *l)
+void tw_layout_free(tw_layout *l)
 {
     for (size_t i = 0; i < l->nnodes; i++)
         free(l->nodes[i].name);

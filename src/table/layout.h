@@ -39,21 +39,21 @@ enum { PQ_L_SEQ = 0, PQ_L_TS = 1, PQ_L_EVENT = 2, PQ_L_EVENT_ID = 3, PQ_L_INSTAN
        PQ_L_TSTAMP = 5, PQ_DENSE = 6 };
 
 /* Where one field of an event goes. */
-typedef struct pq_fmap {
+typedef struct tw_fmap {
     int32_t leaf;     /* leaf (column) index */
     int32_t node;     /* schema node of that leaf */
     uint8_t null_def; /* definition level of a NULL value: 1 in a group, 0 when promoted */
     uint8_t fast;     /* PQ_FAST_*: decode inline (integer / bool into its natural column) */
     bool promoted;
     bool pad;         /* padding (bb_rfield_is_padding): no column, leaf and node -1 */
-} pq_fmap;
+} tw_fmap;
 
 enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3,
        PQ_FAST_STRING = 4 /* enum label or interned text into a STRING leaf: the decoded text
                              cached by the raw value (table/table_row.c) */ };
 
 /* One event type of the model. */
-typedef struct pq_plan {
+typedef struct tw_plan {
     uint64_t id;
     const bb_rschema *schema; /* the model's (union registry) schema */
     const char *display;      /* the qualified name, NULs escaped as "\\0" (= display_own) */
@@ -61,53 +61,53 @@ typedef struct pq_plan {
     char *display_own;        /* owned */
     bool first;               /* first plan (version) of its name in registry order */
     int group_node;           /* schema node of its name's group, -1 when it has none */
-    pq_fmap *map;             /* per field of the schema */
+    tw_fmap *map;             /* per field of the schema */
     int32_t *missing;         /* leaves of the group this version has no field for */
     size_t nmissing;
     pq_dict_cache c_event, c_id;
-} pq_plan;
+} tw_plan;
 
-typedef struct pq_leaf {
+typedef struct tw_leaf {
     pq_type type;
-    uint8_t kind;  /* pq_kind (table/widen.h): the join of its fields' kinds */
+    uint8_t kind;  /* tw_kind (table/widen.h): the join of its fields' kinds */
     int max_def;
     bool dict;
     int node;
-} pq_leaf;
+} tw_leaf;
 
 /* A promoted column. */
-typedef struct pq_promoted {
+typedef struct tw_promoted {
     int leaf;
     int node;
     uint8_t role; /* role of its first declaration in registry order */
-} pq_promoted;
+} tw_promoted;
 
-typedef struct pq_layout {
+typedef struct tw_layout {
     pq_node *nodes;
     size_t nnodes;
-    pq_leaf *leaves;
+    tw_leaf *leaves;
     size_t nleaves;
-    pq_plan *plans; /* model schema order */
+    tw_plan *plans; /* model schema order */
     size_t nplans;
-    pq_promoted *prom;
+    tw_promoted *prom;
     size_t nprom;
     uint32_t *lookup; /* hash table id -> plan index + 1 */
     size_t lookup_mask;
-} pq_layout;
+} tw_layout;
 
 /* Build the layout of `model`. Returns false on allocation failure (*lay is then freed). */
-bool pq_layout_build(const bb_model *model, pq_layout *lay);
-void pq_layout_free(pq_layout *lay);
+bool tw_layout_build(const bb_model *model, tw_layout *lay);
+void tw_layout_free(tw_layout *lay);
 
 /* The plan of event `id`, or NULL if the model has no such schema. */
-pq_plan *pq_layout_find(const pq_layout *lay, uint64_t id);
+tw_plan *tw_layout_find(const tw_layout *lay, uint64_t id);
 
 /* The Parquet-side type of a backbeat field type. */
-pq_type pq_type_of_field(uint8_t bb_type);
+pq_type tw_type_of_field(uint8_t bb_type);
 
 /* Printable names: field type (format/names.h's bb__type_name, "unknown" for a type the format
  * does not define), table type ("UINT64", ...). Roles and phases: bb__role_name, bb__phase_name. */
-const char *pq_field_type_name(uint8_t type);
-const char *pq_type_name(pq_type t);
+const char *tw_field_type_name(uint8_t type);
+const char *tw_type_name(pq_type t);
 
 #endif /* BB_CONVERT_LAYOUT_H */

@@ -24,6 +24,6 @@
 
 /* The document for `lay` (built from `model`), malloc'ed and NUL-terminated; NULL on
  * allocation failure. */
-char *pq_semantics_json(const pq_layout *lay);
+char *tw_semantics_json(const tw_layout *lay);
 
 #endif /* BB_CONVERT_SEMANTICS_H */

@@ -1,4 +1,4 @@
-/* table/table.c — parquet_write (emit/writers.h): the model's records, in global order and
+/* table/table.c — tw_write (emit/writers.h): the model's records, in global order and
  * filtered, as backbeat's sparse-wide Parquet table (layout: table/layout.h).
  *
  * One pass over the model. Each record becomes one row: the dense columns, then each field
@@ -8,7 +8,7 @@
  * checked every 8192 rows), so memory does not grow with the input. The
  * pages are compressed with the codec of --compression (zstd by default). The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
- * backbeat.format, backbeat.host, backbeat.views (parquet_views_ddl), backbeat.columns
+ * backbeat.format, backbeat.host, backbeat.views (tw_views_ddl), backbeat.columns
  * (table/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
  */
 /* SPDX-License-Identifier: MIT */
@@ -33,7 +33,7 @@
 #define MEMORY_BUDGET (64u << 20) /* buffered compressed chunks before an early row group */
 #define PAGE_BUDGET (32u << 20)   /* all columns' open pages together */
 
-static int pqw_after_rows(writer *w); /* the parallel engine calls it back (parquet_writer.h) */
+static int tw_after_rows(writer *w); /* the parallel engine calls it back (parquet_writer.h) */
 
 /* Set the error message; returns 1. */
 static int fail(writer *w, const char *fmt, const char *arg)
@@ -65,7 +65,7 @@ static uint64_t env_size(const char *name, uint64_t def)
     return def;
 }
 
-void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget)
+void tw_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget)
 {
     *row_group = opts && opts->row_group ? opts->row_group
                                          : env_size("BACKBEAT_PARQUET_ROW_GROUP", DEFAULT_ROW_GROUP);
@@ -73,10 +73,10 @@ void parquet_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budg
                                    : env_size("BACKBEAT_PARQUET_BUDGET", MEMORY_BUDGET);
 }
 
-bool parquet_schema_key(const bb_model *model, uint64_t *key)
+bool tw_schema_key(const bb_model *model, uint64_t *key)
 {
-    pq_layout lay;
-    if (!pq_layout_build(model, &lay))
+    tw_layout lay;
+    if (!tw_layout_build(model, &lay))
         return false;
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < lay.nnodes; i++) {
@@ -88,7 +88,7 @@ bool parquet_schema_key(const bb_model *model, uint64_t *key)
         for (const char *c = n->name; *c; c++)
             h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
     }
-    pq_layout_free(&lay);
+    tw_layout_free(&lay);
     *key = h;
     return true;
 }
@@ -158,7 +158,7 @@ static bool flush_row_group(writer *w)
     w->nrg++;
     bool ok = true;
     if (w->par) {
-        ok = pq_par_close(w, rg->chunks); /* it bounds the kept buffers as it writes them */
+        ok = tw_par_close(w, rg->chunks); /* it bounds the kept buffers as it writes them */
     } else {
         for (size_t i = 0; i < w->lay.nleaves && ok; i++)
             ok = pq_col_finish(&w->cols[i], w->rg_rows, &rg->chunks[i]);
@@ -173,7 +173,7 @@ static bool flush_row_group(writer *w)
 static void host_text(writer *w, pq_buf *b)
 {
     if (w->opts && w->opts->host_override) {
-        pq_cstr(b, w->opts->host_override);
+        em_cstr(b, w->opts->host_override);
         return;
     }
     bool any_rows = false;
@@ -194,7 +194,7 @@ static void host_text(writer *w, pq_buf *b)
             continue;
         if (b->len > start)
             pq_buf_byte(b, ',');
-        pq_utf8_lossy(b, (const uint8_t *)in->host.ptr, in->host.len);
+        em_utf8_lossy(b, (const uint8_t *)in->host.ptr, in->host.len);
     }
 }
 
@@ -205,12 +205,12 @@ static void instances_json(writer *w, pq_buf *b)
     for (size_t i = 0; i < w->ninst; i++) {
         if (i)
             pq_buf_byte(b, ',');
-        pq_cstr(b, "{\"instance_id\":\"");
-        pq_hex16(b, w->inst[i].id);
-        pq_cstr(b, "\",\"host\":");
-        pq_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
-        pq_cstr(b, ",\"rows\":");
-        pq_dec_u64(b, w->inst[i].rows);
+        em_cstr(b, "{\"instance_id\":\"");
+        em_hex16(b, w->inst[i].id);
+        em_cstr(b, "\",\"host\":");
+        em_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
+        em_cstr(b, ",\"rows\":");
+        em_dec_u64(b, w->inst[i].rows);
         pq_buf_byte(b, '}');
     }
     pq_buf_byte(b, ']');
@@ -224,8 +224,8 @@ static int write_footer(writer *w)
     pq_buf_byte(&host, 0);
     instances_json(w, &insts);
     pq_buf_byte(&insts, 0);
-    char *views = parquet_views_ddl(w->model, w->opts ? w->opts->view_rank : NULL);
-    char *cols = pq_semantics_json(&w->lay);
+    char *views = tw_views_ddl(w->model, w->opts ? w->opts->view_rank : NULL);
+    char *cols = tw_semantics_json(&w->lay);
     int rc = 0;
     if (host.failed || insts.failed || !views || !cols) {
         rc = fail(w, "%s", "out of memory");
@@ -268,7 +268,7 @@ out:
 static int start(writer *w)
 {
     const convert_opts *o = w->opts;
-    if (!pq_layout_build(w->model, &w->lay))
+    if (!tw_layout_build(w->model, &w->lay))
         return fail(w, "%s", "out of memory");
     if (!pq_ctx_init(&w->ctx, &w->out, o ? o->compression_level : 3))
         return fail(w, "%s", "out of memory");
@@ -296,8 +296,8 @@ static int start(writer *w)
         w->inst[i].inst = bb_model_instance(w->model, i);
         w->inst[i].id = w->inst[i].inst->instance_id;
     }
-    parquet_sizes(o, &w->rg_max, &w->budget);
-    if (o && o->threads > 1 && pq_par_start(w, o->threads, pqw_after_rows))
+    tw_sizes(o, &w->rg_max, &w->budget);
+    if (o && o->threads > 1 && tw_par_start(w, o->threads, tw_after_rows))
         return fail(w, "%s", "out of memory");
     if (!pq_out_write(&w->out, "PAR1", 4))
         return fail_io(w);
@@ -307,24 +307,24 @@ static int start(writer *w)
 /* Append one record (the caller's filter already applied); 0, or 1 with the message set. */
 static int add_row(writer *w, const bb_mrecord *mr)
 {
-    pq_plan *pl = pq_layout_find(&w->lay, mr->rec.event_id);
+    tw_plan *pl = tw_layout_find(&w->lay, mr->rec.event_id);
     if (!pl)
         return 0; /* the model yields registered events only */
     instance_slot *is = find_instance(w, mr->rec.instance_id);
     if (w->par)
-        return pq_par_add(w, mr, pl, is);
-    pqw_rec rc = pqw_rec_of(mr);
-    pqw_render(w, &w->lane, &rc, pl, is, w->rg_rows, w->rows);
+        return tw_par_add(w, mr, pl, is);
+    tw_rec rc = tw_rec_of(mr);
+    tw_render(w, &w->lane, &rc, pl, is, w->rg_rows, w->rows);
     w->rg_rows++;
     w->rows++;
-    return pqw_after_rows(w);
+    return tw_after_rows(w);
 }
 
-static int pqw_after_rows(writer *w)
+static int tw_after_rows(writer *w)
 {
     bool full = w->rg_rows >= w->rg_max;
     if (!full && (w->rg_rows & (PQW_CHECK_ROWS - 1)) == 0)
-        full = (w->par ? pq_par_buffered(w, w->budget) : buffered_bytes(w)) > w->budget;
+        full = (w->par ? tw_par_buffered(w, w->budget) : buffered_bytes(w)) > w->budget;
     if (full && !flush_row_group(w))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
     return 0;
@@ -334,11 +334,11 @@ static int pqw_after_rows(writer *w)
 static int finish(writer *w)
 {
     if (w->par) {
-        int rc = pq_par_drain(w);
+        int rc = tw_par_drain(w);
         if (rc)
             return rc;
     }
-    if (!flush_row_group(w) || (w->par && !pq_par_flush(w)))
+    if (!flush_row_group(w) || (w->par && !tw_par_flush(w)))
         return w->out.error ? fail_io(w) : fail(w, "%s", "out of memory");
     if (w->lane.text.failed)
         return fail(w, "%s", "out of memory");
@@ -376,7 +376,7 @@ static int run(writer *w)
 /* Release everything a writer holds (not the writer itself). */
 static void release(writer *w)
 {
-    pq_par_free(w);
+    tw_par_free(w);
     if (w->cols)
         for (size_t i = 0; i < w->lay.nleaves; i++)
             pq_col_free(&w->cols[i]);
@@ -390,13 +390,13 @@ static void release(writer *w)
     free(w->rgs);
     free(w->inst);
     pq_buf_free(&w->lane.text);
-    u64map_free(&w->lane.utf8);
+    bb__u64map_free(&w->lane.utf8);
     if (w->ctx.zstd)
         pq_ctx_free(&w->ctx);
-    pq_layout_free(&w->lay);
+    tw_layout_free(&w->lay);
 }
 
-int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+int tw_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                   size_t errlen)
 {
     writer w = {.model = model, .opts = opts, .out = {.fd = out_fd}, .err = errbuf,
@@ -408,16 +408,16 @@ int parquet_write(const bb_model *model, const convert_opts *opts, int out_fd, c
     return rc;
 }
 
-struct parquet_table {
+struct tw_table {
     writer w;
 };
 
-parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
+tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
                                   char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = 0;
-    parquet_table *t = calloc(1, sizeof *t);
+    tw_table *t = calloc(1, sizeof *t);
     if (!t) {
         if (errbuf && errlen)
             snprintf(errbuf, errlen, "out of memory");
@@ -426,23 +426,23 @@ parquet_table *parquet_table_open(const bb_model *model, const convert_opts *opt
     t->w = (writer){.model = model, .opts = opts, .out = {.fd = out_fd}, .err = errbuf,
                     .errlen = errlen};
     if (start(&t->w)) {
-        parquet_table_free(t);
+        tw_table_free(t);
         return NULL;
     }
     return t;
 }
 
-int parquet_table_row(parquet_table *t, const bb_mrecord *rec)
+int tw_table_row(tw_table *t, const bb_mrecord *rec)
 {
     return add_row(&t->w, rec);
 }
 
-int parquet_table_finish(parquet_table *t)
+int tw_table_finish(tw_table *t)
 {
     return finish(&t->w);
 }
 
-void parquet_table_free(parquet_table *t)
+void tw_table_free(tw_table *t)
 {
     if (!t)
         return;

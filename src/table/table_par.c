@@ -9,7 +9,7 @@
  * batch, the reader fills the other; then it takes the batch's tasks no worker has started (as
  * worker N - 1: N threads in all, one per CPU by default), waits for the rest, counts the rows,
  * and closes the row group when due: the workers and the reader seal the column chunks
- * (pq_par_close), which are then written in order while the next row group is rendered: by a
+ * (tw_par_close), which are then written in order while the next row group is rendered: by a
  * worker with no task, a piece at a time, or by a thread that must append to a leaf's chunk
  * still there (wqueue). Memory: the columns are the serial writer's (the budget holds as
  * before: a chunk is written before its leaf takes a page of the next row group), plus two
@@ -26,7 +26,7 @@
  * (order_tasks). The cut page's compression is no task of a batch: a worker with no task left
  * takes it (on_cut, idle_piece), so a compression of milliseconds never holds a batch's end;
  * the leaf's next cut and its seal wait for it, and the budget check counts it at its bound
- * (pq_par_buffered). Which thread renders or compresses never changes the bytes.
+ * (tw_par_buffered). Which thread renders or compresses never changes the bytes.
  *
  * The batches' item arrays are cache-line aligned and the reader asks for the next items' lines
  * for writing (PREFETCHW): its stores into lines a worker had just read were its largest cost
@@ -66,7 +66,7 @@ enum { PEND_NONE, PEND_READY, PEND_BUSY };  /* a leaf's cut page: none, waiting,
 #define WRAPS 0xFFFFFFFFu /* bb_record.offset of the record that wraps: its fields are the
                              iterator's copy, overwritten by the next record */
 
-typedef pqw_item item; /* parquet_writer.h */
+typedef tw_item item; /* parquet_writer.h */
 
 typedef struct batch {
     _Alignas(64) item *items; /* own cache lines: the reader counts into one while workers read
@@ -105,11 +105,11 @@ typedef struct wqueue {
     size_t keep_max;     /* ... at most this (budget / 2, as the serial writer's bound_kept) */
 } wqueue;
 
-struct pq_par {
-    wp_pool *pool;
+struct tw_par {
+    em_pool *pool;
     wqueue wq;
     unsigned nworkers;
-    pqw_lane *lanes;    /* per worker */
+    tw_lane *lanes;    /* per worker */
     pq_ctx *ctxs;       /* per worker: compressor and page scratch */
     batch b[2];
     int cur;            /* the batch being filled */
@@ -118,7 +118,7 @@ struct pq_par {
     uint64_t r0, seq0;  /* its first row in the row group, its first seq */
     uint64_t batches;   /* dispatched so far */
     pq_chunk_meta *seal_to;
-    pqw_after_rows_fn after_rows; /* the writer's: closes the row group when due */
+    tw_after_rows_fn after_rows; /* the writer's: closes the row group when due */
     uint32_t *lw_start; /* leaf L (>= PQ_DENSE) is written by the plans lw_plan[lw_start[L] ..
                            lw_start[L + 1]) (ascending), as field lw_act[..] or MISSING */
     uint32_t *lw_plan, *lw_act;
@@ -170,7 +170,7 @@ static uint64_t now_ns(void)
 
 /* Leaf L's action for plan q (a field index, MISSING), or NOT_MINE: a binary search of the
  * leaf's plans. */
-static uint32_t action_of(const pq_par *p, int32_t L, uint32_t q)
+static uint32_t action_of(const tw_par *p, int32_t L, uint32_t q)
 {
     uint32_t lo = p->lw_start[L], hi = p->lw_start[L + 1];
     while (lo < hi) {
@@ -186,19 +186,19 @@ static uint32_t action_of(const pq_par *p, int32_t L, uint32_t q)
 }
 
 /* Action `a` of leaf L for item `it` as row r. */
-static inline void put_action(writer *w, pqw_lane *ln, int32_t L, uint32_t a, const item *it,
+static inline void put_action(writer *w, tw_lane *ln, int32_t L, uint32_t a, const item *it,
                               uint64_t r)
 {
     if (a == MISSING)
         pq_col_null(&w->cols[L], r, 1);
     else
-        pqw_render_field(w, ln, &it->rc, it->pl, a, r);
+        tw_render_field(w, ln, &it->rc, it->pl, a, r);
 }
 
 /* With wq.mu held: write at most `max` bytes of the pending chunks (in leaf order); a leaf
  * written whole lets its buffers go, keeping its chunk buffer within the writer's bound (what
  * the serial writer's pq_col_write and bound_kept do, in the same order). */
-static void write_locked(writer *w, pq_par *p, size_t max)
+static void write_locked(writer *w, tw_par *p, size_t max)
 {
     wqueue *q = &p->wq;
     size_t n = w->lay.nleaves, L = atomic_load_explicit(&q->next, memory_order_relaxed);
@@ -225,7 +225,7 @@ static void write_locked(writer *w, pq_par *p, size_t max)
 }
 
 /* Leaves up to L written (their chunks free for the next row group's pages). */
-static void write_upto(writer *w, pq_par *p, size_t L)
+static void write_upto(writer *w, tw_par *p, size_t L)
 {
     if (atomic_load_explicit(&p->wq.next, memory_order_acquire) > L)
         return;
@@ -237,7 +237,7 @@ static void write_upto(writer *w, pq_par *p, size_t L)
 
 /* A piece of the pending chunks written, if any is pending and no other thread is writing;
  * false if nothing was. */
-static bool write_piece(writer *w, pq_par *p)
+static bool write_piece(writer *w, tw_par *p)
 {
     if (atomic_load_explicit(&p->wq.next, memory_order_acquire) >= w->lay.nleaves ||
         pthread_mutex_trylock(&p->wq.mu) != 0)
@@ -248,16 +248,16 @@ static bool write_piece(writer *w, pq_par *p)
     return any;
 }
 
-bool pq_par_flush(writer *w)
+bool tw_par_flush(writer *w)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     write_upto(w, p, w->lay.nleaves ? w->lay.nleaves - 1 : 0);
     return w->out.error == 0; /* set by the first failed write, on whichever thread */
 }
 
 /* Compress leaf L's cut page, taken by this thread (PEND_BUSY), with compressor x (after the
  * leaf's last chunk went out: the page goes into its buffer). */
-static void compress_taken(writer *w, pq_par *p, size_t L, pq_ctx *x)
+static void compress_taken(writer *w, tw_par *p, size_t L, pq_ctx *x)
 {
     write_upto(w, p, L);
     (void)pq_col_compress_pend(&w->cols[L], x);
@@ -265,7 +265,7 @@ static void compress_taken(writer *w, pq_par *p, size_t L, pq_ctx *x)
 }
 
 /* Take leaf L's cut page if it waits (PEND_READY -> PEND_BUSY); false if none or taken. */
-static bool take_pend(pq_par *p, size_t L)
+static bool take_pend(tw_par *p, size_t L)
 {
     unsigned char ready = PEND_READY;
     if (!atomic_compare_exchange_strong_explicit(&p->pend[L], &ready, PEND_BUSY,
@@ -279,7 +279,7 @@ static inline void cpu_relax(unsigned *spins);
 
 /* Leaf L's cut page compressed before this thread goes on: compressed here (with x) if it
  * waits, waited for if another thread compresses it. */
-static void pend_done(writer *w, pq_par *p, size_t L, pq_ctx *x)
+static void pend_done(writer *w, tw_par *p, size_t L, pq_ctx *x)
 {
     unsigned spins = 0;
     for (;;) {
@@ -300,7 +300,7 @@ static void pend_done(writer *w, pq_par *p, size_t L, pq_ctx *x)
 static void on_cut(void *arg, pq_column *c, int phase)
 {
     writer *w = arg;
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     size_t L = (size_t)(c - w->cols);
     if (phase == PQ_CUT_BEFORE) {
         pend_done(w, p, L, c->ctx);
@@ -311,12 +311,12 @@ static void on_cut(void *arg, pq_column *c, int phase)
     atomic_store_explicit(&p->pend[L], PEND_READY, memory_order_release);
 }
 
-/* The pool's idle work (wp_idle_fn): compress one waiting cut page with thread k's compressor;
+/* The pool's idle work (em_pool_idle_fn): compress one waiting cut page with thread k's compressor;
  * false if there was none. */
 static bool idle_piece(void *arg, unsigned k)
 {
     writer *w = arg;
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     size_t n = w->lay.nleaves;
     if (atomic_load_explicit(&p->npend, memory_order_relaxed) == 0 || n == 0)
         return write_piece(w, p);
@@ -331,12 +331,12 @@ static bool idle_piece(void *arg, unsigned k)
 }
 
 /* Leaf L of the batch in flight (b, its n rows from row r0, seq seq0). */
-static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint64_t r0,
+static void render_leaf(writer *w, tw_lane *ln, const batch *b, size_t n, uint64_t r0,
                         uint64_t seq0, int32_t L)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     if (L < PQ_DENSE) {
-        pqw_render_dense(w, L, b->items, n, r0, seq0);
+        tw_render_dense(w, L, b->items, n, r0, seq0);
         return;
     }
     uint32_t s = p->lw_start[L], e = p->lw_start[L + 1];
@@ -345,7 +345,7 @@ static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint6
         const uint32_t *rows = b->order + b->pstart[q];
         size_t nq = b->pstart[q + 1] - b->pstart[q];
         if (a != MISSING)
-            pqw_render_rows(w, ln, b->items, rows, nq, &w->lay.plans[q], a, r0);
+            tw_render_rows(w, ln, b->items, rows, nq, &w->lay.plans[q], a, r0);
         else
             for (size_t i = 0; i < nq; i++)
                 pq_col_null(&w->cols[L], r0 + rows[i], 1);
@@ -363,7 +363,7 @@ static void render_leaf(writer *w, pqw_lane *ln, const batch *b, size_t n, uint6
 static void render_task(void *arg, size_t u, unsigned k)
 {
     writer *w = arg;
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     /* locals: the reader keeps writing next to these while the task runs */
     const batch *b = &p->b[p->cur ^ 1];
     const size_t n = p->fly_n;
@@ -381,7 +381,7 @@ static void render_task(void *arg, size_t u, unsigned k)
 }
 
 /* Leaf L's column sealed (at the row group's close) with thread k's compressor. */
-static void seal_leaf(writer *w, pq_par *p, size_t L, unsigned k)
+static void seal_leaf(writer *w, tw_par *p, size_t L, unsigned k)
 {
     pend_done(w, p, L, &p->ctxs[k]);
     w->cols[L].ctx = &p->ctxs[k];
@@ -389,7 +389,7 @@ static void seal_leaf(writer *w, pq_par *p, size_t L, unsigned k)
 }
 
 /* Seal leaf L with thread k's compressor unless another thread has taken it. */
-static void try_seal(writer *w, pq_par *p, size_t L, unsigned k)
+static void try_seal(writer *w, tw_par *p, size_t L, unsigned k)
 {
     unsigned char free_ = SEAL_FREE;
     if (!atomic_compare_exchange_strong_explicit(&p->sealing[L], &free_, SEAL_TAKEN,
@@ -417,7 +417,7 @@ static int by_cost(const void *a, const void *b)
 
 /* Re-cut the units from the leaves' times since the last cut: heaviest first, each unit at least a
  * 1 / (UNITS_PER_THREAD * threads) share of the batch (a heavier leaf is a unit alone). */
-static void cut_units(writer *w, pq_par *p)
+static void cut_units(writer *w, tw_par *p)
 {
     size_t n = w->lay.nleaves;
     uint64_t total = 0;
@@ -452,7 +452,7 @@ static bool will_flush(const writer *w, const leaf_page *g)
  * other threads waiting; since compressions left the batches (on_cut) it is the cut, the page's
  * levels and indices encoded, and this order was not measured again. With every batch landed:
  * the pages are the serial writer's. */
-static void order_tasks(writer *w, pq_par *p)
+static void order_tasks(writer *w, tw_par *p)
 {
     size_t n = w->lay.nleaves, k = 0;
     for (size_t L = 0; L < n; L++) {
@@ -499,16 +499,16 @@ static inline void cpu_relax(unsigned *spins)
  * worker is compressing (sealing one waits for that page: 17 ms of a 10 M-record conversion went
  * to such waits); the sealed chunks are then written while the next row group is rendered
  * (wqueue), the last row group's first: a seal appends to its leaf's chunk. */
-bool pq_par_close(writer *w, pq_chunk_meta *chunks)
+bool tw_par_close(writer *w, pq_chunk_meta *chunks)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     size_t n = w->lay.nleaves;
-    if (!pq_par_flush(w))
+    if (!tw_par_flush(w))
         return false;
     p->seal_to = chunks;
     for (size_t L = 0; L < n; L++)
         atomic_store_explicit(&p->sealing[L], SEAL_FREE, memory_order_relaxed);
-    wp_start(p->pool, seal_task, w, n);
+    em_pool_start(p->pool, seal_task, w, n);
     for (int busy_too = 0; busy_too < 2; busy_too++)
         for (size_t L = n; L-- > 0;)
             if (busy_too ||
@@ -524,7 +524,7 @@ bool pq_par_close(writer *w, pq_chunk_meta *chunks)
         p->known[L] = 0;
         p->cut_bound[L] = 0;
     }
-    wp_wait(p->pool);
+    em_pool_wait(p->pool);
     pthread_mutex_lock(&p->wq.mu);
     p->wq.meta = chunks;
     p->wq.at = 0;
@@ -560,10 +560,10 @@ static size_t item_len(const item *it)
 /* Wait for the batch in flight, count its rows, close the row group when due. */
 static int land(writer *w)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     if (!p->flying)
         return 0;
-    wp_help(p->pool, p->nworkers);
+    em_pool_help(p->pool, p->nworkers);
     p->flying = false;
     w->rg_rows += p->fly_n;
     w->rows += p->fly_n;
@@ -591,7 +591,7 @@ static void sort_by_plan(const writer *w, batch *b, size_t k)
  * sorted the whole batch by plan (sort_by_plan); it is sorted again only when cut. */
 static bool dispatch(writer *w)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     batch *b = &p->b[p->cur], *o = &p->b[p->cur ^ 1];
     uint64_t need = PQW_CHECK_ROWS - (w->rg_rows & (PQW_CHECK_ROWS - 1));
     if (w->rg_max - w->rg_rows < need)
@@ -621,13 +621,13 @@ static bool dispatch(writer *w)
     p->seq0 = w->rows;
     p->flying = true;
     p->cur ^= 1;
-    wp_start(p->pool, render_task, w, p->nbu);
+    em_pool_start(p->pool, render_task, w, p->nbu);
     return true;
 }
 
-size_t pq_par_buffered(writer *w, size_t budget)
+size_t tw_par_buffered(writer *w, size_t budget)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     size_t n = w->lay.nleaves;
     uint64_t bound = 0; /* the chunks as last known, what the pages cut since may add, the rest */
     for (size_t L = 0; L < n; L++)
@@ -645,16 +645,16 @@ size_t pq_par_buffered(writer *w, size_t budget)
     return exact;
 }
 
-int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
+int tw_par_add(writer *w, const bb_mrecord *mr, tw_plan *pl, instance_slot *is)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     batch *b = &p->b[p->cur];
     if (is)
         is->rows++; /* here, not on the workers: the reader reads the slot's id on every row */
     if (b->n + PREFETCH_AHEAD < BATCH_ROWS)
         prefetch_for_write(&b->items[b->n + PREFETCH_AHEAD]);
     item *it = &b->items[b->n++];
-    it->rc = pqw_rec_of(mr);
+    it->rc = tw_rec_of(mr);
     it->foff = NO_FIELDS;
     it->pl = pl;
     it->is = is;
@@ -673,11 +673,11 @@ int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is)
     return dispatch(w) ? 0 : oom(w);
 }
 
-int pq_par_drain(writer *w)
+int tw_par_drain(writer *w)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     for (;;) {
-        sort_by_plan(w, &p->b[p->cur], p->b[p->cur].n); /* as pq_par_add does */
+        sort_by_plan(w, &p->b[p->cur], p->b[p->cur].n); /* as tw_par_add does */
         int rc = land(w);
         if (rc)
             return rc;
@@ -693,14 +693,14 @@ int pq_par_drain(writer *w)
 }
 
 /* Leaf of field f of plan pl that the engine renders by plan (-1: padding, or dense). */
-static int32_t field_leaf(const pq_plan *pl, size_t f)
+static int32_t field_leaf(const tw_plan *pl, size_t f)
 {
     return pl->map[f].pad || pl->map[f].leaf < PQ_DENSE ? -1 : pl->map[f].leaf;
 }
 
 /* Which plans write each leaf, and how (lw_*: two passes, a count and a fill, in plan order,
  * so each leaf's plans are ascending); one unit per leaf until the first timing. */
-static bool leaf_work(writer *w, pq_par *p)
+static bool leaf_work(writer *w, tw_par *p)
 {
     size_t n = w->lay.nleaves, np = w->lay.nplans;
     p->lw_start = calloc(n + 1, sizeof *p->lw_start);
@@ -719,7 +719,7 @@ static bool leaf_work(writer *w, pq_par *p)
     bool ok = p->lw_start && p->ustart && p->uleaf && p->cost && p->sorted && p->pages &&
               p->sealing && p->pend && p->cut_bound && p->known && p->bstart && p->bleaf && next;
     for (size_t q = 0; ok && q < np; q++) {
-        const pq_plan *pl = &w->lay.plans[q];
+        const tw_plan *pl = &w->lay.plans[q];
         for (size_t f = 0; f < pl->schema->field_count; f++)
             if (field_leaf(pl, f) >= 0)
                 p->lw_start[field_leaf(pl, f) + 1]++;
@@ -735,7 +735,7 @@ static bool leaf_work(writer *w, pq_par *p)
     if (ok)
         memcpy(next, p->lw_start, n * sizeof *next);
     for (size_t q = 0; ok && q < np; q++) {
-        const pq_plan *pl = &w->lay.plans[q];
+        const tw_plan *pl = &w->lay.plans[q];
         for (size_t f = 0; f < pl->schema->field_count; f++) {
             int32_t L = field_leaf(pl, f);
             if (L >= 0) {
@@ -758,7 +758,7 @@ static bool leaf_work(writer *w, pq_par *p)
 }
 
 /* Each worker's compressor (the writer's settings) and the two batches. */
-static bool alloc_workers(writer *w, pq_par *p)
+static bool alloc_workers(writer *w, tw_par *p)
 {
     p->lanes = calloc(p->nworkers + 1, sizeof *p->lanes);
     p->ctxs = calloc(p->nworkers + 1, sizeof *p->ctxs);
@@ -782,25 +782,25 @@ static bool alloc_workers(writer *w, pq_par *p)
     return true;
 }
 
-int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
+int tw_par_start(writer *w, unsigned threads, tw_after_rows_fn after_rows)
 {
-    pq_par *p = calloc(1, sizeof *p);
+    tw_par *p = calloc(1, sizeof *p);
     if (!p)
         return 1;
     w->par = p;
-    p->nworkers = threads - 1; /* and the reading thread, which helps (wp_help) */
+    p->nworkers = threads - 1; /* and the reading thread, which helps (em_pool_help) */
     p->after_rows = after_rows;
     p->wq.next = w->lay.nleaves; /* nothing to write */
     p->wq.keep_max = w->budget / 2;
     p->wq.mu_ok = pthread_mutex_init(&p->wq.mu, NULL) == 0;
     if (!p->wq.mu_ok || !leaf_work(w, p) || !alloc_workers(w, p))
         return 1;
-    p->pool = wp_create(p->nworkers);
+    p->pool = em_pool_create(p->nworkers);
     if (!p->pool) { /* no threads to be had: the serial writer, same output */
-        pq_par_free(w);
+        tw_par_free(w);
         return 0;
     }
-    wp_set_idle(p->pool, idle_piece, w);
+    em_pool_set_idle(p->pool, idle_piece, w);
     for (size_t i = 0; i < w->lay.nleaves; i++) { /* full pages compressed outside the batches */
         w->cols[i].on_cut = on_cut;
         w->cols[i].cut_arg = w;
@@ -808,18 +808,18 @@ int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows)
     return 0;
 }
 
-void pq_par_free(writer *w)
+void tw_par_free(writer *w)
 {
-    pq_par *p = w->par;
+    tw_par *p = w->par;
     if (!p)
         return;
     if (p->pool) {
-        wp_wait(p->pool);
-        wp_free(p->pool);
+        em_pool_wait(p->pool);
+        em_pool_free(p->pool);
     }
     for (unsigned k = 0; p->lanes && k <= p->nworkers; k++) {
         pq_buf_free(&p->lanes[k].text);
-        u64map_free(&p->lanes[k].utf8);
+        bb__u64map_free(&p->lanes[k].utf8);
     }
     for (unsigned k = 0; p->ctxs && k <= p->nworkers; k++)
         if (p->ctxs[k].zstd)

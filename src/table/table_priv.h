@@ -40,56 +40,56 @@ typedef struct instance_slot { /* 192 bytes */
 
 /* A decoded enum label or interned text that can go in as stable bytes (pq_col_str_stable):
  * the field (its schema's), the instance for interned text (NULL for a label), the raw value. */
-typedef struct pqw_str_hit {
+typedef struct tw_str_hit {
     const void *field;
     const void *inst;
     uint64_t raw;
     const void *p;
     size_t n;
     pq_dict_cache cache; /* its index in the leaf's dictionary (pq_col_str_stable_c) */
-} pqw_str_hit;
+} tw_str_hit;
 
 #define PQW_STR_HITS 256 /* direct-mapped */
 
 /* What one rendering thread owns: its scratch and its caches of UTF-8 checks and texts. */
-typedef struct pqw_lane {
+typedef struct tw_lane {
     pq_buf text;  /* rendering scratch */
-    u64map utf8;  /* interned text address -> (length << 1 | valid UTF-8) + 1 */
-    pqw_str_hit hits[PQW_STR_HITS];
-} pqw_lane;
+    bb__u64map utf8;  /* interned text address -> (length << 1 | valid UTF-8) + 1 */
+    tw_str_hit hits[PQW_STR_HITS];
+} tw_lane;
 
 /* What rendering needs of one record (a bb_mrecord's, slimmed: the parallel engine stages
  * one per row). `fields` points into the dump (or a copy the engine holds). */
-typedef struct pqw_rec {
+typedef struct tw_rec {
     const uint8_t *fields;
     const bb_rschema *schema; /* the schema it was written with, NULL: the plan's */
     const bb_rinstance *instance;
     uint64_t ts;
     uint64_t instance_id;
-} pqw_rec;
+} tw_rec;
 
-/* The pqw_rec of model record `mr`. */
-static inline pqw_rec pqw_rec_of(const bb_mrecord *mr)
+/* The tw_rec of model record `mr`. */
+static inline tw_rec tw_rec_of(const bb_mrecord *mr)
 {
-    return (pqw_rec){mr->rec.fields, mr->rec.schema, mr->instance, mr->rec.ts,
+    return (tw_rec){mr->rec.fields, mr->rec.schema, mr->instance, mr->rec.ts,
                      mr->rec.instance_id};
 }
 
 /* A row staged by the parallel engine (one cache line). */
-typedef struct pqw_item {
-    pqw_rec rc;  /* rc.fields: into the dump (which outlives the write), or into the batch's
+typedef struct tw_item {
+    tw_rec rc;  /* rc.fields: into the dump (which outlives the write), or into the batch's
                     bytes (its copy of the record that wraps) */
     size_t foff; /* the engine's: offset of the copied field bytes in the batch */
-    pq_plan *pl;
+    tw_plan *pl;
     instance_slot *is;
-} pqw_item;
+} tw_item;
 
-typedef struct pq_par pq_par;
+typedef struct tw_par tw_par;
 
 typedef struct writer {
     const bb_model *model;
     const convert_opts *opts;
-    pq_layout lay;
+    tw_layout lay;
     pq_out out;
     pq_ctx ctx;
     pq_column *cols;
@@ -102,8 +102,8 @@ typedef struct writer {
     instance_slot *inst;
     size_t ninst;
     size_t last_inst;
-    pqw_lane lane;     /* the serial path's */
-    pq_par *par;       /* the parallel engine, NULL when serial */
+    tw_lane lane;     /* the serial path's */
+    tw_par *par;       /* the parallel engine, NULL when serial */
     char *err;
     size_t errlen;
 } writer;
@@ -111,50 +111,50 @@ typedef struct writer {
 /* ---- table/table_row.c: rendering, below both the writer and its parallel engine ---- */
 
 /* Render record `rc` (plan `pl`, instance slot `is` or NULL) as row `r` of the open row group,
- * with `seq` as its seq. pqw_render writes every column; pqw_render_field only field `f` of
+ * with `seq` as its seq. tw_render writes every column; tw_render_field only field `f` of
  * the plan into its leaf (nothing when the record's own schema has no field f: the row's gap
- * is NULL, as pqw_render leaves it). pqw_render_dense writes dense leaf `leaf` (< PQ_DENSE) of
+ * is NULL, as tw_render leaves it). tw_render_dense writes dense leaf `leaf` (< PQ_DENSE) of
  * n staged rows, rows r0.. with seqs seq0.., in one loop. A plan's missing leaves (other
- * versions' fields) get pq_col_null(.., r, 1) from pqw_render and from the engine. */
-void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
+ * versions' fields) get pq_col_null(.., r, 1) from tw_render and from the engine. */
+void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq);
-void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, uint32_t f,
+void tw_render_field(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, uint32_t f,
                       uint64_t r);
-/* pqw_render_field for the n staged rows items[rows[k]] (rows ascending) of plan pl, each as
+/* tw_render_field for the n staged rows items[rows[k]] (rows ascending) of plan pl, each as
  * row r0 + rows[k]: an integer or bool field's place looked up once per schema. */
-void pqw_render_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint32_t *rows,
-                     size_t n, pq_plan *pl, uint32_t f, uint64_t r0);
-void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *items, size_t n, uint64_t r0,
+void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
+                     size_t n, tw_plan *pl, uint32_t f, uint64_t r0);
+void tw_render_dense(writer *w, int32_t leaf, const tw_item *items, size_t n, uint64_t r0,
                       uint64_t seq0);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
  * at a budget check over the budget. 0, or 1 with the message set. The writer's
  * (table/table.c), handed to the parallel engine as a function: the engine never calls
  * into the writer by name. */
-typedef int (*pqw_after_rows_fn)(writer *w);
+typedef int (*tw_after_rows_fn)(writer *w);
 
 /* ---- table/table_par.c: the parallel engine, below the writer ---- */
 
-/* pq_par_start sets w->par for `threads` (> 1) threads, threads - 1 workers and
+/* tw_par_start sets w->par for `threads` (> 1) threads, threads - 1 workers and
  * the caller's (which calls `after_rows` once a batch's rows are counted), or leaves them NULL
  * (serial) if threads could not be had; 0, or 1 with the message set (out of memory).
- * pq_par_add stages a row (encoded later, in order); pq_par_drain encodes every staged row;
- * pq_par_close seals every column of the open row group into chunks[] on the workers and the
+ * tw_par_add stages a row (encoded later, in order); tw_par_drain encodes every staged row;
+ * tw_par_close seals every column of the open row group into chunks[] on the workers and the
  * caller (nothing in flight) and leaves them to be written in order while the next rows are
  * encoded (their offsets in chunks[] are set as they are: chunks[] must stay until
- * pq_par_flush); false if a seal or an earlier write failed. pq_par_flush writes what is left
- * (before the footer); false if a write failed. pq_par_free stops the workers. */
-int pq_par_start(writer *w, unsigned threads, pqw_after_rows_fn after_rows);
-int pq_par_add(writer *w, const bb_mrecord *mr, pq_plan *pl, instance_slot *is);
-int pq_par_drain(writer *w);
-bool pq_par_close(writer *w, pq_chunk_meta *chunks);
-bool pq_par_flush(writer *w);
-void pq_par_free(writer *w);
+ * tw_par_flush); false if a seal or an earlier write failed. tw_par_flush writes what is left
+ * (before the footer); false if a write failed. tw_par_free stops the workers. */
+int tw_par_start(writer *w, unsigned threads, tw_after_rows_fn after_rows);
+int tw_par_add(writer *w, const bb_mrecord *mr, tw_plan *pl, instance_slot *is);
+int tw_par_drain(writer *w);
+bool tw_par_close(writer *w, pq_chunk_meta *chunks);
+bool tw_par_flush(writer *w);
+void tw_par_free(writer *w);
 /* The budget check's count with the engine's deferred pages (full pages are compressed by
  * whichever thread is idle, outside the batches, so a chunk's size is not known at a check):
  * at most `budget` when the serial writer's count (the compressed chunks and the open pages)
  * would be, else that count exactly, after every cut page is compressed. Called between
  * batches. */
-size_t pq_par_buffered(writer *w, size_t budget);
+size_t tw_par_buffered(writer *w, size_t budget);
 
 #endif /* BB_CONVERT_PARQUET_WRITER_H */

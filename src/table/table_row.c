@@ -13,7 +13,7 @@
 
 /* A field has no value in its leaf (sentinel hit, or not representable in the column's type):
  * NULL inside the group, nothing at all for a promoted column (its gap is NULL). */
-static inline void put_null(writer *w, const pq_fmap *m, uint64_t r)
+static inline void put_null(writer *w, const tw_fmap *m, uint64_t r)
 {
     if (m->null_def > 0)
         pq_col_null(&w->cols[m->leaf], r, m->null_def);
@@ -28,20 +28,20 @@ static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
 
 /* Whether interned text (bytes that stay put for the whole write) is valid UTF-8, checked once
  * per string rather than on every row that refers to it. */
-static bool stable_utf8(pqw_lane *ln, const uint8_t *p, size_t n)
+static bool stable_utf8(tw_lane *ln, const uint8_t *p, size_t n)
 {
-    uintptr_t got = (uintptr_t)u64map_get(&ln->utf8, (uint64_t)(uintptr_t)p);
+    uintptr_t got = (uintptr_t)bb__u64map_get(&ln->utf8, (uint64_t)(uintptr_t)p);
     if (got && (got - 1) >> 1 == n)
         return (got - 1) & 1;
     bool ok = bb_utf8_valid(p, n);
     if (!got && n < (SIZE_MAX >> 2))
-        (void)u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
+        (void)bb__u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
     return ok;
 }
 
 /* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
  * when a promoted column's first declaration had another type. */
-static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, const bb_value *v)
+static void put_value(writer *w, tw_lane *ln, const tw_fmap *m, uint64_t r, const bb_value *v)
 {
     pq_column *c = &w->cols[m->leaf];
     pq_type t = c->type;
@@ -59,7 +59,7 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
         else if (t == PQ_BOOLEAN)
             pq_col_bool(c, r, v->u != 0);
         else if (t == PQ_STRING) {
-            pq_dec_u64(s, v->u);
+            em_dec_u64(s, v->u);
             put_text(c, r, s);
         } else
             put_null(w, m, r);
@@ -70,7 +70,7 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
         else if (t == PQ_BOOLEAN)
             pq_col_bool(c, r, v->i != 0);
         else if (t == PQ_STRING) {
-            pq_dec_i64(s, v->i);
+            em_dec_i64(s, v->i);
             put_text(c, r, s);
         } else
             put_null(w, m, r);
@@ -79,14 +79,14 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
         if (t == PQ_BOOLEAN)
             pq_col_bool(c, r, v->b);
         else if (t == PQ_STRING) {
-            pq_cstr(s, v->b ? "true" : "false");
+            em_cstr(s, v->b ? "true" : "false");
             put_text(c, r, s);
         } else
             pq_col_u64(c, r, v->b ? 1 : 0);
         return;
     case BB_VALUE_BYTES:
         if (t == PQ_STRING) {
-            pq_hex(s, v->bytes, v->bytes_len);
+            em_hex(s, v->bytes, v->bytes_len);
             put_text(c, r, s);
         } else
             put_null(w, m, r);
@@ -96,7 +96,7 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
             if (v->has_label)
                 pq_col_str_stable(c, r, v->str.ptr, v->str.len);
             else {
-                pq_dec_u64(s, v->u);
+                em_dec_u64(s, v->u);
                 put_text(c, r, s);
             }
         } else if (t == PQ_UINT64 || (t == PQ_INT64 && v->u <= INT64_MAX))
@@ -111,14 +111,14 @@ static void put_value(writer *w, pqw_lane *ln, const pq_fmap *m, uint64_t r, con
             put_null(w, m, r);
         } else if (!v->has_label) {
             pq_buf_byte(s, '#');
-            pq_dec_u64(s, v->u);
+            em_dec_u64(s, v->u);
             put_text(c, r, s);
         } else {
             const uint8_t *p = (const uint8_t *)v->str.ptr;
             if (stable_utf8(ln, p, v->str.len)) {
                 pq_col_str_stable(c, r, p, v->str.len);
             } else {
-                pq_utf8_lossy(s, p, v->str.len);
+                em_utf8_lossy(s, p, v->str.len);
                 put_text(c, r, s);
             }
         }
@@ -145,7 +145,7 @@ static inline uint64_t load_uw(const uint8_t *p, unsigned wd)
 }
 
 /* The cache slot of (field, inst, raw). */
-static inline pqw_str_hit *str_slot(pqw_lane *ln, const void *field, const void *inst,
+static inline tw_str_hit *str_slot(tw_lane *ln, const void *field, const void *inst,
                                     uint64_t raw)
 {
     uint64_t h = (raw ^ ((uintptr_t)field >> 3) ^ ((uintptr_t)inst << 7)) * 0x9e3779b97f4a7c15ull;
@@ -154,7 +154,7 @@ static inline pqw_str_hit *str_slot(pqw_lane *ln, const void *field, const void 
 
 /* Field f (enum or interned, PQ_FAST_STRING) of record `rc` into its STRING leaf at row r: the
  * stable text of its raw value from the lane's cache, else decoded (and cached when stable). */
-static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_fmap *m,
+static void put_string_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_fmap *m,
                              const bb_rschema *s, size_t f, uint64_t r)
 {
     const bb_rfield *fd = &s->fields[f];
@@ -164,7 +164,7 @@ static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const p
         return;
     }
     const void *inst = fd->type == BB_TYPE_INTERNED ? (const void *)rc->instance : NULL;
-    pqw_str_hit *h = str_slot(ln, fd, inst, raw);
+    tw_str_hit *h = str_slot(ln, fd, inst, raw);
     if (h->field == fd && h->inst == inst && h->raw == raw) {
         pq_col_str_stable_c(&w->cols[m->leaf], r, h->p, h->n, &h->cache);
         return;
@@ -174,15 +174,15 @@ static void put_string_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const p
                                   (v.kind == BB_VALUE_STRING &&
                                    stable_utf8(ln, (const uint8_t *)v.str.ptr, v.str.len)));
     if (stable)
-        *h = (pqw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
+        *h = (tw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
     put_value(w, ln, m, r, &v);
 }
 
 /* Write field f of record `rc` (schema s, as laid out by plan `pl`) into its leaf at row r. */
-static void put_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_plan *pl,
+static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *pl,
                       const bb_rschema *s, size_t f, uint64_t r)
 {
-    const pq_fmap *m = &pl->map[f];
+    const tw_fmap *m = &pl->map[f];
     if (m->pad)
         return; /* padding has no column */
     if (m->fast == PQ_FAST_NONE) {
@@ -213,7 +213,7 @@ static void put_field(writer *w, pqw_lane *ln, const pqw_rec *rc, const pq_plan 
 }
 
 /* The dense columns of row r (the serial writer's; it counts the instance's rows). */
-static void put_dense(writer *w, const pqw_rec *rec, pq_plan *pl, instance_slot *is, uint64_t r,
+static void put_dense(writer *w, const tw_rec *rec, tw_plan *pl, instance_slot *is, uint64_t r,
                       uint64_t seq)
 {
     pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
@@ -247,7 +247,7 @@ static void dense_u64(pq_column *c, uint64_t r0, const uint64_t *v, size_t n)
 }
 
 /* The seq, ts or ts_nanos leaf of the staged rows (ts_nanos: NULL past year 2262). */
-static void dense_plain(pq_column *c, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
+static void dense_plain(pq_column *c, int32_t leaf, const tw_item *it, size_t n, uint64_t r0,
                         uint64_t seq0)
 {
     uint64_t v[DENSE_RUN];
@@ -270,7 +270,7 @@ static void dense_plain(pq_column *c, int32_t leaf, const pqw_item *it, size_t n
 }
 
 /* The dictionary-index cache of a dense leaf's value for item `it`, NULL if it has none. */
-static pq_dict_cache *dense_cache(int32_t leaf, const pqw_item *it)
+static pq_dict_cache *dense_cache(int32_t leaf, const tw_item *it)
 {
     if (leaf == PQ_L_EVENT)
         return &it->pl->c_event;
@@ -281,9 +281,9 @@ static pq_dict_cache *dense_cache(int32_t leaf, const pqw_item *it)
 
 /* Row r of the event, event_id or instance_id leaf, value by value (interning it when its
  * cache is not current). */
-static void dense_one(pq_column *c, int32_t leaf, const pqw_item *it, uint64_t r)
+static void dense_one(pq_column *c, int32_t leaf, const tw_item *it, uint64_t r)
 {
-    pq_plan *pl = it->pl;
+    tw_plan *pl = it->pl;
     if (leaf == PQ_L_EVENT)
         pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
     else if (leaf == PQ_L_EVENT_ID)
@@ -296,7 +296,7 @@ static void dense_one(pq_column *c, int32_t leaf, const pqw_item *it, uint64_t r
 
 /* The event, event_id or instance_id leaf of the staged rows: runs of the indices whose cache
  * is current, the rest value by value. */
-static void dense_cached(pq_column *c, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0)
+static void dense_cached(pq_column *c, int32_t leaf, const tw_item *it, size_t n, uint64_t r0)
 {
     uint32_t idx[DENSE_RUN];
     for (size_t j = 0; j < n;) {
@@ -319,7 +319,7 @@ static void dense_cached(pq_column *c, int32_t leaf, const pqw_item *it, size_t 
 }
 
 /* Dense leaf `leaf` of staged rows: what put_dense writes into it, one row after another. */
-void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *it, size_t n, uint64_t r0,
+void tw_render_dense(writer *w, int32_t leaf, const tw_item *it, size_t n, uint64_t r0,
                       uint64_t seq0)
 {
     pq_column *c = &w->cols[leaf];
@@ -330,14 +330,14 @@ void pqw_render_dense(writer *w, int32_t leaf, const pqw_item *it, size_t n, uin
 }
 
 /* The schema record `rc` was written with, and how many of its fields the plan lays out. */
-static const bb_rschema *rec_schema(const pqw_rec *rc, const pq_plan *pl, size_t *nf)
+static const bb_rschema *rec_schema(const tw_rec *rc, const tw_plan *pl, size_t *nf)
 {
     const bb_rschema *s = rc->schema ? rc->schema : pl->schema;
     *nf = s->field_count < pl->schema->field_count ? s->field_count : pl->schema->field_count;
     return s;
 }
 
-void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instance_slot *is,
+void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is,
                 uint64_t r, uint64_t seq)
 {
     put_dense(w, rc, pl, is, r, seq);
@@ -350,7 +350,7 @@ void pqw_render(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, instanc
         pq_col_null(&w->cols[pl->missing[i]], r, 1);
 }
 
-void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, uint32_t f,
+void tw_render_field(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, uint32_t f,
                       uint64_t r)
 {
     size_t nf;
@@ -362,15 +362,15 @@ void pqw_render_field(writer *w, pqw_lane *ln, const pqw_rec *rc, pq_plan *pl, u
 /* Integer or bool field f (PQ_FAST_UNSIGNED, _SIGNED or _BOOL) of the rows' records, plan pl,
  * into its leaf: what put_field does, with the field's place and sentinel looked up once per
  * schema instead of per row. */
-static void put_int_rows(writer *w, const pqw_item *items, const uint32_t *rows, size_t n,
-                         pq_plan *pl, uint32_t f, uint64_t r0)
+static void put_int_rows(writer *w, const tw_item *items, const uint32_t *rows, size_t n,
+                         tw_plan *pl, uint32_t f, uint64_t r0)
 {
-    const pq_fmap *m = &pl->map[f];
+    const tw_fmap *m = &pl->map[f];
     pq_column *c = &w->cols[m->leaf];
     const bb_rschema *last = NULL;
     const bb_rfield *fd = NULL;
     for (size_t k = 0; k < n; k++) {
-        const pqw_item *it = &items[rows[k]];
+        const tw_item *it = &items[rows[k]];
         uint64_t r = r0 + rows[k];
         if (it->rc.schema != last) {
             size_t nf;
@@ -397,14 +397,14 @@ static void put_int_rows(writer *w, const pqw_item *items, const uint32_t *rows,
 
 /* Enum or interned field f (PQ_FAST_STRING) of the rows' records, plan pl, into its leaf: what
  * put_field does, with the record's schema looked up once per schema instead of per row. */
-static void put_str_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint32_t *rows,
-                         size_t n, pq_plan *pl, uint32_t f, uint64_t r0)
+static void put_str_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
+                         size_t n, tw_plan *pl, uint32_t f, uint64_t r0)
 {
-    const pq_fmap *m = &pl->map[f];
+    const tw_fmap *m = &pl->map[f];
     const bb_rschema *last = NULL, *s = NULL;
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
-        const pqw_item *it = &items[rows[k]];
+        const tw_item *it = &items[rows[k]];
         if (!s || it->rc.schema != last) {
             last = it->rc.schema;
             s = rec_schema(&it->rc, pl, &nf);
@@ -414,10 +414,10 @@ static void put_str_rows(writer *w, pqw_lane *ln, const pqw_item *items, const u
     }
 }
 
-void pqw_render_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint32_t *rows,
-                     size_t n, pq_plan *pl, uint32_t f, uint64_t r0)
+void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
+                     size_t n, tw_plan *pl, uint32_t f, uint64_t r0)
 {
-    const pq_fmap *m = &pl->map[f];
+    const tw_fmap *m = &pl->map[f];
     if (m->pad)
         return;
     if (m->fast == PQ_FAST_UNSIGNED || m->fast == PQ_FAST_SIGNED || m->fast == PQ_FAST_BOOL) {
@@ -429,5 +429,5 @@ void pqw_render_rows(writer *w, pqw_lane *ln, const pqw_item *items, const uint3
         return;
     }
     for (size_t k = 0; k < n; k++)
-        pqw_render_field(w, ln, &items[rows[k]].rc, pl, f, r0 + rows[k]);
+        tw_render_field(w, ln, &items[rows[k]].rc, pl, f, r0 + rows[k]);
 }

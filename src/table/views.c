@@ -1,4 +1,4 @@
-/* table/views.c — parquet_views_ddl (emit/writers.h): the query DDL of FORMAT.md that rides in
+/* table/views.c — tw_views_ddl (emit/writers.h): the query DDL of FORMAT.md that rides in
  * the Parquet footer (`backbeat.views`) and, after the binding of `events`, in OUT.views.sql.
  *
  *   CREATE OR REPLACE VIEW "<qualified name>" AS SELECT * FROM events WHERE event = '<name>';
@@ -38,13 +38,13 @@ static bool ends_statement(bb_strview v) {
 /* True if an earlier version of plan i's name promotes a field to the same column with the
  * same role as field f (backbeat_keys lists each (event, column, role) once). Versions are
  * few, so the scan stays short. */
-static bool key_seen(const pq_layout *l, size_t i, size_t f)
+static bool key_seen(const tw_layout *l, size_t i, size_t f)
 {
-    const pq_plan *p = &l->plans[i];
-    const pq_fmap *m = &p->map[f];
+    const tw_plan *p = &l->plans[i];
+    const tw_fmap *m = &p->map[f];
     uint8_t role = p->schema->fields[f].role;
     for (size_t j = i; j > 0 && !l->plans[j].first; j--) {
-        const pq_plan *q = &l->plans[j - 1];
+        const tw_plan *q = &l->plans[j - 1];
         for (size_t g = 0; g < q->schema->field_count; g++)
             if (q->map[g].promoted && q->map[g].leaf == m->leaf &&
                 q->schema->fields[g].role == role)
@@ -57,55 +57,55 @@ static bool key_seen(const pq_layout *l, size_t i, size_t f)
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
 
-char *parquet_views_ddl(const bb_model *model, const uint64_t *rank)
+char *tw_views_ddl(const bb_model *model, const uint64_t *rank)
 {
     bool nul_views = false;
-    pq_layout lay;
-    if (!pq_layout_build(model, &lay))
+    tw_layout lay;
+    if (!tw_layout_build(model, &lay))
         return NULL;
     pq_buf b = {0};
-    pq_cstr(&b, "-- backbeat: one view per event type (the base view `events` is bound to the "
+    em_cstr(&b, "-- backbeat: one view per event type (the base view `events` is bound to the "
                 "Parquet file by OUT.views.sql)\n");
     for (size_t i = 0; i < lay.nplans; i++) {
-        const pq_plan *p = &lay.plans[i];
+        const tw_plan *p = &lay.plans[i];
         if (!p->first)
             continue; /* one view per name, whatever versions */
-        pq_cstr(&b, "CREATE OR REPLACE VIEW ");
-        pq_sql_ident(&b, p->display, p->display_len);
-        pq_cstr(&b, " AS SELECT * FROM events WHERE event = ");
-        pq_sql_str(&b, p->display, p->display_len);
-        pq_cstr(&b, ";\n");
+        em_cstr(&b, "CREATE OR REPLACE VIEW ");
+        em_sql_ident(&b, p->display, p->display_len);
+        em_cstr(&b, " AS SELECT * FROM events WHERE event = ");
+        em_sql_str(&b, p->display, p->display_len);
+        em_cstr(&b, ";\n");
     }
-    pq_cstr(&b, "-- backbeat: the promoted key / span columns and the events that carry them\n");
-    pq_cstr(&b, "CREATE OR REPLACE VIEW backbeat_keys AS ");
+    em_cstr(&b, "-- backbeat: the promoted key / span columns and the events that carry them\n");
+    em_cstr(&b, "CREATE OR REPLACE VIEW backbeat_keys AS ");
     size_t rows = 0;
     for (size_t i = 0; i < lay.nplans; i++) {
-        const pq_plan *p = &lay.plans[i];
+        const tw_plan *p = &lay.plans[i];
         for (size_t f = 0; f < p->schema->field_count; f++) {
             if (!p->map[f].promoted || key_seen(&lay, i, f))
                 continue;
-            pq_cstr(&b, rows == 0 ? "SELECT * FROM (VALUES\n  (" : ",\n  (");
-            pq_sql_str(&b, p->display, p->display_len);
-            pq_cstr(&b, ", ");
+            em_cstr(&b, rows == 0 ? "SELECT * FROM (VALUES\n  (" : ",\n  (");
+            em_sql_str(&b, p->display, p->display_len);
+            em_cstr(&b, ", ");
             const char *col = lay.nodes[p->map[f].node].name;
-            pq_sql_str(&b, col, strlen(col));
-            pq_cstr(&b, ", ");
-            pq_sql_str(&b, bb__role_name(p->schema->fields[f].role),
+            em_sql_str(&b, col, strlen(col));
+            em_cstr(&b, ", ");
+            em_sql_str(&b, bb__role_name(p->schema->fields[f].role),
                        strlen(bb__role_name(p->schema->fields[f].role)));
-            pq_cstr(&b, ")");
+            em_cstr(&b, ")");
             rows++;
         }
     }
     if (rows)
-        pq_cstr(&b, "\n) AS t(event, field, role);\n");
+        em_cstr(&b, "\n) AS t(event, field, role);\n");
     else
-        pq_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
+        em_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
                     "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
     size_t nv = bb_model_view_count(model), ns = 0;
     if (nv)
-        pq_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
+        em_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     size_t *order = malloc((nv ? nv : 1) * sizeof *order);
-    if (!order || !view_order(model, rank, order, NULL, &ns))
+    if (!order || !em_view_order(model, rank, order, NULL, &ns))
         b.failed = true;
     for (size_t k = 0; k < ns && !b.failed; k++) {
         size_t i = order[k];
@@ -119,17 +119,17 @@ char *parquet_views_ddl(const bb_model *model, const uint64_t *rank)
             nul_views = true;
             continue;
         }
-        pq_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
+        em_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
         if (v.len == 0 || v.ptr[v.len - 1] != '\n')
             pq_buf_byte(&b, '\n');
         if (!ends_statement(v))
-            pq_cstr(&b, ";\n");
+            em_cstr(&b, ";\n");
     }
     free(order);
     if (nul_views)
         warned_for = model;
     pq_buf_byte(&b, 0);
-    pq_layout_free(&lay);
+    tw_layout_free(&lay);
     if (b.failed) {
         pq_buf_free(&b);
         return NULL;

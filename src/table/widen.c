@@ -4,7 +4,7 @@
 
 #include "backbeat/schema.h"
 
-pq_kind pq_kind_of_field(uint8_t t)
+tw_kind tw_kind_of_field(uint8_t t)
 {
     switch (t) {
     case BB_TYPE_U8:
@@ -25,12 +25,12 @@ pq_kind pq_kind_of_field(uint8_t t)
     }
 }
 
-pq_kind pq_kind_join(pq_kind a, pq_kind b)
+tw_kind tw_kind_join(tw_kind a, tw_kind b)
 {
     if (a == b)
         return a;
     if (a > b) {
-        pq_kind t = a;
+        tw_kind t = a;
         a = b;
         b = t;
     }
@@ -42,7 +42,7 @@ pq_kind pq_kind_join(pq_kind a, pq_kind b)
     return b; /* BOOL < USMALL < U64, BOOL < SIGNED, USMALL < SIGNED */
 }
 
-pq_type pq_type_of_kind(pq_kind k)
+pq_type tw_type_of_kind(tw_kind k)
 {
     switch (k) {
     case PQ_KIND_BOOL:

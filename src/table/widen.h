@@ -22,21 +22,21 @@
 
 #include "parquet/column.h"
 
-typedef enum pq_kind {
+typedef enum tw_kind {
     PQ_KIND_BOOL = 0,
     PQ_KIND_USMALL = 1,
     PQ_KIND_U64 = 2,
     PQ_KIND_SIGNED = 3,
     PQ_KIND_STRING = 4
-} pq_kind;
+} tw_kind;
 
 /* The kind of a backbeat field type (enum bb_type). */
-pq_kind pq_kind_of_field(uint8_t bb_type);
+tw_kind tw_kind_of_field(uint8_t bb_type);
 
 /* The join of two kinds: commutative, associative, idempotent. */
-pq_kind pq_kind_join(pq_kind a, pq_kind b);
+tw_kind tw_kind_join(tw_kind a, tw_kind b);
 
 /* The column type of a kind. */
-pq_type pq_type_of_kind(pq_kind k);
+pq_type tw_type_of_kind(tw_kind k);
 
 #endif /* BB_CONVERT_WIDEN_H */

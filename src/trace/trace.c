@@ -96,7 +96,7 @@ typedef struct ev_info {
     /* pre-rendered JSON: ',"name":<display>,"cat":<cat>,"args":', ',"name":<span name>,
      * "cat":<cat>', the display name as a JSON string; the fields' plan */
     frag inst_name, span_name_json, display_json;
-    tf_plan plan;
+    tr_plan plan;
 } ev_info;
 
 typedef struct proc {
@@ -112,7 +112,7 @@ typedef struct thr {
     uint32_t shard;
     char ipfx[96]; /* '{"ph":"I","s":"t","pid":P,"tid":T,"ts":' */
     size_t ipfx_len;
-    tl_lanes lanes;
+    tr_lanes lanes;
 } thr;
 
 typedef struct open_span {
@@ -120,7 +120,7 @@ typedef struct open_span {
     struct open_span *prev, *next; /* enter order */
     uint64_t instance_id, span_id, parent, ts;
     thr *t;
-    tl_slice sl; /* its place in t's lanes */
+    tr_lane_slice sl; /* its place in t's lanes */
     const bb_rschema *schema;
     const bb_rinstance *inst;
     ev_info *ev;
@@ -130,20 +130,20 @@ typedef struct open_span {
 typedef struct tw {
     const bb_model *model;
     const convert_opts *opts;
-    obuf out;
+    em_obuf out;
     bool first_event;
     uint64_t base;
     uint64_t last_ts;
     bool oom;
-    u64map events; /* event id -> ev_info */
-    u64map threads; /* (pid << 32 | shard) -> thr */
+    bb__u64map events; /* event id -> ev_info */
+    bb__u64map threads; /* (pid << 32 | shard) -> thr */
     /* direct-mapped caches in front of the two maps (hit on nearly every record) */
     struct {
         const bb_rschema *s;
         ev_info *e;
     } evc[EV_CACHE];
     thr *thc[THR_CACHE];
-    u64map open;   /* span key -> open_span chain */
+    bb__u64map open;   /* span key -> open_span chain */
     open_span *oldest, *newest;
     proc *procs;
     size_t nprocs;
@@ -159,7 +159,7 @@ static void sep(tw *w) {
     if (w->first_event)
         w->first_event = false;
     else
-        obuf_puts(&w->out, ",\n");
+        em_obuf_puts(&w->out, ",\n");
 }
 
 static bool ends_with(const char *s, size_t n, const char *suf) {
@@ -167,30 +167,30 @@ static bool ends_with(const char *s, size_t n, const char *suf) {
     return n > k && !memcmp(s + n - k, suf, k);
 }
 
-/* Render JSON text into a fresh heap fragment: `fn` writes into a obuf big enough that it
+/* Render JSON text into a fresh heap fragment: `fn` writes into a em_obuf big enough that it
  * never flushes (`room` bytes). */
-static bool frag_make(frag *f, size_t room, void (*fn)(obuf *, const void *, const void *),
+static bool frag_make(frag *f, size_t room, void (*fn)(em_obuf *, const void *, const void *),
                       const void *a, const void *b) {
-    obuf cb;
-    if (!obuf_init(&cb, -1, room)) return false;
+    em_obuf cb;
+    if (!em_obuf_init(&cb, -1, room)) return false;
     fn(&cb, a, b);
     f->p = cb.data;
     f->n = cb.len;
     return true;
 }
-static void render_name_cat(obuf *b, const void *name, const void *cat) {
-    obuf_puts(b, ",\"name\":");
-    obuf_json_str(b, name, strlen(name));
-    obuf_puts(b, ",\"cat\":");
-    obuf_json_str(b, cat, strlen(cat));
+static void render_name_cat(em_obuf *b, const void *name, const void *cat) {
+    em_obuf_puts(b, ",\"name\":");
+    em_obuf_json_str(b, name, strlen(name));
+    em_obuf_puts(b, ",\"cat\":");
+    em_obuf_json_str(b, cat, strlen(cat));
 }
-static void render_inst_name(obuf *b, const void *name, const void *cat) {
+static void render_inst_name(em_obuf *b, const void *name, const void *cat) {
     render_name_cat(b, name, cat);
-    obuf_puts(b, ",\"args\":");
+    em_obuf_puts(b, ",\"args\":");
 }
-static void render_str(obuf *b, const void *s, const void *unused) {
+static void render_str(em_obuf *b, const void *s, const void *unused) {
     (void)unused;
-    obuf_json_str(b, s, strlen(s));
+    em_obuf_json_str(b, s, strlen(s));
 }
 
 static void ev_free(ev_info *e) {
@@ -201,7 +201,7 @@ static void ev_free(ev_info *e) {
     free(e->inst_name.p);
     free(e->span_name_json.p);
     free(e->display_json.p);
-    tf_plan_free(&e->plan);
+    tr_plan_free(&e->plan);
     free(e);
 }
 
@@ -211,7 +211,7 @@ static ev_info *event_info_new(tw *w, const bb_rschema *s);
 static ev_info *event_info(tw *w, const bb_rschema *s) {
     size_t slot = (size_t)s->id & (EV_CACHE - 1);
     if (w->evc[slot].s == s) return w->evc[slot].e;
-    ev_info *e = u64map_get(&w->events, s->id);
+    ev_info *e = bb__u64map_get(&w->events, s->id);
     if (!e) e = event_info_new(w, s);
     if (e) {
         w->evc[slot].s = s;
@@ -268,8 +268,8 @@ static ev_info *event_info_new(tw *w, const bb_rschema *s) {
              frag_make(&e->span_name_json, room, render_name_cat, e->span_name, e->cat) &&
              frag_make(&e->display_json, room, render_str, e->display, NULL);
     }
-    ok = ok && tf_plan_make(&e->plan, s);
-    if (!ok || !u64map_put(&w->events, s->id, e)) {
+    ok = ok && tr_plan_make(&e->plan, s);
+    if (!ok || !bb__u64map_put(&w->events, s->id, e)) {
         ev_free(e);
         return NULL;
     }
@@ -307,28 +307,28 @@ static void name_proc(tw *w, proc *p) {
     }
     int n = snprintf(name, hl + 40, "%.*s%sinstance %016llx%s", (int)hl, host ? host : "",
                      hl ? " (" : "", (unsigned long long)p->instance_id, hl ? ")" : "");
-    obuf *b = &w->out;
+    em_obuf *b = &w->out;
     sep(w);
-    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
+    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
                       "\"args\":{\"name\":",
                    p->pid);
-    obuf_json_str(b, name, (size_t)n);
-    obuf_puts(b, "}},\n");
-    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
+    em_obuf_json_str(b, name, (size_t)n);
+    em_obuf_puts(b, "}},\n");
+    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
                       "\"ts\":0,\"args\":{\"sort_index\":%u}}",
                    p->pid, p->pid);
     free(name);
 }
 
 static void name_thread(tw *w, proc *p, uint32_t tid, uint32_t shard, size_t lane_no) {
-    obuf *b = &w->out;
+    em_obuf *b = &w->out;
     sep(w);
-    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
+    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
                       "\"args\":{\"name\":\"shard %u",
                    p->pid, tid, shard);
-    if (lane_no) obuf_printf(b, " (overlap %zu)", lane_no);
-    obuf_puts(b, "\"}},\n");
-    obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
+    if (lane_no) em_obuf_printf(b, " (overlap %zu)", lane_no);
+    em_obuf_puts(b, "\"}},\n");
+    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
                       "\"ts\":0,\"args\":{\"sort_index\":%llu}}",
                    p->pid, tid, (unsigned long long)shard * 1024ull + lane_no);
 }
@@ -337,7 +337,7 @@ static void name_thread(tw *w, proc *p, uint32_t tid, uint32_t shard, size_t lan
 static size_t add_lane(tw *w, thr *t) {
     size_t no = t->lanes.n;
     uint32_t tid = no == 0 ? t->shard + 1 : OVERFLOW_TID_BASE + t->p->next_overflow;
-    if (!tl_add(&t->lanes, tid)) {
+    if (!tr_lane_add(&t->lanes, tid)) {
         w->oom = true;
         return TL_NOWHERE;
     }
@@ -352,7 +352,7 @@ static thr *find_thr(tw *w, proc *p, uint32_t shard) {
     size_t slot = (p->pid * 17u + shard) & (THR_CACHE - 1);
     thr *t = w->thc[slot];
     if (t && t->p == p && t->shard == shard) return t;
-    t = u64map_get(&w->threads, ((uint64_t)p->pid << 32) | shard);
+    t = bb__u64map_get(&w->threads, ((uint64_t)p->pid << 32) | shard);
     if (!t) t = find_thr_new(w, p, shard);
     if (t) w->thc[slot] = t;
     return t;
@@ -363,7 +363,7 @@ static thr *find_thr_new(tw *w, proc *p, uint32_t shard) {
     thr *t;
     name_proc(w, p);
     t = calloc(1, sizeof *t);
-    if (!t || !u64map_put(&w->threads, key, t)) {
+    if (!t || !bb__u64map_put(&w->threads, key, t)) {
         free(t);
         w->oom = true;
         return NULL;
@@ -379,23 +379,23 @@ static thr *find_thr_new(tw *w, proc *p, uint32_t shard) {
 
 /* "{name:value,..." of a record's decoded fields (`ev` is its event's info), without the
  * closing brace; padding fields are left out. Returns the number of fields written. */
-static size_t write_fields_open(obuf *b, const ev_info *ev, const bb_rschema *s,
+static size_t write_fields_open(em_obuf *b, const ev_info *ev, const bb_rschema *s,
                                 const uint8_t *fields, const bb_rinstance *inst) {
-    return tf_write_open(b, &ev->plan, s, fields, inst);
+    return tr_write_open(b, &ev->plan, s, fields, inst);
 }
 
-static void write_fields(obuf *b, const ev_info *ev, const bb_rschema *s,
+static void write_fields(em_obuf *b, const ev_info *ev, const bb_rschema *s,
                          const uint8_t *fields, const bb_rinstance *inst) {
     size_t written = write_fields_open(b, ev, s, fields, inst);
     if (ev->id_arg.n) {
-        if (written) obuf_putc(b, ','); /* not field_count: padding fields write nothing */
-        obuf_write(b, ev->id_arg.p, ev->id_arg.n);
+        if (written) em_obuf_putc(b, ','); /* not field_count: padding fields write nothing */
+        em_obuf_write(b, ev->id_arg.p, ev->id_arg.n);
     }
-    obuf_putc(b, '}');
+    em_obuf_putc(b, '}');
 }
 
-/* write_fields as the parallel engine calls it (tp_render_fn). */
-static void render_fields(obuf *b, const void *ev, const bb_rschema *s, const uint8_t *fields,
+/* write_fields as the parallel engine calls it (tr_par_render_fn). */
+static void render_fields(em_obuf *b, const void *ev, const bb_rschema *s, const uint8_t *fields,
                           const bb_rinstance *inst) {
     write_fields(b, ev, s, fields, inst);
 }
@@ -405,35 +405,35 @@ static void put_fields(tw *w, const ev_info *ev, const bb_rschema *s, const uint
                        const bb_rinstance *inst) {
     if (!w->par)
         write_fields(&w->out, ev, s, fields, inst);
-    else if (!tp_defer(w->par, &w->out, ev, s, fields, s->record_size, inst))
+    else if (!tr_par_defer(w->par, &w->out, ev, s, fields, s->record_size, inst))
         w->oom = true;
 }
 
 /* An "I" instant for a record; `mark` adds a "backbeat.<mark>": true arg. */
 static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const char *mark) {
-    obuf *b = &w->out;
+    em_obuf *b = &w->out;
     sep(w);
-    obuf_write(b, t->ipfx, t->ipfx_len);
-    obuf_usec(b, r->rec.ts - w->base);
-    obuf_write(b, ev->inst_name.p, ev->inst_name.n);
+    em_obuf_write(b, t->ipfx, t->ipfx_len);
+    em_obuf_usec(b, r->rec.ts - w->base);
+    em_obuf_write(b, ev->inst_name.p, ev->inst_name.n);
     if (mark) {
         if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance))
-            obuf_putc(b, ',');
+            em_obuf_putc(b, ',');
         if (ev->id_arg.n) {
-            obuf_write(b, ev->id_arg.p, ev->id_arg.n);
-            obuf_putc(b, ',');
+            em_obuf_write(b, ev->id_arg.p, ev->id_arg.n);
+            em_obuf_putc(b, ',');
         }
-        obuf_puts(b, "\"backbeat.");
-        obuf_puts(b, mark);
-        obuf_puts(b, "\":true}");
+        em_obuf_puts(b, "\"backbeat.");
+        em_obuf_puts(b, mark);
+        em_obuf_puts(b, "\":true}");
     } else {
         put_fields(w, ev, r->rec.schema, r->rec.fields, r->instance);
     }
-    obuf_putc(b, '}');
+    em_obuf_putc(b, '}');
 }
 
 static uint64_t span_key(uint64_t instance_id, uint64_t span_id) {
-    return u64map_mix(instance_id) ^ span_id;
+    return bb__u64map_mix(instance_id) ^ span_id;
 }
 
 static uint64_t span_value(const bb_rschema *s, int fi, const uint8_t *fields) {
@@ -446,7 +446,7 @@ static uint64_t span_value(const bb_rschema *s, int fi, const uint8_t *fields) {
 
 /* The newest open span (instance, span id), or NULL. */
 static open_span *find_open(const tw *w, uint64_t inst, uint64_t sid) {
-    open_span *o = u64map_get(&w->open, span_key(inst, sid));
+    open_span *o = bb__u64map_get(&w->open, span_key(inst, sid));
     while (o && !(o->instance_id == inst && o->span_id == sid)) o = o->chain;
     return o;
 }
@@ -461,12 +461,12 @@ static void lane_open(tw *w, open_span *o) {
     for (int gen = 0; up && gen < ANCESTRY_MAX && lane == TL_NOWHERE; gen++) {
         const open_span *a = find_open(w, o->instance_id, up);
         if (!a) break;
-        if (a->t == t && tl_fits_on(&t->lanes, &a->sl, o->ts)) lane = a->sl.lane;
+        if (a->t == t && tr_lane_fits_on(&t->lanes, &a->sl, o->ts)) lane = a->sl.lane;
         up = a->parent;
     }
-    if (lane == TL_NOWHERE) lane = tl_free(&t->lanes, o->ts);
+    if (lane == TL_NOWHERE) lane = tr_lane_free(&t->lanes, o->ts);
     if (lane == t->lanes.n) lane = add_lane(w, t);
-    if (!tl_push(&t->lanes, lane, &o->sl)) w->oom = true;
+    if (!tr_lane_push(&t->lanes, lane, &o->sl)) w->oom = true;
 }
 
 /* Span o closes at `end`: its open descendants above it on its lane (children that outlive
@@ -475,55 +475,55 @@ static void lane_open(tw *w, open_span *o) {
 static uint32_t lane_close(tw *w, open_span *o, uint64_t end) {
     thr *t = o->t;
     uint64_t b0;
-    if (tl_above(&t->lanes, &o->sl, &b0)) {
-        size_t to = tl_free(&t->lanes, b0);
+    if (tr_lane_above(&t->lanes, &o->sl, &b0)) {
+        size_t to = tr_lane_free(&t->lanes, b0);
         if (to == t->lanes.n) to = add_lane(w, t);
-        if (!tl_move_above(&t->lanes, &o->sl, to)) w->oom = true;
+        if (!tr_lane_move_above(&t->lanes, &o->sl, to)) w->oom = true;
     }
-    return tl_close(&t->lanes, &o->sl, end);
+    return tr_lane_close(&t->lanes, &o->sl, end);
 }
 
 /* Write the "X" for open span `o` closed at `end` (by exit record `x`, or NULL if unclosed). */
 static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     thr *t = o->t;
     uint32_t tid = lane_close(w, o, end);
-    obuf *b = &w->out;
+    em_obuf *b = &w->out;
     sep(w);
-    obuf_puts(b, "{\"ph\":\"X\",\"pid\":");
-    obuf_u64(b, t->p->pid);
-    obuf_puts(b, ",\"tid\":");
-    obuf_u64(b, tid);
-    obuf_puts(b, ",\"ts\":");
-    obuf_usec(b, o->ts - w->base);
-    obuf_puts(b, ",\"dur\":");
-    obuf_usec(b, end - o->ts);
-    obuf_write(b, o->ev->span_name_json.p, o->ev->span_name_json.n);
-    obuf_puts(b, ",\"args\":{\"span_id\":");
-    obuf_json_u64(b, o->span_id);
-    obuf_puts(b, ",\"enter_event\":");
-    obuf_write(b, o->ev->display_json.p, o->ev->display_json.n);
-    obuf_puts(b, ",\"enter_shard\":");
-    obuf_u64(b, t->shard);
-    obuf_puts(b, ",\"enter\":");
+    em_obuf_puts(b, "{\"ph\":\"X\",\"pid\":");
+    em_obuf_u64(b, t->p->pid);
+    em_obuf_puts(b, ",\"tid\":");
+    em_obuf_u64(b, tid);
+    em_obuf_puts(b, ",\"ts\":");
+    em_obuf_usec(b, o->ts - w->base);
+    em_obuf_puts(b, ",\"dur\":");
+    em_obuf_usec(b, end - o->ts);
+    em_obuf_write(b, o->ev->span_name_json.p, o->ev->span_name_json.n);
+    em_obuf_puts(b, ",\"args\":{\"span_id\":");
+    em_obuf_json_u64(b, o->span_id);
+    em_obuf_puts(b, ",\"enter_event\":");
+    em_obuf_write(b, o->ev->display_json.p, o->ev->display_json.n);
+    em_obuf_puts(b, ",\"enter_shard\":");
+    em_obuf_u64(b, t->shard);
+    em_obuf_puts(b, ",\"enter\":");
     put_fields(w, o->ev, o->schema, o->fields, o->inst);
     if (x) {
         ev_info *xe = event_info(w, x->rec.schema);
-        obuf_puts(b, ",\"exit_event\":");
+        em_obuf_puts(b, ",\"exit_event\":");
         if (xe)
-            obuf_write(b, xe->display_json.p, xe->display_json.n);
+            em_obuf_write(b, xe->display_json.p, xe->display_json.n);
         else
-            obuf_puts(b, "null");
-        obuf_puts(b, ",\"exit_shard\":");
-        obuf_u64(b, x->rec.shard_id);
-        obuf_puts(b, ",\"exit\":");
+            em_obuf_puts(b, "null");
+        em_obuf_puts(b, ",\"exit_shard\":");
+        em_obuf_u64(b, x->rec.shard_id);
+        em_obuf_puts(b, ",\"exit\":");
         if (xe)
             put_fields(w, xe, x->rec.schema, x->rec.fields, x->instance);
         else
-            obuf_puts(b, "{}");
+            em_obuf_puts(b, "{}");
     } else {
-        obuf_puts(b, ",\"backbeat.unclosed\":true");
+        em_obuf_puts(b, ",\"backbeat.unclosed\":true");
     }
-    obuf_puts(b, "}}");
+    em_obuf_puts(b, "}}");
 }
 
 static void list_unlink(tw *w, open_span *o) {
@@ -539,9 +539,9 @@ static void chain_unlink(tw *w, uint64_t key, open_span *prev, open_span *o) {
     if (prev)
         prev->chain = o->chain;
     else if (o->chain)
-        u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
+        bb__u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
     else
-        u64map_del(&w->open, key);
+        bb__u64map_del(&w->open, key);
 }
 
 static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
@@ -563,8 +563,8 @@ static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     o->ev = ev;
     memcpy(o->fields, r->rec.fields, s->record_size);
     uint64_t key = span_key(o->instance_id, o->span_id);
-    o->chain = u64map_get(&w->open, key);
-    if (!u64map_put(&w->open, key, o)) {
+    o->chain = bb__u64map_get(&w->open, key);
+    if (!bb__u64map_put(&w->open, key, o)) {
         free(o);
         w->oom = true;
         return;
@@ -579,7 +579,7 @@ static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
 static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
     uint64_t sid = span_value(r->rec.schema, ev->span_fi, r->rec.fields);
     uint64_t key = span_key(r->rec.instance_id, sid);
-    open_span *head = u64map_get(&w->open, key), *prev = NULL, *o = head;
+    open_span *head = bb__u64map_get(&w->open, key), *prev = NULL, *o = head;
     while (o && !(o->instance_id == r->rec.instance_id && o->span_id == sid)) {
         prev = o;
         o = o->chain;
@@ -595,18 +595,18 @@ static void span_exit(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
 }
 
 static void write_header(tw *w) {
-    obuf *b = &w->out;
+    em_obuf *b = &w->out;
     /* No "displayTimeUnit": some Perfetto versions took "ns" there as the unit of ts. */
-    obuf_puts(b, "{\"otherData\":{\"backbeat.format\":\"1\","
+    em_obuf_puts(b, "{\"otherData\":{\"backbeat.format\":\"1\","
                     "\"backbeat.base_ts_nanos\":\"");
-    obuf_u64(b, w->base);
-    obuf_puts(b, "\",\"backbeat.ts_unit\":\"ts and dur are microseconds (3 decimals = ns) "
+    em_obuf_u64(b, w->base);
+    em_obuf_puts(b, "\",\"backbeat.ts_unit\":\"ts and dur are microseconds (3 decimals = ns) "
                     "since backbeat.base_ts_nanos\"");
     if (w->opts->host_override) {
-        obuf_puts(b, ",\"backbeat.host\":");
-        obuf_json_str(b, w->opts->host_override, strlen(w->opts->host_override));
+        em_obuf_puts(b, ",\"backbeat.host\":");
+        em_obuf_json_str(b, w->opts->host_override, strlen(w->opts->host_override));
     }
-    obuf_puts(b, "},\n\"traceEvents\":[\n");
+    em_obuf_puts(b, "},\n\"traceEvents\":[\n");
     w->first_event = true;
 }
 
@@ -616,16 +616,16 @@ static void free_all(tw *w) {
     for (size_t i = 0; i < w->threads.cap; i++)
         if (w->threads.used[i]) {
             thr *t = w->threads.vals[i];
-            tl_free_all(&t->lanes);
+            tr_lane_free_all(&t->lanes);
             free(t);
         }
     for (open_span *o = w->oldest, *n; o; o = n) {
         n = o->next;
         free(o);
     }
-    u64map_free(&w->events);
-    u64map_free(&w->threads);
-    u64map_free(&w->open);
+    bb__u64map_free(&w->events);
+    bb__u64map_free(&w->threads);
+    bb__u64map_free(&w->open);
     free(w->procs);
 }
 
@@ -686,12 +686,12 @@ static int trace_records(tw *w, bb_model_iter *it, char *errbuf, size_t errlen) 
         w->seen++;
         if ((w->seen & 0xFFFF) == 0) {
             if (opts->progress) opts->progress(w->seen, w->total, opts->progress_ctx);
-            if (w->out.failed || w->oom || (w->par && tp_failed(w->par))) break;
+            if (w->out.failed || w->oom || (w->par && tr_par_failed(w->par))) break;
         }
         if (opts->keep && !opts->keep(&r, opts->keep_ctx)) continue;
         int st = trace_record(w, &r, errbuf, errlen);
         if (st != REC_NEXT) return st;
-        if (w->par && !tp_next(w->par, &w->out)) w->oom = true;
+        if (w->par && !tr_par_next(w->par, &w->out)) w->oom = true;
     }
     return REC_NEXT;
 }
@@ -704,14 +704,14 @@ static void close_unclosed(tw *w) {
         list_unlink(w, o);
         close_span(w, o, w->last_ts, NULL);
         uint64_t key = span_key(o->instance_id, o->span_id);
-        open_span *h = u64map_get(&w->open, key), *prev = NULL;
+        open_span *h = bb__u64map_get(&w->open, key), *prev = NULL;
         while (h && h != o) {
             prev = h;
             h = h->chain;
         }
         if (h) chain_unlink(w, key, prev, o);
         free(o);
-        if (w->par && !tp_next(w->par, &w->out)) w->oom = true;
+        if (w->par && !tr_par_next(w->par, &w->out)) w->oom = true;
     }
 }
 
@@ -723,7 +723,7 @@ static int trace_finish(tw *w, char *errbuf, size_t errlen) {
         write_header(w);
     }
     close_unclosed(w);
-    obuf_puts(&w->out, "\n]}\n");
+    em_obuf_puts(&w->out, "\n]}\n");
     if (w->opts->progress) w->opts->progress(w->seen, w->total, w->opts->progress_ctx);
     if (!w->oom) return 0;
     snprintf(errbuf, errlen, "out of memory");
@@ -731,18 +731,18 @@ static int trace_finish(tw *w, char *errbuf, size_t errlen) {
 }
 
 /* Stream the model's records (those opts->keep accepts) as trace JSON into out_fd. */
-int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
                 size_t errlen) {
     tw w;
     memset(&w, 0, sizeof w);
     w.model = model;
     w.opts = opts;
     w.total = bb_model_record_count(model);
-    u64map_init(&w.events);
-    u64map_init(&w.threads);
-    u64map_init(&w.open);
-    if (opts->threads > 1) w.par = tp_create(opts->threads, out_fd, render_fields, &w.out);
-    if (!w.par && !obuf_init(&w.out, out_fd, 1 << 20)) {
+    bb__u64map_init(&w.events);
+    bb__u64map_init(&w.threads);
+    bb__u64map_init(&w.open);
+    if (opts->threads > 1) w.par = tr_par_create(opts->threads, out_fd, render_fields, &w.out);
+    if (!w.par && !em_obuf_init(&w.out, out_fd, 1 << 20)) {
         snprintf(errbuf, errlen, "out of memory");
         return 1;
     }
@@ -752,8 +752,8 @@ int trace_write(const bb_model *model, const convert_opts *opts, int out_fd, cha
         snprintf(errbuf, errlen, "out of memory");
     else if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
         rc = trace_finish(&w, errbuf, errlen);
-    int werr = w.par ? tp_finish(w.par, &w.out) : obuf_finish(&w.out);
-    tp_free(w.par, &w.out);
+    int werr = w.par ? tr_par_finish(w.par, &w.out) : em_obuf_finish(&w.out);
+    tr_par_free(w.par, &w.out);
     if (!rc && werr) {
         snprintf(errbuf, errlen, "cannot write %s: %s", opts->out_name ? opts->out_name : "output",
                  strerror(werr));

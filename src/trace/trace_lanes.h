@@ -13,44 +13,44 @@
 #include <stdint.h>
 
 /* An open slice's place, embedded in the caller's open span. */
-typedef struct tl_slice {
+typedef struct tr_lane_slice {
     uint64_t b;       /* begin */
     size_t lane, pos; /* its lane, its index in that lane's stack (TL_NOWHERE: on none) */
-} tl_slice;
+} tr_lane_slice;
 
 #define TL_NOWHERE SIZE_MAX
 
-typedef struct tl_lane {
+typedef struct tr_lane {
     uint32_t tid;
-    tl_slice **stack; /* open slices, outermost first, each an ancestor of the next */
+    tr_lane_slice **stack; /* open slices, outermost first, each an ancestor of the next */
     size_t depth, cap;
     bool used;                   /* a slice was placed here: max_begin/max_end hold */
     uint64_t max_begin, max_end; /* latest begin of a slice placed here, end of one closed */
-} tl_lane;
+} tr_lane;
 
-typedef struct tl_lanes {
-    tl_lane *v;
+typedef struct tr_lanes {
+    tr_lane *v;
     size_t n;
-} tl_lanes;
+} tr_lanes;
 
 /* True if a slice beginning at b may go on top of open slice a (a is its lane's innermost). */
-bool tl_fits_on(const tl_lanes *L, const tl_slice *a, uint64_t b);
+bool tr_lane_fits_on(const tr_lanes *L, const tr_lane_slice *a, uint64_t b);
 /* The lowest lane with nothing open where a slice beginning at b fits; L->n if none. */
-size_t tl_free(const tl_lanes *L, uint64_t b);
+size_t tr_lane_free(const tr_lanes *L, uint64_t b);
 /* Append an empty lane with thread id tid; false if out of memory. */
-bool tl_add(tl_lanes *L, uint32_t tid);
+bool tr_lane_add(tr_lanes *L, uint32_t tid);
 /* Put s on top of lane `lane`; false if out of memory (s is then on no lane). */
-bool tl_push(tl_lanes *L, size_t lane, tl_slice *s);
+bool tr_lane_push(tr_lanes *L, size_t lane, tr_lane_slice *s);
 /* The begin of the lowest slice still open above s on its lane (its open descendants that
  * outlive it), or false when there is none. */
-bool tl_above(const tl_lanes *L, const tl_slice *s, uint64_t *b0);
+bool tr_lane_above(const tr_lanes *L, const tr_lane_slice *s, uint64_t *b0);
 /* Move the open slices above s, in order, onto the top of (empty) lane `to`; false if out of
  * memory (those not moved are then on no lane). */
-bool tl_move_above(tl_lanes *L, const tl_slice *s, size_t to);
+bool tr_lane_move_above(tr_lanes *L, const tr_lane_slice *s, size_t to);
 /* s closes at `end`: off its lane (whatever was above it already moved). Returns its lane's
  * tid. */
-uint32_t tl_close(tl_lanes *L, tl_slice *s, uint64_t end);
+uint32_t tr_lane_close(tr_lanes *L, tr_lane_slice *s, uint64_t end);
 /* Release the stacks. */
-void tl_free_all(tl_lanes *L);
+void tr_lane_free_all(tr_lanes *L);
 
 #endif /* BB_CONVERT_TRACE_LANES_H */

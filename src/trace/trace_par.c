@@ -27,21 +27,21 @@ typedef struct hole {
 } hole;
 
 typedef struct chunk {
-    obuf lit;
+    em_obuf lit;
     hole *holes;
     size_t n;
     pq_buf bytes; /* the holes' field bytes (failed: out of memory) */
 } chunk;
 
 struct trace_par {
-    wp_pool *pool;
+    em_pool *pool;
     size_t ntasks;
-    tp_render_fn render;
-    obuf out;        /* the fd */
+    tr_par_render_fn render;
+    em_obuf out;        /* the fd */
     chunk c[2];
     int cur;            /* the chunk being gathered (its lit is the writer's while it is) */
     bool flying;        /* the other chunk is being rendered */
-    obuf *rbuf;      /* per task */
+    em_obuf *rbuf;      /* per task */
     bool oom;
 };
 
@@ -51,7 +51,7 @@ static void render_task(void *arg, size_t t, unsigned worker)
     (void)worker;
     trace_par *p = arg;
     chunk *c = &p->c[p->cur ^ 1];
-    obuf *b = &p->rbuf[t];
+    em_obuf *b = &p->rbuf[t];
     b->len = 0;
     size_t lo = c->n * t / p->ntasks, hi = c->n * (t + 1) / p->ntasks;
     for (size_t i = lo; i < hi; i++) {
@@ -74,7 +74,7 @@ static void land(trace_par *p)
 {
     if (!p->flying)
         return;
-    wp_wait(p->pool);
+    em_pool_wait(p->pool);
     p->flying = false;
     chunk *c = &p->c[p->cur ^ 1];
     for (size_t t = 0; t < p->ntasks; t++)
@@ -82,12 +82,12 @@ static void land(trace_par *p)
     p->oom |= c->lit.failed != 0 || c->bytes.failed;
     size_t pos = 0;
     for (size_t i = 0; i < c->n && !p->oom; i++) {
-        obuf_write(&p->out, c->lit.data + pos, c->holes[i].at - pos);
-        obuf_write(&p->out, rendered(p, c, i), c->holes[i].rlen);
+        em_obuf_write(&p->out, c->lit.data + pos, c->holes[i].at - pos);
+        em_obuf_write(&p->out, rendered(p, c, i), c->holes[i].rlen);
         pos = c->holes[i].at;
     }
     if (!p->oom)
-        obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
+        em_obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
     c->lit.len = 0;
     c->n = 0;
     c->bytes.len = 0;
@@ -95,7 +95,7 @@ static void land(trace_par *p)
 
 /* Hand the gathered chunk (its literal text is *lit) to the workers; *lit becomes the other
  * chunk's (emptied) buffer. */
-static void launch(trace_par *p, obuf *lit)
+static void launch(trace_par *p, em_obuf *lit)
 {
     land(p);
     chunk *c = &p->c[p->cur];
@@ -103,16 +103,16 @@ static void launch(trace_par *p, obuf *lit)
     p->cur ^= 1;
     *lit = p->c[p->cur].lit;
     lit->len = 0;
-    p->c[p->cur].lit = (obuf){.fd = -1};
+    p->c[p->cur].lit = (em_obuf){.fd = -1};
     p->flying = true;
-    wp_start(p->pool, render_task, p, p->ntasks);
+    em_pool_start(p->pool, render_task, p, p->ntasks);
 }
 
-bool tp_defer(trace_par *p, obuf *lit, const void *ev, const bb_rschema *s,
+bool tr_par_defer(trace_par *p, em_obuf *lit, const void *ev, const bb_rschema *s,
               const uint8_t *fields, size_t n, const bb_rinstance *inst)
 {
     chunk *c = &p->c[p->cur];
-    if (c->n == CHUNK_HOLES) { /* no room left before the next tp_next: render it here */
+    if (c->n == CHUNK_HOLES) { /* no room left before the next tr_par_next: render it here */
         p->render(lit, ev, s, fields, inst);
         return true;
     }
@@ -124,27 +124,27 @@ bool tp_defer(trace_par *p, obuf *lit, const void *ev, const bb_rschema *s,
     return true;
 }
 
-bool tp_next(trace_par *p, obuf *lit)
+bool tr_par_next(trace_par *p, em_obuf *lit)
 {
     if (p->c[p->cur].n >= CHUNK_HOLES - 2) /* a record defers two holes at most */
         launch(p, lit);
     return !p->oom && !p->c[p->cur].bytes.failed;
 }
 
-int tp_finish(trace_par *p, obuf *lit)
+int tr_par_finish(trace_par *p, em_obuf *lit)
 {
     launch(p, lit);
     land(p);
-    int err = obuf_flush(&p->out);
+    int err = em_obuf_flush(&p->out);
     return err ? err : p->oom ? ENOMEM : 0;
 }
 
-int tp_failed(const trace_par *p)
+int tr_par_failed(const trace_par *p)
 {
     return p->out.failed;
 }
 
-trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, obuf *lit)
+trace_par *tr_par_create(unsigned threads, int fd, tr_par_render_fn fn, em_obuf *lit)
 {
     trace_par *p = calloc(1, sizeof *p);
     if (!p)
@@ -152,35 +152,35 @@ trace_par *tp_create(unsigned threads, int fd, tp_render_fn fn, obuf *lit)
     p->render = fn;
     p->ntasks = (size_t)threads * TASKS_PER_THREAD;
     p->rbuf = calloc(p->ntasks, sizeof *p->rbuf);
-    bool ok = p->rbuf && obuf_init(&p->out, fd, 1 << 20);
+    bool ok = p->rbuf && em_obuf_init(&p->out, fd, 1 << 20);
     for (size_t t = 0; ok && t < p->ntasks; t++)
-        ok = obuf_init(&p->rbuf[t], -1, LIT_START);
+        ok = em_obuf_init(&p->rbuf[t], -1, LIT_START);
     for (int i = 0; ok && i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->c[i].holes = calloc(CHUNK_HOLES, sizeof *p->c[i].holes);
         ok = p->c[i].holes && pq_buf_reserve(&p->c[i].bytes, 65536);
     }
-    ok = ok && obuf_init(&p->c[1].lit, -1, LIT_START) && obuf_init(lit, -1, LIT_START);
+    ok = ok && em_obuf_init(&p->c[1].lit, -1, LIT_START) && em_obuf_init(lit, -1, LIT_START);
     if (ok)
-        p->pool = wp_create(threads);
+        p->pool = em_pool_create(threads);
     if (!p->pool) {
         if (ok)
-            obuf_finish(lit);
-        tp_free(p, NULL);
+            em_obuf_finish(lit);
+        tr_par_free(p, NULL);
         return NULL;
     }
     return p;
 }
 
-void tp_free(trace_par *p, obuf *lit)
+void tr_par_free(trace_par *p, em_obuf *lit)
 {
     if (!p)
         return;
     if (p->pool) {
-        wp_wait(p->pool);
-        wp_free(p->pool);
+        em_pool_wait(p->pool);
+        em_pool_free(p->pool);
     }
     if (lit)
-        obuf_finish(lit);
+        em_obuf_finish(lit);
     for (int i = 0; i < 2; i++) {
         free(p->c[i].lit.data);
         free(p->c[i].holes);

@@ -1,5 +1,5 @@
 /* text_test.c — the CLI's text helpers: the one JSON escaper (cli/json.h) through both its
- * adapters (obuf_json_str, pq_json_str), which must agree byte for byte, on control bytes,
+ * adapters (em_obuf_json_str, em_json_str), which must agree byte for byte, on control bytes,
  * quotes, DEL, valid multi-byte UTF-8 and invalid UTF-8 (one U+FFFD per maximal invalid
  * subpart); and the format's name tables (format/names.h). */
 /* SPDX-License-Identifier: MIT */
@@ -34,24 +34,24 @@ static const tcase CASES[] = {
 
 /* Both adapters on one case; 0 when both give `want`. */
 static int check(const tcase *c) {
-    obuf cb;
+    em_obuf cb;
     pq_buf pb = {0};
-    if (!obuf_init(&cb, -1, 4096)) return 1;
-    obuf_json_str(&cb, c->in, c->len);
-    pq_json_str(&pb, c->in, c->len);
+    if (!em_obuf_init(&cb, -1, 4096)) return 1;
+    em_obuf_json_str(&cb, c->in, c->len);
+    em_json_str(&pb, c->in, c->len);
     size_t wl = strlen(c->want);
     int bad = cb.len != wl || memcmp(cb.data, c->want, wl) || pb.failed || pb.len != wl ||
               memcmp(pb.data, c->want, wl);
     if (bad) fprintf(stderr, "escape mismatch for %zu-byte input '%s'\n", c->len, c->in);
     pq_buf_free(&pb);
-    obuf_finish(&cb);
+    em_obuf_finish(&cb);
     return bad;
 }
 
 static int check_names(void) {
     int bad = 0;
     bad |= strcmp(bb__type_name(0), "u8") || strcmp(bb__type_name(11), "interned");
-    bad |= bb__type_name(12) != NULL || strcmp(pq_field_type_name(200), "unknown");
+    bad |= bb__type_name(12) != NULL || strcmp(tw_field_type_name(200), "unknown");
     bad |= strcmp(bb__role_name(2), "span_id") || strcmp(bb__role_name(9), "none");
     bad |= strcmp(bb__phase_name(1), "enter") || strcmp(bb__phase_name(7), "none");
     bad |= strcmp(bb__section_kind_name(4), "views") || strcmp(bb__section_kind_name(5), "unknown");

@@ -1,6 +1,6 @@
 /* workpool_test.c — emit/workpool.h: every task of every job runs once, on a worker or on
- * the helping caller; idle work (wp_set_idle) is taken by workers with no task, each piece
- * once, and never by the caller of wp_help; the pool stops with idle work left. TSan runs it
+ * the helping caller; idle work (em_pool_set_idle) is taken by workers with no task, each piece
+ * once, and never by the caller of em_pool_help; the pool stops with idle work left. TSan runs it
  * (label concurrent).
  */
 /* SPDX-License-Identifier: MIT */
@@ -50,20 +50,20 @@ static bool idle(void *ctx, unsigned worker)
 
 int main(void)
 {
-    wp_pool *p = wp_create(WORKERS);
+    em_pool *p = em_pool_create(WORKERS);
     if (!p)
         return 1;
     unsigned jobs[JOBS];
-    wp_set_idle(p, idle, NULL);
+    em_pool_set_idle(p, idle, NULL);
     for (unsigned j = 0; j < JOBS; j++) {
         jobs[j] = j;
-        wp_start(p, task, &jobs[j], TASKS);
+        em_pool_start(p, task, &jobs[j], TASKS);
         if (j % 2)
-            wp_help(p, WORKERS);
+            em_pool_help(p, WORKERS);
         else
-            wp_wait(p);
+            em_pool_wait(p);
     }
-    wp_free(p); /* with idle work perhaps left: the workers stop all the same */
+    em_pool_free(p); /* with idle work perhaps left: the workers stop all the same */
 
     unsigned bad = 0;
     for (unsigned j = 0; j < JOBS; j++)
@@ -80,7 +80,7 @@ int main(void)
     CHECK(taken > 0, "no idle work was done in %u jobs", JOBS);
     CHECK(twice == 0 && missing == 0, "idle pieces done twice: %u, taken and not done: %u", twice,
           missing);
-    CHECK(atomic_load(&idle_by_caller) == 0, "the caller of wp_help did idle work %u times",
+    CHECK(atomic_load(&idle_by_caller) == 0, "the caller of em_pool_help did idle work %u times",
           atomic_load(&idle_by_caller));
     if (failures)
         return 1;

@@ -19,27 +19,27 @@ int main(void) {
         /* a third of the keys are small (dense home slots), one is 0 */
         keys[i] = (i % 3 == 0) ? i : x;
     }
-    u64map m;
-    u64map_init(&m);
+    bb__u64map m;
+    bb__u64map_init(&m);
     int fails = 0;
     for (int round = 0; round < 200000; round++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         size_t k = (size_t)(x % N);
         unsigned op = (unsigned)((x >> 20) % 3);
         if (op < 2) {
-            if (!u64map_put(&m, keys[k], (void *)(uintptr_t)(round + 1))) {
+            if (!bb__u64map_put(&m, keys[k], (void *)(uintptr_t)(round + 1))) {
                 fprintf(stderr, "put failed\n");
                 return 1;
             }
             ref[k] = (uintptr_t)round + 1;
         } else {
-            u64map_del(&m, keys[k]);
+            bb__u64map_del(&m, keys[k]);
             ref[k] = 0;
         }
         if (round % 997 == 0 || round > 199000) {
             size_t count = 0;
             for (size_t i = 0; i < N; i++) {
-                uintptr_t got = (uintptr_t)u64map_get(&m, keys[i]);
+                uintptr_t got = (uintptr_t)bb__u64map_get(&m, keys[i]);
                 if (got != ref[i] && fails++ < 10)
                     fprintf(stderr, "round %d key %zu: got %lu want %lu\n", round, i,
                             (unsigned long)got, (unsigned long)ref[i]);
@@ -49,8 +49,8 @@ int main(void) {
                 fprintf(stderr, "round %d: count %zu want %zu\n", round, m.count, count);
         }
     }
-    u64map_free(&m);
-    if (u64map_get(&m, 1) != NULL) fails++;
+    bb__u64map_free(&m);
+    if (bb__u64map_get(&m, 1) != NULL) fails++;
     if (fails) {
         fprintf(stderr, "%d failure(s)\n", fails);
         return 1;

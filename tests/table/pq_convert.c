@@ -1,6 +1,6 @@
 /* pq_convert.c — a minimal stand-in for `backbeat convert DUMP... -o OUT.parquet`, calling the
  * Parquet writer directly, so the writer's tests run whether or not the CLI front end is
- * built. Writes OUT and OUT.views.sql (the `events` binding line, then parquet_views_ddl).
+ * built. Writes OUT and OUT.views.sql (the `events` binding line, then tw_views_ddl).
  *
  * Usage: pq_convert OUT.parquet DUMP...   (BACKBEAT_PARQUET_ROW_GROUP is honoured by the
  * writer). Exit 0 on success, 1 with a message on stderr otherwise.
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     if (lvl)
         opts.compression_level = atoi(lvl);
     char msg[512];
-    int rc = parquet_write(model, &opts, fd, msg, sizeof msg);
+    int rc = tw_write(model, &opts, fd, msg, sizeof msg);
     if (close(fd) != 0 && rc == 0) {
         perror(out);
         rc = 1;
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pq_convert: %s\n", msg);
         return 1;
     }
-    char *ddl = parquet_views_ddl(model, NULL); /* the inputs' order, not ranked */
+    char *ddl = tw_views_ddl(model, NULL); /* the inputs' order, not ranked */
     char *abs = realpath(out, NULL);
     char side[4096];
     snprintf(side, sizeof side, "%s.views.sql", out);

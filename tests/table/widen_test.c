@@ -46,22 +46,22 @@ int main(void)
         {200, T, PQ_STRING},
     };
     for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
-        pq_kind k = pq_kind_of_field(FIELDS[i].type);
+        tw_kind k = tw_kind_of_field(FIELDS[i].type);
         expect((int)k == FIELDS[i].kind, "kind of field type", FIELDS[i].type, (int)k);
-        expect(pq_type_of_kind(k) == FIELDS[i].col, "column type", FIELDS[i].type, (int)k);
+        expect(tw_type_of_kind(k) == FIELDS[i].col, "column type", FIELDS[i].type, (int)k);
     }
     for (int a = 0; a < NK; a++)
         for (int b = 0; b < NK; b++) {
-            pq_kind j = pq_kind_join((pq_kind)a, (pq_kind)b);
+            tw_kind j = tw_kind_join((tw_kind)a, (tw_kind)b);
             expect((int)j == JOIN[a][b], "join table", a, b);
-            expect(j == pq_kind_join((pq_kind)b, (pq_kind)a), "commutative", a, b);
+            expect(j == tw_kind_join((tw_kind)b, (tw_kind)a), "commutative", a, b);
             for (int c = 0; c < NK; c++)
-                expect(pq_kind_join(j, (pq_kind)c) ==
-                           pq_kind_join((pq_kind)a, pq_kind_join((pq_kind)b, (pq_kind)c)),
+                expect(tw_kind_join(j, (tw_kind)c) ==
+                           tw_kind_join((tw_kind)a, tw_kind_join((tw_kind)b, (tw_kind)c)),
                        "associative", a * NK + b, c);
         }
     for (int a = 0; a < NK; a++)
-        expect(pq_kind_join((pq_kind)a, (pq_kind)a) == (pq_kind)a, "idempotent", a, a);
+        expect(tw_kind_join((tw_kind)a, (tw_kind)a) == (tw_kind)a, "idempotent", a, a);
     if (failures)
         return 1;
     puts("ok: widening rule");

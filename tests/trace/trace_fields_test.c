@@ -1,9 +1,9 @@
 /* trace_fields_test.c — the trace's fast field rendering (trace/trace_fields.c) and the
  * in-place number writers (emit/obuf.c) against the generic paths they replace: a record's
- * fields by tf_write_open must be byte for byte what obuf_json_field gives field by field
+ * fields by tr_write_open must be byte for byte what em_obuf_json_field gives field by field
  * (every type and width, sentinels, signed extremes, enums with and without a label, short and
- * indexed, interned strings found, missing, needing escapes, padding left out), and obuf_u64 /
- * obuf_usec / obuf_json_u64 / obuf_json_i64 what printf gives, at every power of ten and on
+ * indexed, interned strings found, missing, needing escapes, padding left out), and em_obuf_u64 /
+ * em_obuf_usec / em_obuf_json_u64 / em_obuf_json_i64 what printf gives, at every power of ten and on
  * random values, into a memory buffer and into a file buffer at its end (the slow path). */
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
@@ -85,15 +85,15 @@ static void make_long_labels(void) {
 }
 
 /* The reference: what trace.c wrote before the plan (generic decode per field). */
-static void reference(obuf *b, const bb_rschema *s, const uint8_t *rec, const bb_rinstance *in) {
-    obuf_putc(b, '{');
+static void reference(em_obuf *b, const bb_rschema *s, const uint8_t *rec, const bb_rinstance *in) {
+    em_obuf_putc(b, '{');
     size_t n = 0;
     for (size_t i = 0; i < s->field_count; i++) {
         if (bb_rfield_is_padding(&s->fields[i])) continue;
-        if (n++) obuf_putc(b, ',');
-        obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
-        obuf_putc(b, ':');
-        obuf_json_field(b, s, i, rec, in);
+        if (n++) em_obuf_putc(b, ',');
+        em_obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
+        em_obuf_putc(b, ':');
+        em_obuf_json_field(b, s, i, rec, in);
     }
 }
 
@@ -114,31 +114,31 @@ static int check_fields(void) {
     memset(&inst, 0, sizeof inst);
     inst.intern = interns;
     inst.intern_count = sizeof interns / sizeof interns[0];
-    tf_plan p;
-    if (!tf_plan_make(&p, &s)) return 1;
+    tr_plan p;
+    if (!tr_plan_make(&p, &s)) return 1;
     int bad = 0;
     uint8_t rec[128];
     for (int round = 0; round < 200000 && !bad; round++) {
         fill(rec, s.record_size);
-        obuf a, b;
-        if (!obuf_init(&a, -1, 64) || !obuf_init(&b, -1, 64)) return 1;
+        em_obuf a, b;
+        if (!em_obuf_init(&a, -1, 64) || !em_obuf_init(&b, -1, 64)) return 1;
         const bb_rinstance *in = round % 7 == 0 ? NULL : &inst;
-        size_t n = tf_write_open(&a, &p, &s, rec, in);
+        size_t n = tr_write_open(&a, &p, &s, rec, in);
         reference(&b, &s, rec, in);
         if (n != s.field_count - 1 || a.len != b.len || memcmp(a.data, b.data, a.len)) {
             fprintf(stderr, "fields differ (round %d):\n  plan: %.*s\n  want: %.*s\n", round,
                     (int)a.len, a.data, (int)b.len, b.data);
             bad = 1;
         }
-        obuf_finish(&a);
-        obuf_finish(&b);
+        em_obuf_finish(&a);
+        em_obuf_finish(&b);
     }
-    tf_plan_free(&p);
+    tr_plan_free(&p);
     return bad;
 }
 
 /* One number through every writer, into memory and at the end of a full file buffer. */
-static int check_number(obuf *fb, FILE *mirror, uint64_t v) {
+static int check_number(em_obuf *fb, FILE *mirror, uint64_t v) {
     char want[200];
     int64_t sv = (int64_t)v;
     uint64_t mag = sv < 0 ? 0 - v : v;
@@ -146,22 +146,22 @@ static int check_number(obuf *fb, FILE *mirror, uint64_t v) {
                       v, v / 1000, (unsigned)(v % 1000), v > (1ull << 53) ? "\"" : "", v,
                       v > (1ull << 53) ? "\"" : "", mag > (1ull << 53) ? "\"" : "", sv,
                       mag > (1ull << 53) ? "\"" : "");
-    obuf m;
-    if (!obuf_init(&m, -1, 1)) return 1;
-    obuf *bufs[2] = {&m, fb};
+    em_obuf m;
+    if (!em_obuf_init(&m, -1, 1)) return 1;
+    em_obuf *bufs[2] = {&m, fb};
     for (int k = 0; k < 2; k++) {
-        obuf_u64(bufs[k], v);
-        obuf_putc(bufs[k], '|');
-        obuf_usec(bufs[k], v);
-        obuf_putc(bufs[k], '|');
-        obuf_json_u64(bufs[k], v);
-        obuf_putc(bufs[k], '|');
-        obuf_json_i64(bufs[k], sv);
+        em_obuf_u64(bufs[k], v);
+        em_obuf_putc(bufs[k], '|');
+        em_obuf_usec(bufs[k], v);
+        em_obuf_putc(bufs[k], '|');
+        em_obuf_json_u64(bufs[k], v);
+        em_obuf_putc(bufs[k], '|');
+        em_obuf_json_i64(bufs[k], sv);
     }
     int bad = m.len != (size_t)wl || memcmp(m.data, want, m.len);
     if (bad) fprintf(stderr, "number %" PRIu64 ": got %.*s want %s\n", v, (int)m.len, m.data, want);
     fputs(want, mirror);
-    obuf_finish(&m);
+    em_obuf_finish(&m);
     return bad;
 }
 
@@ -170,9 +170,9 @@ static int check_numbers(void) {
     int fd = mkstemp(fpath);
     if (fd < 0) return 1;
     unlink(fpath);
-    obuf fb;
+    em_obuf fb;
     FILE *mirror = tmpfile();
-    if (!mirror || !obuf_init(&fb, fd, 37)) return 1; /* a small odd capacity: the slow paths */
+    if (!mirror || !em_obuf_init(&fb, fd, 37)) return 1; /* a small odd capacity: the slow paths */
     int bad = 0;
     for (int d = 0; d < 20; d++) {
         uint64_t p = 1;
@@ -183,7 +183,7 @@ static int check_numbers(void) {
     bad |= check_number(&fb, mirror, UINT64_MAX) | check_number(&fb, mirror, 1ull << 53) |
            check_number(&fb, mirror, (1ull << 53) + 1) | check_number(&fb, mirror, 1ull << 63);
     for (int i = 0; i < 200000; i++) bad |= check_number(&fb, mirror, next_rand() >> (next_rand() & 63));
-    if (obuf_finish(&fb)) return 1;
+    if (em_obuf_finish(&fb)) return 1;
     long fl = ftell(mirror), ol = (long)lseek(fd, 0, SEEK_END);
     char *x = malloc((size_t)fl), *y = malloc((size_t)fl);
     if (!x || !y || fl != ol || pread(fd, y, (size_t)fl, 0) != fl) bad = 1;
