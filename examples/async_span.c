@@ -1,6 +1,7 @@
-/* async_span.c — the README's asynchronous-span example: a request's span opens in one callback
- * and closes in another (here a tiny event loop), its id kept in the request object. Built and
- * run by the test suite (tests/readme.cmake). Usage: async_span OUT.bb */
+/* async_span.c — the user guide's asynchronous-span example (docs/guide/instrument.md): a
+ * request's span opens in one callback and closes in another (here a tiny event loop), its id
+ * kept in the request object. Built and run by the test suite (tests/readme.cmake). Usage:
+ * async_span OUT.bb */
 /* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 

@@ -141,9 +141,10 @@ add_test(NAME events_compile_cxx_extern_c
          COMMAND ${CMAKE_CXX_COMPILER} ${BB_EV_CXXFLAGS} -I${CMAKE_SOURCE_DIR}/include
                  ${BB_EV}/cxx_extern_c.cpp)
 
-# Strict standard modes: the public headers, the README's example the asynchronous-span example and a translation unit using
-# every feature compile warning-free (as errors) as C99/C11/C17/gnu99/gnu11/gnu17/gnu2x and
-# C++11/14/17/20 with gcc and clang (those installed), no feature-test macro defined.
+# Strict standard modes: the public headers, the README's example, the guide's asynchronous-span
+# example and a translation unit using every feature compile warning-free (as errors) as
+# C99/C11/C17/gnu99/gnu11/gnu17/gnu2x and C++11/14/17/20 with gcc and clang (those installed), no
+# feature-test macro defined.
 find_program(BB_STRICT_GCC gcc)
 find_program(BB_STRICT_CLANG clang)
 find_program(BB_STRICT_GXX g++)

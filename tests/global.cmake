@@ -52,14 +52,15 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/global/co_off.c PROPERTI
                             COMPILE_DEFINITIONS BACKBEAT_COMPILED_OUT)
 
 bb_test(global_cxx SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/cxx_test.cpp)
-# The docs' BACKBEAT_* tables (docs/ENVIRONMENT.md, README.md) are the code's table, row for row
-# (`global_config_doc --print` prints it to paste).
+# The docs' BACKBEAT_* tables (docs/ENVIRONMENT.md, and the user guide's production chapter,
+# docs/guide/production.md) are the code's table, row for row (`global_config_doc --print`
+# prints it to paste).
 add_executable(global_config_doc ${CMAKE_CURRENT_SOURCE_DIR}/global/config_doc.c)
 target_compile_definitions(global_config_doc PRIVATE _GNU_SOURCE)
 target_include_directories(global_config_doc PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(global_config_doc PRIVATE backbeat_static Threads::Threads)
 add_test(NAME global_config_doc COMMAND global_config_doc ${CMAKE_SOURCE_DIR}/docs/ENVIRONMENT.md
-         ${CMAKE_SOURCE_DIR}/README.md)
+         ${CMAKE_SOURCE_DIR}/docs/guide/production.md)
 # BACKBEAT_INTERN_LIMIT: the table's size, the full table counted, reported once, in the dump.
 bb_test(global_intern_limit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/global/intern_limit_test.c)
 # The dump signal's handler replaced by the program, or already taken at load, is warned about

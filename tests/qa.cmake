@@ -17,7 +17,8 @@ set_tests_properties(qa_cli_edges PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa"
   ENVIRONMENT "BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
 # BACKBEAT_SIGNAL before the global recorder's first use must not kill the program.
 bb_test(qa_early_signal SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/qa/early_signal.c LABELS qa)
-# The README's first example, C block and shell block, literally (paths pointed at this tree).
+# The README's first example, C block and shell block, literally (paths pointed at this tree),
+# and the guide's asynchronous-span block (docs/guide/instrument.md) against examples/async_span.c.
 # no-sanitize: the README compiles with a plain `cc` against build/lib, which in a
 # sanitizer build is an instrumented library that a plain link cannot resolve.
 add_test(NAME qa_readme COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/readme_check.sh
@@ -37,7 +38,8 @@ endif()
 add_test(NAME qa_spdx COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/qa/spdx_check.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(qa_spdx PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa")
 # The CLI's documentation against one list of its options (tests/qa/cli_options.txt): every
-# option in --help, the manual page, the README's CLI section and `backbeat skill`.
+# option in --help, the manual page, the guide's CLI section (docs/guide/reference.md) and
+# `backbeat skill`.
 add_test(NAME qa_cli_drift COMMAND ${BB_QA_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/qa/cli_drift.sh
          ${CMAKE_SOURCE_DIR} $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/qa_work/cli_drift)
 set_tests_properties(qa_cli_drift PROPERTIES SKIP_RETURN_CODE 77 LABELS "qa")

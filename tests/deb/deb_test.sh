@@ -158,20 +158,24 @@ hasnt libbackbeat-dev "^[^ ]*\\.so\\."
 has backbeat-cli "./usr/bin/backbeat"
 has backbeat-cli "./usr/share/man/man1/backbeat.1.gz"
 hasnt backbeat-cli "^[^ ]*\\.so"
-# The CLI's real dependencies (shlibs) are the ones the README's package table states.
+# The CLI's real dependencies (shlibs) are the ones the package table of the user guide's install
+# chapter states.
 clideps="$(field backbeat-cli Depends | tr ',' '\n' | sed 's/([^)]*)//; s/ //g' | grep -v '^libc6$' | LC_ALL=C sort | paste -sd' ')"
 for d in libzstd1 libsnappy1v5 zlib1g; do
   [[ " $clideps " == *" $d "* ]] || die "backbeat-cli does not depend on $d: $clideps"
 done
 # shellcheck disable=SC2016 # backquotes, literally
-readme_row="$(grep '^| `backbeat-cli` |' "$SRC/README.md")" || die "README: no backbeat-cli row"
+readme_row="$(grep '^| `backbeat-cli` |' "$SRC/docs/guide/install.md")" || die "docs/guide/install.md: no backbeat-cli row"
 for d in $clideps; do
-  [[ "$readme_row" == *"\`$d\`"* ]] || die "README's backbeat-cli row does not name its dependency $d"
+  [[ "$readme_row" == *"\`$d\`"* ]] || die "docs/guide/install.md's backbeat-cli row does not name its dependency $d"
 done
 # The documents the manual page and the README name, uncompressed where they say.
 for p in backbeat-cli libbackbeat-dev; do
   for f in README.md "$SRC"/docs/*.md; do
     has "$p" "./usr/share/doc/$p/$(basename "$f")"
+  done
+  for f in "$SRC"/docs/guide/*.md; do
+    has "$p" "./usr/share/doc/$p/guide/$(basename "$f")"
   done
 done
 for f in $(grep -o '[A-Z_]*\.md' "$SRC/docs/man/backbeat.1" | sort -u); do

@@ -91,6 +91,10 @@ check_tree() {
   for f in "$SRC"/docs/*.md "$SRC/LICENSE"; do
     cmp -s "$f" "$P/share/doc/backbeat/$(basename "$f")" || die "share/doc/backbeat/$(basename "$f") not installed"
   done
+  # The user guide, in its own directory (its chapters link to ../FORMAT.md and the like).
+  for f in "$SRC"/docs/guide/*.md; do
+    cmp -s "$f" "$P/share/doc/backbeat/guide/$(basename "$f")" || die "share/doc/backbeat/guide/$(basename "$f") not installed"
+  done
   grep -q 'MIT License' "$P/share/doc/backbeat/LICENSE" || die "LICENSE is not MIT"
   "$P/bin/backbeat" --version | grep -qx "backbeat $version (dump format 1)" ||
     die "installed CLI: $("$P/bin/backbeat" --version)"

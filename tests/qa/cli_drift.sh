@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_drift.sh SRC BACKBEAT WORK — the CLI's documentation does not drift from the CLI: every
 # option of tests/qa/cli_options.txt appears in `backbeat CMD --help`, the manual page, the
-# README's "The CLI" section and `backbeat skill`, and every option a `--help` shows is listed
+# user guide's "The CLI" section (docs/guide/reference.md) and `backbeat skill`, and every option a `--help` shows is listed
 # there. Each missing name is reported with the place that lacks it.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
@@ -12,8 +12,8 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 command -v man >/dev/null && command -v col >/dev/null || { echo "skipped: man or col missing (install-deps.sh --test)"; exit 77; }
 MANWIDTH=250 man -E ascii -l "$SRC/docs/man/backbeat.1" 2>/dev/null | col -b >man.txt
 [ -s man.txt ] || fail "the manual page does not render"
-sed -n '/^## The CLI$/,/^## /p' "$SRC/README.md" >readme.txt
-[ -s readme.txt ] || fail "README has no '## The CLI' section"
+sed -n '/^## The CLI$/,/^## /p' "$SRC/docs/guide/reference.md" >readme.txt
+[ -s readme.txt ] || fail "docs/guide/reference.md has no '## The CLI' section"
 "$B" skill >skill.txt || fail "backbeat skill exited $?"
 has() { grep -qE -- "(^|[^a-zA-Z0-9-])$2([^a-zA-Z0-9-]|\$)" "$1"; }
 listed=""
@@ -24,7 +24,7 @@ while read -r cmd names; do
     listed="$listed $cmd:$n"
     has "help-$cmd.txt" "$n" || fail "backbeat $cmd --help does not show $n"
     has man.txt "$n" || fail "the manual page does not document $cmd $n"
-    has readme.txt "$n" || fail "README's CLI section does not name $cmd $n"
+    has readme.txt "$n" || fail "docs/guide/reference.md's CLI section does not name $cmd $n"
     has skill.txt "$n" || fail "backbeat skill does not name $cmd $n"
   done
 done <"$SRC/tests/qa/cli_options.txt"
@@ -39,4 +39,4 @@ for cmd in $cmds; do
   done
 done
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok: $(echo "$listed" | wc -w) option names in --help, the manual page, the README and skill"
+echo "ok: $(echo "$listed" | wc -w) option names in --help, the manual page, the guide's reference and skill"

@@ -36,7 +36,7 @@ for t in "${targets[@]}"; do
   grep -Eq "^[0-9a-f]{64}  $a\$" "$dist/a/$a.sha256" || fail "$a.sha256 is not in sha256sum format"
   gzip -l "$dist/a/$a" >/dev/null || fail "$a is not gzip"
   listing=$(tar -tzf "$dist/a/$a")
-  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/man/backbeat.1; do
+  for f in bin/backbeat VERSION README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/guide/README.md docs/guide/instrument.md docs/man/backbeat.1; do
     grep -qx "backbeat-$t/$f" <<<"$listing" || fail "$a lacks backbeat-$t/$f"
   done
   if [ -f "$src/LICENSE" ]; then
