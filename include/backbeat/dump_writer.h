@@ -89,7 +89,7 @@ BB_API uint64_t bb_dump_size(const bb_dump_input *in);
  * written; a failing sink gives BB_ERR_IO (message and err->offset name the dump offset). Uses
  * about 5 KiB of stack (a 4 KiB output buffer) and no heap. */
 BB_API bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
-                              bb_error *err);
+                               bb_error *err);
 
 #ifdef __cplusplus
 }

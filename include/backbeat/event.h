@@ -100,11 +100,9 @@ BB_API uint64_t bb_event_id_resolve(bb_event_desc *desc);
 
 /* The id of an event descriptor. The hot path: one relaxed load, plus a predictable branch
  * that is taken only for a descriptor whose id was never computed. */
-static inline uint64_t bb_event_id(bb_event_desc *d)
-{
+static inline uint64_t bb_event_id(bb_event_desc *d) {
     uint64_t id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-    if (__builtin_expect(id == 0, 0))
-        id = bb_event_id_resolve(d);
+    if (__builtin_expect(id == 0, 0)) id = bb_event_id_resolve(d);
     return id;
 }
 

@@ -86,7 +86,7 @@ typedef struct bb_rinstance {
     size_t intern_count;
     const bb_rintern *intern; /* sorted by id */
     size_t shard_count;
-    const bb_rshard *shards;  /* file order */
+    const bb_rshard *shards; /* file order */
 } bb_rinstance;
 
 typedef struct bb_dump bb_dump;
@@ -135,13 +135,13 @@ typedef struct bb_record {
     uint64_t ts;
     uint64_t event_id;
     const bb_rschema *schema;
-    const uint8_t *fields;  /* record_size bytes; for the one record that wraps, a copy held by
+    const uint8_t *fields; /* record_size bytes; for the one record that wraps, a copy held by
                                the walker (valid until the next record is produced) */
     uint64_t instance_id;
     uint32_t shard_id;
-    uint32_t offset;        /* physical offset of the payload in the region; 0xFFFFFFFF if it
+    uint32_t offset;   /* physical offset of the payload in the region; 0xFFFFFFFF if it
                                wraps past the end */
-    uint64_t position;      /* absolute position of the payload start (head-relative) */
+    uint64_t position; /* absolute position of the payload start (head-relative) */
 } bb_record;
 
 /* Per-shard walk statistics. */
@@ -162,9 +162,9 @@ typedef enum bb_value_kind {
     BB_VALUE_UINT,       /* u8..u64 */
     BB_VALUE_INT,        /* i8..i64 */
     BB_VALUE_BOOL,
-    BB_VALUE_BYTES,      /* raw bytes in .bytes (render as lower-case hex) */
-    BB_VALUE_ENUM,       /* .u = raw; .str = label if .has_label */
-    BB_VALUE_STRING      /* interned: .str = bytes (may be invalid UTF-8) if .has_label, else
+    BB_VALUE_BYTES, /* raw bytes in .bytes (render as lower-case hex) */
+    BB_VALUE_ENUM,  /* .u = raw; .str = label if .has_label */
+    BB_VALUE_STRING /* interned: .str = bytes (may be invalid UTF-8) if .has_label, else
                             missing id .u */
 } bb_value_kind;
 

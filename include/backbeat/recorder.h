@@ -81,17 +81,17 @@ typedef uint64_t (*bb_clock_fn)(void *ctx);
 
 /* ABI: filled by user code; its layout changes only with the soname's major version. */
 typedef struct bb_recorder_options {
-    uint32_t shards;           /* rings; 0 = number of online CPUs (capped at 64) */
-    uint64_t bytes_per_shard;  /* ring capacity; rounded up to a power of two, at least 4096;
+    uint32_t shards;          /* rings; 0 = number of online CPUs (capped at 64) */
+    uint64_t bytes_per_shard; /* ring capacity; rounded up to a power of two, at least 4096;
                                   0 = 1 MiB */
     bb_clock_kind clock;
-    bb_clock_fn user_clock;    /* required with BB_CLOCK_USER */
+    bb_clock_fn user_clock; /* required with BB_CLOCK_USER */
     void *user_clock_ctx;
-    uint64_t instance_id;      /* 0 = random (getrandom) */
-    const char *host;          /* host label for dumps (copied, at most 255 bytes); NULL = the
+    uint64_t instance_id;    /* 0 = random (getrandom) */
+    const char *host;        /* host label for dumps (copied, at most 255 bytes); NULL = the
                                   system hostname */
-    uint32_t intern_entries;   /* capacity of the intern table in strings; 0 = 16384 */
-    uint32_t intern_bytes;     /* capacity of the intern table in string bytes; 0 = 1 MiB */
+    uint32_t intern_entries; /* capacity of the intern table in strings; 0 = 16384 */
+    uint32_t intern_bytes;   /* capacity of the intern table in string bytes; 0 = 1 MiB */
 } bb_recorder_options;
 
 /* Fill *opts with the defaults (all zeros: every default above). */
@@ -163,9 +163,9 @@ BB_API const char *bb_recorder_host(const bb_recorder *rec);
 
 /* Counters (relaxed, approximate while writers run). */
 typedef struct bb_recorder_stats {
-    uint64_t too_large;     /* records refused because they exceed the ring */
-    uint64_t intern_full;   /* intern calls answered with BB_INTERN_FULL_ID */
-    uint64_t intern_count;  /* strings in the intern table */
+    uint64_t too_large;    /* records refused because they exceed the ring */
+    uint64_t intern_full;  /* intern calls answered with BB_INTERN_FULL_ID */
+    uint64_t intern_count; /* strings in the intern table */
 } bb_recorder_stats;
 BB_API void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out);
 

@@ -42,13 +42,13 @@ typedef struct bb_ring bb_ring;
 typedef struct bb_ring_info {
     uint64_t instance_id; /* the dump's instance id */
     uint64_t pid;
-    uint64_t start_ns;    /* CLOCK_REALTIME at creation */
+    uint64_t start_ns; /* CLOCK_REALTIME at creation */
     uint64_t file_size;
-    uint64_t capacity;    /* bytes per ring */
+    uint64_t capacity; /* bytes per ring */
     uint32_t shards;
-    uint32_t state;       /* 1 running, 2 closed (as last read), other values: damaged */
-    uint64_t proc_start;  /* the writer's start time (clock ticks since boot), 0 unknown */
-    char boot_id[40];     /* the boot it ran in, "" unknown */
+    uint32_t state;      /* 1 running, 2 closed (as last read), other values: damaged */
+    uint64_t proc_start; /* the writer's start time (clock ticks since boot), 0 unknown */
+    char boot_id[40];    /* the boot it ran in, "" unknown */
     char host[256];
 } bb_ring_info;
 

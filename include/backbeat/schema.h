@@ -30,24 +30,15 @@ enum bb_type {
     BB_TYPE_I64 = 7,
     BB_TYPE_BOOL = 8,
     BB_TYPE_BYTES = 9,
-    BB_TYPE_ENUM = 10,     /* + repr width byte (1, 2, 4, 8) */
-    BB_TYPE_INTERNED = 11  /* + dynamic flag byte (0 static, 1 dynamic); stored as u32 id */
+    BB_TYPE_ENUM = 10,    /* + repr width byte (1, 2, 4, 8) */
+    BB_TYPE_INTERNED = 11 /* + dynamic flag byte (0 static, 1 dynamic); stored as u32 id */
 };
 
 /* Field roles, wire values. */
-enum bb_role {
-    BB_ROLE_NONE = 0,
-    BB_ROLE_KEY = 1,
-    BB_ROLE_SPAN_ID = 2,
-    BB_ROLE_PARENT_SPAN_ID = 3
-};
+enum bb_role { BB_ROLE_NONE = 0, BB_ROLE_KEY = 1, BB_ROLE_SPAN_ID = 2, BB_ROLE_PARENT_SPAN_ID = 3 };
 
 /* Event phases, wire values. */
-enum bb_phase {
-    BB_PHASE_NONE = 0,
-    BB_PHASE_ENTER = 1,
-    BB_PHASE_EXIT = 2
-};
+enum bb_phase { BB_PHASE_NONE = 0, BB_PHASE_ENTER = 1, BB_PHASE_EXIT = 2 };
 
 /* Largest record_size the format can carry: the u16 payload length is 16 + record_size. */
 #define BB_MAX_RECORD_SIZE (65535u - 16u)
@@ -70,10 +61,10 @@ typedef struct bb_field_desc {
     uint16_t offset;             /* within the record's field bytes */
     uint16_t width;              /* bytes */
     uint16_t label_count;
-    uint8_t type;                /* enum bb_type */
-    uint8_t type_arg;            /* enum: repr width; interned: 1 dynamic / 0 static; else 0 */
-    uint8_t role;                /* enum bb_role */
-    uint8_t has_sentinel;        /* 0 or 1 */
+    uint8_t type;         /* enum bb_type */
+    uint8_t type_arg;     /* enum: repr width; interned: 1 dynamic / 0 static; else 0 */
+    uint8_t role;         /* enum bb_role */
+    uint8_t has_sentinel; /* 0 or 1 */
 } bb_field_desc;
 
 /* One event type. The macros emit one of these per event per translation unit; it is
@@ -88,9 +79,9 @@ typedef struct bb_event_desc {
     const char *description; /* NULL = absent */
     const bb_field_desc *fields;
     uint16_t field_count;
-    uint16_t record_size;    /* sizeof the event's struct: the field bytes of a record */
-    uint8_t phase;           /* enum bb_phase */
-    uint64_t id;             /* content hash (FORMAT.md "Event ids"); 0 until computed */
+    uint16_t record_size; /* sizeof the event's struct: the field bytes of a record */
+    uint8_t phase;        /* enum bb_phase */
+    uint64_t id;          /* content hash (FORMAT.md "Event ids"); 0 until computed */
     struct bb_event_desc *registry_next; /* registry link, owned by registry.c */
 } bb_event_desc;
 

@@ -21,9 +21,9 @@
 #define BB__VERSION_STR_(x) #x
 #define BB__VERSION_STR(x) BB__VERSION_STR_(x)
 /* "MAJOR.MINOR.PATCH" of these headers. */
-#define BB_VERSION_STRING                                                                      \
-    BB__VERSION_STR(BB_VERSION_MAJOR) "." BB__VERSION_STR(BB_VERSION_MINOR) "." BB__VERSION_STR( \
-        BB_VERSION_PATCH)
+#define BB_VERSION_STRING             \
+    BB__VERSION_STR(BB_VERSION_MAJOR) \
+    "." BB__VERSION_STR(BB_VERSION_MINOR) "." BB__VERSION_STR(BB_VERSION_PATCH)
 /* One integer that compares like the version: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define BB_VERSION_NUMBER (BB_VERSION_MAJOR * 10000 + BB_VERSION_MINOR * 100 + BB_VERSION_PATCH)
 

@@ -27,9 +27,7 @@ static uint64_t mono_now(void) {
 }
 
 /* Contract: see detail/recorder_inline.h (the strict-ISO-mode read of the MONOTONIC clock). */
-uint64_t bb__clock_monotonic_ns(void) {
-    return mono_now();
-}
+uint64_t bb__clock_monotonic_ns(void) { return mono_now(); }
 
 /* Contract: true iff CPUID reports an invariant TSC (leaf 0x80000007, EDX bit 8). */
 bool bb__clock_tsc_invariant(void) {
@@ -49,8 +47,8 @@ bool bb__clock_kernel_uses_tsc(void) {
     FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
     if (!f) return false;
     char buf[64] = {0};
-    bool yes = fgets(buf, sizeof buf, f) && strncmp(buf, "tsc", 3) == 0 &&
-               (buf[3] == '\n' || buf[3] == 0);
+    bool yes =
+        fgets(buf, sizeof buf, f) && strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == 0);
     fclose(f);
     return yes;
 }
@@ -88,8 +86,7 @@ static void calibrate(void) {
     uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0;
     tsc_mono_pair(&t0, &m0);
     struct timespec nap = {0, 25 * 1000 * 1000};
-    while (nanosleep(&nap, &nap) != 0) {
-    }
+    while (nanosleep(&nap, &nap) != 0) {}
     tsc_mono_pair(&t1, &m1);
     if (t1 <= t0 || m1 <= m0) return;
     __extension__ typedef unsigned __int128 u128;
@@ -121,17 +118,14 @@ static int64_t epoch_offset(void) {
 /* Contract: fill the clock fields of `h` for the kind requested in opts (resolving DEFAULT),
  * set *kind to the kind chosen; BB_ERR_INVALID with *why set when it cannot be provided. */
 bb_status bb__clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
-                         bb_clock_kind *kind, const char **why) {
+                          bb_clock_kind *kind, const char **why) {
     bb_clock_kind k = opts->clock;
     if (k == BB_CLOCK_DEFAULT) {
         const char *env = getenv("BACKBEAT_CLOCK");
         bool tsc_ok = bb__clock_tsc_invariant();
-        if (env && strcmp(env, "monotonic") == 0)
-            k = BB_CLOCK_MONOTONIC;
-        else if (env && strcmp(env, "tsc") == 0)
-            k = tsc_ok ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
-        else
-            k = (tsc_ok && bb__clock_kernel_uses_tsc()) ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
+        if (env && strcmp(env, "monotonic") == 0) k = BB_CLOCK_MONOTONIC;
+        else if (env && strcmp(env, "tsc") == 0) k = tsc_ok ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
+        else k = (tsc_ok && bb__clock_kernel_uses_tsc()) ? BB_CLOCK_TSC : BB_CLOCK_MONOTONIC;
     }
     h->mono_offset = epoch_offset();
     switch (k) {
@@ -184,9 +178,7 @@ bb_status bb__clock_setup(struct bb__recorder_hot *h, const bb_recorder_options 
 }
 
 /* ---- a recorder's clock: read it, set and advance a manual one -------------------------- */
-uint64_t bb_recorder_now(const bb_recorder *rec) {
-    return rec ? bb__clock_read(&rec->hot) : 0;
-}
+uint64_t bb_recorder_now(const bb_recorder *rec) { return rec ? bb__clock_read(&rec->hot) : 0; }
 
 bb_status bb_recorder_clock_set(bb_recorder *rec, uint64_t ns) {
     if (!rec || rec->hot.clock != BB__CLK_MANUAL) return BB_ERR_INVALID;

@@ -97,77 +97,77 @@ void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void
     struct bb__recorder_hot *h = &rec->hot;
     struct rseq_slow_args a = {fields, size, BB__FRAME_SIZE(size), {0}, BB__FRAME_LEN(size)};
     bb__frame_head(a.head, ts, id);
-    __asm__ goto("1:\n\t"
-                 "leaq 3f(%%rip), %%rax\n\t"
-                 "movq %c[o_rs](%[h]), %%rdx\n\t"
-                 "movq %%rax, %%fs:8(%%rdx)\n\t"
-                 "2:\n\t"
-                 "movl %%fs:4(%%rdx), %%eax\n\t"
-                 "cmpl %c[o_sc](%[h]), %%eax\n\t"
-                 "jae 8f\n\t"
-                 "movq %%rax, %%r8\n\t"
-                 "shlq $7, %%r8\n\t"
-                 "addq %c[o_cur](%[h]), %%r8\n\t" /* r8: the cursor */
-                 "movq (%%r8), %%r9\n\t"          /* r9: head */
-                 "movq 16(%[a]), %%rcx\n\t"
-                 "cmpq %%rcx, %c[o_big](%%r8)\n\t"
-                 "jae 4f\n\t"
-                 "movq %%rcx, %c[o_big](%%r8)\n\t" /* the shard's largest frame begun here, */
-                 "4:\n\t"                         /* before any byte (rseq_margin.h) */
-                 "movq %c[o_mask](%[h]), %%rdi\n\t"
-                 "andq %%r9, %%rdi\n\t"           /* rdi: offset */
-                 "movq %c[o_ring](%[h]), %%r10\n\t"
-                 "movq (%%r10,%%rax,8), %%r10\n\t" /* r10: ring */
-                 "movq %c[o_cap](%[h]), %%rcx\n\t"
-                 "subq %%rdi, %%rcx\n\t"          /* rcx: room before the end */
-                 "cmpq 16(%[a]), %%rcx\n\t"
-                 "jae 7f\n\t"
-                 "addq %%rcx, %%r9\n\t"           /* skip the tail: head += room */
-                 "addq %%r10, %%rdi\n\t"
-                 "xorl %%eax, %%eax\n\t"
-                 "rep stosb\n\t"                  /* zero [offset, capacity) */
-                 "xorl %%edi, %%edi\n\t"
-                 "7:\n\t"
-                 "addq %%r10, %%rdi\n\t"          /* rdi: destination */
-                 "leaq 24(%[a]), %%rsi\n\t"
-                 "movl $16, %%ecx\n\t"
-                 "rep movsb\n\t"                  /* [ts][id] */
-                 "movq 0(%[a]), %%rsi\n\t"
-                 "movq 8(%[a]), %%rcx\n\t"
-                 "rep movsb\n\t"                  /* the field bytes */
-                 "leaq 40(%[a]), %%rsi\n\t"
-                 "movl $2, %%ecx\n\t"
-                 "rep movsb\n\t"                  /* [len] */
-                 "addq 16(%[a]), %%r9\n\t"
-                 "movq %%r9, (%%r8)\n\t"          /* commit */
-                 "5:\n\t"
-                 "movq $0, %%fs:8(%%rdx)\n\t"     /* rseq_cs = NULL (see recorder_inline.h) */
-                 ".pushsection __rseq_cs, \"aw\"\n\t"
-                 ".balign 32\n\t"
-                 "3:\n\t"
-                 ".long 0, 0\n\t"
-                 ".quad 2b, 5b - 2b, 6f\n\t"
-                 ".popsection\n\t"
-                 ".pushsection __rseq_failure, \"ax\"\n\t"
-                 ".byte 0x0f, 0xb9, 0x3d\n\t"
-                 ".long 0x53053053\n\t"
-                 "6:\n\t"
-                 "jmp 1b\n\t"
-                 "8:\n\t"
-                 "movq $0, %%fs:8(%%rdx)\n\t"
-                 "jmp %l[nocpu]\n\t"
-                 ".popsection"
-                 :
-                 : [h] "r"(h), [a] "r"(&a),
-                   [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),
-                   [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),
-                   [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),
-                   [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),
-                   [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),
-                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of)),
-                   [o_big] "i"(offsetof(struct bb__cursor, big_frame))
-                 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "cc", "memory"
-                 : nocpu);
+    __asm__ goto(
+        "1:\n\t"
+        "leaq 3f(%%rip), %%rax\n\t"
+        "movq %c[o_rs](%[h]), %%rdx\n\t"
+        "movq %%rax, %%fs:8(%%rdx)\n\t"
+        "2:\n\t"
+        "movl %%fs:4(%%rdx), %%eax\n\t"
+        "cmpl %c[o_sc](%[h]), %%eax\n\t"
+        "jae 8f\n\t"
+        "movq %%rax, %%r8\n\t"
+        "shlq $7, %%r8\n\t"
+        "addq %c[o_cur](%[h]), %%r8\n\t" /* r8: the cursor */
+        "movq (%%r8), %%r9\n\t"          /* r9: head */
+        "movq 16(%[a]), %%rcx\n\t"
+        "cmpq %%rcx, %c[o_big](%%r8)\n\t"
+        "jae 4f\n\t"
+        "movq %%rcx, %c[o_big](%%r8)\n\t" /* the shard's largest frame begun here, */
+        "4:\n\t"                          /* before any byte (rseq_margin.h) */
+        "movq %c[o_mask](%[h]), %%rdi\n\t"
+        "andq %%r9, %%rdi\n\t" /* rdi: offset */
+        "movq %c[o_ring](%[h]), %%r10\n\t"
+        "movq (%%r10,%%rax,8), %%r10\n\t" /* r10: ring */
+        "movq %c[o_cap](%[h]), %%rcx\n\t"
+        "subq %%rdi, %%rcx\n\t" /* rcx: room before the end */
+        "cmpq 16(%[a]), %%rcx\n\t"
+        "jae 7f\n\t"
+        "addq %%rcx, %%r9\n\t" /* skip the tail: head += room */
+        "addq %%r10, %%rdi\n\t"
+        "xorl %%eax, %%eax\n\t"
+        "rep stosb\n\t" /* zero [offset, capacity) */
+        "xorl %%edi, %%edi\n\t"
+        "7:\n\t"
+        "addq %%r10, %%rdi\n\t" /* rdi: destination */
+        "leaq 24(%[a]), %%rsi\n\t"
+        "movl $16, %%ecx\n\t"
+        "rep movsb\n\t" /* [ts][id] */
+        "movq 0(%[a]), %%rsi\n\t"
+        "movq 8(%[a]), %%rcx\n\t"
+        "rep movsb\n\t" /* the field bytes */
+        "leaq 40(%[a]), %%rsi\n\t"
+        "movl $2, %%ecx\n\t"
+        "rep movsb\n\t" /* [len] */
+        "addq 16(%[a]), %%r9\n\t"
+        "movq %%r9, (%%r8)\n\t" /* commit */
+        "5:\n\t"
+        "movq $0, %%fs:8(%%rdx)\n\t" /* rseq_cs = NULL (see recorder_inline.h) */
+        ".pushsection __rseq_cs, \"aw\"\n\t"
+        ".balign 32\n\t"
+        "3:\n\t"
+        ".long 0, 0\n\t"
+        ".quad 2b, 5b - 2b, 6f\n\t"
+        ".popsection\n\t"
+        ".pushsection __rseq_failure, \"ax\"\n\t"
+        ".byte 0x0f, 0xb9, 0x3d\n\t"
+        ".long 0x53053053\n\t"
+        "6:\n\t"
+        "jmp 1b\n\t"
+        "8:\n\t"
+        "movq $0, %%fs:8(%%rdx)\n\t"
+        "jmp %l[nocpu]\n\t"
+        ".popsection"
+        :
+        : [h] "r"(h), [a] "r"(&a), [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),
+          [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),
+          [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),
+          [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),
+          [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),
+          [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of)),
+          [o_big] "i"(offsetof(struct bb__cursor, big_frame))
+        : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "cc", "memory"
+        : nocpu);
     return;
 nocpu:
     __atomic_fetch_add(&rec->rseq_dropped, 1, __ATOMIC_RELAXED);

@@ -209,8 +209,8 @@ static bb_status size_intern(const bb_dump_input *in, uint64_t *len, bb_error *e
     if (in->intern_count > UINT32_MAX || (in->intern_count && !in->intern_get)) {
         bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
         bb__errmsg_str(&m, in->intern_count > UINT32_MAX
-                        ? "dump writer: more than 2^32-1 intern entries"
-                        : "dump writer: intern_get is NULL but intern_count is not 0");
+                               ? "dump writer: more than 2^32-1 intern entries"
+                               : "dump writer: intern_get is NULL but intern_count is not 0");
         return BB_ERR_INVALID;
     }
     for (size_t i = 0; i < in->intern_count; i++) {
@@ -325,10 +325,10 @@ uint64_t bb_dump_size(const bb_dump_input *in) {
 
 typedef struct out {
     bb_sink sink;
-    uint64_t pos;   /* bytes handed to out_* so far = offset in the dump */
-    int failed;     /* sticky: the sink's non-zero return code */
+    uint64_t pos; /* bytes handed to out_* so far = offset in the dump */
+    int failed;   /* sticky: the sink's non-zero return code */
     uint64_t fail_pos;
-    size_t len;     /* bytes pending in buf */
+    size_t len; /* bytes pending in buf */
     uint8_t buf[BB_WRITER_BUF_SIZE];
 } out;
 
@@ -460,9 +460,15 @@ static bb_status sink_error(bb_error *err, const out *o) {
     bb__errmsg_u64(&m, o->fail_pos);
     int rc = o->failed;
     if (rc > 0) {
-        const char *name = rc == ENOSPC ? "ENOSPC" : rc == EPIPE ? "EPIPE" : rc == EBADF ? "EBADF"
-                         : rc == EIO ? "EIO" : rc == EFBIG ? "EFBIG" : rc == EDQUOT ? "EDQUOT"
-                         : rc == EAGAIN ? "EAGAIN" : rc == EFAULT ? "EFAULT" : NULL;
+        const char *name = rc == ENOSPC   ? "ENOSPC"
+                           : rc == EPIPE  ? "EPIPE"
+                           : rc == EBADF  ? "EBADF"
+                           : rc == EIO    ? "EIO"
+                           : rc == EFBIG  ? "EFBIG"
+                           : rc == EDQUOT ? "EDQUOT"
+                           : rc == EAGAIN ? "EAGAIN"
+                           : rc == EFAULT ? "EFAULT"
+                                          : NULL;
         bb__errmsg_str(&m, " (errno ");
         bb__errmsg_u64(&m, (uint64_t)rc);
         if (name) {
@@ -501,11 +507,11 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t 
     bb_sink s = out_sink(&o);
     bb__enc_envelope(s, lay.section_count);
     uint64_t off = bb__dump_body_start(lay.section_count);
-#define ENTRY(kind, len)                                                                       \
-    do {                                                                                       \
-        uint64_t l_ = (len);                                                                   \
-        bb__enc_section_entry(s, (kind), off, l_);                                              \
-        off += l_;                                                                             \
+#define ENTRY(kind, len)                           \
+    do {                                           \
+        uint64_t l_ = (len);                       \
+        bb__enc_section_entry(s, (kind), off, l_); \
+        off += l_;                                 \
     } while (0)
     ENTRY(BB_SECTION_SCHEMA, lay.schema_len);
     ENTRY(BB_SECTION_INTERN, lay.intern_len);

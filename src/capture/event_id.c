@@ -24,29 +24,25 @@ typedef struct id_stream {
     size_t len; /* total bytes produced (may exceed cap) */
 } id_stream;
 
-static void put(id_stream *s, const void *data, size_t n)
-{
+static void put(id_stream *s, const void *data, size_t n) {
     const uint8_t *p = (const uint8_t *)data;
     for (size_t i = 0; i < n; i++) {
         s->hash ^= p[i];
         s->hash *= BB_FNV_PRIME;
-        if (s->out && s->len + i < s->cap)
-            s->out[s->len + i] = p[i];
+        if (s->out && s->len + i < s->cap) s->out[s->len + i] = p[i];
     }
     s->len += n;
 }
 
 static void put_u8(id_stream *s, uint8_t v) { put(s, &v, 1); }
 
-static void put_u16(id_stream *s, uint16_t v)
-{
+static void put_u16(id_stream *s, uint16_t v) {
     uint8_t b[2];
     bb__le_put_u16(b, v);
     put(s, b, 2);
 }
 
-static void put_u64(id_stream *s, uint64_t v)
-{
+static void put_u64(id_stream *s, uint64_t v) {
     uint8_t b[8];
     bb__le_put_u64(b, v);
     put(s, b, 8);
@@ -54,17 +50,14 @@ static void put_u64(id_stream *s, uint64_t v)
 
 /* A str: u16 length then the bytes. A string longer than 65535 bytes cannot be encoded by
  * the format at all; it is folded truncated (the dump writer rejects such a schema). */
-static void put_str(id_stream *s, const char *str)
-{
+static void put_str(id_stream *s, const char *str) {
     size_t n = strlen(str);
-    if (n > 0xFFFF)
-        n = 0xFFFF;
+    if (n > 0xFFFF) n = 0xFFFF;
     put_u16(s, (uint16_t)n);
     put(s, str, n);
 }
 
-static void put_opt_str(id_stream *s, const char *str)
-{
+static void put_opt_str(id_stream *s, const char *str) {
     if (!str) {
         put_u8(s, 0);
         return;
@@ -74,8 +67,7 @@ static void put_opt_str(id_stream *s, const char *str)
 }
 
 /* Produce the whole hash input of `d` into `s`. */
-static void walk(const bb_event_desc *d, id_stream *s)
-{
+static void walk(const bb_event_desc *d, id_stream *s) {
     put_str(s, d->name ? d->name : "");
     put_u8(s, d->phase);
     for (uint16_t i = 0; i < d->field_count; i++) {
@@ -83,8 +75,7 @@ static void walk(const bb_event_desc *d, id_stream *s)
         put_str(s, f->name ? f->name : "");
         put_opt_str(s, f->description);
         put_u8(s, f->type);
-        if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED)
-            put_u8(s, f->type_arg);
+        if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) put_u8(s, f->type_arg);
         put_u16(s, f->offset);
         put_u16(s, f->width);
         put_u8(s, f->role);
@@ -101,16 +92,14 @@ static void walk(const bb_event_desc *d, id_stream *s)
 }
 
 /* Plain FNV-1a 64 of `len` bytes at `data`. */
-uint64_t bb_fnv1a64(const void *data, size_t len)
-{
+uint64_t bb_fnv1a64(const void *data, size_t len) {
     id_stream s = {BB_FNV_OFFSET, NULL, 0, 0};
     put(&s, data, len);
     return s.hash;
 }
 
 /* The id of `desc`, computed from its content; does not store it. */
-uint64_t bb_event_id_compute(const bb_event_desc *desc)
-{
+uint64_t bb_event_id_compute(const bb_event_desc *desc) {
     id_stream s = {BB_FNV_OFFSET, NULL, 0, 0};
     walk(desc, &s);
     return s.hash;
@@ -118,8 +107,7 @@ uint64_t bb_event_id_compute(const bb_event_desc *desc)
 
 /* Copy the exact hash input of `desc` into out[0..cap) and return its full length (which may
  * exceed cap; out may be NULL when cap is 0). */
-size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap)
-{
+size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap) {
     id_stream s = {BB_FNV_OFFSET, out, cap, 0};
     walk(desc, &s);
     return s.len;
@@ -127,8 +115,7 @@ size_t bb_event_id_input(const bb_event_desc *desc, uint8_t *out, size_t cap)
 
 /* Compute and store desc->id if it is still 0; return it. Racing callers store the same
  * value. */
-uint64_t bb_event_id_resolve(bb_event_desc *desc)
-{
+uint64_t bb_event_id_resolve(bb_event_desc *desc) {
     uint64_t id = __atomic_load_n(&desc->id, __ATOMIC_RELAXED);
     if (id == 0) {
         id = bb_event_id_compute(desc);

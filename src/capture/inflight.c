@@ -79,13 +79,12 @@ uintptr_t bb__tslot_attach(void) {
         for (uint32_t i = 0; i < BB_TSLOTS; i++) {
             uint32_t expect = 0;
             if (__atomic_load_n(&slots[i].claimed, __ATOMIC_RELAXED) == 0 &&
-                __atomic_compare_exchange_n(&slots[i].claimed, &expect, 1, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+                __atomic_compare_exchange_n(&slots[i].claimed, &expect, 1, false, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED)) {
                 uint32_t hw = __atomic_load_n(&high_water, __ATOMIC_RELAXED);
                 while (hw < i + 1 &&
-                       !__atomic_compare_exchange_n(&high_water, &hw, i + 1, true,
-                                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-                }
+                       !__atomic_compare_exchange_n(&high_water, &hw, i + 1, true, __ATOMIC_RELEASE,
+                                                    __ATOMIC_RELAXED)) {}
                 if (pthread_setspecific(slot_key, &slots[i]) == 0) {
                     got = i;
                 } else {
@@ -110,7 +109,7 @@ static struct bb__tslot *entry(uintptr_t base, uint32_t i) {
  * spending the dump's `*budget` of waits (then skipped). Returns the number found (at most
  * cap). */
 size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
-                           bb__inflight *out, size_t cap, int *budget) {
+                            bb__inflight *out, size_t cap, int *budget) {
     uint32_t want = h->tag_base + shard;
     uint32_t n = __atomic_load_n(&high_water, __ATOMIC_ACQUIRE);
     size_t found = 0;

@@ -40,7 +40,7 @@ bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t 
 
 /* Contract: see recorder_internal.h. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
-                                  void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
+                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
     memset(t, 0, sizeof *t);
     if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
     uint32_t slots = round_pow2(entries) * 2;

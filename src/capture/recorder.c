@@ -40,7 +40,8 @@ static uint64_t random_u64(void) {
 }
 
 /* Ring geometry from the options: shards and a power-of-two capacity (log2). */
-static bb_status geometry(const bb_recorder_options *opts, uint32_t *shards_out, uint32_t *log2_out) {
+static bb_status geometry(const bb_recorder_options *opts, uint32_t *shards_out,
+                          uint32_t *log2_out) {
     uint32_t shards = opts->shards;
     if (shards == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -73,8 +74,8 @@ static void identity(bb_recorder *rec, const bb_recorder_options *opts) {
 static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes) {
     struct bb__recorder_hot *h = &rec->hot;
     rec->rings_len = (size_t)(h->capacity * h->shard_count);
-    void *rings = mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *rings =
+        mmap(NULL, rec->rings_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     h->rings = rings == MAP_FAILED ? NULL : rings;
     h->slot_base = bb__inflight_global_base();
     h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * h->shard_count);
@@ -97,10 +98,8 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     if (!out) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "recorder: out is NULL");
     *out = NULL;
     bb_recorder_options opts;
-    if (opts_in)
-        opts = *opts_in;
-    else
-        bb_recorder_options_init(&opts);
+    if (opts_in) opts = *opts_in;
+    else bb_recorder_options_init(&opts);
     uint32_t shards, log2;
     bb_status st = geometry(&opts, &shards, &log2);
     if (st != BB_OK)
@@ -136,10 +135,8 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     rec->sig_views = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_views);
     rec->sig_view_sql = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_view_sql);
     h->ring_of = malloc(sizeof *h->ring_of * shards);
-    if (dir)
-        st = bb__ring_backing_create(rec, dir, keep, entries, bytes, err);
-    else
-        st = anon_storage(rec, entries, bytes);
+    if (dir) st = bb__ring_backing_create(rec, dir, keep, entries, bytes, err);
+    else st = anon_storage(rec, entries, bytes);
     if (st == BB_OK) keep_frames(&rec->hot);
     if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql) {
         bb_recorder_free(rec);
@@ -206,9 +203,7 @@ void bb_recorder_enable(bb_recorder *rec, bool on) {
     if (rec) __atomic_store_n(&rec->hot.enabled, on ? BB__ABI_LAYOUT : 0u, __ATOMIC_RELAXED);
 }
 
-bool bb_recorder_enabled(const bb_recorder *rec) {
-    return bb__recorder_on(rec);
-}
+bool bb_recorder_enabled(const bb_recorder *rec) { return bb__recorder_on(rec); }
 
 bb_clock_kind bb_recorder_clock_kind(const bb_recorder *rec) {
     return rec ? rec->clock_kind : BB_CLOCK_DEFAULT;
@@ -231,18 +226,10 @@ const char *bb_recorder_cpu_hint_name(const bb_recorder *rec) {
                                                  : "getcpu";
 }
 
-uint32_t bb_recorder_shard_count(const bb_recorder *rec) {
-    return rec ? rec->hot.shard_count : 0;
-}
-uint64_t bb_recorder_shard_capacity(const bb_recorder *rec) {
-    return rec ? rec->hot.capacity : 0;
-}
-uint64_t bb_recorder_instance_id(const bb_recorder *rec) {
-    return rec ? rec->instance_id : 0;
-}
-const char *bb_recorder_host(const bb_recorder *rec) {
-    return rec ? rec->host : "";
-}
+uint32_t bb_recorder_shard_count(const bb_recorder *rec) { return rec ? rec->hot.shard_count : 0; }
+uint64_t bb_recorder_shard_capacity(const bb_recorder *rec) { return rec ? rec->hot.capacity : 0; }
+uint64_t bb_recorder_instance_id(const bb_recorder *rec) { return rec ? rec->instance_id : 0; }
+const char *bb_recorder_host(const bb_recorder *rec) { return rec ? rec->host : ""; }
 
 void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out) {
     if (!out) return;
@@ -283,9 +270,8 @@ void bb__record_lapped(bb_recorder *rec, uint32_t shard, uint64_t pos, size_t to
     uint64_t *mark = &rec->hot.cursors[shard].damaged_below;
     uint64_t end = bb__ring_last_lap(pos, head, rec->hot.capacity) + total;
     uint64_t cur = __atomic_load_n(mark, __ATOMIC_RELAXED);
-    while (cur < end &&
-           !__atomic_compare_exchange_n(mark, &cur, end, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-    }
+    while (cur < end && !__atomic_compare_exchange_n(mark, &cur, end, true, __ATOMIC_RELEASE,
+                                                     __ATOMIC_RELAXED)) {}
     __atomic_fetch_add(&rec->lapped, 1, __ATOMIC_RELAXED);
 }
 
@@ -316,7 +302,7 @@ static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *
 
 /* Contract: see recorder.h. */
 bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
-                    size_t size) {
+                          size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK) bb__record_inline(rec, desc_id(desc), fields, size);
     return st;
@@ -324,7 +310,7 @@ bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const voi
 
 /* Contract: see recorder.h. */
 bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
-                       const void *fields, size_t size) {
+                             const void *fields, size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK) bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size);
     return st;

@@ -35,26 +35,20 @@
  * are zeroed below). Under ThreadSanitizer the copy is an uninstrumented word loop, so it is
  * neither reported nor routed through the intercepted memcpy. */
 #ifdef BB_TSAN
-__attribute__((no_sanitize("thread"), noinline)) static void racy_copy(uint8_t *dst,
-                                                                       const uint8_t *src,
-                                                                       size_t n) {
+__attribute__((no_sanitize("thread"), noinline)) static void
+racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
     const volatile uint64_t *s = (const volatile uint64_t *)(const void *)src;
     uint64_t *d = (uint64_t *)(void *)dst;
     for (size_t i = 0; i < n / 8; i++) d[i] = s[i]; /* n is a multiple of 4096 */
 }
-__attribute__((no_sanitize("thread"), noinline)) static void racy_copy_bytes(uint8_t *dst,
-                                                                             const uint8_t *src,
-                                                                             size_t n) {
+__attribute__((no_sanitize("thread"), noinline)) static void
+racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
     const volatile uint8_t *s = src;
     for (size_t i = 0; i < n; i++) dst[i] = s[i];
 }
 #else
-static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
-    memcpy(dst, src, n);
-}
-static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) {
-    memcpy(dst, src, n);
-}
+static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
+static void racy_copy_bytes(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
 #endif
 
 /* Field bytes of event `id` among the dump's schemas, or -1 (linear, with a one-entry cache:
@@ -134,7 +128,7 @@ _Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's la
  *    part of the window that lapped writers may have written into: the window loses every
  *    record that starts below the highest such position (drop_lapped). */
 void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
-                            const bb__dump_events *ev) {
+                             const bb__dump_events *ev) {
     struct bb__recorder_hot *h = &rec->hot;
     uint64_t cap = h->capacity;
     uint64_t *cursor = &h->cursors[i].head;
@@ -193,8 +187,8 @@ typedef struct dump_ctx {
     bb_recorder *rec;
     const bb_dump_input *in; /* the dump's input: its schemas drive the lapped-writer cut */
     bb__dump_events ev;
-    bool live;           /* crash path: hand the writer the live rings */
-    bool full_entry;     /* write BB_INTERN_FULL_ID first */
+    bool live;       /* crash path: hand the writer the live rings */
+    bool full_entry; /* write BB_INTERN_FULL_ID first */
     uint32_t intern_ready;
     /* crash path: the records in flight in the window of the shard last handed out, which the
      * writer writes as zeros (live_blank) */
@@ -292,7 +286,6 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     in->shard_region = shard_region;
     in->ctx = c;
 }
-
 
 /* Heap-allocated registry and views snapshots for a normal dump. */
 typedef struct gathered {
@@ -416,13 +409,12 @@ bb_status bb_recorder_dump_path(bb_recorder *rec, const char *path, const char *
     }
     bb_status st = dump_to_fd(rec, host, fd, err);
     if (close(fd) != 0 && st == BB_OK) {
-        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp,
-                    strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: closing %s: %s", tmp, strerror(errno));
         st = BB_ERR_IO;
     }
     if (st == BB_OK && rename(tmp, path) != 0) {
-        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot rename %s to %s: %s", tmp,
-                    path, strerror(errno));
+        bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "dump: cannot rename %s to %s: %s", tmp, path,
+                    strerror(errno));
         st = BB_ERR_IO;
     }
     if (st != BB_OK) unlink(tmp);

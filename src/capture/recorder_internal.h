@@ -20,7 +20,7 @@
  * release store of `ready`; a hash-slot array (open addressing, 2x the entries) maps strings to
  * entries for de-duplication. Readers on the crash path take the prefix of ready entries. */
 typedef struct bb__intern_entry {
-    uint32_t off;   /* into arena */
+    uint32_t off; /* into arena */
     uint32_t len;
     uint32_t hash;
     uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
@@ -41,14 +41,13 @@ typedef struct bb__intern_table {
     uint32_t *full_mirror; /* atomic, or NULL: set with full_used (a ring file's header) */
 } bb__intern_table;
 
-
 /* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
 bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes);
 /* As bb__intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
  * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c); `full_mirror`
  * (NULL: none) is set to 1 with full_used, so that a reader of the file knows it too. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
-                                  void *entry_mem, void *arena_mem, uint32_t *full_mirror);
+                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror);
 void bb__intern_table_destroy(bb__intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len);
@@ -66,24 +65,24 @@ struct bb_recorder {
     bb_clock_kind clock_kind;
     uint64_t instance_id;
     char host[256];
-    uint64_t too_large;          /* atomic */
-    uint64_t lapped;             /* atomic: records found lapped by their writer (bb__record_lapped) */
-    uint64_t rseq_dropped;       /* atomic: rseq path, CPU number beyond the shards (commit.c) */
-    uint32_t tmp_counter;        /* atomic: temp-file names of dump_path */
-    uint32_t sig_busy;           /* atomic: a signal-safe dump is running */
-    size_t rings_len;            /* mmap length of hot.rings */
+    uint64_t too_large;    /* atomic */
+    uint64_t lapped;       /* atomic: records found lapped by their writer (bb__record_lapped) */
+    uint64_t rseq_dropped; /* atomic: rseq path, CPU number beyond the shards (commit.c) */
+    uint32_t tmp_counter;  /* atomic: temp-file names of dump_path */
+    uint32_t sig_busy;     /* atomic: a signal-safe dump is running */
+    size_t rings_len;      /* mmap length of hot.rings */
     bb__intern_table intern;
     const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
     const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
-    struct bb__ring_file *ring;        /* file-backed storage (ring_backing.h), or NULL */
+    struct bb__ring_file *ring;       /* file-backed storage (ring_backing.h), or NULL */
 };
 
 /* ---- clocks (clock.c) ---------------------------------------------------------------------- */
 /* Resolve opts' clock (DEFAULT consults the host and BACKBEAT_CLOCK) and fill the clock fields
  * of `h` and *kind. BB_OK, or BB_ERR_INVALID with a reason in `why` (static string). */
 bb_status bb__clock_setup(struct bb__recorder_hot *h, const bb_recorder_options *opts,
-                         bb_clock_kind *kind, const char **why);
+                          bb_clock_kind *kind, const char **why);
 /* True when the CPU has an invariant TSC (x86-64 CPUID 0x80000007 EDX bit 8). */
 bool bb__clock_tsc_invariant(void);
 /* True when the kernel's current clocksource is "tsc". */
@@ -117,7 +116,7 @@ void bb__inflight_table_init(struct bb__tslot *table);
  * (see inflight.c); `*budget` bounds the waits of one shard snapshot (each a yield or a 20 us
  * sleep). */
 size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
-                           bb__inflight *out, size_t cap, int *budget);
+                            bb__inflight *out, size_t cap, int *budget);
 /* Wait (spending `*budget`) for the announced record `e` of `h` to be complete; true when it is
  * (its bytes in the ring are then final until the ring laps them). */
 bool bb__inflight_wait(const struct bb__recorder_hot *h, const bb__inflight *e, int *budget);
@@ -131,6 +130,6 @@ typedef struct bb__dump_events {
 /* Snapshot shard `i` into `buf` (see bb_recorder_shard_snapshot); no argument checks. `ev`: the
  * schemas of the dump it is for (the cut of lapped bytes walks the ring as its reader will). */
 void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
-                            const bb__dump_events *ev);
+                             const bb__dump_events *ev);
 
 #endif /* BACKBEAT_RECORDER_INTERNAL_H */

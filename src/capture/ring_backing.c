@@ -115,7 +115,8 @@ static bb_status open_file(bb__ring_file *rf, const char *dir, uint64_t instance
                            bb_error *err) {
     size_t n = strlen(dir) + 64;
     rf->path = malloc(n);
-    if (!rf->path) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "ring file: out of memory");
+    if (!rf->path)
+        return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "ring file: out of memory");
     int k = snprintf(rf->path, n, "%s/", dir);
     snprintf(rf->path + k, n - (size_t)k, BB_RING_NAME_FMT, (long)getpid(),
              (unsigned long long)instance);
@@ -164,7 +165,7 @@ static void free_file(bb__ring_file *rf) {
 
 /* Contract: see ring_backing.h. */
 bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
-                                 uint32_t intern_entries, uint32_t intern_bytes, bb_error *err) {
+                                  uint32_t intern_entries, uint32_t intern_bytes, bb_error *err) {
     struct bb__recorder_hot *h = &rec->hot;
     if (intern_entries == 0 || intern_entries > (1u << 28) || intern_bytes == 0)
         return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "ring file: invalid intern size");
@@ -178,8 +179,8 @@ bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
     bool opened = st == BB_OK;
     if (st == BB_OK)
         st = bb__intern_table_init_at(&rec->intern, intern_entries, intern_bytes,
-                                     rf->base + l.intern_off, rf->base + l.arena_off,
-                                     (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL));
+                                      rf->base + l.intern_off, rf->base + l.arena_off,
+                                      (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL));
     if (st == BB_OK) {
         h->cursors = (struct bb__cursor *)(void *)(rf->base + l.cursors_off);
         h->rings = rf->base + l.rings_off;

@@ -17,14 +17,14 @@ typedef struct bb_recorder bb_recorder;
 
 /* One open ring file. */
 typedef struct bb__ring_file {
-    int fd;            /* kept open: its flock(LOCK_EX) says "the writer is alive" */
-    uint8_t *base;     /* the whole file, MAP_SHARED */
+    int fd;        /* kept open: its flock(LOCK_EX) says "the writer is alive" */
+    uint8_t *base; /* the whole file, MAP_SHARED */
     size_t size;
     char *path;
-    pid_t pid;         /* the creator: only it removes the file */
-    bool keep;         /* leave the file at close / exit */
-    uint64_t seq;      /* next metadata entry's sequence number (under the meta lock) */
-    uint64_t *seen;    /* open-addressing set of what the log holds (event ids, view text
+    pid_t pid;      /* the creator: only it removes the file */
+    bool keep;      /* leave the file at close / exit */
+    uint64_t seq;   /* next metadata entry's sequence number (under the meta lock) */
+    uint64_t *seen; /* open-addressing set of what the log holds (event ids, view text
                           hashes), so a plugin loaded again does not fill the log (meta lock) */
     size_t seen_cap, seen_n;
     struct bb__ring_file *next; /* the list of open files (ring_meta.c) */
@@ -35,7 +35,7 @@ typedef struct bb__ring_file {
  * `intern_bytes` size its intern table. On failure nothing is left behind (the file is removed)
  * and err says why, naming the file. */
 bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
-                                 uint32_t intern_entries, uint32_t intern_bytes, bb_error *err);
+                                  uint32_t intern_entries, uint32_t intern_bytes, bb_error *err);
 /* Unmap and close; remove the file when this process created it and keep is off. */
 void bb__ring_backing_close(bb_recorder *rec);
 /* At process exit (the recorder stays mapped: other threads may still record): mark the file

@@ -32,17 +32,15 @@ static void put_le(uint8_t *p, uint16_t width, uint64_t v) {
 
 /* Contract: see recorder.h (span_id role field = id; parent_span_id role field = parent when
  * parent != 0; other bytes from `fields` or zero). */
-bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id,
-                         uint64_t parent, const void *fields, size_t size) {
+bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uint64_t id, uint64_t parent,
+                         const void *fields, size_t size) {
     if (!rec || !desc || !bb__abi_accept(desc, "events", false)) return BB_ERR_INVALID;
     if (fields && size != desc->record_size) return BB_ERR_INVALID;
     if (desc->record_size > 4096) return BB_ERR_TOO_LARGE;
     if (!bb_recorder_enabled(rec)) return BB_ERR_DISABLED;
     uint8_t buf[4096];
-    if (fields)
-        memcpy(buf, fields, desc->record_size);
-    else
-        memset(buf, 0, desc->record_size);
+    if (fields) memcpy(buf, fields, desc->record_size);
+    else memset(buf, 0, desc->record_size);
     for (uint16_t i = 0; i < desc->field_count; i++) {
         const bb_field_desc *f = &desc->fields[i];
         if ((uint32_t)f->offset + f->width > desc->record_size) continue;
@@ -61,6 +59,4 @@ bb_status bb_span_end(bb_span *span) {
 }
 
 /* The cleanup function of BB_SPAN_SCOPED. */
-void bb__span_cleanup(bb_span *span) {
-    (void)bb_span_end(span);
-}
+void bb__span_cleanup(bb_span *span) { (void)bb_span_end(span); }

@@ -106,14 +106,14 @@ static bool ends_with(const char *s, const char *suf) {
 /* What the command line asks for; the filter is filled in as the options are read. */
 typedef struct conv {
     const char *out, *host;
-    const char *dataset;       /* --dataset DIR */
-    ds_spec parts;             /* --partition-by */
+    const char *dataset; /* --dataset DIR */
+    ds_spec parts;       /* --partition-by */
     bool parts_given;
-    bool codec_given;          /* --compression */
-    bool no_rewrite;           /* --no-rewrite */
+    bool codec_given; /* --compression */
+    bool no_rewrite;  /* --no-rewrite */
     enum fmt fmt;
     int level;
-    int threads;               /* --threads, 0 = the online CPU count */
+    int threads; /* --threads, 0 = the online CPU count */
     pq_codec codec;
     bool since_rel, until_rel; /* --since / --until relative to the first record */
     const char **events;       /* --event patterns */
@@ -130,8 +130,7 @@ static int conv_format(conv *c, const char *arg) {
     if (!strcmp(arg, "parquet")) c->fmt = FMT_PARQUET;
     else if (!strcmp(arg, "trace") || !strcmp(arg, "json")) c->fmt = FMT_TRACE;
     else
-        return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)",
-                               arg);
+        return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)", arg);
     return CONV_GO;
 }
 
@@ -155,12 +154,15 @@ static void put_convert_help(void) {
 /* --compression: a codec this build has. */
 static int conv_codec(conv *c, const char *arg) {
     if (!pq_codec_parse(arg, &c->codec))
-        return cli_usage_error("convert", "unknown --compression '%s' (use zstd, snappy, gzip or "
-                                          "none)", arg);
+        return cli_usage_error("convert",
+                               "unknown --compression '%s' (use zstd, snappy, gzip or "
+                               "none)",
+                               arg);
     if (!pq_codec_available(c->codec))
-        return cli_usage_error("convert", "--compression %s: this backbeat was built without it "
-                                          "(%s missing at build time)", arg,
-                               c->codec == PQ_CODEC_SNAPPY ? "libsnappy" : "zlib");
+        return cli_usage_error("convert",
+                               "--compression %s: this backbeat was built without it "
+                               "(%s missing at build time)",
+                               arg, c->codec == PQ_CODEC_SNAPPY ? "libsnappy" : "zlib");
     return CONV_GO;
 }
 
@@ -181,21 +183,24 @@ static int conv_option(conv *c, int opt, char **argv) {
     case 'H': c->host = optarg; return CONV_GO;
     case 'c':
         if (cli_parse_int(optarg, -131072, 22, &c->level)) return CONV_GO;
-        return cli_usage_error("convert", "--compression-level needs a zstd level (up to 22), "
-                                          "got '%s'", optarg);
-    case 'C':
-        c->codec_given = true;
-        return conv_codec(c, optarg);
+        return cli_usage_error("convert",
+                               "--compression-level needs a zstd level (up to 22), "
+                               "got '%s'",
+                               optarg);
+    case 'C': c->codec_given = true; return conv_codec(c, optarg);
     case 'T':
         if (cli_parse_int(optarg, 1, 256, &c->threads)) return CONV_GO;
-        return cli_usage_error("convert", "--threads needs a number of threads from 1 to 256, "
-                                          "got '%s'", optarg);
+        return cli_usage_error("convert",
+                               "--threads needs a number of threads from 1 to 256, "
+                               "got '%s'",
+                               optarg);
     case 'D': c->dataset = optarg; return CONV_GO;
     case 'R': c->no_rewrite = true; return CONV_GO;
     case 'P':
         c->parts_given = true;
-        return ds_parse_spec(optarg, &c->parts, &err) ? CONV_GO
-                                                      : cli_usage_error("convert", "%s", err.message);
+        return ds_parse_spec(optarg, &c->parts, &err)
+                   ? CONV_GO
+                   : cli_usage_error("convert", "%s", err.message);
     case 's': return conv_time(optarg, "--since", &c->f.since_set, &c->f.since, &c->since_rel);
     case 'u': return conv_time(optarg, "--until", &c->f.until_set, &c->f.until, &c->until_rel);
     case 'e': c->events[c->nevents++] = optarg; return CONV_GO;
@@ -247,8 +252,10 @@ static int conv_operands(conv *c, int argc, char **argv) {
         if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;
         else if (ends_with(c->out, ".json")) c->fmt = FMT_TRACE;
         else
-            return cli_usage_error("convert", "unknown output format for %s (use .parquet or "
-                                              ".json, or --format)", c->out);
+            return cli_usage_error("convert",
+                                   "unknown output format for %s (use .parquet or "
+                                   ".json, or --format)",
+                                   c->out);
     }
     if (c->fmt == FMT_TRACE && c->codec_given)
         return cli_usage_error("convert", "--compression applies to Parquet output only");
@@ -369,7 +376,6 @@ static unsigned conv_walk_threads(const conv *c) {
     return c->threads > 0 ? (unsigned)c->threads : em_cpu_count();
 }
 
-
 /* The options as the writers take them. */
 static convert_opts conv_opts(conv *c) {
     const filt *f = &c->f;
@@ -410,8 +416,12 @@ static int cmp_u64(const void *a, const void *b) {
  * out of memory. */
 static bool conv_shape(conv *c, const bb_model *model, ds_shape *s) {
     const filt *f = &c->f;
-    *s = (ds_shape){.since_set = f->since_set, .until_set = f->until_set, .by_event = f->by_event,
-                    .since = f->since, .until = f->until, .ninst = f->ninst};
+    *s = (ds_shape){.since_set = f->since_set,
+                    .until_set = f->until_set,
+                    .by_event = f->by_event,
+                    .since = f->since,
+                    .until = f->until,
+                    .ninst = f->ninst};
     size_t ns = bb_model_schema_count(model);
     s->events = calloc(ns ? ns : 1, sizeof *s->events);
     s->inst = calloc(f->ninst ? f->ninst : 1, sizeof *s->inst);
@@ -432,8 +442,8 @@ static bool conv_shape(conv *c, const bb_model *model, ds_shape *s) {
 
 /* The append of the opened inputs (dumps[skip..n): the inputs; the dataset's schema dump
  * before them), with its report. */
-static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **dumps,
-                       size_t skip, size_t n) {
+static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **dumps, size_t skip,
+                       size_t n) {
     ds_shape shape;
     ds_input *in = calloc(n, sizeof *in);
     bb_error err;
@@ -446,19 +456,25 @@ static int conv_append(conv *c, ds_handle *h, const bb_model *model, bb_dump **d
             in[i - skip].mem = cli_dump_memory(dumps[i], &in[i - skip].len);
         }
         convert_opts co = conv_opts(c);
-        ds_append_args a = {.model = model, .opts = &co, .spec = &c->parts, .shape = &shape,
-                            .inputs = in, .ninputs = n - skip, .no_rewrite = c->no_rewrite};
+        ds_append_args a = {.model = model,
+                            .opts = &co,
+                            .spec = &c->parts,
+                            .shape = &shape,
+                            .inputs = in,
+                            .ninputs = n - skip,
+                            .no_rewrite = c->no_rewrite};
         ds_report rep;
         st = ds_append(h, &a, &rep, &err) == 0 ? CLI_OK : CLI_FAIL;
         if (st != CLI_OK) cli_error("%s", err.message);
         if (st == CLI_OK && rep.appends)
             cli_error("%s: the schema changed: rewrote %zu parts of %zu earlier appends, %llu "
-                      "bytes, in %.2f s", h->dir, rep.parts, rep.appends,
-                      (unsigned long long)rep.bytes, rep.seconds);
+                      "bytes, in %.2f s",
+                      h->dir, rep.parts, rep.appends, (unsigned long long)rep.bytes, rep.seconds);
         if (st == CLI_OK && rep.legacy_mixed)
             cli_error("warning: %s: the schema changed and parts written before backbeat kept "
                       "sources cannot be rewritten: read the dataset with union_by_name "
-                      "(views.sql does)", h->dir);
+                      "(views.sql does)",
+                      h->dir);
     }
     if (in) {
         free(shape.events);
@@ -541,8 +557,7 @@ static int conv_run(conv *c, int argc, char **argv) {
     if (!cli_open_dumps(c->inputs, c->ninputs, &dumps)) return CLI_FAIL;
     bb_model *model = NULL;
     st = CLI_FAIL;
-    if (cli_open_model(dumps, c->ninputs, conv_walk_threads(c), &model) &&
-        conv_filters(c, model) &&
+    if (cli_open_model(dumps, c->ninputs, conv_walk_threads(c), &model) && conv_filters(c, model) &&
         conv_ranks(c, NULL, dumps, c->ninputs, false))
         st = conv_write(c, model);
     if (model) bb_model_close(model);
@@ -560,10 +575,8 @@ int cmd_convert(int argc, char **argv) {
     c.events = calloc((size_t)argc + 1, sizeof *c.events);
     c.f.inst = calloc((size_t)argc + 1, sizeof *c.f.inst);
     int status = CLI_FAIL;
-    if (!c.events || !c.f.inst)
-        cli_error("out of memory");
-    else
-        status = conv_run(&c, argc, argv);
+    if (!c.events || !c.f.inst) cli_error("out of memory");
+    else status = conv_run(&c, argc, argv);
     bb__u64map_free(&c.f.events);
     free(c.view_rank);
     free(c.f.inst);

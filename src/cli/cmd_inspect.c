@@ -75,21 +75,16 @@ static void text_envelope(em_obuf *b, const bb_dump *d) {
 /* One field of the registry: name, type, offset, role, unit, sentinel, labels. */
 static void text_field(em_obuf *b, const bb_rfield *fd) {
     char type[32];
-    if (fd->type == BB_TYPE_ENUM)
-        snprintf(type, sizeof type, "enum/%u", fd->type_arg);
+    if (fd->type == BB_TYPE_ENUM) snprintf(type, sizeof type, "enum/%u", fd->type_arg);
     else if (fd->type == BB_TYPE_INTERNED)
         snprintf(type, sizeof type, "interned%s", fd->type_arg ? "/dynamic" : "");
-    else if (fd->type == BB_TYPE_BYTES)
-        snprintf(type, sizeof type, "bytes[%u]", fd->width);
-    else
-        snprintf(type, sizeof type, "%s", type_name(fd->type));
-    em_obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type,
-                   fd->offset);
+    else if (fd->type == BB_TYPE_BYTES) snprintf(type, sizeof type, "bytes[%u]", fd->width);
+    else snprintf(type, sizeof type, "%s", type_name(fd->type));
+    em_obuf_printf(b, "    %-20.*s %-16s @%u", (int)fd->name.len, fd->name.ptr, type, fd->offset);
     if (fd->role) em_obuf_printf(b, "  [%s]", bb__role_name(fd->role));
     if (bb_rfield_is_padding(fd)) em_obuf_puts(b, "  [padding]");
     if (fd->has_unit) em_obuf_printf(b, "  unit %.*s", (int)fd->unit.len, fd->unit.ptr);
-    if (fd->has_sentinel)
-        em_obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
+    if (fd->has_sentinel) em_obuf_printf(b, "  sentinel 0x%llx", (unsigned long long)fd->sentinel);
     if (fd->label_count) em_obuf_printf(b, "  %zu labels", fd->label_count);
     em_obuf_putc(b, '\n');
     if (fd->has_description) text_desc(b, "        ", fd->description);
@@ -108,9 +103,8 @@ static void text_registry(em_obuf *b, const bb_dump *d) {
         const bb_rschema *s = bb_dump_schema(d, i);
         em_obuf_puts(b, "  ");
         em_obuf_hex16(b, s->id);
-        em_obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr,
-                       s->record_size, s->phase ? ", span " : "",
-                       s->phase ? bb__phase_name(s->phase) : "");
+        em_obuf_printf(b, "  %.*s  (%u bytes%s%s)\n", (int)s->name.len, s->name.ptr, s->record_size,
+                       s->phase ? ", span " : "", s->phase ? bb__phase_name(s->phase) : "");
         if (s->has_description) text_desc(b, "      ", s->description);
         for (size_t f = 0; f < s->field_count; f++) text_field(b, &s->fields[f]);
     }
@@ -145,9 +139,8 @@ static void text_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in,
         em_obuf_printf(b,
                        "      shard %u: capacity %llu, head %llu, %llu records, %llu bytes "
                        "skipped\n",
-                       sh->shard_id, (unsigned long long)sh->capacity,
-                       (unsigned long long)sh->head, (unsigned long long)st.records,
-                       (unsigned long long)st.skipped_bytes);
+                       sh->shard_id, (unsigned long long)sh->capacity, (unsigned long long)sh->head,
+                       (unsigned long long)st.records, (unsigned long long)st.skipped_bytes);
     }
 }
 
@@ -174,10 +167,8 @@ static void json_hex(em_obuf *b, uint64_t v) {
     em_obuf_putc(b, '"');
 }
 static void json_optstr(em_obuf *b, bool has, bb_strview s) {
-    if (has)
-        em_obuf_json_str(b, s.ptr, s.len);
-    else
-        em_obuf_puts(b, "null");
+    if (has) em_obuf_json_str(b, s.ptr, s.len);
+    else em_obuf_puts(b, "null");
 }
 
 /* "file" ... "sections": the envelope and the section table. */
@@ -188,8 +179,9 @@ static void json_envelope(em_obuf *b, const bb_dump *d) {
     em_obuf_putc(b, ',');
     json_key(b, "size");
     em_obuf_json_u64(b, bb_dump_file_size(d));
-    em_obuf_printf(b, ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
-                      "\"section_count\":%u,\"sections\":[",
+    em_obuf_printf(b,
+                   ",\"format_version\":%u,\"flags\":%u,\"little_endian\":%s,"
+                   "\"section_count\":%u,\"sections\":[",
                    bb_dump_format_version(d), bb_dump_flags(d),
                    (bb_dump_flags(d) & 1) ? "true" : "false", bb_dump_section_count(d));
     for (size_t i = 0; i < bb_dump_section_count(d); i++) {
@@ -216,15 +208,13 @@ static void json_field(em_obuf *b, const bb_rfield *fd) {
     if (fd->type == BB_TYPE_ENUM) em_obuf_printf(b, ",\"repr\":%u", fd->type_arg);
     if (fd->type == BB_TYPE_INTERNED)
         em_obuf_printf(b, ",\"dynamic\":%s", fd->type_arg ? "true" : "false");
-    em_obuf_printf(b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":",
-                   fd->offset, fd->width, bb__role_name(fd->role),
-                   bb_rfield_is_padding(fd) ? "true" : "false");
+    em_obuf_printf(
+        b, ",\"offset\":%u,\"width\":%u,\"role\":\"%s\",\"padding\":%s,\"unit\":", fd->offset,
+        fd->width, bb__role_name(fd->role), bb_rfield_is_padding(fd) ? "true" : "false");
     json_optstr(b, fd->has_unit, fd->unit);
     em_obuf_puts(b, ",\"sentinel\":");
-    if (fd->has_sentinel)
-        em_obuf_json_u64(b, fd->sentinel);
-    else
-        em_obuf_puts(b, "null");
+    if (fd->has_sentinel) em_obuf_json_u64(b, fd->sentinel);
+    else em_obuf_puts(b, "null");
     em_obuf_puts(b, ",\"labels\":[");
     for (size_t l = 0; l < fd->label_count; l++) {
         if (l) em_obuf_putc(b, ',');
@@ -334,8 +324,7 @@ int cmd_inspect(int argc, char **argv) {
         case 'j': json = true; break;
         case 'l':
             if (!cli_parse_int(optarg, 0, 1000000000L, &intern_limit))
-                return cli_usage_error("inspect", "--intern-limit needs a count, got '%s'",
-                                       optarg);
+                return cli_usage_error("inspect", "--intern-limit needs a count, got '%s'", optarg);
             break;
         case 'h': fputs(inspect_help, stdout); return CLI_OK;
         default: return cli_option_error("inspect", c, argv);

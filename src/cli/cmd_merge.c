@@ -54,21 +54,24 @@ int cmd_merge(int argc, char **argv) {
     size_t nd = (size_t)(argc - optind);
     if (!nd) return cli_usage_error("merge", "no dump given");
     if (!out) return cli_usage_error("merge", "no output given (-o OUT.bb)");
-    if (!strcmp(out, "-")) return cli_usage_error("merge", "merge writes a file; -o - is not supported");
+    if (!strcmp(out, "-"))
+        return cli_usage_error("merge", "merge writes a file; -o - is not supported");
     size_t on = strlen(out);
     if (on < 4 || strcmp(out + on - 3, ".bb") || out[on - 4] == '/')
-        return cli_usage_error("merge", "the output '%s' does not end in .bb: merge writes a .bb dump "
-                                        "(convert writes Parquet and traces)", out);
+        return cli_usage_error("merge",
+                               "the output '%s' does not end in .bb: merge writes a .bb dump "
+                               "(convert writes Parquet and traces)",
+                               out);
     if (cli_out_is_input(out, &argv[optind], nd)) return CLI_FAIL;
     bb_dump **dumps;
     if (!cli_open_dumps(&argv[optind], nd, &dumps)) return CLI_FAIL;
     cli_progress prog;
     cli_progress_init(&prog, "merge");
     mg_opts o = {.dedup = dedup,
-                       .warn = merge_warning,
-                       .progress = cli_progress_update,
-                       .progress_ctx = &prog,
-                       .dump_memory = cli_dump_memory};
+                 .warn = merge_warning,
+                 .progress = cli_progress_update,
+                 .progress_ctx = &prog,
+                 .dump_memory = cli_dump_memory};
     bb_error err;
     bool ok = mg_merge(dumps, nd, &argv[optind], out, &o, &err);
     cli_progress_done(&prog);

@@ -49,10 +49,10 @@ static void iso_time(uint64_t ns, char *out, size_t cap) {
 
 /* The state column of --scan. */
 static const char *state_text(int alive, uint32_t state) {
-    return alive == CLI_RING_RUNNING  ? "running"
-           : alive == CLI_RING_ORPHAN ? "gone (a process it forked still maps it)"
-           : alive < 0                ? "unknown"
-           : state == BB_RING_STATE_CLOSED ? "gone (closed)"
+    return alive == CLI_RING_RUNNING        ? "running"
+           : alive == CLI_RING_ORPHAN       ? "gone (a process it forked still maps it)"
+           : alive < 0                      ? "unknown"
+           : state == BB_RING_STATE_CLOSED  ? "gone (closed)"
            : state == BB_RING_STATE_RUNNING ? "gone"
                                             : "gone (state word damaged)";
 }
@@ -67,7 +67,9 @@ static void scan_one(const char *path) {
         size_t n = strlen(path);
         if (!strncmp(why, path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
         printf("%s\t%s%s\n", path,
-               err.status == BB_ERR_IO ? "skipped: " : cli_ring_why_empty(why) ? "" : "invalid: ",
+               err.status == BB_ERR_IO   ? "skipped: "
+               : cli_ring_why_empty(why) ? ""
+                                         : "invalid: ",
                why);
         return;
     }
@@ -82,9 +84,7 @@ static void scan_one(const char *path) {
 }
 
 /* scandir filter: backbeat.<pid>.<instance>.ring names. */
-static int is_ring_name(const struct dirent *e) {
-    return cli_ring_name(e->d_name);
-}
+static int is_ring_name(const struct dirent *e) { return cli_ring_name(e->d_name); }
 
 /* The ring files of DIR, one line each, in name order. */
 static int scan(const char *dir) {
@@ -129,7 +129,8 @@ static bool check_input(const char *path, bool force) {
     }
     if (alive == CLI_RING_RUNNING)
         cli_error("warning: %s: the process writing it (pid %llu) is still running: recovering "
-                  "a snapshot (--force)", path, pid);
+                  "a snapshot (--force)",
+                  path, pid);
     if (alive == CLI_RING_ORPHAN)
         fprintf(stderr,
                 "backbeat: %s: its process (pid %llu) is gone; a process it forked still maps the "
@@ -151,10 +152,13 @@ static void report(const char *in, const bb_ring *r) {
         fprintf(stderr, "backbeat: %s: %zu unfinished or damaged metadata entries skipped%s\n", in,
                 st->meta_skipped, st->meta_stopped ? ", the rest of the log unreadable" : "");
     if (st->meta_dropped)
-        fprintf(stderr, "backbeat: %s: %u metadata entries never fitted in the log (their "
-                "schemas, views or strings are missing)\n", in, st->meta_dropped);
+        fprintf(stderr,
+                "backbeat: %s: %u metadata entries never fitted in the log (their "
+                "schemas, views or strings are missing)\n",
+                in, st->meta_dropped);
     cli_ring_info ci = {.written = st->written, .events = st->events};
-    if (cli_ring_warning(&ci)) fprintf(stderr, "backbeat: warning: %s: %s\n", in, cli_ring_warning(&ci));
+    if (cli_ring_warning(&ci))
+        fprintf(stderr, "backbeat: warning: %s: %s\n", in, cli_ring_warning(&ci));
     if (st->cut_shards)
         fprintf(stderr,
                 "backbeat: %s: %u rings cut below the mark a lapped writer left (as a live dump "
@@ -229,7 +233,8 @@ int cmd_recover(int argc, char **argv) {
     }
     if (!n) return cli_usage_error("recover", "no ring file given");
     if (!out) return cli_usage_error("recover", "no output given (-o OUT.bb)");
-    if (!strcmp(out, "-")) return cli_usage_error("recover", "recover writes a file; -o - is not supported");
+    if (!strcmp(out, "-"))
+        return cli_usage_error("recover", "recover writes a file; -o - is not supported");
     if (cli_out_is_input(out, &argv[optind], n)) return CLI_FAIL;
     for (size_t i = 0; i < n; i++)
         if (!check_input(argv[optind + i], force)) return CLI_FAIL;

@@ -66,8 +66,7 @@ static const char *const guide[] = {
     "trace small enough to open:\n"
     "`--since`/`--until` (absolute ns, or relative to the first record: `+1.5s`, `+200ms`,\n"
     "`+10us`, `+5ns`), `--event 'ns::Name*'` (repeatable globs) and `--instance HEX`.\n"
-    "\n"
-    ,
+    "\n",
     "## The Parquet table\n"
     "\n"
     "One row per record, sparse-wide:\n"
@@ -93,8 +92,7 @@ static const char *const guide[] = {
     "metadata carries `backbeat.format`, `backbeat.host`, `backbeat.views` (the query DDL),\n"
     "`backbeat.columns` (JSON: every column's event, role, unit, sentinel, description and span\n"
     "phase) and `backbeat.instances` (id, host and row count per instance).\n"
-    "\n"
-    ,
+    "\n",
     "## Loading it in DuckDB\n"
     "\n"
     "```sh\n"
@@ -111,8 +109,7 @@ static const char *const guide[] = {
     "its own fields are in the struct column of the same name), `backbeat_keys(event, field,\n"
     "role)` listing the promoted key/span columns, then every view set the program registered.\n"
     "Without the sidecar: `SELECT * FROM read_parquet('trace.parquet')`.\n"
-    "\n"
-    ,
+    "\n",
     "## Common queries\n"
     "\n"
     "```sql\n"
@@ -144,8 +141,7 @@ static const char *const guide[] = {
     "```\n"
     "\n"
     "(Replace the span column name with the one `backbeat_keys` lists for role `span_id`.)\n"
-    "\n"
-    ,
+    "\n",
     "## Tips\n"
     "\n"
     "- Several dumps of one process overlap; convert them together and duplicates go away.\n"
@@ -167,7 +163,8 @@ int cmd_skill(int argc, char **argv) {
         return cli_usage_error("skill", "unexpected argument '%s'", argv[i]);
     }
     bool ok = true;
-    for (size_t i = 0; i < sizeof guide / sizeof guide[0]; i++) ok = ok && fputs(guide[i], stdout) >= 0;
+    for (size_t i = 0; i < sizeof guide / sizeof guide[0]; i++)
+        ok = ok && fputs(guide[i], stdout) >= 0;
     if (!ok || fflush(stdout) != 0) {
         cli_error("cannot write standard output");
         return CLI_FAIL;

@@ -61,7 +61,7 @@ typedef struct source {
     char *path;
     bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
     bb_ring_cursor *cur;
-    bool done;     /* its process is gone and its rings are drained */
+    bool done; /* its process is gone and its rings are drained */
 } source;
 
 /* One record of a poll, its field bytes copied (a wrapping record's are the walker's). */
@@ -137,9 +137,7 @@ static bool add_scanned(void *ctx, const char *path) {
 }
 
 /* The ring files of the --scan directory not followed yet. */
-static bool scan_dir(tail_state *t) {
-    return cli_ring_scan(t->o->scan, add_scanned, t);
-}
+static bool scan_dir(tail_state *t) { return cli_ring_scan(t->o->scan, add_scanned, t); }
 
 /* ---- one poll ------------------------------------------------------------------------------ */
 
@@ -280,7 +278,8 @@ static bool poll_all(tail_state *t, size_t *printed) {
         if (!t->src[i].done) ok = poll_source(t, &t->src[i], &d[i], &mem[i]);
     *printed = t->nitems;
     if (ok && !print_items(t)) {
-        if (t->out.failed != EPIPE) cli_error("cannot write the output: %s", strerror(t->out.failed));
+        if (t->out.failed != EPIPE)
+            cli_error("cannot write the output: %s", strerror(t->out.failed));
         ok = false;
         cli_stop = t->out.failed == EPIPE ? 2 : 0;
     }
@@ -356,17 +355,13 @@ static bool state_init(tail_state *t, const tail_opts *o) {
 
 /* ---- the command -------------------------------------------------------------------------- */
 
-
 /* Parse the options into *o; CLI_OK, or the exit status of a usage error / --help. */
 static int parse(int argc, char **argv, tail_opts *o) {
-    static const struct option opts[] = {{"follow", no_argument, NULL, 'f'},
-                                         {"format", required_argument, NULL, 'F'},
-                                         {"event", required_argument, NULL, 'e'},
-                                         {"instance", required_argument, NULL, 'i'},
-                                         {"since-now", no_argument, NULL, 'n'},
-                                         {"scan", required_argument, NULL, 's'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"follow", no_argument, NULL, 'f'},      {"format", required_argument, NULL, 'F'},
+        {"event", required_argument, NULL, 'e'}, {"instance", required_argument, NULL, 'i'},
+        {"since-now", no_argument, NULL, 'n'},   {"scan", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->jsonl = !isatty(STDOUT_FILENO);
     o->events = calloc((size_t)argc + 1, sizeof *o->events); /* at most one per argument */

@@ -292,9 +292,14 @@ static bool render(top_state *t, uint64_t iteration, uint64_t elapsed) {
     clock_gettime(CLOCK_REALTIME, &wall);
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].ring) t->procs[i].live = bb_ring_liveness(t->procs[i].ring);
-    top_view v = {t->procs, t->nprocs, iteration, elapsed,
+    top_view v = {t->procs,
+                  t->nprocs,
+                  iteration,
+                  elapsed,
                   (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
-                  t->o->shards, t->o->jsonl, t->o->screen ? screen_rows() : 0};
+                  t->o->shards,
+                  t->o->jsonl,
+                  t->o->screen ? screen_rows() : 0};
     if (t->o->screen) em_obuf_puts(&t->out, "\033[H\033[2J");
     cli_top_render(&t->out, &v);
     if (em_obuf_flush(&t->out) == 0) return true;

@@ -11,7 +11,6 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 
-
 static const char top_help[] =
     "usage: backbeat <command> [options]\n"
     "\n"

@@ -31,8 +31,7 @@ void cli_progress_update(uint64_t done, uint64_t total, void *ctx) {
     if (total)
         fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 " records (%.0f%%, %.0f records/s)   ",
                 p->label, done, total, 100.0 * (double)done / (double)total, rate);
-    else
-        fprintf(stderr, "\r%s: %" PRIu64 " records (%.0f records/s)   ", p->label, done, rate);
+    else fprintf(stderr, "\r%s: %" PRIu64 " records (%.0f records/s)   ", p->label, done, rate);
 }
 
 void cli_progress_done(cli_progress *p) {

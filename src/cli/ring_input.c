@@ -64,11 +64,10 @@ bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps) {
         bb_error err;
         memset(&err, 0, sizeof err);
         if (bb_dump_open(paths[i], &d[i], &err) != BB_OK) {
-            if (strstr(err.message, paths[i]))
-                cli_error("%s", err.message);
+            if (strstr(err.message, paths[i])) cli_error("%s", err.message);
             else
-                cli_error("%s: %s", paths[i], err.message[0] ? err.message
-                                                             : bb_strerror(err.status));
+                cli_error("%s: %s", paths[i],
+                          err.message[0] ? err.message : bb_strerror(err.status));
             cli_close_dumps(d, i);
             return false;
         }

@@ -17,10 +17,10 @@
 static void fill(const bb_ring *r, cli_ring_info *info) {
     const bb_ring_info *in = bb_ring_get_info(r);
     const bb_ring_stats *s = bb_ring_get_stats(r);
-    *info = (cli_ring_info){in->instance_id, in->pid, in->start_ns, in->file_size, in->capacity,
-                            in->shards, in->state, s->events, s->views, s->interns,
-                            s->intern_full, s->meta_skipped, s->meta_stopped, s->meta_dropped,
-                            s->cut_shards, s->written};
+    *info = (cli_ring_info){in->instance_id, in->pid,         in->start_ns,   in->file_size,
+                            in->capacity,    in->shards,      in->state,      s->events,
+                            s->views,        s->interns,      s->intern_full, s->meta_skipped,
+                            s->meta_stopped, s->meta_dropped, s->cut_shards,  s->written};
 }
 
 const char *cli_ring_warning(const cli_ring_info *info) {
@@ -67,8 +67,8 @@ bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_in
     void *dump = NULL;
     memset(info, 0, sizeof *info);
     *alive = CLI_RING_UNKNOWN;
-    bool ok = bb_ring_open(path, &r, &err) == BB_OK &&
-              bb_ring_snapshot(r, &dump, out_len, &err) == BB_OK;
+    bool ok =
+        bb_ring_open(path, &r, &err) == BB_OK && bb_ring_snapshot(r, &dump, out_len, &err) == BB_OK;
     if (r) {
         fill(r, info);
         if (ok) *alive = bb_ring_liveness(r);

@@ -30,19 +30,19 @@ typedef struct top_proc {
     uint64_t lost_total; /* bytes lost (the writer lapped top) since top started */
     top_event *ev;
     size_t nev, evcap;
-    int live;            /* bb_ring_liveness at the interval's end */
-    bool gone_shown;     /* rendered once as gone with its file removed: dropped next */
+    int live;        /* bb_ring_liveness at the interval's end */
+    bool gone_shown; /* rendered once as gone with its file removed: dropped next */
 } top_proc;
 
 /* What one rendering shows. */
 typedef struct top_view {
     top_proc *procs;
     size_t nprocs;
-    uint64_t iteration;   /* 1, 2, ... */
-    uint64_t elapsed_ns;  /* the interval as measured */
-    uint64_t wall_ns;     /* CLOCK_REALTIME at its end */
+    uint64_t iteration;  /* 1, 2, ... */
+    uint64_t elapsed_ns; /* the interval as measured */
+    uint64_t wall_ns;    /* CLOCK_REALTIME at its end */
     bool shards, jsonl;
-    int rows;             /* text: at most this many lines (0: no limit) */
+    int rows; /* text: at most this many lines (0: no limit) */
 } top_view;
 
 /* Append the interval's table (text) or rows (JSON lines) to `b`. */

@@ -20,9 +20,7 @@ static const char *state_name(int live) {
     }
 }
 
-static double per_sec(uint64_t n, uint64_t ns) {
-    return ns ? (double)n * 1e9 / (double)ns : 0.0;
-}
+static double per_sec(uint64_t n, uint64_t ns) { return ns ? (double)n * 1e9 / (double)ns : 0.0; }
 
 static const char *base_name(const char *path) {
     const char *s = strrchr(path, '/');
@@ -65,7 +63,7 @@ static void json_head(em_obuf *b, const top_view *v, const top_proc *p, const ch
     em_obuf_printf(b, "{\"iteration\":%llu,\"ts_nanos\":", (unsigned long long)v->iteration);
     em_obuf_json_u64(b, v->wall_ns);
     em_obuf_printf(b, ",\"elapsed_nanos\":%llu,\"row\":\"%s\",\"file\":",
-                (unsigned long long)v->elapsed_ns, row);
+                   (unsigned long long)v->elapsed_ns, row);
     em_obuf_json_str(b, p->path, strlen(p->path));
     em_obuf_printf(b, ",\"pid\":%llu,\"instance_id\":\"", (unsigned long long)in->pid);
     em_obuf_hex16(b, in->instance_id);
@@ -80,14 +78,14 @@ static void json_proc(em_obuf *b, const top_view *v, const top_proc *p) {
     proc_sums(p, &bytes, &lost, &fill);
     json_head(b, v, p, "process");
     em_obuf_printf(b,
-                ",\"state\":\"%s\",\"records\":%llu,\"records_per_sec\":%.1f,"
-                "\"records_total\":%llu,\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,"
-                "\"lost_bytes_total\":%llu,\"fill\":%.4f,\"shards\":%u,\"capacity\":%llu,"
-                "\"meta_dropped\":%u,\"meta_skipped\":%zu}\n",
-                state_name(p->live), (unsigned long long)p->n, per_sec(p->n, v->elapsed_ns),
-                (unsigned long long)p->total, per_sec(bytes, v->elapsed_ns),
-                (unsigned long long)lost, (unsigned long long)p->lost_total, fill, in->shards,
-                (unsigned long long)in->capacity, st->meta_dropped, st->meta_skipped);
+                   ",\"state\":\"%s\",\"records\":%llu,\"records_per_sec\":%.1f,"
+                   "\"records_total\":%llu,\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,"
+                   "\"lost_bytes_total\":%llu,\"fill\":%.4f,\"shards\":%u,\"capacity\":%llu,"
+                   "\"meta_dropped\":%u,\"meta_skipped\":%zu}\n",
+                   state_name(p->live), (unsigned long long)p->n, per_sec(p->n, v->elapsed_ns),
+                   (unsigned long long)p->total, per_sec(bytes, v->elapsed_ns),
+                   (unsigned long long)lost, (unsigned long long)p->lost_total, fill, in->shards,
+                   (unsigned long long)in->capacity, st->meta_dropped, st->meta_skipped);
 }
 
 static void json_rows(em_obuf *b, const top_view *v, const top_proc *p) {
@@ -100,18 +98,18 @@ static void json_rows(em_obuf *b, const top_view *v, const top_proc *p) {
         em_obuf_puts(b, ",\"event_id\":\"");
         em_obuf_hex16(b, e->id);
         em_obuf_printf(b, "\",\"records\":%llu,\"records_per_sec\":%.1f,\"records_total\":%llu}\n",
-                    (unsigned long long)e->n, per_sec(e->n, v->elapsed_ns),
-                    (unsigned long long)e->total);
+                       (unsigned long long)e->n, per_sec(e->n, v->elapsed_ns),
+                       (unsigned long long)e->total);
     }
     for (uint32_t i = 0; v->shards && i < bb_ring_get_info(p->ring)->shards; i++) {
         json_head(b, v, p, "shard");
         em_obuf_printf(b,
-                    ",\"shard\":%u,\"records\":%llu,\"records_per_sec\":%.1f,"
-                    "\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,\"fill\":%.4f,\"head\":%llu}\n",
-                    i, (unsigned long long)p->shard_n[i], per_sec(p->shard_n[i], v->elapsed_ns),
-                    per_sec(shard_bytes(p, i), v->elapsed_ns),
-                    (unsigned long long)p->shard_lost[i], shard_fill(p, i),
-                    (unsigned long long)p->cur[i].head);
+                       ",\"shard\":%u,\"records\":%llu,\"records_per_sec\":%.1f,"
+                       "\"bytes_per_sec\":%.1f,\"lost_bytes\":%llu,\"fill\":%.4f,\"head\":%llu}\n",
+                       i, (unsigned long long)p->shard_n[i], per_sec(p->shard_n[i], v->elapsed_ns),
+                       per_sec(shard_bytes(p, i), v->elapsed_ns),
+                       (unsigned long long)p->shard_lost[i], shard_fill(p, i),
+                       (unsigned long long)p->cur[i].head);
     }
 }
 
@@ -135,12 +133,12 @@ static void text_header(text_ctx *t, const top_view *v) {
     if (localtime_r(&s, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
     if (line_ok(t))
         em_obuf_printf(t->b, "backbeat top  %s  interval %.2f s  %zu ring file%s  iteration %llu\n",
-                    when, (double)v->elapsed_ns / 1e9, v->nprocs, v->nprocs == 1 ? "" : "s",
-                    (unsigned long long)v->iteration);
+                       when, (double)v->elapsed_ns / 1e9, v->nprocs, v->nprocs == 1 ? "" : "s",
+                       (unsigned long long)v->iteration);
     if (line_ok(t))
         em_obuf_printf(t->b, "%-*s %8s %-8s %10s %10s %11s %5s %10s %9s\n", NAME_W,
-                    "RING FILE / EVENT / SHARD", "PID", "STATE", "REC/S", "RECORDS", "BYTES/S",
-                    "FILL", "LOST B", "META DROP");
+                       "RING FILE / EVENT / SHARD", "PID", "STATE", "REC/S", "RECORDS", "BYTES/S",
+                       "FILL", "LOST B", "META DROP");
 }
 
 static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
@@ -150,23 +148,23 @@ static void text_proc(text_ctx *t, const top_view *v, const top_proc *p) {
     proc_sums(p, &bytes, &lost, &fill);
     if (!line_ok(t)) return;
     em_obuf_printf(t->b, "%-*.*s %8llu %-8s %10.0f %10llu %11.0f %4.0f%% %10llu %9u\n", NAME_W,
-                NAME_W, base_name(p->path), (unsigned long long)in->pid, state_name(p->live),
-                per_sec(p->n, v->elapsed_ns), (unsigned long long)p->n,
-                per_sec(bytes, v->elapsed_ns), fill * 100, (unsigned long long)lost,
-                bb_ring_get_stats(p->ring)->meta_dropped);
+                   NAME_W, base_name(p->path), (unsigned long long)in->pid, state_name(p->live),
+                   per_sec(p->n, v->elapsed_ns), (unsigned long long)p->n,
+                   per_sec(bytes, v->elapsed_ns), fill * 100, (unsigned long long)lost,
+                   bb_ring_get_stats(p->ring)->meta_dropped);
 }
 
 static void text_rows(text_ctx *t, const top_view *v, const top_proc *p) {
     text_proc(t, v, p);
     for (size_t k = 0; k < p->nev && line_ok(t); k++)
         em_obuf_printf(t->b, "  %-*.*s %8s %-8s %10.0f %10llu\n", NAME_W - 2, NAME_W - 2,
-                    p->ev[k].name, "", "", per_sec(p->ev[k].n, v->elapsed_ns),
-                    (unsigned long long)p->ev[k].n);
+                       p->ev[k].name, "", "", per_sec(p->ev[k].n, v->elapsed_ns),
+                       (unsigned long long)p->ev[k].n);
     for (uint32_t i = 0; v->shards && i < bb_ring_get_info(p->ring)->shards && line_ok(t); i++)
         em_obuf_printf(t->b, "  shard %-*u %8s %-8s %10.0f %10llu %11.0f %4.0f%% %10llu\n",
-                    NAME_W - 8, i, "", "", per_sec(p->shard_n[i], v->elapsed_ns),
-                    (unsigned long long)p->shard_n[i], per_sec(shard_bytes(p, i), v->elapsed_ns),
-                    shard_fill(p, i) * 100, (unsigned long long)p->shard_lost[i]);
+                       NAME_W - 8, i, "", "", per_sec(p->shard_n[i], v->elapsed_ns),
+                       (unsigned long long)p->shard_n[i], per_sec(shard_bytes(p, i), v->elapsed_ns),
+                       shard_fill(p, i) * 100, (unsigned long long)p->shard_lost[i]);
 }
 
 void cli_top_render(em_obuf *b, const top_view *v) {

@@ -32,8 +32,8 @@ static char *absolute_path(const char *path) {
 }
 
 /* Write the sidecar text (binding line + DDL) into `o`. */
-static bool write_sidecar(em_out *o, const char *sidecar, const char *parquet_abs,
-                          const char *ddl, bb_error *err) {
+static bool write_sidecar(em_out *o, const char *sidecar, const char *parquet_abs, const char *ddl,
+                          bb_error *err) {
     em_obuf b;
     if (!em_obuf_init(&b, o->fd, 1 << 16)) {
         io_err(err, "cannot write %s: out of memory", sidecar);
@@ -41,8 +41,9 @@ static bool write_sidecar(em_out *o, const char *sidecar, const char *parquet_ab
     }
     /* The Parquet file by its name alone: the pair stays usable when moved or copied together. */
     const char *slash = strrchr(parquet_abs, '/');
-    em_obuf_puts(&b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
-                  "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/<this file>\"\n");
+    em_obuf_puts(
+        &b, "-- backbeat query views; paths are relative to this file's directory DIR. Load with:\n"
+            "--   duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/<this file>\"\n");
     em_obuf_puts(&b, "CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('");
     for (const char *p = slash ? slash + 1 : parquet_abs; *p; p++) {
         if (*p == '\'') em_obuf_putc(&b, '\'');
@@ -112,10 +113,8 @@ bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *o
     if (rc) {
         em_out_abort(&o);
         const char *why = errbuf[0] ? errbuf : "conversion failed";
-        if (strstr(errbuf, path))
-            io_err(err, "%s", why);
-        else
-            io_err(err, "%s: %s", path, why);
+        if (strstr(errbuf, path)) io_err(err, "%s", why);
+        else io_err(err, "%s: %s", path, why);
         return false;
     }
     if (fmt == CV_PARQUET && o.tmp)

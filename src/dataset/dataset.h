@@ -56,9 +56,9 @@ void ds_spec_text(const ds_spec *spec, char *buf, size_t cap);
 /* An open dataset: its directory and the appender's lock. */
 typedef struct ds_handle {
     char *dir;
-    int dfd, bfd;   /* DIR and DIR/_backbeat, opened O_NOFOLLOW inside the dataset */
+    int dfd, bfd; /* DIR and DIR/_backbeat, opened O_NOFOLLOW inside the dataset */
     int lock_fd;
-    bool spec_new;  /* no DIR/_backbeat/partitioning yet: this append writes it */
+    bool spec_new;           /* no DIR/_backbeat/partitioning yet: this append writes it */
     bool made_dir, made_sub; /* this run created DIR, DIR/_backbeat (undone on failure) */
 } ds_handle;
 
@@ -102,21 +102,21 @@ typedef struct ds_input {
 } ds_input;
 
 typedef struct ds_append_args {
-    const bb_model *model;     /* the inputs and the dataset's schema dump */
-    const convert_opts *opts;  /* opts->keep filters the records as `shape` says */
+    const bb_model *model;    /* the inputs and the dataset's schema dump */
+    const convert_opts *opts; /* opts->keep filters the records as `shape` says */
     const ds_spec *spec;
     const ds_shape *shape;
     const ds_input *inputs;
     size_t ninputs;
-    bool no_rewrite;           /* --no-rewrite: earlier parts keep their schema */
+    bool no_rewrite; /* --no-rewrite: earlier parts keep their schema */
 } ds_append_args;
 
 /* What an append did besides adding parts, for the caller to report. */
 typedef struct ds_report {
-    size_t parts, appends;   /* earlier parts rewritten, of that many earlier appends */
-    uint64_t bytes;          /* their new bytes */
+    size_t parts, appends; /* earlier parts rewritten, of that many earlier appends */
+    uint64_t bytes;        /* their new bytes */
     double seconds;
-    bool legacy_mixed;       /* parts without sources keep an older schema (warn once) */
+    bool legacy_mixed; /* parts without sources keep an older schema (warn once) */
 } ds_report;
 
 /* Append the model's records to the dataset, with the sources and a manifest; when the union's
@@ -139,7 +139,7 @@ typedef struct ds_route {
     bool no_add;        /* ... unless no_add (the last replay: nothing comes after it) */
     char *const *fixed; /* a replay: the append's part names in opening order, else NULL */
     size_t nfixed;
-    const char *what;   /* a replay: which append, for messages */
+    const char *what; /* a replay: which append, for messages */
 } ds_route;
 /* Write the model's kept records that the index lacks into parts (one per partition and
  * instance), *nparts of them, adding their bytes to *bytes; 0, or 1 after a message. */
@@ -208,20 +208,20 @@ typedef struct ds_blob {
 /* The schema dump of the model: its union registry and its distinct view sets, oldest rank
  * first (rank: per bb_model_view, may be NULL), into *schema, and the sets' ranks as
  * DIR/_backbeat/view_ranks holds them into *ranks; false after a message. */
-bool ds_schema_encode(const char *dir, const bb_model *model, const uint64_t *rank,
-                      ds_blob *schema, ds_blob *ranks, bb_error *err);
+bool ds_schema_encode(const char *dir, const bb_model *model, const uint64_t *rank, ds_blob *schema,
+                      ds_blob *ranks, bb_error *err);
 /* The ranks of the schema dump's views (bb_dump_view order) that DIR/_backbeat/view_ranks
  * keeps, into rank[] (0 for a set it does not list); false after a message. */
 bool ds_schema_ranks(const ds_handle *h, const bb_dump *schema, uint64_t *rank, bb_error *err);
 
 /* ---- dataset_manifest.c: each append's manifest, DIR/_backbeat/appends/<n> ---- */
 typedef struct ds_manifest {
-    char name[32];  /* <n>, 8 digits: the appends' order */
+    char name[32];   /* <n>, 8 digits: the appends' order */
     uint64_t schema; /* tw_schema_key of the table its parts hold */
     ds_shape shape;
     char **sources; /* content keys: DIR/_backbeat/sources/<key>.bb */
     size_t nsources;
-    char **parts;   /* paths under DIR */
+    char **parts; /* paths under DIR */
     size_t nparts;
 } ds_manifest;
 /* The manifest's text, without its part lines unless with_parts (malloc'ed; NULL: no memory). */
@@ -233,8 +233,8 @@ void ds_manifests_free(ds_manifest *v, size_t n);
 /* ---- dataset_sources.c: the appends' inputs kept, DIR/_backbeat/sources/<key>.bb ---- */
 /* Add each input not kept yet to the transaction; its content key into keys[i]. False after a
  * message. */
-bool ds_sources_add(const ds_handle *h, ds_txn *t, const ds_input *in, size_t n,
-                    char (*keys)[40], bb_error *err);
+bool ds_sources_add(const ds_handle *h, ds_txn *t, const ds_input *in, size_t n, char (*keys)[40],
+                    bb_error *err);
 /* Open the kept source `key` (a regular file inside the dataset); false after a message. */
 bool ds_source_open(const ds_handle *h, const char *key, bb_dump **out, bb_error *err);
 

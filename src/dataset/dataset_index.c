@@ -48,24 +48,21 @@ struct ds_index {
     int tfd;          /* DIR/_backbeat/tmp: scratch files */
     inst_keys *insts; /* the model's instances, by id order */
     size_t ninst;
-    ds_run *runs;     /* a scratch set's sealed runs, older (larger) first */
+    ds_run *runs; /* a scratch set's sealed runs, older (larger) first */
     size_t nruns;
-    bool cur_open;    /* a scratch set's run of the current replay */
+    bool cur_open; /* a scratch set's run of the current replay */
     int cur_fd;
     ds_kw cur;
 };
 
 /* "<id>.keys" */
-static void index_name(char *buf, size_t cap, uint64_t id)
-{
+static void index_name(char *buf, size_t cap, uint64_t id) {
     snprintf(buf, cap, "%016llx.keys", (unsigned long long)id);
 }
 
-static ds_index *index_new(const ds_handle *h, ds_txn *t, size_t ninst, bb_error *err)
-{
+static ds_index *index_new(const ds_handle *h, ds_txn *t, size_t ninst, bb_error *err) {
     ds_index *x = calloc(1, sizeof *x);
-    if (x)
-        x->insts = calloc(ninst ? ninst : 1, sizeof *x->insts);
+    if (x) x->insts = calloc(ninst ? ninst : 1, sizeof *x->insts);
     if (!x || !x->insts) {
         ds_err(err, "out of memory");
         free(x);
@@ -85,36 +82,32 @@ static ds_index *index_new(const ds_handle *h, ds_txn *t, size_t ninst, bb_error
 }
 
 /* Map instance ik's old file of directory ifd (none is fine), sorted; false after a message. */
-static bool load_one(ds_index *x, int ifd, inst_keys *ik, bb_error *err)
-{
+static bool load_one(ds_index *x, int ifd, inst_keys *ik, bb_error *err) {
     char name[32];
     index_name(name, sizeof name, ik->id);
     int fd = ifd < 0 ? -1 : openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0 && (ifd < 0 || errno == ENOENT))
-        return true;
+    if (fd < 0 && (ifd < 0 || errno == ENOENT)) return true;
     char magic[8];
     struct stat st;
     bool reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     off_t size = reg ? st.st_size : 0;
-    if (fd >= 0 && !reg)
-        errno = EINVAL; /* a FIFO, a device: not an index file */
+    if (fd >= 0 && !reg) errno = EINVAL; /* a FIFO, a device: not an index file */
     bool ok = reg && ds_run_map(&ik->old, fd, 8, DS_RUN_W16, ik->id);
     int e = errno;
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     if (!ok && e != EINVAL) {
         ds_err(err, "cannot read %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
         return false;
     }
-    if (ok && ik->old.map)
-        memcpy(magic, ik->old.map, 8);
+    if (ok && ik->old.map) memcpy(magic, ik->old.map, 8);
     if (!ok || !ik->old.map || memcmp(magic, MAGIC, 8) != 0) {
-        ds_err(err, "%s/_backbeat/index/%s: not a backbeat dataset index (bad header or a torn "
-                    "entry: %lld bytes)", x->h->dir, name, (long long)size);
+        ds_err(err,
+               "%s/_backbeat/index/%s: not a backbeat dataset index (bad header or a torn "
+               "entry: %lld bytes)",
+               x->h->dir, name, (long long)size);
         return false;
     }
-    if (ds_run_sorted(&ik->old))
-        return true;
+    if (ds_run_sorted(&ik->old)) return true;
     ds_run sorted; /* written before the index was kept sorted */
     ok = ds_run_sort(&ik->old, x->tfd, &sorted);
     e = errno;
@@ -127,12 +120,10 @@ static bool load_one(ds_index *x, int ifd, inst_keys *ik, bb_error *err)
     return true;
 }
 
-ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb_error *err)
-{
+ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb_error *err) {
     size_t ni = bb_model_instance_count(model);
     ds_index *x = index_new(h, t, ni, err);
-    if (!x)
-        return NULL;
+    if (!x) return NULL;
     int ifd = ds_open_dirs(h->bfd, "index", false);
     if (ifd < 0 && errno != ENOENT) {
         ds_err(err, "cannot read %s/_backbeat/index: %s", h->dir, strerror(errno));
@@ -145,8 +136,7 @@ ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb
         ik->id = bb_model_instance(model, i)->instance_id;
         ok = load_one(x, ifd, ik, err);
     }
-    if (ifd >= 0)
-        close(ifd);
+    if (ifd >= 0) close(ifd);
     if (!ok) {
         ds_index_free(x);
         return NULL;
@@ -154,38 +144,29 @@ ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb
     return x;
 }
 
-ds_index *ds_index_scratch(const ds_handle *h, bb_error *err)
-{
-    return index_new(h, NULL, 0, err);
-}
+ds_index *ds_index_scratch(const ds_handle *h, bb_error *err) { return index_new(h, NULL, 0, err); }
 
 /* The instance entry of id (the model's instances are sorted by id). */
-static inst_keys *inst_of(ds_index *x, uint64_t id)
-{
+static inst_keys *inst_of(ds_index *x, uint64_t id) {
     size_t lo = 0, hi = x->ninst;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (x->insts[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (x->insts[mid].id < id) lo = mid + 1;
+        else hi = mid;
     }
     return lo < x->ninst && x->insts[lo].id == id ? &x->insts[lo] : NULL;
 }
 
-static ds_rkey key_of(const bb_record *r)
-{
+static ds_rkey key_of(const bb_record *r) {
     ds_rkey k = {r->ts, r->instance_id, r->shard_id, r->offset};
     return k;
 }
 
-bool ds_index_has(ds_index *x, const bb_record *r)
-{
+bool ds_index_has(ds_index *x, const bb_record *r) {
     ds_rkey k = key_of(r);
     if (!x->t) {
         for (size_t i = 0; i < x->nruns; i++)
-            if (ds_run_has(&x->runs[i], &k))
-                return true;
+            if (ds_run_has(&x->runs[i], &k)) return true;
         return false;
     }
     inst_keys *ik = inst_of(x, r->instance_id);
@@ -193,14 +174,12 @@ bool ds_index_has(ds_index *x, const bb_record *r)
 }
 
 /* Start instance ik's new file: a temporary of the transaction; false after a message. */
-static bool open_new(ds_index *x, inst_keys *ik, bb_error *err)
-{
+static bool open_new(ds_index *x, inst_keys *ik, bb_error *err) {
     char name[32], final[64];
     index_name(name, sizeof name, ik->id);
     snprintf(final, sizeof final, "_backbeat/index/%s", name);
     int fd = ds_txn_file(x->t, final, err);
-    if (fd < 0)
-        return false;
+    if (fd < 0) return false;
     if (!ds_kw_open(&ik->w, fd, DS_RUN_W16)) {
         ds_err(err, "out of memory");
         return false;
@@ -211,8 +190,7 @@ static bool open_new(ds_index *x, inst_keys *ik, bb_error *err)
 }
 
 /* A scratch set: start the current replay's run; false after a message. */
-static bool open_cur(ds_index *x, bb_error *err)
-{
+static bool open_cur(ds_index *x, bb_error *err) {
     x->cur_fd = ds_scratch_fd(x->tfd);
     if (x->cur_fd < 0) {
         ds_err(err, "cannot write a scratch file in %s/_backbeat/tmp: %s", x->h->dir,
@@ -227,13 +205,11 @@ static bool open_cur(ds_index *x, bb_error *err)
     return true;
 }
 
-bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err)
-{
+bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err) {
     ds_rkey k = key_of(r);
     ds_kw *w;
     if (!x->t) {
-        if (!x->cur_open && !open_cur(x, err))
-            return false;
+        if (!x->cur_open && !open_cur(x, err)) return false;
         w = &x->cur;
     } else {
         inst_keys *ik = inst_of(x, r->instance_id);
@@ -242,8 +218,7 @@ bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err)
                    (unsigned long long)r->instance_id);
             return false;
         }
-        if (!ik->open && !open_new(x, ik, err))
-            return false;
+        if (!ik->open && !open_new(x, ik, err)) return false;
         ik->emit = ds_run_copy_below(&ik->old, ik->emit, &k, &ik->w);
         w = &ik->w;
     }
@@ -257,8 +232,7 @@ bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err)
 }
 
 /* Replace the last two sealed runs by their merge; false after a message. */
-static bool merge_last(ds_index *x, bb_error *err)
-{
+static bool merge_last(ds_index *x, bb_error *err) {
     ds_run *a = &x->runs[x->nruns - 2], *b = &x->runs[x->nruns - 1], m;
     int fd = ds_scratch_fd(x->tfd);
     ds_kw w;
@@ -270,8 +244,7 @@ static bool merge_last(ds_index *x, bb_error *err)
         ok = e == 0 && ds_run_map(&m, fd, 0, DS_RUN_W24, 0);
         e = e ? e : errno;
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     if (!ok) {
         ds_err(err, "cannot write a scratch file in %s/_backbeat/tmp: %s", x->h->dir, strerror(e));
         return false;
@@ -283,15 +256,12 @@ static bool merge_last(ds_index *x, bb_error *err)
     return true;
 }
 
-bool ds_index_seal(ds_index *x, bb_error *err)
-{
-    if (x->t || !x->cur_open)
-        return true;
+bool ds_index_seal(ds_index *x, bb_error *err) {
+    if (x->t || !x->cur_open) return true;
     x->cur_open = false;
     int e = ds_kw_finish(&x->cur);
     ds_run *v = realloc(x->runs, (x->nruns + 1) * sizeof *v);
-    if (v)
-        x->runs = v;
+    if (v) x->runs = v;
     bool ok = !e && v && ds_run_map(&x->runs[x->nruns], x->cur_fd, 0, DS_RUN_W24, 0);
     e = e ? e : v ? errno : ENOMEM;
     close(x->cur_fd);
@@ -303,17 +273,14 @@ bool ds_index_seal(ds_index *x, bb_error *err)
     x->nruns++;
     while (ok && x->nruns >= 2 && x->runs[x->nruns - 2].n <= 2 * x->runs[x->nruns - 1].n)
         ok = merge_last(x, err);
-    for (size_t i = 0; i < x->nruns; i++)
-        x->runs[i].at = 0;
+    for (size_t i = 0; i < x->nruns; i++) x->runs[i].at = 0;
     return ok;
 }
 
-bool ds_index_save(ds_index *x, bb_error *err)
-{
+bool ds_index_save(ds_index *x, bb_error *err) {
     for (size_t i = 0; i < x->ninst; i++) {
         inst_keys *ik = &x->insts[i];
-        if (!ik->open)
-            continue;
+        if (!ik->open) continue;
         ik->emit = ds_run_copy_below(&ik->old, ik->emit, NULL, &ik->w);
         ik->open = false;
         int e = ds_kw_finish(&ik->w);
@@ -327,23 +294,16 @@ bool ds_index_save(ds_index *x, bb_error *err)
     return true;
 }
 
-void ds_index_free(ds_index *x)
-{
-    if (!x)
-        return;
+void ds_index_free(ds_index *x) {
+    if (!x) return;
     for (size_t i = 0; i < x->ninst; i++) {
-        if (x->insts[i].open)
-            (void)ds_kw_finish(&x->insts[i].w);
+        if (x->insts[i].open) (void)ds_kw_finish(&x->insts[i].w);
         ds_run_unmap(&x->insts[i].old);
     }
-    for (size_t i = 0; i < x->nruns; i++)
-        ds_run_unmap(&x->runs[i]);
-    if (x->cur_open)
-        (void)ds_kw_finish(&x->cur);
-    if (x->cur_fd >= 0)
-        close(x->cur_fd);
-    if (x->tfd >= 0)
-        close(x->tfd);
+    for (size_t i = 0; i < x->nruns; i++) ds_run_unmap(&x->runs[i]);
+    if (x->cur_open) (void)ds_kw_finish(&x->cur);
+    if (x->cur_fd >= 0) close(x->cur_fd);
+    if (x->tfd >= 0) close(x->tfd);
     free(x->runs);
     free(x->insts);
     free(x);

@@ -27,21 +27,17 @@
 
 #define MAGIC "BBAPPEND1\n"
 
-static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
-{
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (v[mid] < x) lo = mid + 1;
+        else hi = mid;
     }
     return lo < n && v[lo] == x;
 }
 
-bool ds_shape_keep(const bb_mrecord *r, void *ctx)
-{
+bool ds_shape_keep(const bb_mrecord *r, void *ctx) {
     const ds_shape *s = ctx;
     return !(s->since_set && r->rec.ts < s->since) && !(s->until_set && r->rec.ts > s->until) &&
            !(s->by_event && !in_sorted(s->events, s->nevents, r->rec.event_id)) &&
@@ -49,8 +45,7 @@ bool ds_shape_keep(const bb_mrecord *r, void *ctx)
 }
 
 /* "key value\n" with a printf value. */
-static void line(pq_buf *b, const char *key, const char *fmt, uint64_t v)
-{
+static void line(pq_buf *b, const char *key, const char *fmt, uint64_t v) {
     char s[64];
     snprintf(s, sizeof s, fmt, v);
     em_cstr(b, key);
@@ -59,8 +54,7 @@ static void line(pq_buf *b, const char *key, const char *fmt, uint64_t v)
     pq_buf_byte(b, '\n');
 }
 
-char *ds_manifest_text(const ds_manifest *m, bool with_parts)
-{
+char *ds_manifest_text(const ds_manifest *m, bool with_parts) {
     const ds_shape *s = &m->shape;
     pq_buf b = {0};
     em_cstr(&b, MAGIC);
@@ -78,16 +72,12 @@ char *ds_manifest_text(const ds_manifest *m, bool with_parts)
         }
         em_cstr(&b, "-\n");
     }
-    if (s->since_set)
-        line(&b, "since", "%" PRIu64, s->since);
-    if (s->until_set)
-        line(&b, "until", "%" PRIu64, s->until);
-    if (s->by_event)
-        line(&b, "events", "%" PRIu64, s->nevents);
+    if (s->since_set) line(&b, "since", "%" PRIu64, s->since);
+    if (s->until_set) line(&b, "until", "%" PRIu64, s->until);
+    if (s->by_event) line(&b, "events", "%" PRIu64, s->nevents);
     for (size_t i = 0; s->by_event && i < s->nevents; i++)
         line(&b, "event", "%016" PRIx64, s->events[i]);
-    for (size_t i = 0; i < s->ninst; i++)
-        line(&b, "instance", "%016" PRIx64, s->inst[i]);
+    for (size_t i = 0; i < s->ninst; i++) line(&b, "instance", "%016" PRIx64, s->inst[i]);
     for (size_t i = 0; i < m->nsources; i++) {
         em_cstr(&b, "source ");
         em_cstr(&b, m->sources[i]);
@@ -107,29 +97,24 @@ char *ds_manifest_text(const ds_manifest *m, bool with_parts)
 }
 
 /* Append a copy of v[0..n) to the string list *l; false when out of memory. */
-static bool push_str(char ***l, size_t *n, const char *v, size_t len)
-{
+static bool push_str(char ***l, size_t *n, const char *v, size_t len) {
     char **g = realloc(*l, (*n + 1) * sizeof *g);
-    if (!g)
-        return false;
+    if (!g) return false;
     *l = g;
     g[*n] = strndup(v, len);
     return g[*n] && ++*n;
 }
 
-static bool push_u64(uint64_t **l, size_t *n, uint64_t v)
-{
+static bool push_u64(uint64_t **l, size_t *n, uint64_t v) {
     uint64_t *g = realloc(*l, (*n + 1) * sizeof *g);
-    if (!g)
-        return false;
+    if (!g) return false;
     *l = g;
     g[(*n)++] = v;
     return true;
 }
 
 /* A number of `base` filling all of v; false when it is not one. */
-static bool num(const char *v, int base, uint64_t *out)
-{
+static bool num(const char *v, int base, uint64_t *out) {
     char *end;
     errno = 0;
     *out = strtoull(v, &end, base);
@@ -137,33 +122,27 @@ static bool num(const char *v, int base, uint64_t *out)
 }
 
 /* --host from "<hex pairs>-"; false when malformed. */
-static bool parse_host(const char *v, ds_shape *s)
-{
+static bool parse_host(const char *v, ds_shape *s) {
     size_t n = strlen(v);
-    if (n == 0 || v[n - 1] != '-' || (n - 1) % 2)
-        return false;
+    if (n == 0 || v[n - 1] != '-' || (n - 1) % 2) return false;
     s->host = malloc(n / 2 + 1);
     for (size_t i = 0; s->host && i + 1 < n; i += 2) {
         unsigned x;
-        if (sscanf(v + i, "%2x", &x) != 1 || x == 0)
-            return false;
+        if (sscanf(v + i, "%2x", &x) != 1 || x == 0) return false;
         s->host[i / 2] = (char)x;
     }
-    if (s->host)
-        s->host[n / 2] = 0;
+    if (s->host) s->host[n / 2] = 0;
     return s->host != NULL;
 }
 
 /* One "key value" line into m; false when the key is unknown or the value malformed. */
-static bool parse_line(ds_manifest *m, const char *k, const char *v)
-{
+static bool parse_line(ds_manifest *m, const char *k, const char *v) {
     ds_shape *s = &m->shape;
     uint64_t x;
     if (!strcmp(k, "source") || !strcmp(k, "part"))
         return *v && (!strcmp(k, "source") ? push_str(&m->sources, &m->nsources, v, strlen(v))
                                            : push_str(&m->parts, &m->nparts, v, strlen(v)));
-    if (!strcmp(k, "host"))
-        return !s->host && parse_host(v, s);
+    if (!strcmp(k, "host")) return !s->host && parse_host(v, s);
     if (!strcmp(k, "level")) {
         char *end;
         long l = strtol(v, &end, 10);
@@ -171,43 +150,28 @@ static bool parse_line(ds_manifest *m, const char *k, const char *v)
         return *v && !*end && l >= -131072 && l <= 22;
     }
     bool hex = !strcmp(k, "schema") || !strcmp(k, "event") || !strcmp(k, "instance");
-    if (!num(v, hex ? 16 : 10, &x))
-        return false;
-    if (!strcmp(k, "schema"))
-        m->schema = x;
-    else if (!strcmp(k, "codec"))
-        s->codec = (int)x;
-    else if (!strcmp(k, "row_group"))
-        s->row_group = x;
-    else if (!strcmp(k, "budget"))
-        s->budget = x;
-    else if (!strcmp(k, "since"))
-        s->since_set = true, s->since = x;
-    else if (!strcmp(k, "until"))
-        s->until_set = true, s->until = x;
-    else if (!strcmp(k, "events"))
-        s->by_event = true;
-    else if (!strcmp(k, "event"))
-        return s->by_event && push_u64(&s->events, &s->nevents, x);
-    else if (!strcmp(k, "instance"))
-        return push_u64(&s->inst, &s->ninst, x);
-    else
-        return false;
+    if (!num(v, hex ? 16 : 10, &x)) return false;
+    if (!strcmp(k, "schema")) m->schema = x;
+    else if (!strcmp(k, "codec")) s->codec = (int)x;
+    else if (!strcmp(k, "row_group")) s->row_group = x;
+    else if (!strcmp(k, "budget")) s->budget = x;
+    else if (!strcmp(k, "since")) s->since_set = true, s->since = x;
+    else if (!strcmp(k, "until")) s->until_set = true, s->until = x;
+    else if (!strcmp(k, "events")) s->by_event = true;
+    else if (!strcmp(k, "event")) return s->by_event && push_u64(&s->events, &s->nevents, x);
+    else if (!strcmp(k, "instance")) return push_u64(&s->inst, &s->ninst, x);
+    else return false;
     return strcmp(k, "codec") != 0 || x <= 64;
 }
 
 /* Parse text (NUL-terminated, modified) into m; false when it is not a manifest. */
-static bool parse(ds_manifest *m, char *text)
-{
-    if (strncmp(text, MAGIC, strlen(MAGIC)) != 0)
-        return false;
+static bool parse(ds_manifest *m, char *text) {
+    if (strncmp(text, MAGIC, strlen(MAGIC)) != 0) return false;
     for (char *p = text + strlen(MAGIC); *p;) {
         char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
-        if (!nl || !sp || sp > nl)
-            return false;
+        if (!nl || !sp || sp > nl) return false;
         *nl = *sp = 0;
-        if (!parse_line(m, p, sp + 1))
-            return false;
+        if (!parse_line(m, p, sp + 1)) return false;
         p = nl + 1;
     }
     return m->shape.row_group && m->shape.budget;
@@ -215,15 +179,12 @@ static bool parse(ds_manifest *m, char *text)
 
 static void free_one(ds_manifest *m);
 
-static int by_name(const void *a, const void *b)
-{
+static int by_name(const void *a, const void *b) {
     return strcmp(((const ds_manifest *)a)->name, ((const ds_manifest *)b)->name);
 }
 
 /* Load appends/<name> into m; false after a message. */
-static bool load_one(const ds_handle *h, int afd, const char *name, ds_manifest *m,
-                     bb_error *err)
-{
+static bool load_one(const ds_handle *h, int afd, const char *name, ds_manifest *m, bb_error *err) {
     uint8_t *b;
     size_t n;
     memset(m, 0, sizeof *m);
@@ -234,50 +195,39 @@ static bool load_one(const ds_handle *h, int afd, const char *name, ds_manifest 
     }
     bool ok = strlen((char *)b) == n && parse(m, (char *)b);
     free(b);
-    if (!ok)
-        ds_err(err, "%s/_backbeat/appends/%s: not an append manifest", h->dir, name);
+    if (!ok) ds_err(err, "%s/_backbeat/appends/%s: not an append manifest", h->dir, name);
     return ok;
 }
 
 /* Whether `name` is a manifest's name (8 digits). */
-static bool manifest_name(const char *name)
-{
+static bool manifest_name(const char *name) {
     size_t n = strlen(name);
     return n == 8 && strspn(name, "0123456789") == n;
 }
 
-bool ds_manifests_load(const ds_handle *h, ds_manifest **v, size_t *n, bb_error *err)
-{
+bool ds_manifests_load(const ds_handle *h, ds_manifest **v, size_t *n, bb_error *err) {
     *v = NULL;
     *n = 0;
     int afd = ds_open_dirs(h->bfd, "appends", false);
-    if (afd < 0 && errno == ENOENT)
-        return true;
+    if (afd < 0 && errno == ENOENT) return true;
     DIR *d = afd >= 0 ? fdopendir(afd) : NULL;
     if (!d) {
         ds_err(err, "cannot read %s/_backbeat/appends: %s", h->dir, strerror(errno));
-        if (afd >= 0)
-            close(afd);
+        if (afd >= 0) close(afd);
         return false;
     }
     bool ok = true;
     for (struct dirent *e; ok && (e = readdir(d));) {
-        if (!manifest_name(e->d_name))
-            continue;
+        if (!manifest_name(e->d_name)) continue;
         ds_manifest *g = realloc(*v, (*n + 1) * sizeof *g);
         ok = g != NULL;
-        if (!ok)
-            ds_err(err, "out of memory");
-        else
-            *v = g;
-        if (ok && (ok = load_one(h, dirfd(d), e->d_name, &g[*n], err)))
-            ++*n;
-        else if (g)
-            free_one(&g[*n]);
+        if (!ok) ds_err(err, "out of memory");
+        else *v = g;
+        if (ok && (ok = load_one(h, dirfd(d), e->d_name, &g[*n], err))) ++*n;
+        else if (g) free_one(&g[*n]);
     }
     closedir(d);
-    if (ok && *n)
-        qsort(*v, *n, sizeof **v, by_name);
+    if (ok && *n) qsort(*v, *n, sizeof **v, by_name);
     if (!ok) {
         ds_manifests_free(*v, *n);
         *v = NULL;
@@ -287,12 +237,9 @@ bool ds_manifests_load(const ds_handle *h, ds_manifest **v, size_t *n, bb_error 
 }
 
 /* Free the contents of one manifest. */
-static void free_one(ds_manifest *m)
-{
-    for (size_t i = 0; i < m->nsources; i++)
-        free(m->sources[i]);
-    for (size_t i = 0; i < m->nparts; i++)
-        free(m->parts[i]);
+static void free_one(ds_manifest *m) {
+    for (size_t i = 0; i < m->nsources; i++) free(m->sources[i]);
+    for (size_t i = 0; i < m->nparts; i++) free(m->parts[i]);
     free(m->sources);
     free(m->parts);
     free(m->shape.events);
@@ -300,9 +247,7 @@ static void free_one(ds_manifest *m)
     free(m->shape.host);
 }
 
-void ds_manifests_free(ds_manifest *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free_one(&v[i]);
+void ds_manifests_free(ds_manifest *v, size_t n) {
+    for (size_t i = 0; i < n; i++) free_one(&v[i]);
     free(v);
 }

@@ -15,18 +15,13 @@
 
 static const char *const KEY_NAMES[] = {"host", "date", "event", "instance"};
 
-const char *ds_key_name(ds_key k)
-{
-    return KEY_NAMES[k];
-}
+const char *ds_key_name(ds_key k) { return KEY_NAMES[k]; }
 
 /* A partition value, Hive-escaped: bytes outside [A-Za-z0-9._-] as %XX (DuckDB, Polars and
  * Arrow decode them); an empty value is Hive's NULL, __HIVE_DEFAULT_PARTITION__. */
-static void put_value(pq_buf *b, const char *p, size_t n)
-{
+static void put_value(pq_buf *b, const char *p, size_t n) {
     static const char HEX[] = "0123456789ABCDEF";
-    if (n == 0)
-        em_cstr(b, "__HIVE_DEFAULT_PARTITION__");
+    if (n == 0) em_cstr(b, "__HIVE_DEFAULT_PARTITION__");
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -42,8 +37,7 @@ static void put_value(pq_buf *b, const char *p, size_t n)
 }
 
 /* The UTC date (YYYY-MM-DD) of a timestamp in ns since the epoch (civil-from-days). */
-static void put_date(pq_buf *b, uint64_t ts)
-{
+static void put_date(pq_buf *b, uint64_t ts) {
     int64_t z = (int64_t)(ts / 86400000000000ull) + 719468;
     int64_t era = z / 146097;
     unsigned doe = (unsigned)(z - era * 146097);
@@ -58,28 +52,21 @@ static void put_date(pq_buf *b, uint64_t ts)
 }
 
 /* The directory of record r under DIR ("host=h/date=d"), into b (emptied first). */
-static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const char *host_ovr)
-{
+static void part_dir(pq_buf *b, const ds_spec *spec, const bb_mrecord *r, const char *host_ovr) {
     b->len = 0;
     for (size_t i = 0; i < spec->nkeys; i++) {
-        if (i)
-            pq_buf_byte(b, '/');
+        if (i) pq_buf_byte(b, '/');
         em_cstr(b, KEY_NAMES[spec->keys[i]]);
         pq_buf_byte(b, '=');
         switch (spec->keys[i]) {
         case DS_HOST:
-            if (host_ovr)
-                put_value(b, host_ovr, strlen(host_ovr));
+            if (host_ovr) put_value(b, host_ovr, strlen(host_ovr));
             else
                 put_value(b, r->instance ? r->instance->host.ptr : "",
                           r->instance ? r->instance->host.len : 0);
             break;
-        case DS_DATE:
-            put_date(b, r->rec.ts);
-            break;
-        case DS_EVENT:
-            put_value(b, r->rec.schema->name.ptr, r->rec.schema->name.len);
-            break;
+        case DS_DATE: put_date(b, r->rec.ts); break;
+        case DS_EVENT: put_value(b, r->rec.schema->name.ptr, r->rec.schema->name.len); break;
         case DS_INSTANCE: {
             char s[24];
             snprintf(s, sizeof s, "%016llx", (unsigned long long)r->rec.instance_id);
@@ -109,52 +96,43 @@ typedef struct parts {
     const ds_route *r;
 } parts;
 
-static uint64_t part_hash(const char *rel, uint64_t inst)
-{
+static uint64_t part_hash(const char *rel, uint64_t inst) {
     uint64_t h = 0xcbf29ce484222325ull ^ inst * 0x9e3779b97f4a7c15ull;
-    for (const char *p = rel; *p; p++)
-        h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+    for (const char *p = rel; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
     return h ^ (h >> 29);
 }
 
 /* The part of (rel, inst), or NULL; *slot where it goes. */
-static part *find_part(parts *ps, const char *rel, uint64_t inst, size_t *slot)
-{
+static part *find_part(parts *ps, const char *rel, uint64_t inst, size_t *slot) {
     size_t j = (size_t)part_hash(rel, inst) & ps->mask;
     for (; ps->slots[j]; j = (j + 1) & ps->mask) {
         part *p = &ps->v[ps->slots[j] - 1];
-        if (p->inst == inst && strcmp(p->rel, rel) == 0)
-            return p;
+        if (p->inst == inst && strcmp(p->rel, rel) == 0) return p;
     }
     *slot = j;
     return NULL;
 }
 
 /* Grow the hash table at half full; false when out of memory. */
-static bool grow(parts *ps)
-{
-    if ((ps->n + 1) * 2 <= ps->mask + 1 && ps->n < ps->cap)
-        return true;
+static bool grow(parts *ps) {
+    if ((ps->n + 1) * 2 <= ps->mask + 1 && ps->n < ps->cap) return true;
     if (ps->n == ps->cap) {
         size_t cap = ps->cap ? ps->cap * 2 : 8;
         part *v = realloc(ps->v, cap * sizeof *v);
-        if (!v)
-            return false;
+        if (!v) return false;
         ps->v = v;
         ps->cap = cap;
     }
     if ((ps->n + 1) * 2 > ps->mask + 1) {
         size_t cap = (ps->mask + 1) * 2;
         size_t *s = calloc(cap, sizeof *s);
-        if (!s)
-            return false;
+        if (!s) return false;
         free(ps->slots);
         ps->slots = s;
         ps->mask = cap - 1;
         for (size_t i = 0; i < ps->n; i++) {
             size_t j = (size_t)part_hash(ps->v[i].rel, ps->v[i].inst) & ps->mask;
-            while (ps->slots[j])
-                j = (j + 1) & ps->mask;
+            while (ps->slots[j]) j = (j + 1) & ps->mask;
             ps->slots[j] = i + 1;
         }
     }
@@ -163,27 +141,25 @@ static bool grow(parts *ps)
 
 /* The temporary of the next part (rel, inst): a new part named at the commit, or in a replay
  * the next of the append's own part names, which must be of that partition and instance. */
-static int part_fd(parts *ps, const char *rel, uint64_t inst, bb_error *err)
-{
+static int part_fd(parts *ps, const char *rel, uint64_t inst, bb_error *err) {
     const ds_route *r = ps->r;
-    if (!r->fixed)
-        return ds_txn_part(r->t, rel, inst, err);
+    if (!r->fixed) return ds_txn_part(r->t, rel, inst, err);
     char want[64];
     snprintf(want, sizeof want, "/part-%016llx-", (unsigned long long)inst);
     const char *f = ps->n < r->nfixed ? r->fixed[ps->n] : NULL;
     size_t rl = strlen(rel);
     if (!f || strncmp(f, rel, rl) != 0 || strncmp(f + rl, want, strlen(want)) != 0) {
-        ds_err(err, "%s: cannot rewrite %s: its sources give a part in %s for instance %016llx "
-                    "that its manifest does not list", r->h->dir, r->what, rel,
-               (unsigned long long)inst);
+        ds_err(err,
+               "%s: cannot rewrite %s: its sources give a part in %s for instance %016llx "
+               "that its manifest does not list",
+               r->h->dir, r->what, rel, (unsigned long long)inst);
         return -1;
     }
     return ds_txn_file(r->t, f, err);
 }
 
 /* Open a new part for (rel, inst); NULL after a message. */
-static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, bb_error *err)
-{
+static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, bb_error *err) {
     const ds_route *r = ps->r;
     if (!grow(ps)) {
         ds_err(err, "out of memory");
@@ -196,8 +172,7 @@ static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, b
     p->inst = inst;
     p->fd = p->rel ? part_fd(ps, rel, inst, err) : -1; /* named when the append commits */
     bool ok = p->fd >= 0;
-    if (!p->rel)
-        ds_err(err, "out of memory");
+    if (!p->rel) ds_err(err, "out of memory");
     if (ok && !(p->t = tw_table_open(r->model, r->opts, p->fd, p->err, sizeof p->err))) {
         ds_err(err, "%s/%s: %s", r->h->dir, rel, p->err);
         ok = false;
@@ -210,8 +185,7 @@ static part *open_part(parts *ps, size_t slot, const char *rel, uint64_t inst, b
     return p;
 }
 
-static void free_parts(parts *ps)
-{
+static void free_parts(parts *ps) {
     for (size_t i = 0; i < ps->n; i++) {
         tw_table_free(ps->v[i].t);
         free(ps->v[i].rel);
@@ -221,8 +195,7 @@ static void free_parts(parts *ps)
 }
 
 /* Route every new record of the model into its part; 0, or 1 after a message. */
-static int route(parts *ps, bb_error *err)
-{
+static int route(parts *ps, bb_error *err) {
     const ds_route *r = ps->r;
     const ds_handle *h = r->h;
     const convert_opts *opts = r->opts;
@@ -237,11 +210,14 @@ static int route(parts *ps, bb_error *err)
     int rc = 0;
     /* The last record's partition: the instance fixes the host, so (instance, day, event)
      * decides the part; runs of records of one part skip the path and the lookup. */
-    struct { uint64_t inst, day; const bb_rschema *schema; size_t part; } last = {0, 0, NULL, 0};
+    struct {
+        uint64_t inst, day;
+        const bb_rschema *schema;
+        size_t part;
+    } last = {0, 0, NULL, 0};
     bool have_last = false;
     while (rc == 0 && bb_model_next(it, &mr)) {
-        if ((opts->keep && !opts->keep(&mr, opts->keep_ctx)) || ds_index_has(ix, &mr.rec))
-            continue;
+        if ((opts->keep && !opts->keep(&mr, opts->keep_ctx)) || ds_index_has(ix, &mr.rec)) continue;
         uint64_t day = mr.rec.ts / 86400000000000ull;
         part *p = NULL;
         if (have_last && last.inst == mr.rec.instance_id && last.day == day &&
@@ -250,8 +226,7 @@ static int route(parts *ps, bb_error *err)
         if (!p) {
             part_dir(&rel, r->spec, &mr, opts->host_override);
             size_t slot = 0;
-            p = find_part(ps, rel.failed ? "" : (const char *)rel.data, mr.rec.instance_id,
-                          &slot);
+            p = find_part(ps, rel.failed ? "" : (const char *)rel.data, mr.rec.instance_id, &slot);
             if (!p && !rel.failed)
                 p = open_part(ps, slot, (const char *)rel.data, mr.rec.instance_id, err);
             if (p) {
@@ -263,8 +238,7 @@ static int route(parts *ps, bb_error *err)
             }
         }
         if (!p || rel.failed) {
-            if (rel.failed)
-                ds_err(err, "out of memory");
+            if (rel.failed) ds_err(err, "out of memory");
             rc = 1;
         } else if (tw_table_row(p->t, &mr)) {
             ds_err(err, "%s/%s: %s", h->dir, p->rel, p->err[0] ? p->err : "out of memory");
@@ -280,31 +254,26 @@ static int route(parts *ps, bb_error *err)
 
 /* Finish every part (footers; the transaction commits them), adding up their bytes. 0, or 1
  * after a message. */
-static int finish_parts(parts *ps, uint64_t *bytes, bb_error *err)
-{
+static int finish_parts(parts *ps, uint64_t *bytes, bb_error *err) {
     struct stat st;
     for (size_t i = 0; i < ps->n; i++) {
         if (tw_table_finish(ps->v[i].t)) {
             ds_err(err, "%s/%s: %s", ps->r->h->dir, ps->v[i].rel, ps->v[i].err);
             return 1;
         }
-        if (fstat(ps->v[i].fd, &st) == 0)
-            *bytes += (uint64_t)st.st_size;
+        if (fstat(ps->v[i].fd, &st) == 0) *bytes += (uint64_t)st.st_size;
     }
     return 0;
 }
 
-int ds_route_parts(const ds_route *r, size_t *nparts, uint64_t *bytes, bb_error *err)
-{
+int ds_route_parts(const ds_route *r, size_t *nparts, uint64_t *bytes, bb_error *err) {
     parts ps = {.r = r};
     *nparts = 0;
     ps.slots = calloc(16, sizeof *ps.slots);
     ps.mask = 15;
     int rc = ps.slots ? route(&ps, err) : 1;
-    if (!ps.slots)
-        ds_err(err, "out of memory");
-    if (rc == 0)
-        rc = finish_parts(&ps, bytes, err);
+    if (!ps.slots) ds_err(err, "out of memory");
+    if (rc == 0) rc = finish_parts(&ps, bytes, err);
     if (rc == 0 && r->fixed && ps.n != r->nfixed) {
         ds_err(err, "%s: cannot rewrite %s: its sources give %zu parts, its manifest lists %zu",
                r->h->dir, r->what, ps.n, r->nfixed);

@@ -15,9 +15,8 @@
 #include "dataset/dataset.h"
 
 /* The manifest's sources, then the schema dump, as one model; false after a message. */
-static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t *schema,
-                        size_t len, bb_dump **d, bb_model **model, bb_error *err)
-{
+static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t *schema, size_t len,
+                        bb_dump **d, bb_model **model, bb_error *err) {
     bb_error e;
     memset(&e, 0, sizeof e);
     if (bb_dump_open_memory(schema, len, "schema.bb", &d[0], &e) != BB_OK) {
@@ -25,8 +24,7 @@ static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t 
         return false;
     }
     for (size_t i = 0; i < m->nsources; i++)
-        if (!ds_source_open(h, m->sources[i], &d[i + 1], err))
-            return false;
+        if (!ds_source_open(h, m->sources[i], &d[i + 1], err)) return false;
     if (bb_model_open(d, m->nsources + 1, true, model, &e) != BB_OK) {
         ds_err(err, "%s: append %s: %s", h->dir, m->name, e.message);
         return false;
@@ -36,8 +34,7 @@ static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t 
 
 /* Only which records the append kept, into rx; false after a message. */
 static bool replay_keys(const ds_handle *h, const bb_model *model, ds_shape *s, ds_index *rx,
-                        bb_error *err)
-{
+                        bb_error *err) {
     bb_model_iter *it;
     if (bb_model_iter_new(model, &it) != BB_OK) {
         ds_err(err, "%s: out of memory", h->dir);
@@ -54,15 +51,13 @@ static bool replay_keys(const ds_handle *h, const bb_model *model, ds_shape *s, 
 
 /* The manifest with the new key, in place of the old one. */
 static bool put_manifest(const ds_handle *h, ds_txn *t, ds_manifest *m, uint64_t key,
-                         bb_error *err)
-{
+                         bb_error *err) {
     m->schema = key;
     char *text = ds_manifest_text(m, true);
     char final[64];
     snprintf(final, sizeof final, "_backbeat/appends/%s", m->name);
     bool ok = text && ds_txn_put(t, final, text, strlen(text), err);
-    if (!text)
-        ds_err(err, "%s: out of memory", h->dir);
+    if (!text) ds_err(err, "%s: out of memory", h->dir);
     free(text);
     return ok;
 }
@@ -70,43 +65,50 @@ static bool put_manifest(const ds_handle *h, ds_txn *t, ds_manifest *m, uint64_t
 /* Replay manifest m (rewriting its parts when its key is not `key`); false after a message. */
 static bool replay_one(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_t *schema,
                        size_t len, uint64_t key, ds_manifest *m, ds_index *rx, bool last,
-                       ds_report *rep, unsigned threads, bb_error *err)
-{
+                       ds_report *rep, unsigned threads, bb_error *err) {
     bb_dump **d = calloc(m->nsources + 1, sizeof *d);
     bb_model *model = NULL;
     bool ok = d && open_replay(h, m, schema, len, d, &model, err);
-    if (!d)
-        ds_err(err, "out of memory");
+    if (!d) ds_err(err, "out of memory");
     if (ok && m->schema == key) {
         ok = last || replay_keys(h, model, &m->shape, rx, err);
     } else if (ok) {
         char what[48];
         snprintf(what, sizeof what, "append %s", m->name);
-        convert_opts co = {.out_name = h->dir, .host_override = m->shape.host,
-                           .compression_level = m->shape.level, .codec = m->shape.codec,
-                           .threads = threads, .keep = ds_shape_keep, .keep_ctx = &m->shape,
-                           .row_group = m->shape.row_group, .budget = m->shape.budget};
-        ds_route r = {.h = h, .t = t, .model = model, .opts = &co, .spec = spec, .ix = rx,
+        convert_opts co = {.out_name = h->dir,
+                           .host_override = m->shape.host,
+                           .compression_level = m->shape.level,
+                           .codec = m->shape.codec,
+                           .threads = threads,
+                           .keep = ds_shape_keep,
+                           .keep_ctx = &m->shape,
+                           .row_group = m->shape.row_group,
+                           .budget = m->shape.budget};
+        ds_route r = {.h = h,
+                      .t = t,
+                      .model = model,
+                      .opts = &co,
+                      .spec = spec,
+                      .ix = rx,
                       .no_add = last,
-                      .fixed = m->parts, .nfixed = m->nparts, .what = what};
+                      .fixed = m->parts,
+                      .nfixed = m->nparts,
+                      .what = what};
         size_t np = 0;
         ok = ds_route_parts(&r, &np, &rep->bytes, err) == 0 && put_manifest(h, t, m, key, err);
         rep->parts += np;
         rep->appends++;
     }
-    if (model)
-        bb_model_close(model);
+    if (model) bb_model_close(model);
     for (size_t i = 0; d && i <= m->nsources; i++)
-        if (d[i])
-            bb_dump_close(d[i]);
+        if (d[i]) bb_dump_close(d[i]);
     free(d);
     return ok;
 }
 
 bool ds_rewrite(const ds_handle *h, ds_txn *t, const ds_spec *spec, const uint8_t *schema,
                 size_t len, uint64_t key, ds_manifest *v, size_t n, unsigned threads,
-                ds_report *rep, bb_error *err)
-{
+                ds_report *rep, bb_error *err) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ds_index *rx = ds_index_scratch(h, err);

@@ -33,8 +33,8 @@ typedef struct ds_run {
     const uint8_t *map; /* NULL: no entries */
     size_t maplen, hdr; /* hdr: bytes before the first entry */
     unsigned width;
-    uint64_t inst;      /* DS_RUN_W16: the instance of every entry */
-    size_t n, at;       /* entries; the lookup cursor */
+    uint64_t inst; /* DS_RUN_W16: the instance of every entry */
+    size_t n, at;  /* entries; the lookup cursor */
 } ds_run;
 
 /* Map the file fd (the fd may be closed after) as a run of `width` entries after `hdr` bytes;

@@ -44,20 +44,17 @@ struct ds_txn {
     entry *v;
     size_t n, cap;
     unsigned seq;
-    long fault, step; /* BACKBEAT_DATASET_FAULT: _exit at that step (tests) */
+    long fault, step;               /* BACKBEAT_DATASET_FAULT: _exit at that step (tests) */
     char *manifest, *manifest_head; /* ds_txn_set_manifest */
-    bool committed;   /* the journal is in place: the temporaries are its, not ours */
+    bool committed;                 /* the journal is in place: the temporaries are its, not ours */
 };
 
 /* Test hook: the appender dies at fault step K (BACKBEAT_DATASET_FAULT=K), as a kill would. */
-static void step(ds_txn *t)
-{
-    if (t && t->fault > 0 && ++t->step == t->fault)
-        _exit(70);
+static void step(ds_txn *t) {
+    if (t && t->fault > 0 && ++t->step == t->fault) _exit(70);
 }
 
-int ds_open_dirs(int dfd, const char *rel, bool create)
-{
+int ds_open_dirs(int dfd, const char *rel, bool create) {
     int fd = dup(dfd);
     const char *p = rel;
     while (fd >= 0 && *p) {
@@ -89,61 +86,53 @@ int ds_open_dirs(int dfd, const char *rel, bool create)
     return fd;
 }
 
-bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exists)
-{
+bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exists) {
     *exists = false;
     buf[0] = 0;
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT;
+    if (fd < 0) return errno == ENOENT;
     struct stat st;
     ssize_t r = -1;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < cap)
         r = read(fd, buf, cap - 1);
-    else if (fstat(fd, &st) == 0)
-        errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+    else if (fstat(fd, &st) == 0) errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
     close(fd);
-    if (r < 0)
-        return false;
+    if (r < 0) return false;
     buf[r] = 0;
     *exists = true;
     return true;
 }
 
 /* Empty DIR/_backbeat/tmp: a dead appender's temporaries (the caller holds the lock). */
-static bool clean_tmp(const ds_handle *h)
-{
+static bool clean_tmp(const ds_handle *h) {
     int fd = openat(h->bfd, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT;
+    if (fd < 0) return errno == ENOENT;
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
         return false;
     }
     for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            (void)unlinkat(fd, e->d_name, 0);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) (void)unlinkat(fd, e->d_name, 0);
     closedir(d);
     return true;
 }
 
 /* Rename temporary `tmp` (in tfd) to `final` under DIR; done already when `tmp` is gone. */
 static bool apply_one(const ds_handle *h, int tfd, const char *tmp, const char *final,
-                      bb_error *err)
-{
+                      bb_error *err) {
     struct stat st;
     const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
     /* A journal names a temporary of _backbeat/tmp/ and a path under DIR, nothing else (a
      * planted journal must not move files out of the dataset or in from elsewhere in it). */
     if (!*tmp || strchr(tmp, '/') || !strcmp(tmp, ".") || !strcmp(tmp, "..") || !*base ||
         !strcmp(base, ".") || !strcmp(base, "..")) {
-        ds_err(err, "%s/_backbeat/" JOURNAL ": not a temporary and a path in the dataset: '%s' '%s'",
+        ds_err(err,
+               "%s/_backbeat/" JOURNAL ": not a temporary and a path in the dataset: '%s' '%s'",
                h->dir, tmp, final);
         return false;
     }
-    if (fstatat(tfd, tmp, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-        return true;
+    if (fstatat(tfd, tmp, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return true;
     char rel[4096];
     size_t dn = slash ? (size_t)(slash - final) : 0;
     if (dn >= sizeof rel) {
@@ -153,18 +142,15 @@ static bool apply_one(const ds_handle *h, int tfd, const char *tmp, const char *
     memcpy(rel, final, dn);
     rel[dn] = 0;
     int dfd = ds_open_dirs(h->dfd, rel, true);
-    bool ok = dfd >= 0 && renameat(tfd, tmp, dfd, slash ? slash + 1 : final) == 0 &&
-              fsync(dfd) == 0;
-    if (!ok)
-        ds_err(err, "cannot commit %s/%s: %s", h->dir, final, strerror(errno));
-    if (dfd >= 0)
-        close(dfd);
+    bool ok =
+        dfd >= 0 && renameat(tfd, tmp, dfd, slash ? slash + 1 : final) == 0 && fsync(dfd) == 0;
+    if (!ok) ds_err(err, "cannot commit %s/%s: %s", h->dir, final, strerror(errno));
+    if (dfd >= 0) close(dfd);
     return ok;
 }
 
 /* The journal's renames, then the journal removed; false after a message. */
-static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb_error *err)
-{
+static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb_error *err) {
     if (strncmp(text, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)) != 0) {
         ds_err(err, "%s/_backbeat/" JOURNAL ": not a backbeat append journal", h->dir);
         return false;
@@ -189,41 +175,33 @@ static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb
 }
 
 /* Contract: see dataset.h. */
-bool ds_write_all(int fd, const void *p, size_t n)
-{
+bool ds_write_all(int fd, const void *p, size_t n) {
     const uint8_t *b = p;
     while (n) {
         ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
         b += w;
         n -= (size_t)w;
     }
     return true;
 }
 
-bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len)
-{
+bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len) {
     *data = NULL;
     *len = 0;
     int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return dfd < 0 || errno == ENOENT;
+    if (fd < 0) return dfd < 0 || errno == ENOENT;
     struct stat st;
     bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max;
-    if (!ok && errno == 0)
-        errno = EINVAL;
+    if (!ok && errno == 0) errno = EINVAL;
     size_t n = ok ? (size_t)st.st_size : 0;
     uint8_t *b = ok ? malloc(n + 1) : NULL;
     size_t got = 0;
     while (b && got < n) {
         ssize_t r = read(fd, b + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
         got += (size_t)r;
     }
     close(fd);
@@ -238,8 +216,7 @@ bool ds_slurp(int dfd, const char *name, size_t max, uint8_t **data, size_t *len
 }
 
 /* Read the whole journal (NUL-terminated, malloc'ed); NULL with *absent when there is none. */
-static char *read_journal(const ds_handle *h, bool *absent)
-{
+static char *read_journal(const ds_handle *h, bool *absent) {
     uint8_t *b;
     size_t n;
     errno = 0;
@@ -248,18 +225,15 @@ static char *read_journal(const ds_handle *h, bool *absent)
     return ok ? (char *)b : NULL;
 }
 
-bool ds_recover(const ds_handle *h, bb_error *err)
-{
+bool ds_recover(const ds_handle *h, bb_error *err) {
     bool absent;
     char *j = read_journal(h, &absent);
     bool ok = absent;
     if (j) {
         int tfd = openat(h->bfd, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         ok = tfd >= 0 && apply_journal(h, tfd, j, NULL, err);
-        if (tfd < 0)
-            ds_err(err, "cannot open %s/_backbeat/tmp: %s", h->dir, strerror(errno));
-        if (tfd >= 0)
-            close(tfd);
+        if (tfd < 0) ds_err(err, "cannot open %s/_backbeat/tmp: %s", h->dir, strerror(errno));
+        if (tfd >= 0) close(tfd);
         free(j);
     } else if (!absent) {
         ds_err(err, "cannot read %s/_backbeat/" JOURNAL ": %s", h->dir, strerror(errno));
@@ -271,8 +245,7 @@ bool ds_recover(const ds_handle *h, bb_error *err)
     return ok;
 }
 
-ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err)
-{
+ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err) {
     ds_txn *t = calloc(1, sizeof *t);
     if (!t) {
         ds_err(err, "out of memory");
@@ -292,8 +265,7 @@ ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err)
 
 /* A new temporary for `final` (a part's partition directory when is_part); -1 after a
  * message. */
-static int add_entry(ds_txn *t, const char *final, bool is_part, uint64_t inst, bb_error *err)
-{
+static int add_entry(ds_txn *t, const char *final, bool is_part, uint64_t inst, bb_error *err) {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
         entry *v = realloc(t->v, cap * sizeof *v);
@@ -310,12 +282,12 @@ static int add_entry(ds_txn *t, const char *final, bool is_part, uint64_t inst, 
     e->final = strdup(final);
     e->is_part = is_part;
     e->inst = inst;
-    e->fd = e->final ? openat(t->tfd, e->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                              0666)
-                     : -1;
+    e->fd = e->final
+                ? openat(t->tfd, e->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)
+                : -1;
     if (e->fd < 0) {
         ds_err(err, "cannot write %s/_backbeat/tmp/%s: %s", t->h->dir, e->tmp,
-                  e->final ? strerror(errno) : "out of memory");
+               e->final ? strerror(errno) : "out of memory");
         free(e->final);
         return -1;
     }
@@ -323,24 +295,20 @@ static int add_entry(ds_txn *t, const char *final, bool is_part, uint64_t inst, 
     return e->fd;
 }
 
-int ds_txn_file(ds_txn *t, const char *final, bb_error *err)
-{
+int ds_txn_file(ds_txn *t, const char *final, bb_error *err) {
     return add_entry(t, final, false, 0, err);
 }
 
-int ds_txn_part(ds_txn *t, const char *rel, uint64_t inst, bb_error *err)
-{
+int ds_txn_part(ds_txn *t, const char *rel, uint64_t inst, bb_error *err) {
     return add_entry(t, rel, true, inst, err);
 }
 
-bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_error *err)
-{
+bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_error *err) {
     int fd = add_entry(t, final, false, 0, err);
     const uint8_t *p = data;
     while (fd >= 0 && len) {
         ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
+        if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             ds_err(err, "cannot write %s/%s: %s", t->h->dir, final, strerror(w < 0 ? errno : EIO));
             return false;
@@ -352,8 +320,7 @@ bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_e
 }
 
 /* The dataset's part counter (DIR/_backbeat/next), 0 when absent; false after a message. */
-static bool read_counter(const ds_handle *h, uint64_t *next, bb_error *err)
-{
+static bool read_counter(const ds_handle *h, uint64_t *next, bb_error *err) {
     char buf[32], *end = buf;
     bool exists;
     *next = 0;
@@ -372,8 +339,7 @@ static bool read_counter(const ds_handle *h, uint64_t *next, bb_error *err)
 
 /* Name part e: the first part-<inst>-<n>.parquet free in its directory, n from `base` (the
  * append's number) on; *next past every n used. False after a message. */
-static bool name_part(ds_txn *t, entry *e, uint64_t base, uint64_t *next, bb_error *err)
-{
+static bool name_part(ds_txn *t, entry *e, uint64_t base, uint64_t *next, bb_error *err) {
     int dfd = ds_open_dirs(t->h->dfd, e->final, true);
     if (dfd < 0) {
         ds_err(err, "cannot create %s/%s: %s", t->h->dir, e->final, strerror(errno));
@@ -407,8 +373,7 @@ static bool name_part(ds_txn *t, entry *e, uint64_t base, uint64_t *next, bb_err
     return true;
 }
 
-void ds_txn_set_manifest(ds_txn *t, const char *final, char *head)
-{
+void ds_txn_set_manifest(ds_txn *t, const char *final, char *head) {
     free(t->manifest);
     free(t->manifest_head);
     t->manifest = strdup(final);
@@ -416,12 +381,10 @@ void ds_txn_set_manifest(ds_txn *t, const char *final, char *head)
 }
 
 /* Close entries [from, to) complete on disk; false after a message. */
-static bool close_entries(ds_txn *t, size_t from, size_t to, bb_error *err)
-{
+static bool close_entries(ds_txn *t, size_t from, size_t to, bb_error *err) {
     for (size_t i = from; i < to; i++) {
         entry *e = &t->v[i];
-        if (e->fd < 0)
-            continue;
+        if (e->fd < 0) continue;
         bool ok = fsync(e->fd) == 0;
         ok = close(e->fd) == 0 && ok;
         e->fd = -1;
@@ -434,13 +397,10 @@ static bool close_entries(ds_txn *t, size_t from, size_t to, bb_error *err)
 }
 
 /* The manifest (ds_txn_set_manifest) with the named parts' lines; false after a message. */
-static bool put_manifest(ds_txn *t, size_t nentries, bb_error *err)
-{
-    if (!t->manifest)
-        return true;
+static bool put_manifest(ds_txn *t, size_t nentries, bb_error *err) {
+    if (!t->manifest) return true;
     size_t n = strlen(t->manifest_head ? t->manifest_head : "") + 1;
-    for (size_t i = 0; i < nentries; i++)
-        n += t->v[i].was_part ? strlen(t->v[i].final) + 6 : 0;
+    for (size_t i = 0; i < nentries; i++) n += t->v[i].was_part ? strlen(t->v[i].final) + 6 : 0;
     char *s = t->manifest_head ? malloc(n) : NULL;
     if (!s) {
         ds_err(err, "out of memory");
@@ -448,8 +408,7 @@ static bool put_manifest(ds_txn *t, size_t nentries, bb_error *err)
     }
     size_t o = (size_t)snprintf(s, n, "%s", t->manifest_head);
     for (size_t i = 0; i < nentries; i++)
-        if (t->v[i].was_part)
-            o += (size_t)snprintf(s + o, n - o, "part %s\n", t->v[i].final);
+        if (t->v[i].was_part) o += (size_t)snprintf(s + o, n - o, "part %s\n", t->v[i].final);
     bool ok = ds_txn_put(t, t->manifest, s, o, err);
     free(s);
     return ok;
@@ -457,37 +416,30 @@ static bool put_manifest(ds_txn *t, size_t nentries, bb_error *err)
 
 /* Every temporary complete on disk and closed; the parts named; the counter and the manifest
  * added. */
-static bool prepare(ds_txn *t, bb_error *err)
-{
+static bool prepare(ds_txn *t, bb_error *err) {
     uint64_t base, next;
-    if (!read_counter(t->h, &base, err))
-        return false;
+    if (!read_counter(t->h, &base, err)) return false;
     next = base;
     bool parts = false;
     size_t n = t->n;
     for (size_t i = 0; i < n; i++) {
         entry *e = &t->v[i];
-        if (!close_entries(t, i, i + 1, err))
-            return false;
+        if (!close_entries(t, i, i + 1, err)) return false;
         step(t);
         parts |= e->is_part;
         e->was_part = e->is_part;
-        if (e->is_part && !name_part(t, e, base, &next, err))
-            return false;
+        if (e->is_part && !name_part(t, e, base, &next, err)) return false;
     }
     char buf[32];
     int len = snprintf(buf, sizeof buf, "%" PRIu64 "\n", next);
-    if (parts && !ds_txn_put(t, "_backbeat/next", buf, (size_t)len, err))
-        return false;
+    if (parts && !ds_txn_put(t, "_backbeat/next", buf, (size_t)len, err)) return false;
     return put_manifest(t, n, err) && close_entries(t, n, t->n, err);
 }
 
 /* The journal text of the prepared entries (malloc'ed; NULL when out of memory). */
-static char *journal_text(const ds_txn *t, size_t *len)
-{
+static char *journal_text(const ds_txn *t, size_t *len) {
     size_t n = strlen(JOURNAL_MAGIC) + 1;
-    for (size_t i = 0; i < t->n; i++)
-        n += strlen(t->v[i].tmp) + strlen(t->v[i].final) + 2;
+    for (size_t i = 0; i < t->n; i++) n += strlen(t->v[i].tmp) + strlen(t->v[i].final) + 2;
     char *s = malloc(n);
     size_t o = 0;
     if (s) {
@@ -500,8 +452,7 @@ static char *journal_text(const ds_txn *t, size_t *len)
 }
 
 /* Write the journal aside and rename it into place: the commit point. */
-static bool write_journal(ds_txn *t, bb_error *err)
-{
+static bool write_journal(ds_txn *t, bb_error *err) {
     size_t len;
     char *text = journal_text(t, &len);
     if (!text) {
@@ -512,8 +463,7 @@ static bool write_journal(ds_txn *t, bb_error *err)
     snprintf(j.tmp, sizeof j.tmp, "%ld-journal.tmp", (long)getpid());
     int fd = openat(t->tfd, j.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
+    if (fd >= 0 && close(fd) != 0) ok = false;
     free(text);
     step(t);
     ok = ok && renameat(t->tfd, j.tmp, t->h->bfd, JOURNAL) == 0 && fsync(t->h->bfd) == 0;
@@ -524,36 +474,28 @@ static bool write_journal(ds_txn *t, bb_error *err)
     return ok;
 }
 
-bool ds_txn_commit(ds_txn *t, bb_error *err)
-{
-    if (!prepare(t, err))
-        return false;
+bool ds_txn_commit(ds_txn *t, bb_error *err) {
+    if (!prepare(t, err)) return false;
     if (fsync(t->tfd) != 0) {
         ds_err(err, "cannot write %s/_backbeat/tmp: %s", t->h->dir, strerror(errno));
         return false;
     }
-    if (!write_journal(t, err))
-        return false;
+    if (!write_journal(t, err)) return false;
     t->committed = true;
     step(t);
     bool absent;
     char *j = read_journal(t->h, &absent);
     bool ok = j && apply_journal(t->h, t->tfd, j, t, err);
-    if (!j)
-        ds_err(err, "cannot read %s/_backbeat/" JOURNAL ": %s", t->h->dir, strerror(errno));
+    if (!j) ds_err(err, "cannot read %s/_backbeat/" JOURNAL ": %s", t->h->dir, strerror(errno));
     free(j);
     return ok;
 }
 
-void ds_txn_free(ds_txn *t)
-{
-    if (!t)
-        return;
+void ds_txn_free(ds_txn *t) {
+    if (!t) return;
     for (size_t i = 0; i < t->n; i++) {
-        if (t->v[i].fd >= 0)
-            close(t->v[i].fd);
-        if (!t->committed)
-            (void)unlinkat(t->tfd, t->v[i].tmp, 0);
+        if (t->v[i].fd >= 0) close(t->v[i].fd);
+        if (!t->committed) (void)unlinkat(t->tfd, t->v[i].tmp, 0);
         free(t->v[i].final);
     }
     free(t->v);

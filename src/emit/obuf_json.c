@@ -68,4 +68,3 @@ void em_obuf_json_field(em_obuf *b, const bb_rschema *schema, size_t fi, const u
         break;
     }
 }
-

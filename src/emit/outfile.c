@@ -18,7 +18,6 @@
 /* Every failure here is an I/O one, with no input offset. */
 #define io_err(err, ...) bb__err_set((err), BB_ERR_IO, UINT64_MAX, NULL, __VA_ARGS__)
 
-
 /* Temporaries to remove if a signal ends the process mid-write. */
 #define MAX_PENDING 4
 static char *volatile pending_tmp[MAX_PENDING];
@@ -118,8 +117,7 @@ bool em_out_open(em_out *o, const char *path, bb_error *err) {
     /* Through a symlink: write beside its target and rename onto the target (the link stays;
      * a dangling link gets its target created). */
     char *resolved = link_target(path);
-    if (resolved)
-        path = resolved;
+    if (resolved) path = resolved;
     bool existed = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     o->path = strdup(path);
     const char *slash = strrchr(path, '/');
@@ -214,4 +212,3 @@ void em_out_abort(em_out *o) {
     o->tmp = o->path = NULL;
     o->fd = -1;
 }
-

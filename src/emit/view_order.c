@@ -9,25 +9,20 @@
 #include "emit/view_order.h"
 #include "read/u64map.h"
 
-uint64_t em_view_text_hash(bb_strview v)
-{
+uint64_t em_view_text_hash(bb_strview v) {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < v.len; i++)
-        h = (h ^ (uint8_t)v.ptr[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < v.len; i++) h = (h ^ (uint8_t)v.ptr[i]) * 0x100000001b3ull;
     return h;
 }
 
-static int newest_of(const bb_record *r, void *ctx)
-{
+static int newest_of(const bb_record *r, void *ctx) {
     uint64_t *ts = ctx;
-    if (r->ts > *ts)
-        *ts = r->ts;
+    if (r->ts > *ts) *ts = r->ts;
     return 0;
 }
 
 /* The dump's newest record timestamp (0 without records). */
-static uint64_t dump_newest(const bb_dump *d)
-{
+static uint64_t dump_newest(const bb_dump *d) {
     uint64_t ts = 0;
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *in = bb_dump_instance(d, i);
@@ -37,21 +32,18 @@ static uint64_t dump_newest(const bb_dump *d)
     return ts;
 }
 
-void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank)
-{
+void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank) {
     size_t k = 0;
     for (size_t d = 0; d < n; d++) {
         size_t nv = bb_dump_view_count(dumps[d]);
         uint64_t ts = nv ? dump_newest(dumps[d]) : 0;
-        for (size_t i = 0; i < nv; i++)
-            rank[k++] = ts;
+        for (size_t i = 0; i < nv; i++) rank[k++] = ts;
     }
 }
 
 /* The set of texts seen, by content: the index of an equal earlier text, or SIZE_MAX after
  * remembering text i. *oom when out of memory. */
-static size_t first_copy(bb__u64map *seen, const bb_strview *texts, size_t i, bool *oom)
-{
+static size_t first_copy(bb__u64map *seen, const bb_strview *texts, size_t i, bool *oom) {
     for (uint64_t k = em_view_text_hash(texts[i]);; k++) {
         const bb_strview *o = bb__u64map_get(seen, k);
         if (!o) {
@@ -68,17 +60,14 @@ typedef struct ranked {
     size_t view; /* first occurrence: the inputs' order among equal ranks */
 } ranked;
 
-static int cmp_ranked(const void *a, const void *b)
-{
+static int cmp_ranked(const void *a, const void *b) {
     const ranked *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
     return x->view < y->view ? -1 : x->view > y->view;
 }
 
 bool em_view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
-                size_t *n)
-{
+                   size_t *n) {
     size_t nv = bb_model_view_count(m);
     bb_strview *texts = calloc(nv ? nv : 1, sizeof *texts);
     ranked *sets = calloc(nv ? nv : 1, sizeof *sets);
@@ -102,8 +91,7 @@ bool em_view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint6
         qsort(sets, ns, sizeof *sets, cmp_ranked);
         for (size_t k = 0; k < ns; k++) {
             order[k] = sets[k].view;
-            if (set_rank)
-                set_rank[k] = sets[k].rank;
+            if (set_rank) set_rank[k] = sets[k].rank;
         }
         *n = ns;
     }

@@ -28,6 +28,6 @@ void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank);
  * copies; rank NULL: all 0), *n of them; set_rank[k] (may be NULL) the rank of order[k].
  * False when out of memory. */
 bool em_view_order(const bb_model *m, const uint64_t *rank, size_t *order, uint64_t *set_rank,
-                size_t *n);
+                   size_t *n);
 
 #endif /* BACKBEAT_CLI_VIEW_ORDER_H */

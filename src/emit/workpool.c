@@ -35,12 +35,10 @@ struct em_pool {
 
 /* With the mutex held: one piece of idle work, run unlocked; false if there was none (the
  * mutex may have been let go meanwhile: the caller checks its condition again). */
-static bool idle_work(em_pool *p, unsigned worker)
-{
+static bool idle_work(em_pool *p, unsigned worker) {
     em_pool_idle_fn fn = p->idle;
     void *ctx = p->idle_ctx;
-    if (!fn)
-        return false;
+    if (!fn) return false;
     pthread_mutex_unlock(&p->mu);
     bool did = fn(ctx, worker);
     pthread_mutex_lock(&p->mu);
@@ -48,42 +46,36 @@ static bool idle_work(em_pool *p, unsigned worker)
 }
 
 /* A worker: take the job's next task, run it unlocked, count it done; sleep when none. */
-static void *worker_main(void *arg)
-{
+static void *worker_main(void *arg) {
     em_pool_worker *me = arg;
     em_pool *p = me->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->next >= p->ntasks) {
-            if (idle_work(p, me->index))
-                continue;
+            if (idle_work(p, me->index)) continue;
             if (!p->stop && p->next >= p->ntasks) /* again: idle_work may have unlocked */
                 pthread_cond_wait(&p->work, &p->mu);
         }
-        if (p->stop)
-            break;
+        if (p->stop) break;
         size_t t = p->next++;
         em_pool_task_fn fn = p->fn;
         void *ctx = p->ctx;
         pthread_mutex_unlock(&p->mu);
         fn(ctx, t, me->index);
         pthread_mutex_lock(&p->mu);
-        if (--p->unfinished == 0)
-            pthread_cond_signal(&p->done);
+        if (--p->unfinished == 0) pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
 /* Stop and join the first `n` workers, release the pool. */
-static void shut(em_pool *p, unsigned n)
-{
+static void shut(em_pool *p, unsigned n) {
     pthread_mutex_lock(&p->mu);
     p->stop = true;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 0; i < n; i++)
-        pthread_join(p->workers[i].thread, NULL);
+    for (unsigned i = 0; i < n; i++) pthread_join(p->workers[i].thread, NULL);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->mu);
@@ -91,13 +83,10 @@ static void shut(em_pool *p, unsigned n)
     free(p);
 }
 
-em_pool *em_pool_create(unsigned nthreads)
-{
-    if (nthreads == 0)
-        return NULL;
+em_pool *em_pool_create(unsigned nthreads) {
+    if (nthreads == 0) return NULL;
     em_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->workers = calloc(nthreads, sizeof *p->workers);
     if (!p->workers) {
         free(p);
@@ -117,8 +106,7 @@ em_pool *em_pool_create(unsigned nthreads)
     return p;
 }
 
-void em_pool_start(em_pool *p, em_pool_task_fn fn, void *ctx, size_t ntasks)
-{
+void em_pool_start(em_pool *p, em_pool_task_fn fn, void *ctx, size_t ntasks) {
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
@@ -133,23 +121,19 @@ void em_pool_start(em_pool *p, em_pool_task_fn fn, void *ctx, size_t ntasks)
  * no idle work meanwhile: it is the one who starts the next job, and a page's compression
  * (milliseconds) started there held it back while the workers ran out of tasks (10 M records,
  * 2 threads: 1.56 s against 1.47 s with the workers alone taking the idle work). */
-static void finish_locked(em_pool *p)
-{
-    while (p->unfinished > 0)
-        pthread_cond_wait(&p->done, &p->mu);
+static void finish_locked(em_pool *p) {
+    while (p->unfinished > 0) pthread_cond_wait(&p->done, &p->mu);
     p->ntasks = 0;
     p->next = 0;
     pthread_mutex_unlock(&p->mu);
 }
 
-void em_pool_wait(em_pool *p)
-{
+void em_pool_wait(em_pool *p) {
     pthread_mutex_lock(&p->mu);
     finish_locked(p);
 }
 
-void em_pool_help(em_pool *p, unsigned worker)
-{
+void em_pool_help(em_pool *p, unsigned worker) {
     pthread_mutex_lock(&p->mu);
     while (p->next < p->ntasks) {
         size_t t = p->next++;
@@ -163,22 +147,18 @@ void em_pool_help(em_pool *p, unsigned worker)
     finish_locked(p);
 }
 
-void em_pool_set_idle(em_pool *p, em_pool_idle_fn fn, void *ctx)
-{
+void em_pool_set_idle(em_pool *p, em_pool_idle_fn fn, void *ctx) {
     pthread_mutex_lock(&p->mu);
     p->idle = fn;
     p->idle_ctx = ctx;
     pthread_mutex_unlock(&p->mu);
 }
 
-void em_pool_free(em_pool *p)
-{
-    if (p)
-        shut(p, p->nthreads);
+void em_pool_free(em_pool *p) {
+    if (p) shut(p, p->nthreads);
 }
 
-unsigned em_cpu_count(void)
-{
+unsigned em_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
 }

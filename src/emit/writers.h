@@ -43,9 +43,9 @@ typedef struct convert_opts {
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem
  * into errbuf (no trailing newline). */
 int tw_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
-                  size_t errlen);
+             size_t errlen);
 int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
-                size_t errlen);
+             size_t errlen);
 
 /* The Parquet table writer as a stream, for outputs that split one model's records over
  * several files (convert --dataset): every table has the whole model's layout. The errbuf
@@ -53,8 +53,8 @@ int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *
  * row and finish return 0, or non-zero with the message set; finish writes the last row group
  * and the footer; free releases (after finish, or to give up). */
 typedef struct tw_table tw_table;
-tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd,
-                                  char *errbuf, size_t errlen);
+tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
+                        size_t errlen);
 int tw_table_row(tw_table *t, const bb_mrecord *rec);
 int tw_table_finish(tw_table *t);
 void tw_table_free(tw_table *t);

@@ -58,8 +58,8 @@ static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos, uint64_
 
 /* The walk down from `head`: stops at the end of the first record accepted that starts below
  * `end` (returned); *lowest: the start of the lowest record accepted (head if none). */
-static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                     uint64_t end, bb__ring_size_fn size, void *ctx, uint64_t *lowest) {
+static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
+                     bb__ring_size_fn size, void *ctx, uint64_t *lowest) {
     uint64_t pos = head;
     *lowest = head;
     while (pos - low >= BB__FRAME_TRAILER) {
@@ -88,14 +88,14 @@ static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h
 
 /* Contract: see ring_cut.h. */
 uint64_t bb__ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                           uint64_t end, bb__ring_size_fn size, void *ctx) {
+                            uint64_t end, bb__ring_size_fn size, void *ctx) {
     uint64_t lowest;
     return walk(ring, cap, low, head, end, size, ctx, &lowest);
 }
 
 /* Contract: see ring_cut.h. */
 uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                        bb__ring_size_fn size, void *ctx) {
+                         bb__ring_size_fn size, void *ctx) {
     uint64_t lowest;
     walk(ring, cap, low, head, 0, size, ctx, &lowest);
     return lowest;
@@ -103,7 +103,7 @@ uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64
 
 /* Contract: see ring_cut.h. */
 uint64_t bb__ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
-                     bb__ring_size_fn size, void *ctx) {
+                      bb__ring_size_fn size, void *ctx) {
     if (end <= low || head <= low) return low;
     if (end > head) end = head;
     uint64_t to = bb__ring_cut_below(ring, cap, low, head, end, size, ctx);

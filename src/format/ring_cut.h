@@ -41,15 +41,15 @@ typedef int32_t (*bb__ring_size_fn)(void *ctx, uint64_t id);
  * above, and none that overlaps a position below `end`. Runs of zeros are skipped a word at a
  * time: linear in the window, fast over empty (sparse) rings. */
 uint64_t bb__ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                           uint64_t end, bb__ring_size_fn size, void *ctx);
+                            uint64_t end, bb__ring_size_fn size, void *ctx);
 
 /* The start of the lowest record the walk down from `head` accepts (head when none). */
 uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
-                        bb__ring_size_fn size, void *ctx);
+                         bb__ring_size_fn size, void *ctx);
 
 /* Cut the copy below `end` (a position in the window; nothing when end <= low): zero [low,
  * bb__ring_cut_below(...)). Returns the new bottom of the window (low when nothing was cut). */
 uint64_t bb__ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
-                     bb__ring_size_fn size, void *ctx);
+                      bb__ring_size_fn size, void *ctx);
 
 #endif /* BACKBEAT_FORMAT_RING_CUT_H */

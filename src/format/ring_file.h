@@ -37,45 +37,46 @@
 
 /* Header offsets. [0, BB_RING_CHECKED) never changes after creation and is covered by the
  * FNV-1a 64 checksum at BB_RH_CHECK; the fields after it change while the process runs. */
-#define BB_RH_MAGIC 0           /* 8 bytes */
-#define BB_RH_VERSION 8         /* u32 */
-#define BB_RH_HEADER_SIZE 12    /* u32 = 4096 */
-#define BB_RH_PAGE_SIZE 16      /* u32: the writer's page size */
-#define BB_RH_SHARDS 20         /* u32 */
-#define BB_RH_CAPACITY 24       /* u64: bytes per ring, a power of two */
-#define BB_RH_CLOCK 32          /* u32: bb_clock_kind */
-#define BB_RH_CURSOR_STRIDE 36  /* u32 = 128 */
-#define BB_RH_INSTANCE 40       /* u64 */
-#define BB_RH_PID 48            /* u64 */
-#define BB_RH_START_NS 56       /* u64: CLOCK_REALTIME at creation */
-#define BB_RH_CLOCK_NS 64       /* u64: the recorder's clock at creation */
-#define BB_RH_FILE_SIZE 72      /* u64 */
-#define BB_RH_CURSORS_OFF 80    /* u64 */
-#define BB_RH_META_OFF 88       /* u64 */
-#define BB_RH_META_LEN 96       /* u64 */
-#define BB_RH_INTERN_OFF 104    /* u64 */
-#define BB_RH_ARENA_OFF 112     /* u64 */
+#define BB_RH_MAGIC 0            /* 8 bytes */
+#define BB_RH_VERSION 8          /* u32 */
+#define BB_RH_HEADER_SIZE 12     /* u32 = 4096 */
+#define BB_RH_PAGE_SIZE 16       /* u32: the writer's page size */
+#define BB_RH_SHARDS 20          /* u32 */
+#define BB_RH_CAPACITY 24        /* u64: bytes per ring, a power of two */
+#define BB_RH_CLOCK 32           /* u32: bb_clock_kind */
+#define BB_RH_CURSOR_STRIDE 36   /* u32 = 128 */
+#define BB_RH_INSTANCE 40        /* u64 */
+#define BB_RH_PID 48             /* u64 */
+#define BB_RH_START_NS 56        /* u64: CLOCK_REALTIME at creation */
+#define BB_RH_CLOCK_NS 64        /* u64: the recorder's clock at creation */
+#define BB_RH_FILE_SIZE 72       /* u64 */
+#define BB_RH_CURSORS_OFF 80     /* u64 */
+#define BB_RH_META_OFF 88        /* u64 */
+#define BB_RH_META_LEN 96        /* u64 */
+#define BB_RH_INTERN_OFF 104     /* u64 */
+#define BB_RH_ARENA_OFF 112      /* u64 */
 #define BB_RH_INTERN_ENTRIES 120 /* u32 */
-#define BB_RH_INTERN_BYTES 124  /* u32 */
-#define BB_RH_RINGS_OFF 128     /* u64 */
-#define BB_RH_TSC_BASE 136      /* u64: clock parameters (informative) */
-#define BB_RH_TSC_MULT 144      /* u64 */
-#define BB_RH_NS_BASE 152       /* u64 */
-#define BB_RH_MONO_OFFSET 160   /* i64 */
-#define BB_RH_PROC_START 168    /* u64: the process's start time (/proc/PID/stat field 22) */
-#define BB_RH_BOOT_ID 176       /* 40 bytes: /proc/sys/kernel/random/boot_id, NUL-terminated */
+#define BB_RH_INTERN_BYTES 124   /* u32 */
+#define BB_RH_RINGS_OFF 128      /* u64 */
+#define BB_RH_TSC_BASE 136       /* u64: clock parameters (informative) */
+#define BB_RH_TSC_MULT 144       /* u64 */
+#define BB_RH_NS_BASE 152        /* u64 */
+#define BB_RH_MONO_OFFSET 160    /* i64 */
+#define BB_RH_PROC_START 168     /* u64: the process's start time (/proc/PID/stat field 22) */
+#define BB_RH_BOOT_ID 176        /* 40 bytes: /proc/sys/kernel/random/boot_id, NUL-terminated */
 #define BB_RING_BOOT_ID_MAX 40u
-#define BB_RH_HOST 216          /* 256 bytes, NUL-terminated */
-#define BB_RH_SLOTS_OFF 472     /* u64: the announcement table */
-#define BB_RH_SLOT_COUNT 480    /* u32: its entries, the overflow entry included */
-#define BB_RH_SLOT_STRIDE 484   /* u32 = 128 */
-#define BB_RH_TAG_BASE 488      /* u32: the tag of shard 0's announcements (shard i: + i) */
-#define BB_RING_CHECKED 496     /* end of the checked part (492..495 are zero) */
-#define BB_RH_CHECK 496         /* u64: FNV-1a 64 of [0, 496) */
-#define BB_RH_STATE 504         /* u32 (atomic): BB_RING_STATE_* */
-#define BB_RH_META_DROPPED 508  /* u32 (atomic): metadata entries that did not fit */
-#define BB_RH_META_TAIL 512     /* u64 (atomic): bytes of the metadata log in use */
-#define BB_RH_INTERN_FULL 520   /* u32 (atomic): 1 once an intern call was answered
+#define BB_RH_HOST 216         /* 256 bytes, NUL-terminated */
+#define BB_RH_SLOTS_OFF 472    /* u64: the announcement table */
+#define BB_RH_SLOT_COUNT 480   /* u32: its entries, the overflow entry included */
+#define BB_RH_SLOT_STRIDE 484  /* u32 = 128 */
+#define BB_RH_TAG_BASE 488     /* u32: the tag of shard 0's announcements (shard i: + i) */
+#define BB_RING_CHECKED 496    /* end of the checked part (492..495 are zero) */
+#define BB_RH_CHECK 496        /* u64: FNV-1a 64 of [0, 496) */
+#define BB_RH_STATE 504        /* u32 (atomic): BB_RING_STATE_* */
+#define BB_RH_META_DROPPED 508 /* u32 (atomic): metadata entries that did not fit */
+#define BB_RH_META_TAIL 512    /* u64 (atomic): bytes of the metadata log in use */
+#define BB_RH_INTERN_FULL \
+    520 /* u32 (atomic): 1 once an intern call was answered
                                  * BB_INTERN_FULL_ID (a dump then carries its placeholder) */
 
 enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
@@ -86,11 +87,11 @@ enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
  * damaged; a reader skips either (by `len` when it fits the log, else it stops). */
 #define BB_RME_MAGIC 0x454D4242u /* "BBME" */
 #define BB_RME_HEAD 24u
-#define BB_RME_OFF_MAGIC 0 /* u32 */
-#define BB_RME_OFF_KIND 4  /* u16 */
-#define BB_RME_OFF_LEN 8   /* u32 */
+#define BB_RME_OFF_MAGIC 0  /* u32 */
+#define BB_RME_OFF_KIND 4   /* u16 */
+#define BB_RME_OFF_LEN 8    /* u32 */
 #define BB_RME_OFF_CHECK 12 /* u32: FNV-1a 32 of kind (2 bytes), len (4), seq (8), payload */
-#define BB_RME_OFF_SEQ 16  /* u64: 0, 1, 2, ... in append order */
+#define BB_RME_OFF_SEQ 16   /* u64: 0, 1, 2, ... in append order */
 #define BB_RME_MAX_LEN (1u << 24)
 
 enum {

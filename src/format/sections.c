@@ -175,7 +175,7 @@ int bb__enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *by
 }
 
 int bb__enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
-                        uint64_t capacity) {
+                         uint64_t capacity) {
     enc e = {sink, 0};
     put_u64(&e, instance_id);
     put_u32(&e, shard_id);

@@ -48,11 +48,11 @@ typedef struct bb__wire_field {
     bb__wire_str name;        /* str */
     bb__wire_str description; /* opt_str */
     bb__wire_str unit;        /* opt_str */
-    uint64_t sentinel;       /* written only when has_sentinel */
+    uint64_t sentinel;        /* written only when has_sentinel */
     uint16_t offset;
     uint16_t width;
     uint16_t label_count;
-    uint8_t type;     /* the type-arg byte is written for BB_TYPE_ENUM and BB_TYPE_INTERNED */
+    uint8_t type; /* the type-arg byte is written for BB_TYPE_ENUM and BB_TYPE_INTERNED */
     uint8_t type_arg;
     uint8_t role;
     uint8_t has_sentinel; /* 0 or 1 */
@@ -104,7 +104,7 @@ int bb__enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *by
 /* ---- Shard section: the 28-byte header; `capacity` bytes of ring region follow it. */
 
 int bb__enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
-                        uint64_t capacity);
+                         uint64_t capacity);
 
 /* ---- Meta section (the whole body). Views bodies are verbatim text: no encoder needed. */
 

@@ -31,6 +31,6 @@ enum {
  * to: the first intern entry of a dump whose producer handed it out (a live dump, or a
  * recovered ring file whose header says so). A convention of this producer, not the format's. */
 #define BB_INTERN_FULL_TEXT "<backbeat: intern table full>"
-#define BB_SHARD_HEADER_SIZE 28u       /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
+#define BB_SHARD_HEADER_SIZE 28u /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
 
 #endif /* BB_FORMAT_WIRE_H */

@@ -36,19 +36,19 @@ typedef struct gstate {
 } gstate;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static gstate *g_state;          /* atomic: published with release */
-static int g_dead;               /* atomic: building failed; bb_global() stays NULL */
+static gstate *g_state; /* atomic: published with release */
+static int g_dead;      /* atomic: building failed; bb_global() stays NULL */
 static bb_status g_dead_status;
-static bb__g_config g_cfg;       /* parsed once per process tree */
+static bb__g_config g_cfg; /* parsed once per process tree */
 static bool g_cfg_ready;
-static int g_inherit_enable = -1; /* after fork: the parent's enabled state */
-static bool g_once_done;         /* atexit / atfork registered */
-static gstate *g_abandoned;      /* a fork child keeps the parent's state reachable */
+static int g_inherit_enable = -1;       /* after fork: the parent's enabled state */
+static bool g_once_done;                /* atexit / atfork registered */
+static gstate *g_abandoned;             /* a fork child keeps the parent's state reachable */
 static struct sigaction g_orig_trigger; /* the dump signal's disposition before ours */
 static struct sigaction g_prev_trigger; /* what ours chains to: the original, or the program's
                                          * handler ours went over at re-arming */
-static int g_trigger_sig; /* atomic (the dumper thread reads it) */
-static int g_rearmed; /* atomic: the process's first use re-armed the handlers */
+static int g_trigger_sig;               /* atomic (the dumper thread reads it) */
+static int g_rearmed;                   /* atomic: the process's first use re-armed the handlers */
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
 static __thread bool t_building __attribute__((tls_model("initial-exec")));
@@ -184,8 +184,11 @@ static void fork_child(void) {
 
 /* "signal 10 (SIGUSR1)" into out[cap], async-signal-safe (no strsignal). */
 static size_t signal_words(char *out, size_t cap, size_t len, int sig) {
-    static const struct { int sig; const char *name; } names[] = {
-        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGHUP, "SIGHUP"}, {SIGINT, "SIGINT"},
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},
         {SIGQUIT, "SIGQUIT"}, {SIGTERM, "SIGTERM"}, {SIGALRM, "SIGALRM"}, {SIGWINCH, "SIGWINCH"},
         {SIGPIPE, "SIGPIPE"}, {SIGCHLD, "SIGCHLD"}, {SIGCONT, "SIGCONT"}, {SIGTSTP, "SIGTSTP"},
     };
@@ -270,8 +273,7 @@ static bb_status try_create(const bb_recorder_options *o, bool file, bb_recorder
  * for rings over 1 MiB, in the same kind of storage with 1 MiB rings (too big for this process
  * or its disk: g_cfg.bytes becomes 1 MiB, with a message) rather than tracing nothing. On
  * failure returns the first attempt's status and message. */
-static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **rec,
-                              bb_error *err) {
+static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **rec, bb_error *err) {
     o->bytes_per_shard = g_cfg.bytes;
     bb_status st = try_create(o, file, rec, err);
     if (st == BB_OK || g_cfg.bytes <= FALLBACK_BYTES) return st;

@@ -16,8 +16,14 @@ bool bb__g_parse_bool(const char *s, bool *out) {
     static const char *const no[] = {"0", "false", "no", "off"};
     if (!s) return false;
     for (size_t i = 0; i < 4; i++) {
-        if (strcasecmp(s, yes[i]) == 0) { *out = true; return true; }
-        if (strcasecmp(s, no[i]) == 0) { *out = false; return true; }
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return true;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return true;
+        }
     }
     return false;
 }
@@ -55,11 +61,31 @@ bool bb__g_parse_size(const char *s, uint64_t *out) {
     unsigned shift = 0;
     switch (*p) {
     case '\0': break;
-    case 'k': case 'K': shift = 10; p++; break;
-    case 'm': case 'M': shift = 20; p++; break;
-    case 'g': case 'G': shift = 30; p++; break;
-    case 't': case 'T': shift = 40; p++; break;
-    case 'b': case 'B': p++; if (*p) return false; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        p++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        p++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        p++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        p++;
+        break;
+    case 'b':
+    case 'B':
+        p++;
+        if (*p) return false;
+        break;
     default: return false;
     }
     if (shift) {
@@ -81,8 +107,14 @@ bool bb__g_parse_signal(const char *s, int *out) {
     if (!s || !*s) return false;
     const char *n = s;
     if (strncasecmp(n, "sig", 3) == 0) n += 3;
-    if (strcasecmp(n, "usr1") == 0) { *out = SIGUSR1; return true; }
-    if (strcasecmp(n, "usr2") == 0) { *out = SIGUSR2; return true; }
+    if (strcasecmp(n, "usr1") == 0) {
+        *out = SIGUSR1;
+        return true;
+    }
+    if (strcasecmp(n, "usr2") == 0) {
+        *out = SIGUSR2;
+        return true;
+    }
     uint64_t v;
     if (!bb__g_parse_u64(s, &v) || v < 1 || v > (uint64_t)SIGRTMAX) return false;
     int sig = (int)v;

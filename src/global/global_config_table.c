@@ -67,9 +67,9 @@ static const char *var_count(const bb__g_var *v, bb__g_config *cfg, const char *
  * default; above hi: hi. */
 static const char *var_shards(const bb__g_var *v, bb__g_config *cfg, const char *value,
                               const bb__g_env *env, char *used, size_t cap) {
-    uint64_t def = env->online_cpus < 1 ? 1
+    uint64_t def = env->online_cpus < 1                  ? 1
                    : (uint64_t)env->online_cpus > v->def ? v->def
-                                                          : (uint64_t)env->online_cpus;
+                                                         : (uint64_t)env->online_cpus;
     uint64_t n = def;
     const char *why = NULL;
     if (value && (!bb__g_parse_u64(value, &n) || n < v->lo)) {
@@ -139,18 +139,15 @@ static const char *var_path(const bb__g_var *v, bb__g_config *cfg, const char *v
     cfg->path_is_default = true;
     if (value) {
         size_t l = strlen(value);
-        if (l + v->lo >= sizeof cfg->path)
-            why = "is too long";
-        else if (value[l - 1] == '/')
-            why = "names a directory, not a file";
+        if (l + v->lo >= sizeof cfg->path) why = "is too long";
+        else if (value[l - 1] == '/') why = "names a directory, not a file";
         else {
             memcpy(cfg->path, value, l + 1);
             cfg->path_is_default = false;
         }
     }
     if (cfg->path_is_default)
-        bb__g_default_path(cfg->path, sizeof cfg->path, env->get("TMPDIR", env->get_ctx),
-                           env->pid);
+        bb__g_default_path(cfg->path, sizeof cfg->path, env->get("TMPDIR", env->get_ctx), env->pid);
     return why;
 }
 
@@ -216,9 +213,11 @@ static const char *var_intern_limit(const bb__g_var *v, bb__g_config *cfg, const
 
 /* ---- the table --------------------------------------------------------------------------- */
 
-static const bb__g_word policy_words[] = {
-    {"keep-oldest", BB__G_KEEP_OLDEST}, {"keep_oldest", BB__G_KEEP_OLDEST},
-    {"keep-newest", BB__G_KEEP_NEWEST}, {"keep_newest", BB__G_KEEP_NEWEST}, {NULL, 0}};
+static const bb__g_word policy_words[] = {{"keep-oldest", BB__G_KEEP_OLDEST},
+                                          {"keep_oldest", BB__G_KEEP_OLDEST},
+                                          {"keep-newest", BB__G_KEEP_NEWEST},
+                                          {"keep_newest", BB__G_KEEP_NEWEST},
+                                          {NULL, 0}};
 static const bb__g_word clock_words[] = {{"tsc", 0}, {"monotonic", 0}, {NULL, 0}};
 static const bb__g_word commit_words[] = {{"fetch_add", 0}, {"rseq", 0}, {NULL, 0}};
 
@@ -226,83 +225,136 @@ static const bb__g_word commit_words[] = {{"fetch_add", 0}, {"rseq", 0}, {NULL, 
 #define BOOL_WHY .why = "is not a boolean", .used = "off"
 
 const bb__g_var bb__g_vars[] = {
-    {.name = "BACKBEAT_ENABLE", .parse = var_bool, FIELD(enable),
-     .why = "is not a boolean (1/true/yes/on, 0/false/no/off)", .used = "off",
+    {.name = "BACKBEAT_ENABLE",
+     .parse = var_bool,
+     FIELD(enable),
+     .why = "is not a boolean (1/true/yes/on, 0/false/no/off)",
+     .used = "off",
      .doc = "arm capture as soon as the recorder is built (`1`/`true`/`yes`/`on`; "
             "`0`/`false`/`no`/`off`)",
      .doc_default = "off"},
-    {.name = "BACKBEAT_SHARDS", .parse = var_shards, FIELD(shards),
-     .def = BB__G_MAX_SHARDS_DEFAULT, .lo = 1, .hi = BB__G_MAX_SHARDS,
+    {.name = "BACKBEAT_SHARDS",
+     .parse = var_shards,
+     FIELD(shards),
+     .def = BB__G_MAX_SHARDS_DEFAULT,
+     .lo = 1,
+     .hi = BB__G_MAX_SHARDS,
      .why = "is not a positive integer",
      .doc = "number of per-CPU rings (1 to 1024)",
      .doc_default = "online CPUs, capped at 16"},
-    {.name = "BACKBEAT_BYTES", .parse = var_size, FIELD(bytes),
-     .def = BB__G_DEFAULT_BYTES, .lo = BB__G_MIN_BYTES, .hi = 1ull << 40,
+    {.name = "BACKBEAT_BYTES",
+     .parse = var_size,
+     FIELD(bytes),
+     .def = BB__G_DEFAULT_BYTES,
+     .lo = BB__G_MIN_BYTES,
+     .hi = 1ull << 40,
      .why = "is not a size (e.g. 65536, 64k, 16M, 1G)",
      .doc = "bytes per shard, rounded up to a power of two (floor 4096, at most 1T); suffixes "
             "`k`, `M`, `G`, `T` (also `KiB`/`KB`, ..., all powers of 1024)",
      .doc_default = "16 MiB"},
-    {.name = "BACKBEAT_PATH", .parse = var_path, FIELD(path), .lo = 48,
+    {.name = "BACKBEAT_PATH",
+     .parse = var_path,
+     FIELD(path),
+     .lo = 48,
      .used = "the default path",
      .doc = "base dump path; each dump inserts a UTC timestamp before the extension",
      .doc_default = "`${TMPDIR:-/tmp}/backbeat.<pid>.bb`"},
-    {.name = "BACKBEAT_THROTTLE_MS", .parse = var_count, FIELD(throttle_ms),
-     .def = BB__G_DEFAULT_THROTTLE_MS, .hi = 86400000ull * 365,
-     .why = "is not a number of milliseconds", .used = "1000",
+    {.name = "BACKBEAT_THROTTLE_MS",
+     .parse = var_count,
+     FIELD(throttle_ms),
+     .def = BB__G_DEFAULT_THROTTLE_MS,
+     .hi = 86400000ull * 365,
+     .why = "is not a number of milliseconds",
+     .used = "1000",
      .doc = "minimum interval between background dumps, in milliseconds (`0` = none)",
      .doc_default = "1000"},
-    {.name = "BACKBEAT_MAX_DUMPS", .parse = var_count, FIELD(max_dumps),
-     .def = BB__G_DEFAULT_MAX_DUMPS, .hi = 1000000,
-     .why = "is not a count (0 = unlimited, at most 1000000)", .used = "8",
+    {.name = "BACKBEAT_MAX_DUMPS",
+     .parse = var_count,
+     FIELD(max_dumps),
+     .def = BB__G_DEFAULT_MAX_DUMPS,
+     .hi = 1000000,
+     .why = "is not a count (0 = unlimited, at most 1000000)",
+     .used = "8",
      .doc = "cap on the dump files this process keeps (`0` = unlimited)",
      .doc_default = "8"},
-    {.name = "BACKBEAT_LIMIT_POLICY", .parse = var_word, FIELD(limit_policy),
-     .def = BB__G_KEEP_OLDEST, .words = policy_words,
-     .why = "is not keep-oldest or keep-newest", .used = "keep-oldest",
+    {.name = "BACKBEAT_LIMIT_POLICY",
+     .parse = var_word,
+     FIELD(limit_policy),
+     .def = BB__G_KEEP_OLDEST,
+     .words = policy_words,
+     .why = "is not keep-oldest or keep-newest",
+     .used = "keep-oldest",
      .doc = "at the cap: `keep-oldest` (write no more) or `keep-newest` (delete the oldest file "
             "this process wrote)",
      .doc_default = "`keep-oldest`"},
-    {.name = "BACKBEAT_HOST", .parse = var_host, FIELD(host),
-     .why = "is too long", .used = "the system hostname",
+    {.name = "BACKBEAT_HOST",
+     .parse = var_host,
+     FIELD(host),
+     .why = "is too long",
+     .used = "the system hostname",
      .doc = "host label written in each dump (at most 255 bytes)",
      .doc_default = "the system hostname"},
-    {.name = "BACKBEAT_SIGNAL", .parse = var_signal, FIELD(signal),
-     .why = "is not usr1, usr2 or a catchable non-crash signal number", .used = "none",
+    {.name = "BACKBEAT_SIGNAL",
+     .parse = var_signal,
+     FIELD(signal),
+     .why = "is not usr1, usr2 or a catchable non-crash signal number",
+     .used = "none",
      .doc = "`kill -<sig> <pid>` triggers a dump: `usr1`, `usr2` (or `SIGUSR1`, ...), or a "
             "signal number that is catchable and not a crash signal; a warning on stderr when "
             "the program already handles it (backbeat dumps, then calls that handler) or later "
             "replaces backbeat's handler (the dumper thread checks about once a second)",
      .doc_default = "none"},
-    {.name = "BACKBEAT_DUMP_ON_CRASH", .alias = "BACKBEAT_DUMP_ON_PANIC", .parse = var_bool,
-     FIELD(dump_on_crash), BOOL_WHY,
+    {.name = "BACKBEAT_DUMP_ON_CRASH",
+     .alias = "BACKBEAT_DUMP_ON_PANIC",
+     .parse = var_bool,
+     FIELD(dump_on_crash),
+     BOOL_WHY,
      .doc = "SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write a final dump first",
      .doc_default = "off"},
-    {.name = "BACKBEAT_DUMP_ON_EXIT", .parse = var_bool, FIELD(dump_on_exit), BOOL_WHY,
+    {.name = "BACKBEAT_DUMP_ON_EXIT",
+     .parse = var_bool,
+     FIELD(dump_on_exit),
+     BOOL_WHY,
      .doc = "a normal exit (`exit()`, return from `main`) writes a final dump",
      .doc_default = "off"},
-    {.name = "BACKBEAT_CLOCK", .parse = var_check, .words = clock_words,
-     .why = "is not tsc or monotonic", .used = "the default clock",
+    {.name = "BACKBEAT_CLOCK",
+     .parse = var_check,
+     .words = clock_words,
+     .why = "is not tsc or monotonic",
+     .used = "the default clock",
      .doc = "the recorder's clock: `tsc` or `monotonic` (read by every recorder, see "
             "`recorder.h`)",
      .doc_default = "the fastest accurate one"},
-    {.name = "BACKBEAT_RING_DIR", .parse = var_text, FIELD(ring_dir), .lo = 64,
-     .why = "is too long", .used = "anonymous memory",
+    {.name = "BACKBEAT_RING_DIR",
+     .parse = var_text,
+     FIELD(ring_dir),
+     .lo = 64,
+     .why = "is too long",
+     .used = "anonymous memory",
      .doc = "map the rings `MAP_SHARED` from `DIR/backbeat.<pid>.<instance>.ring` so they "
             "survive SIGKILL and the OOM killer (`backbeat recover`, `docs/RING_FILE.md`); when "
             "the file cannot be created or sized, a message and anonymous memory",
      .doc_default = "anonymous memory"},
-    {.name = "BACKBEAT_RING_KEEP", .parse = var_bool, FIELD(ring_keep), BOOL_WHY,
+    {.name = "BACKBEAT_RING_KEEP",
+     .parse = var_bool,
+     FIELD(ring_keep),
+     BOOL_WHY,
      .doc = "keep that file after a normal exit (boolean)",
      .doc_default = "off: removed at exit"},
-    {.name = "BACKBEAT_INTERN_LIMIT", .parse = var_intern_limit, FIELD(intern_entries),
+    {.name = "BACKBEAT_INTERN_LIMIT",
+     .parse = var_intern_limit,
+     FIELD(intern_entries),
      .why = "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
      .used = "16384,1M",
      .doc = "the intern table's capacity, `STRINGS[,BYTES]` (sizes as `BACKBEAT_BYTES`, e.g. "
             "`65536,8M`); a full table is counted, reported once on stderr and shown by "
             "`backbeat inspect`, later new strings record as `<backbeat: intern table full>`",
      .doc_default = "`16384,1M`"},
-    {.name = "BACKBEAT_COMMIT", .parse = var_check, .words = commit_words,
-     .why = "is not rseq or fetch_add", .used = "the default commit path",
+    {.name = "BACKBEAT_COMMIT",
+     .parse = var_check,
+     .words = commit_words,
+     .why = "is not rseq or fetch_add",
+     .used = "the default commit path",
      .doc = "how records are committed: `rseq` (a restartable sequence on the CPU's own shard, "
             "where the host allows it) or `fetch_add` (the atomic fallback); see "
             "`bb_recorder_commit_name` in `recorder.h`",
@@ -321,7 +373,7 @@ static void warnf(bb__g_warn_fn warn, void *ctx, const char *var, const char *va
 
 /* Contract: see global_internal.h. */
 void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
-                      void *warn_ctx, long online_cpus, long pid) {
+                        void *warn_ctx, long online_cpus, long pid) {
     const bb__g_env env = {get, get_ctx, online_cpus, pid};
     memset(cfg, 0, sizeof *cfg);
     for (size_t i = 0; i < bb__g_var_count; i++) {

@@ -42,7 +42,7 @@ static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb__g_crash_fn crash_fn;
 static void *crash_ctx;
 static int crash_state; /* 0 none, 1 dumping, 2 done */
-static pid_t crash_tid;  /* the thread writing the crash dump */
+static pid_t crash_tid; /* the thread writing the crash dump */
 
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx) {
     __atomic_store_n(&crash_ctx, ctx, __ATOMIC_RELEASE);

@@ -20,33 +20,33 @@
 
 struct bb__g_dumper {
     bb__g_dumper_opts o;
-    char *base;            /* owned copy of the base path */
-    size_t dot;            /* where its extension starts */
-    size_t name_cap;       /* room for any name we generate */
+    char *base;      /* owned copy of the base path */
+    size_t dot;      /* where its extension starts */
+    size_t name_cap; /* room for any name we generate */
 
-    pthread_mutex_t lock;  /* serialises dumps; guards everything below up to `crash_*` */
+    pthread_mutex_t lock; /* serialises dumps; guards everything below up to `crash_*` */
     bb__g_throttle throttle;
     bb__g_limits limits;
-    uint64_t last_ms;      /* millisecond of the last dump, for the -N suffix */
+    uint64_t last_ms; /* millisecond of the last dump, for the -N suffix */
     unsigned last_seq;
     bool fail_reported;
-    char *name;            /* name_cap bytes */
-    char *tmp;             /* name_cap bytes */
-    int tmp_live;          /* atomic: `tmp` names a file being written (the crash path removes it) */
+    char *name;   /* name_cap bytes */
+    char *tmp;    /* name_cap bytes */
+    int tmp_live; /* atomic: `tmp` names a file being written (the crash path removes it) */
 
     int pipe_rd, pipe_wr;
-    int pending;           /* atomic: a trigger is waiting */
-    int stop;              /* atomic: the thread must exit */
+    int pending; /* atomic: a trigger is waiting */
+    int stop;    /* atomic: the thread must exit */
     bool running;
     pthread_t thread;
     pthread_cond_t ready_cond; /* the thread signals `ready` (under lock) once in its loop */
     bool ready;
 
-    uint64_t written;      /* atomic */
-    uint64_t failed;       /* atomic */
+    uint64_t written; /* atomic */
+    uint64_t failed;  /* atomic */
 
-    int crash_busy;        /* atomic: the crash path runs */
-    char *crash_name;      /* name_cap bytes, preallocated */
+    int crash_busy;   /* atomic: the crash path runs */
+    char *crash_name; /* name_cap bytes, preallocated */
     char *crash_tmp;
 };
 
@@ -78,9 +78,16 @@ bb__g_dumper *bb__g_dumper_create(const bb__g_dumper_opts *opts) {
         !bb__g_limits_init(&d->limits, opts->max_dumps, opts->limit_policy, d->name_cap) ||
         pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0 || pthread_mutex_init(&d->lock, NULL) != 0 ||
         pthread_cond_init(&d->ready_cond, NULL) != 0) {
-        if (fds[0] >= 0) { close(fds[0]); close(fds[1]); }
+        if (fds[0] >= 0) {
+            close(fds[0]);
+            close(fds[1]);
+        }
         bb__g_limits_free(&d->limits);
-        free(d->base); free(d->name); free(d->tmp); free(d->crash_name); free(d->crash_tmp);
+        free(d->base);
+        free(d->name);
+        free(d->tmp);
+        free(d->crash_name);
+        free(d->crash_tmp);
         free(d);
         return NULL;
     }
@@ -106,8 +113,8 @@ static void report_failure(bb__g_dumper *d, const char *what, const char *detail
     if (d->fail_reported) return;
     d->fail_reported = true;
     char msg[PATH_MAX + 400];
-    snprintf(msg, sizeof msg, "%s %s: %s (further dump failures are not reported)", what,
-             d->tmp, detail);
+    snprintf(msg, sizeof msg, "%s %s: %s (further dump failures are not reported)", what, d->tmp,
+             detail);
     d->o.warn(msg, d->o.warn_ctx);
 }
 
@@ -224,8 +231,7 @@ void bb__g_dumper_trigger(bb__g_dumper *d) {
 
 static void drain(int fd) {
     char buf[64];
-    while (read(fd, buf, sizeof buf) > 0) {
-    }
+    while (read(fd, buf, sizeof buf) > 0) {}
 }
 
 /* Wait until the pipe is readable or `timeout_ms` passed (-1: forever). */

@@ -38,19 +38,19 @@ typedef struct bb__g_config {
     bool enable;
     uint32_t shards;
     uint64_t bytes;
-    char path[PATH_MAX];      /* base dump path (stem.ext) */
-    bool path_is_default;     /* derived from TMPDIR and the pid (recomputed after fork) */
+    char path[PATH_MAX];  /* base dump path (stem.ext) */
+    bool path_is_default; /* derived from TMPDIR and the pid (recomputed after fork) */
     uint64_t throttle_ms;
-    uint32_t max_dumps;       /* 0 = unlimited */
-    int limit_policy;         /* enum bb__g_limit_policy */
+    uint32_t max_dumps; /* 0 = unlimited */
+    int limit_policy;   /* enum bb__g_limit_policy */
     char host[BB__G_HOST_MAX];
-    int signal;               /* 0 = none */
+    int signal; /* 0 = none */
     bool dump_on_crash;
     bool dump_on_exit;
-    char ring_dir[PATH_MAX];  /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
-    bool ring_keep;           /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
-    uint32_t intern_entries;  /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
-    uint32_t intern_bytes;    /* and string bytes (0 = the library's 1 MiB) */
+    char ring_dir[PATH_MAX]; /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
+    bool ring_keep;          /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
+    uint32_t intern_entries; /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
+    uint32_t intern_bytes;   /* and string bytes (0 = the library's 1 MiB) */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
@@ -63,7 +63,7 @@ typedef void (*bb__g_warn_fn)(const char *message, void *ctx);
  * instead) and replaced by its fallback. `online_cpus` and `pid` feed the defaults (shards,
  * path). Never fails. (global_config_table.c) */
 void bb__g_config_parse(bb__g_config *cfg, bb__g_getenv_fn get, void *get_ctx, bb__g_warn_fn warn,
-                      void *warn_ctx, long online_cpus, long pid);
+                        void *warn_ctx, long online_cpus, long pid);
 
 /* What a variable's parser may consult besides its value. */
 typedef struct bb__g_env {
@@ -88,16 +88,16 @@ typedef struct bb__g_word {
  * environment and that docs/ENVIRONMENT.md's table is checked against (tests/global/
  * config_doc.c). A new variable is one row (and its field in bb__g_config). */
 struct bb__g_var {
-    const char *name;         /* BACKBEAT_... */
-    const char *alias;        /* an older name, read when `name` is unset, or NULL */
-    bb__g_var_parse parse;    /* how its value is read (one parser per kind of value) */
-    size_t field, width;      /* where in bb__g_config (offsetof, sizeof); width 0: no field */
-    uint64_t def, lo, hi;     /* numbers: default and range; texts: lo = bytes kept free */
-    const bb__g_word *words;  /* keywords: the accepted words and their values */
-    const char *why;          /* the message for a value the parser refuses... */
-    const char *used;         /* ...and the fallback it names ("off") */
-    const char *doc;          /* docs/ENVIRONMENT.md: what it does */
-    const char *doc_default;  /* docs/ENVIRONMENT.md: its default */
+    const char *name;        /* BACKBEAT_... */
+    const char *alias;       /* an older name, read when `name` is unset, or NULL */
+    bb__g_var_parse parse;   /* how its value is read (one parser per kind of value) */
+    size_t field, width;     /* where in bb__g_config (offsetof, sizeof); width 0: no field */
+    uint64_t def, lo, hi;    /* numbers: default and range; texts: lo = bytes kept free */
+    const bb__g_word *words; /* keywords: the accepted words and their values */
+    const char *why;         /* the message for a value the parser refuses... */
+    const char *used;        /* ...and the fallback it names ("off") */
+    const char *doc;         /* docs/ENVIRONMENT.md: what it does */
+    const char *doc_default; /* docs/ENVIRONMENT.md: its default */
 };
 extern const bb__g_var bb__g_vars[];
 extern const size_t bb__g_var_count;
@@ -133,14 +133,14 @@ size_t bb__g_path_ext_dot(const char *path);
 /* Build "<stem>.<ts>[-N].<ext>" (or "<path>.<ts>[-N]" without extension) into out[cap].
  * seq 0 means no suffix. Returns the length, or 0 when it does not fit. */
 size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
-                     unsigned seq);
+                       unsigned seq);
 
 /* Publish the fully written temporary file `tmp` under a name derived from (base, dot, ts,
  * *seq), never replacing an existing file: on a collision the -N suffix grows. The name used
  * is left in out[cap] and its suffix in *seq. Returns 0, or an errno value (the temporary file
  * is then removed). */
 int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
-                const char ts[20], unsigned *seq);
+                  const char ts[20], unsigned *seq);
 
 /* Current CLOCK_REALTIME / CLOCK_MONOTONIC in nanoseconds (async-signal-safe). */
 uint64_t bb__g_realtime_ns(void);
@@ -167,13 +167,13 @@ void bb__g_throttle_mark(bb__g_throttle *t, uint64_t now_ns);
 /* Limits: the files this process wrote, oldest first, in fixed-size slots allocated once
  * (so the crash path can read them without allocating). */
 typedef struct bb__g_limits {
-    uint32_t max;        /* 0 = unlimited (no slots) */
-    int policy;          /* enum bb__g_limit_policy */
+    uint32_t max; /* 0 = unlimited (no slots) */
+    int policy;   /* enum bb__g_limit_policy */
     size_t slot_size;
-    char *slots;         /* max * slot_size bytes */
-    uint32_t first;      /* index of the oldest */
+    char *slots;    /* max * slot_size bytes */
+    uint32_t first; /* index of the oldest */
     uint32_t count;
-    bool cap_reported;   /* keep-oldest said "cap reached" once */
+    bool cap_reported; /* keep-oldest said "cap reached" once */
 } bb__g_limits;
 
 /* Allocate slots for names up to slot_size-1 bytes. Returns false on allocation failure. */
@@ -196,16 +196,16 @@ typedef bb_status (*bb__g_write_fn)(void *ctx, int fd, bb_error *err);
 typedef int (*bb__g_write_signal_fn)(void *ctx, int fd);
 
 typedef struct bb__g_dumper_opts {
-    const char *base;        /* base path */
+    const char *base; /* base path */
     uint64_t throttle_ms;
     uint32_t max_dumps;
     int limit_policy;
     bb__g_write_fn write;
     bb__g_write_signal_fn write_signal; /* may be NULL: no crash dumps */
     void *ctx;
-    bb__g_warn_fn warn;        /* NULL = stderr */
+    bb__g_warn_fn warn; /* NULL = stderr */
     void *warn_ctx;
-    void (*tick)(void *ctx);   /* NULL, or called by the dumper thread about once a second */
+    void (*tick)(void *ctx); /* NULL, or called by the dumper thread about once a second */
 } bb__g_dumper_opts;
 
 typedef struct bb__g_dumper bb__g_dumper;

@@ -96,7 +96,7 @@ size_t bb__g_append_u64(char *out, size_t cap, size_t len, uint64_t v) {
 }
 
 size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, const char ts[20],
-                     unsigned seq) {
+                       unsigned seq) {
     size_t blen = strlen(base);
     if (dot > blen) dot = blen;
     if (dot + 1 >= cap) return 0;
@@ -113,7 +113,7 @@ size_t bb__g_dump_name(char *out, size_t cap, const char *base, size_t dot, cons
 }
 
 int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size_t dot,
-                const char ts[20], unsigned *seqp) {
+                  const char ts[20], unsigned *seqp) {
     unsigned seq = *seqp;
     for (unsigned tries = 0; tries < 10000; tries++, seq++) {
         *seqp = seq;

@@ -181,11 +181,11 @@ typedef struct bucket {
     /* Positions kept: when every input had this shard with one capacity and the surviving
      * records span at most that capacity, they are written where they were (same head-relative
      * positions, so the same duplicate keys) instead of re-packed. */
-    uint64_t cap0;     /* the inputs' capacity (plan_instances); UINT64_MAX when they differ */
-    uint64_t lo, hi;   /* lowest payload start, highest frame end of the records */
+    uint64_t cap0;   /* the inputs' capacity (plan_instances); UINT64_MAX when they differ */
+    uint64_t lo, hi; /* lowest payload start, highest frame end of the records */
     bool keep;
     uint64_t region_off;
-    uint64_t fill;     /* bytes written so far */
+    uint64_t fill; /* bytes written so far */
     uint8_t *buf;
     size_t blen;
 } bucket;
@@ -214,8 +214,9 @@ typedef struct repack {
     bb_strview *views; /* distinct view texts, first occurrence order */
     size_t nviews;
     bytes schema, env; /* the Schema section; the envelope and section table */
-    bytes *interns, *metas; /* per instance: its Intern section (if entries), its Meta (if a host) */
-    size_t nintern, nmeta;  /* instances with an Intern section; with a Meta section */
+    bytes *interns,
+        *metas;            /* per instance: its Intern section (if entries), its Meta (if a host) */
+    size_t nintern, nmeta; /* instances with an Intern section; with a Meta section */
     section *secs;
     size_t ns, cur; /* sections; the next one to write */
     uint64_t total; /* the output's size */
@@ -289,8 +290,9 @@ static bool union_interns(const mg_opts *o, inst_out *io, const bb_rinstance *in
         if (prev) {
             if (prev->bytes.len != e->bytes.len ||
                 memcmp(prev->bytes.ptr, e->bytes.ptr, e->bytes.len))
-                merge_warn(o, "warning: instance %016llx: intern id %u differs between "
-                              "inputs; keeping the first",
+                merge_warn(o,
+                           "warning: instance %016llx: intern id %u differs between "
+                           "inputs; keeping the first",
                            (unsigned long long)io->id, e->id);
             continue;
         }
@@ -304,8 +306,10 @@ static bool union_interns(const mg_opts *o, inst_out *io, const bb_rinstance *in
 static bool union_shards(repack *rp, inst_out *io, const bb_rinstance *in) {
     for (size_t k = 0; k < in->shard_count; k++) {
         uint32_t sid = in->shards[k].shard_id;
-        uint64_t cap = in->shards[k].capacity, had = (uint64_t)(uintptr_t)bb__u64map_get(&io->caps, sid);
-        if (had != cap && !bb__u64map_put(&io->caps, sid, (void *)(uintptr_t)(had ? UINT64_MAX : cap)))
+        uint64_t cap = in->shards[k].capacity,
+                 had = (uint64_t)(uintptr_t)bb__u64map_get(&io->caps, sid);
+        if (had != cap &&
+            !bb__u64map_put(&io->caps, sid, (void *)(uintptr_t)(had ? UINT64_MAX : cap)))
             return false;
         if (bb__u64map_get(&io->shards, sid)) continue;
         if (!add_bucket(rp, io->id, sid) || !bb__u64map_put(&io->shards, sid, (void *)1))
@@ -430,7 +434,7 @@ static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
     bb__enc_intern_header(is, io->id, (uint32_t)io->nintern);
     for (size_t k = 0; k < io->nintern; k++)
         bb__enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
-                            io->intern[k].bytes.ptr);
+                             io->intern[k].bytes.ptr);
     return !in->oom;
 }
 
@@ -438,8 +442,7 @@ static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
 static int encode_small(repack *rp) {
     size_t nschemas = bb_model_schema_count(rp->model);
     bb__enc_schema_count(bytes_sink(&rp->schema), (uint32_t)nschemas);
-    for (size_t i = 0; i < nschemas; i++)
-        encode_schema(&rp->schema, bb_model_schema(rp->model, i));
+    for (size_t i = 0; i < nschemas; i++) encode_schema(&rp->schema, bb_model_schema(rp->model, i));
     rp->interns = calloc(rp->ni ? rp->ni : 1, sizeof *rp->interns);
     rp->metas = calloc(rp->ni ? rp->ni : 1, sizeof *rp->metas);
     if (!rp->interns || !rp->metas) return MG_OOM;
@@ -517,7 +520,7 @@ static int write_shards_and_metas(repack *rp) {
         uint8_t hdr[BB_SHARD_HEADER_SIZE];
         bb_buffer_sink hb = {hdr, sizeof hdr, 0};
         bb__enc_shard_header(bb_sink_buffer(&hb), b->instance_id, b->shard_id, b->bytes,
-                            b->capacity);
+                             b->capacity);
         b->region_off = rp->secs[rp->cur].offset + BB_SHARD_HEADER_SIZE;
         if (!put_section(rp, hdr, sizeof hdr)) return io_fail(&rp->err);
     }
@@ -555,7 +558,8 @@ static int put_frame_kept(repack *rp, bucket *b, const bb_mrecord *r) {
     if (!b->buf && !(b->buf = malloc(rp->bufcap))) return MG_OOM;
     uint64_t at = r->rec.position & (b->capacity - 1);
     bool wraps = at + n > b->capacity;
-    if ((b->blen && (b->fill + b->blen != at || b->blen + n > rp->bufcap)) || wraps || n > rp->bufcap) {
+    if ((b->blen && (b->fill + b->blen != at || b->blen + n > rp->bufcap)) || wraps ||
+        n > rp->bufcap) {
         if (!flush_bucket(rp->o.fd, b)) return io_fail(&rp->err);
     }
     if (!b->blen) b->fill = at;
@@ -629,8 +633,8 @@ static void repack_free(repack *rp) {
 static bool merge_repack(bb_dump **dumps, size_t nd, const char *out, const mg_opts *o,
                          bb_error *e) {
     static int (*const phases[])(repack *) = {
-        open_model,   plan_instances, pass1_sizes, collect_views,          encode_small,
-        lay_out,      write_head,     write_shards_and_metas, pass2_records, commit_repack,
+        open_model, plan_instances,         pass1_sizes,   collect_views, encode_small, lay_out,
+        write_head, write_shards_and_metas, pass2_records, commit_repack,
     };
     repack rp;
     memset(&rp, 0, sizeof rp);
@@ -799,7 +803,7 @@ static int splice_inputs(splicer *sp) {
 static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
                          const mg_opts *o, bb_error *e) {
     static int (*const phases[])(splicer *) = {splice_registry, splice_layout, splice_head,
-                                              splice_inputs};
+                                               splice_inputs};
     splicer sp;
     memset(&sp, 0, sizeof sp);
     sp.dumps = dumps;
@@ -821,8 +825,8 @@ static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const c
     return ok;
 }
 
-bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
-              const mg_opts *o, bb_error *err) {
+bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out, const mg_opts *o,
+              bb_error *err) {
     return o->dedup ? merge_repack(dumps, nd, out, o, err)
                     : merge_splice(dumps, nd, paths, out, o, err);
 }

@@ -29,7 +29,7 @@ typedef struct mg_opts {
 
 /* Merge the `nd` open dumps (read from `paths`) into the file `out`, written aside and renamed
  * into place only when complete. False with a message naming the file and the problem. */
-bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out,
-              const mg_opts *opts, bb_error *err);
+bool mg_merge(bb_dump **dumps, size_t nd, char *const *paths, const char *out, const mg_opts *opts,
+              bb_error *err);
 
 #endif /* BB_CONVERT_MERGE_H */

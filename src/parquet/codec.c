@@ -18,8 +18,7 @@ enum { T_UNCOMPRESSED = 0, T_SNAPPY = 1, T_GZIP = 2, T_ZSTD = 6 };
 
 static const char *const NAMES[] = {"zstd", "snappy", "gzip", "none"};
 
-bool pq_codec_parse(const char *name, pq_codec *out)
-{
+bool pq_codec_parse(const char *name, pq_codec *out) {
     for (int i = 0; i < 4; i++)
         if (strcmp(name, NAMES[i]) == 0) {
             *out = (pq_codec)i;
@@ -28,28 +27,19 @@ bool pq_codec_parse(const char *name, pq_codec *out)
     return false;
 }
 
-const char *pq_codec_name(pq_codec c)
-{
-    return (unsigned)c < 4 ? NAMES[c] : "unknown";
-}
+const char *pq_codec_name(pq_codec c) { return (unsigned)c < 4 ? NAMES[c] : "unknown"; }
 
-int32_t pq_codec_thrift(pq_codec c)
-{
+int32_t pq_codec_thrift(pq_codec c) {
     switch (c) {
-    case PQ_CODEC_SNAPPY:
-        return T_SNAPPY;
-    case PQ_CODEC_GZIP:
-        return T_GZIP;
-    case PQ_CODEC_NONE:
-        return T_UNCOMPRESSED;
-    case PQ_CODEC_ZSTD:
-        break;
+    case PQ_CODEC_SNAPPY: return T_SNAPPY;
+    case PQ_CODEC_GZIP: return T_GZIP;
+    case PQ_CODEC_NONE: return T_UNCOMPRESSED;
+    case PQ_CODEC_ZSTD: break;
     }
     return T_ZSTD;
 }
 
-bool pq_codec_available(pq_codec c)
-{
+bool pq_codec_available(pq_codec c) {
     switch (c) {
     case PQ_CODEC_SNAPPY:
 #ifdef BB_HAVE_SNAPPY
@@ -64,14 +54,12 @@ bool pq_codec_available(pq_codec c)
         return false;
 #endif
     case PQ_CODEC_ZSTD:
-    case PQ_CODEC_NONE:
-        return true;
+    case PQ_CODEC_NONE: return true;
     }
     return false;
 }
 
-size_t pq_codec_bound(pq_codec c, size_t n)
-{
+size_t pq_codec_bound(pq_codec c, size_t n) {
     switch (c) {
     case PQ_CODEC_SNAPPY:
 #ifdef BB_HAVE_SNAPPY
@@ -82,10 +70,8 @@ size_t pq_codec_bound(pq_codec c, size_t n)
     case PQ_CODEC_GZIP:
         /* deflate's worst case (zlib's compressBound) plus the gzip header and trailer */
         return n + (n >> 12) + (n >> 14) + (n >> 25) + 13 + 18;
-    case PQ_CODEC_NONE:
-        return n;
-    case PQ_CODEC_ZSTD:
-        break;
+    case PQ_CODEC_NONE: return n;
+    case PQ_CODEC_ZSTD: break;
     }
     return ZSTD_compressBound(n);
 }
@@ -93,15 +79,12 @@ size_t pq_codec_bound(pq_codec c, size_t n)
 #ifdef BB_HAVE_ZLIB
 /* One gzip member (RFC 1952) of (src, n) at `level`. */
 static bool gzip_compress(int level, void *dst, size_t cap, const void *src, size_t n,
-                          size_t *out_len)
-{
-    if (n > UINT_MAX || cap > UINT_MAX)
-        return false;
+                          size_t *out_len) {
+    if (n > UINT_MAX || cap > UINT_MAX) return false;
     z_stream s;
     memset(&s, 0, sizeof s);
     level = level < 1 ? 1 : level > 9 ? 9 : level;
-    if (deflateInit2(&s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return false;
+    if (deflateInit2(&s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
     s.next_in = (Bytef *)(uintptr_t)src;
     s.avail_in = (uInt)n;
     s.next_out = dst;
@@ -114,14 +97,12 @@ static bool gzip_compress(int level, void *dst, size_t cap, const void *src, siz
 #endif
 
 bool pq_codec_compress(pq_codec c, void *zstd_cctx, int level, void *dst, size_t cap,
-                       const void *src, size_t n, size_t *out_len)
-{
+                       const void *src, size_t n, size_t *out_len) {
     switch (c) {
     case PQ_CODEC_SNAPPY: {
 #ifdef BB_HAVE_SNAPPY
         size_t len = cap;
-        if (snappy_compress(src, n, dst, &len) != SNAPPY_OK)
-            return false;
+        if (snappy_compress(src, n, dst, &len) != SNAPPY_OK) return false;
         *out_len = len;
         return true;
 #else
@@ -135,18 +116,14 @@ bool pq_codec_compress(pq_codec c, void *zstd_cctx, int level, void *dst, size_t
         return false;
 #endif
     case PQ_CODEC_NONE:
-        if (n > cap)
-            return false;
-        if (n)
-            memcpy(dst, src, n);
+        if (n > cap) return false;
+        if (n) memcpy(dst, src, n);
         *out_len = n;
         return true;
-    case PQ_CODEC_ZSTD:
-        break;
+    case PQ_CODEC_ZSTD: break;
     }
     size_t len = ZSTD_compressCCtx(zstd_cctx, dst, cap, src, n, level);
-    if (ZSTD_isError(len))
-        return false;
+    if (ZSTD_isError(len)) return false;
     *out_len = len;
     return true;
 }

@@ -48,14 +48,14 @@ bool pq_out_write(pq_out *o, const void *p, size_t n);
 
 /* Shared state of all columns of one file: compressor, scratch, sizes. */
 typedef struct pq_ctx {
-    void *zstd;          /* ZSTD_CCtx */
-    int level;           /* zstd level (gzip: clamped to 1..9) */
-    int codec;           /* pq_codec (parquet/codec.h); 0 (pq_ctx_init) = zstd */
-    size_t page_bytes;   /* target uncompressed page size */
-    size_t dict_max;     /* dictionary bytes beyond which a chunk falls back to PLAIN */
-    pq_buf body;         /* uncompressed page being assembled */
-    pq_buf comp;         /* compressed page */
-    pq_buf hdr;          /* page header */
+    void *zstd;        /* ZSTD_CCtx */
+    int level;         /* zstd level (gzip: clamped to 1..9) */
+    int codec;         /* pq_codec (parquet/codec.h); 0 (pq_ctx_init) = zstd */
+    size_t page_bytes; /* target uncompressed page size */
+    size_t dict_max;   /* dictionary bytes beyond which a chunk falls back to PLAIN */
+    pq_buf body;       /* uncompressed page being assembled */
+    pq_buf comp;       /* compressed page */
+    pq_buf hdr;        /* page header */
     pq_out *out;
 } pq_ctx;
 
@@ -65,16 +65,16 @@ void pq_ctx_free(pq_ctx *c);
 
 /* What the footer needs to know about one column chunk. */
 typedef struct pq_chunk_meta {
-    int64_t dict_offset;     /* -1: no dictionary page */
+    int64_t dict_offset; /* -1: no dictionary page */
     int64_t data_offset;
     int64_t total_compressed;
     int64_t total_uncompressed;
-    int64_t num_values;      /* levels, NULLs included */
+    int64_t num_values; /* levels, NULLs included */
     int64_t null_count;
-    bool enc_dict;           /* some data page is RLE_DICTIONARY */
+    bool enc_dict; /* some data page is RLE_DICTIONARY */
     bool has_minmax;
     uint32_t min_len, max_len;
-    uint8_t *min, *max;      /* malloc'ed min_value / max_value (PLAIN image, no length) */
+    uint8_t *min, *max; /* malloc'ed min_value / max_value (PLAIN image, no length) */
 } pq_chunk_meta;
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
@@ -106,19 +106,19 @@ typedef struct pq_column {
     bool dict_wanted; /* start each chunk in dictionary mode */
 
     /* current page */
-    pq_buf lev;       /* RLE-encoded definition levels */
+    pq_buf lev; /* RLE-encoded definition levels */
     pq_rle rle;
     uint64_t page_levels;
     uint64_t page_values;
-    pq_buf vals;      /* PLAIN bytes; or u32 dictionary indices; BOOLEAN: one byte per value */
-    bool page_dict;   /* vals holds dictionary indices */
+    pq_buf vals;    /* PLAIN bytes; or u32 dictionary indices; BOOLEAN: one byte per value */
+    bool page_dict; /* vals holds dictionary indices */
 
     /* current chunk */
-    uint64_t rows;    /* levels written in this row group */
+    uint64_t rows; /* levels written in this row group */
     bool dict_mode;
     bool sticky_plain; /* the dictionary did not pay: later chunks start PLAIN */
     pq_dict dict;
-    pq_buf chunk;     /* page headers + compressed data pages */
+    pq_buf chunk; /* page headers + compressed data pages */
     uint64_t chunk_uncompressed;
     uint64_t chunk_values; /* non-NULL values */
     uint64_t nulls;
@@ -126,7 +126,7 @@ typedef struct pq_column {
 
     /* statistics of the chunk */
     bool have_minmax;
-    bool stats_off;   /* a string too long for min/max was seen */
+    bool stats_off; /* a string too long for min/max was seen */
     uint64_t umin, umax;
     int64_t smin, smax;
     pq_buf smin_s, smax_s;
@@ -138,17 +138,17 @@ typedef struct pq_column {
     bool adding_stable;    /* the value being added comes through pq_col_str_stable */
     uint64_t stable_bytes; /* dictionary bytes of such values in this chunk */
 
-    bool failed;      /* allocation or compression failed */
+    bool failed; /* allocation or compression failed */
 
     /* Deferred pages (on_cut set, see pq_cut_fn): the last page cut, until pq_col_compress_pend
      * compresses it into the chunk (on any thread; it touches pend*, chunk and
      * chunk_uncompressed only). */
     pq_cut_fn on_cut;
     void *cut_arg;
-    pq_buf pend;           /* the cut page's body */
-    int64_t pend_levels;   /* its levels (the header's num_values) */
+    pq_buf pend;         /* the cut page's body */
+    int64_t pend_levels; /* its levels (the header's num_values) */
     int pend_encoding;
-    bool pend_failed;      /* its compression failed */
+    bool pend_failed; /* its compression failed */
 
     /* pq_col_seal's output, until pq_col_write */
     pq_buf dict_page; /* header + compressed dictionary page, empty when none */
@@ -167,8 +167,7 @@ void pq_col_init(pq_column *c, pq_ctx *ctx, pq_type type, int max_def, bool dict
 void pq_col_free(pq_column *c);
 
 /* Append the pending NULL levels (0) up to row `row` of the row group. */
-static inline void pq_col_gap(pq_column *c, uint64_t row)
-{
+static inline void pq_col_gap(pq_column *c, uint64_t row) {
     if (c->rows < row) {
         uint64_t n = row - c->rows;
         pq_rle_put(&c->rle, 0, n);
@@ -189,11 +188,9 @@ void pq_col_flush_page(pq_column *c);
 bool pq_col_compress_pend(pq_column *c, pq_ctx *x);
 
 /* Account for a non-NULL value at `row` (pending NULLs, its level, counters). */
-static inline void pq_col_begin_value(pq_column *c, uint64_t row)
-{
+static inline void pq_col_begin_value(pq_column *c, uint64_t row) {
     pq_col_gap(c, row);
-    if (c->max_def > 0)
-        pq_rle_put(&c->rle, (uint32_t)c->max_def, 1);
+    if (c->max_def > 0) pq_rle_put(&c->rle, (uint32_t)c->max_def, 1);
     c->page_levels++;
     c->page_values++;
     c->chunk_values++;
@@ -201,43 +198,34 @@ static inline void pq_col_begin_value(pq_column *c, uint64_t row)
 }
 
 /* Flush the page once its buffers reach the page size. */
-static inline void pq_col_end_value(pq_column *c)
-{
-    if (c->vals.len + c->lev.len >= c->ctx->page_bytes)
-        pq_col_flush_page(c);
+static inline void pq_col_end_value(pq_column *c) {
+    if (c->vals.len + c->lev.len >= c->ctx->page_bytes) pq_col_flush_page(c);
 }
 
 /* Fold an integer (or bool as 0/1) into the chunk's min/max, in the column's order. */
-static inline void pq_col_stats_u64(pq_column *c, uint64_t v)
-{
+static inline void pq_col_stats_u64(pq_column *c, uint64_t v) {
     if (c->type == PQ_INT64) {
         int64_t s = (int64_t)v;
         if (!c->have_minmax) {
             c->smin = c->smax = s;
         } else {
-            if (s < c->smin)
-                c->smin = s;
-            if (s > c->smax)
-                c->smax = s;
+            if (s < c->smin) c->smin = s;
+            if (s > c->smax) c->smax = s;
         }
     } else {
         if (!c->have_minmax) {
             c->umin = c->umax = v;
         } else {
-            if (v < c->umin)
-                c->umin = v;
-            if (v > c->umax)
-                c->umax = v;
+            if (v < c->umin) c->umin = v;
+            if (v > c->umax) c->umax = v;
         }
     }
     c->have_minmax = true;
 }
 
 /* Append a dictionary index to the page. */
-static inline void pq_col_put_index(pq_column *c, uint32_t idx)
-{
-    if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4))
-        return;
+static inline void pq_col_put_index(pq_column *c, uint32_t idx) {
+    if (c->vals.cap - c->vals.len < 4 && !pq_buf_reserve(&c->vals, 4)) return;
     memcpy(c->vals.data + c->vals.len, &idx, 4);
     c->vals.len += 4;
 }
@@ -246,8 +234,7 @@ static inline void pq_col_put_index(pq_column *c, uint32_t idx)
  * UINT64 and INT64 take pq_col_u64 (the bits), BOOLEAN pq_col_bool, STRING pq_col_str.
  * pq_col_u64_dict is pq_col_u64 for a page of dictionary indices. */
 void pq_col_u64_dict(pq_column *c, uint64_t row, uint64_t v);
-static inline void pq_col_u64(pq_column *c, uint64_t row, uint64_t v)
-{
+static inline void pq_col_u64(pq_column *c, uint64_t row, uint64_t v) {
     if (c->page_dict) {
         pq_col_u64_dict(c, row, v);
         return;
@@ -257,8 +244,7 @@ static inline void pq_col_u64(pq_column *c, uint64_t row, uint64_t v)
     pq_col_stats_u64(c, v);
     pq_col_end_value(c);
 }
-static inline void pq_col_bool(pq_column *c, uint64_t row, bool v)
-{
+static inline void pq_col_bool(pq_column *c, uint64_t row, bool v) {
     pq_col_begin_value(c, row);
     pq_buf_byte(&c->vals, v ? 1 : 0);
     pq_col_stats_u64(c, v ? 1 : 0);
@@ -282,9 +268,7 @@ size_t pq_col_index_run(pq_column *c, uint64_t row, const uint32_t *idx, size_t 
 void pq_col_u64_cached_slow(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache);
 void pq_col_str_cached_slow(pq_column *c, uint64_t row, const void *p, size_t n,
                             pq_dict_cache *cache);
-static inline void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v,
-                                     pq_dict_cache *cache)
-{
+static inline void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v, pq_dict_cache *cache) {
     if (c->page_dict && cache->generation == c->dict.generation + 1) {
         pq_col_begin_value(c, row);
         pq_col_put_index(c, cache->index);
@@ -294,8 +278,7 @@ static inline void pq_col_u64_cached(pq_column *c, uint64_t row, uint64_t v,
     pq_col_u64_cached_slow(c, row, v, cache);
 }
 static inline void pq_col_str_cached(pq_column *c, uint64_t row, const void *p, size_t n,
-                                     pq_dict_cache *cache)
-{
+                                     pq_dict_cache *cache) {
     if (c->page_dict && cache->generation == c->dict.generation + 1) {
         pq_col_begin_value(c, row);
         pq_col_put_index(c, cache->index);

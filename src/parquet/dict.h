@@ -15,16 +15,16 @@
 #include "parquet/buf.h"
 
 typedef struct pq_dict {
-    bool fixed8;       /* INT64 entries rather than byte strings */
-    pq_buf plain;      /* the dictionary page body (PLAIN entries) */
-    uint32_t count;    /* entries */
+    bool fixed8;    /* INT64 entries rather than byte strings */
+    pq_buf plain;   /* the dictionary page body (PLAIN entries) */
+    uint32_t count; /* entries */
     uint32_t entry_cap;
-    uint32_t *offset;  /* per entry: start of its bytes in `plain` (after the length prefix) */
-    uint32_t *length;  /* per entry: byte length */
-    uint32_t *slots;   /* hash table: entry index + 1, 0 = empty */
-    uint32_t *hashes;  /* per entry: hash (for rehashing) */
-    uint64_t *vals;    /* fixed8: per entry, the value (compared instead of the bytes) */
-    uint32_t mask;     /* slots - 1 */
+    uint32_t *offset;    /* per entry: start of its bytes in `plain` (after the length prefix) */
+    uint32_t *length;    /* per entry: byte length */
+    uint32_t *slots;     /* hash table: entry index + 1, 0 = empty */
+    uint32_t *hashes;    /* per entry: hash (for rehashing) */
+    uint64_t *vals;      /* fixed8: per entry, the value (compared instead of the bytes) */
+    uint32_t mask;       /* slots - 1 */
     uint64_t generation; /* bumped by pq_dict_reset, so callers can cache indices */
 } pq_dict;
 
@@ -41,8 +41,7 @@ int64_t pq_dict_intern(pq_dict *d, const void *p, size_t n, bool *added);
 int64_t pq_dict_intern_u64(pq_dict *d, uint64_t v, bool *added);
 
 /* Bytes of entry i. */
-static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, size_t *n)
-{
+static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, size_t *n) {
     *n = d->length[i];
     return d->plain.data + d->offset[i];
 }

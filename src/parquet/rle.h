@@ -32,10 +32,8 @@ typedef struct pq_rle {
 void pq_rle_init(pq_rle *e, pq_buf *out, int bit_width);
 /* Pack `k` copies of `v` after the pending literals (k <= PQ_RLE_LITCAP - nlit; nlit not
  * advanced). */
-static inline void pq_rle_pack(pq_rle *e, uint32_t v, uint32_t k)
-{
-    if (v == 0)
-        return; /* the free bits are zero already */
+static inline void pq_rle_pack(pq_rle *e, uint32_t v, uint32_t k) {
+    if (v == 0) return; /* the free bits are zero already */
     unsigned w = (unsigned)e->bit_width;
     uint64_t b = (uint64_t)e->nlit * w;
     if (w == 1) { /* nlit + k <= 64: one word */
@@ -45,15 +43,13 @@ static inline void pq_rle_pack(pq_rle *e, uint32_t v, uint32_t k)
     for (uint32_t i = 0; i < k; i++, b += w) {
         unsigned sh = (unsigned)(b & 63);
         e->packed[b >> 6] |= (uint64_t)v << sh;
-        if (sh + w > 64)
-            e->packed[(b >> 6) + 1] |= (uint64_t)v >> (64 - sh);
+        if (sh + w > 64) e->packed[(b >> 6) + 1] |= (uint64_t)v >> (64 - sh);
     }
 }
 
 /* Append `n` copies of `v` (v < 2^bit_width). */
 void pq_rle_put_slow(pq_rle *e, uint32_t v, uint64_t n);
-static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n)
-{
+static inline void pq_rle_put(pq_rle *e, uint32_t v, uint64_t n) {
     if (e->run_len > 0 && v == e->run_val) {
         e->run_len += n;
         return;

@@ -50,7 +50,6 @@ static int cmp_schema(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-
 /* An instance and the input it comes from, ordered by (id, input). */
 typedef struct inst_ref {
     const bb_rinstance *in;
@@ -187,8 +186,8 @@ static int cmp_ring_group(const void *a, const void *b, void *ctx) {
 /* The rings' walk, shared by the threads that load them: each takes the next ring. */
 typedef struct load_job {
     const bb_model *m;
-    size_t next;   /* atomic */
-    bool failed;   /* atomic */
+    size_t next; /* atomic */
+    bool failed; /* atomic */
 } load_job;
 
 static void *load_some(void *arg) {

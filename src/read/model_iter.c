@@ -38,10 +38,10 @@ struct bb_model_iter {
         const bb_dump *dump;
         const bb_rschema *ev;
     } sc[SCHEMA_CACHE]; /* in front of bb_dump_find_schema: records of a few events interleave */
-    size_t *heap; /* source indices, min-heap on their current key */
+    size_t *heap;       /* source indices, min-heap on their current key */
     size_t nheap;
-    mkey *keys;   /* per source: key of its next record */
-    isrc *st;     /* per source */
+    mkey *keys; /* per source: key of its next record */
+    isrc *st;   /* per source */
     bool have_prev;
     mkey prev;
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
@@ -94,8 +94,8 @@ static bool load_key(bb_model_iter *it, size_t si) {
     k->ts = bb__ring_u64(sh, pos + BB__FRAME_TS);
     k->instance_id = sh->instance_id;
     k->shard_id = sh->shard_id;
-    k->offset = at + BB__FRAME_HEAD + ev->record_size > sh->capacity ? BB__MODEL_WRAP_OFFSET
-                                                                      : (uint32_t)at;
+    k->offset =
+        at + BB__FRAME_HEAD + ev->record_size > sh->capacity ? BB__MODEL_WRAP_OFFSET : (uint32_t)at;
     k->ring = src->ring;
     return true;
 }

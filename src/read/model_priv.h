@@ -31,12 +31,12 @@ typedef struct mshard {
     const bb_rshard *shard;
     const bb_rinstance *inst; /* the instance in its own dump: resolves its interned fields */
     size_t input;
-    uint64_t low;    /* start of the valid window */
-    uint64_t n;      /* records the walk accepted */
-    uint32_t *locs;  /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
-    size_t src0;     /* its sources: model->srcs[src0, src0 + nsrc) */
+    uint64_t low;   /* start of the valid window */
+    uint64_t n;     /* records the walk accepted */
+    uint32_t *locs; /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
+    size_t src0;    /* its sources: model->srcs[src0, src0 + nsrc) */
     size_t nsrc;
-    msrc *own;       /* while loading: its sources, before they join the model's list */
+    msrc *own; /* while loading: its sources, before they join the model's list */
     size_t own_cap;
 } mshard;
 
@@ -77,7 +77,6 @@ bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nri
                               bb_model_iter **out);
 /* Pop the next record in global order, skipping duplicates: its ring and payload position.
  * False at the end. */
-bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos,
-                         const bb_rschema **schema);
+bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const bb_rschema **schema);
 
 #endif /* BB_READ_MODEL_PRIV_H */

@@ -232,8 +232,8 @@ static bool load_locs(mshard *ms) {
 typedef struct run_ctx {
     mshard *s;
     size_t ring;
-    uint64_t n;        /* records seen */
-    uint64_t newer;    /* payload position of the previous (newer) record */
+    uint64_t n;     /* records seen */
+    uint64_t newer; /* payload position of the previous (newer) record */
     uint64_t newer_ts;
     uint32_t newer_off;
     bool nomem, too_many;

@@ -38,9 +38,7 @@ static inline size_t bb__cursor_left(const bb__read_cursor *c) {
 }
 
 /* Absolute offset of the next byte. */
-static inline uint64_t bb__cursor_abs(const bb__read_cursor *c) {
-    return c->origin + c->pos;
-}
+static inline uint64_t bb__cursor_abs(const bb__read_cursor *c) { return c->origin + c->pos; }
 
 /* Consume `n` bytes and return a pointer to them, or NULL (cursor failed) if fewer are left. */
 static inline const uint8_t *bb__cursor_take(bb__read_cursor *c, size_t n) {
@@ -54,7 +52,6 @@ static inline const uint8_t *bb__cursor_take(bb__read_cursor *c, size_t n) {
     c->pos += n;
     return p;
 }
-
 
 static inline uint8_t bb__cursor_u8(bb__read_cursor *c) {
     const uint8_t *p = bb__cursor_take(c, 1);

@@ -32,7 +32,6 @@
 
 /* ---- envelope ------------------------------------------------------------------------------ */
 
-
 /* Check magic, version and the section table; every section must lie inside the file. */
 static bb_status read_envelope(ctx *c) {
     bb_dump *d = c->d;
@@ -41,19 +40,20 @@ static bb_status read_envelope(ctx *c) {
     if (memcmp(d->data, BB_DUMP_MAGIC, n < BB_DUMP_MAGIC_SIZE ? n : BB_DUMP_MAGIC_SIZE) != 0)
         return bb__rd_fail(c, BB_ERR_NOT_DUMP, 0, "not a backbeat dump (bad magic)");
     if (n < ENVELOPE)
-        return bb__rd_fail(c, BB_ERR_TRUNCATED, n, "truncated at byte %zu (the envelope is 16 bytes)",
-                    n);
+        return bb__rd_fail(c, BB_ERR_TRUNCATED, n,
+                           "truncated at byte %zu (the envelope is 16 bytes)", n);
     d->version = bb__le_get_u16(d->data + 8);
     d->flags = bb__le_get_u16(d->data + 10);
     d->nsec = bb__le_get_u16(d->data + 12);
     if (d->version != BB_DUMP_FORMAT_VERSION)
         return bb__rd_fail(c, BB_ERR_VERSION, 8, "unsupported format version %u (expected 1)",
-                    d->version);
+                           d->version);
     uint64_t table_end = ENVELOPE + (uint64_t)SECTION_ENTRY * d->nsec;
     if (table_end > n)
-        return bb__rd_fail(c, BB_ERR_TRUNCATED, n,
-                    "truncated at byte %zu (the section table of %u entries ends at byte %llu)",
-                    n, d->nsec, (unsigned long long)table_end);
+        return bb__rd_fail(
+            c, BB_ERR_TRUNCATED, n,
+            "truncated at byte %zu (the section table of %u entries ends at byte %llu)", n, d->nsec,
+            (unsigned long long)table_end);
     d->secs = bb__rd_array(d, d->nsec, sizeof *d->secs);
     if (!d->secs) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (section table)");
     /* A file cut short looks like its last back-to-back section running past the end: that is
@@ -72,14 +72,15 @@ static bb_status read_envelope(ctx *c) {
         if (overflow || s->offset + s->len > n) {
             if (!overflow && contiguous && s->offset <= n)
                 return bb__rd_fail(c, BB_ERR_TRUNCATED, n,
-                            "truncated at byte %zu (section %zu, %s, ends at byte %llu)", n, i,
-                            bb__rd_kind_name(s->kind), (unsigned long long)(s->offset + s->len));
+                                   "truncated at byte %zu (section %zu, %s, ends at byte %llu)", n,
+                                   i, bb__rd_kind_name(s->kind),
+                                   (unsigned long long)(s->offset + s->len));
             return bb__rd_fail(c, BB_ERR_BOUNDS, ENVELOPE + SECTION_ENTRY * i,
-                        "section %zu (%s) out of bounds: offset %llu + length %llu %s the "
-                        "file size %zu",
-                        i, bb__rd_kind_name(s->kind), (unsigned long long)s->offset,
-                        (unsigned long long)s->len, overflow ? "overflows, exceeding" : "exceeds",
-                        n);
+                               "section %zu (%s) out of bounds: offset %llu + length %llu %s the "
+                               "file size %zu",
+                               i, bb__rd_kind_name(s->kind), (unsigned long long)s->offset,
+                               (unsigned long long)s->len,
+                               overflow ? "overflows, exceeding" : "exceeds", n);
         }
     }
     return BB_OK;
@@ -269,12 +270,10 @@ uint16_t bb_dump_format_version(const bb_dump *d) { return d->version; }
 uint16_t bb_dump_flags(const bb_dump *d) { return d->flags; }
 uint16_t bb_dump_section_count(const bb_dump *d) { return d->nsec; }
 
-void bb_dump_section(const bb_dump *d, size_t i, uint16_t *kind, uint64_t *offset,
-                     uint64_t *len) {
+void bb_dump_section(const bb_dump *d, size_t i, uint16_t *kind, uint64_t *offset, uint64_t *len) {
     section s = {0xFFFF, 0, 0};
     if (i < d->nsec) s = d->secs[i];
     if (kind) *kind = s.kind;
     if (offset) *offset = s.offset;
     if (len) *len = s.len;
 }
-

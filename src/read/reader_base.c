@@ -58,8 +58,8 @@ const char *bb__rd_kind_name(uint16_t kind) {
 /* The error for a cursor that ran out inside section `si`. */
 bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb__read_cursor *cur) {
     return bb__rd_fail(c, BB_ERR_TRUNCATED, cur->fail_at,
-                "section %zu (%s) truncated at byte %llu: a structure runs past its end", si,
-                bb__rd_kind_name(c->d->secs[si].kind), (unsigned long long)cur->fail_at);
+                       "section %zu (%s) truncated at byte %llu: a structure runs past its end", si,
+                       bb__rd_kind_name(c->d->secs[si].kind), (unsigned long long)cur->fail_at);
 }
 
 /* ---- strings ------------------------------------------------------------------------------- */
@@ -67,14 +67,15 @@ bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb__read_cursor *cur) {
 /* Read a `str` (u16 length + bytes); if `strict`, invalid UTF-8 is an error. 0 on success, else
  * the status already reported. */
 bb_status bb__rd_str(ctx *c, size_t si, bb__read_cursor *cur, bool strict, const char *what,
-                          bb_strview *out) {
+                     bb_strview *out) {
     uint16_t n = bb__cursor_u16(cur);
     uint64_t at = bb__cursor_abs(cur);
     const uint8_t *p = bb__cursor_take(cur, n);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (strict && !bb_utf8_valid(p, n))
-        return bb__rd_fail(c, BB_ERR_CORRUPT, at, "section %zu (%s): invalid UTF-8 in %s at byte %llu",
-                    si, bb__rd_kind_name(c->d->secs[si].kind), what, (unsigned long long)at);
+        return bb__rd_fail(c, BB_ERR_CORRUPT, at,
+                           "section %zu (%s): invalid UTF-8 in %s at byte %llu", si,
+                           bb__rd_kind_name(c->d->secs[si].kind), what, (unsigned long long)at);
     out->ptr = (const char *)p;
     out->len = n;
     return BB_OK;
@@ -82,7 +83,7 @@ bb_status bb__rd_str(ctx *c, size_t si, bb__read_cursor *cur, bool strict, const
 
 /* Read an `opt_str`. */
 bb_status bb__rd_opt_str(ctx *c, size_t si, bb__read_cursor *cur, const char *what, bool *has,
-                              bb_strview *out) {
+                         bb_strview *out) {
     uint8_t present = bb__cursor_u8(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     *has = present != 0;

@@ -61,7 +61,8 @@ bb_value bb_decode_field(const bb_rschema *schema, size_t fi, const uint8_t *fie
         v.kind = BB_VALUE_ENUM;
         v.u = raw;
         if (f->label_count > LABEL_SCAN) { /* the sorted index after the labels */
-            const uint16_t *ix = (const uint16_t *)(const void *)f->labels[f->label_count].label.ptr;
+            const uint16_t *ix =
+                (const uint16_t *)(const void *)f->labels[f->label_count].label.ptr;
             size_t lo = 0, hi = f->label_count;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;

@@ -16,8 +16,8 @@ bb_status bb__rd_scan_intern(ctx *c, size_t si, tagged *t) {
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     if (t->count > bb__cursor_left(&cur) / MIN_INTERN)
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset + 8,
-                    "section %zu (intern): entry count %u exceeds the %zu bytes left", si,
-                    t->count, bb__cursor_left(&cur));
+                           "section %zu (intern): entry count %u exceeds the %zu bytes left", si,
+                           t->count, bb__cursor_left(&cur));
     t->body = cur.base + cur.pos;
     for (uint32_t i = 0; i < t->count; i++) {
         (void)bb__cursor_u32(&cur);
@@ -52,16 +52,16 @@ bb_status bb__rd_scan_shard(ctx *c, size_t si, tagged *t) {
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     if (r->capacity == 0 || (r->capacity & (r->capacity - 1)) != 0)
         return bb__rd_fail(c, BB_ERR_CORRUPT, s->offset + 20,
-                    "section %zu (shard): capacity %llu is not a power of two", si,
-                    (unsigned long long)r->capacity);
+                           "section %zu (shard): capacity %llu is not a power of two", si,
+                           (unsigned long long)r->capacity);
     if (r->capacity > ((uint64_t)1 << 32))
         return bb__rd_fail(c, BB_ERR_TOO_LARGE, s->offset + 20,
-                    "section %zu (shard): capacity %llu exceeds the supported 4 GiB", si,
-                    (unsigned long long)r->capacity);
+                           "section %zu (shard): capacity %llu exceeds the supported 4 GiB", si,
+                           (unsigned long long)r->capacity);
     if (r->capacity > bb__cursor_left(&cur))
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset + 20,
-                    "section %zu (shard): capacity %llu exceeds the %zu bytes left", si,
-                    (unsigned long long)r->capacity, bb__cursor_left(&cur));
+                           "section %zu (shard): capacity %llu exceeds the %zu bytes left", si,
+                           (unsigned long long)r->capacity, bb__cursor_left(&cur));
     r->region = bb__cursor_take(&cur, (size_t)r->capacity);
     return BB_OK;
 }

@@ -79,11 +79,11 @@ typedef struct ctx {
 /* What the first pass learns of a per-instance section. */
 typedef struct tagged {
     uint64_t instance_id;
-    size_t si;       /* section index */
-    uint32_t count;  /* intern: entries */
+    size_t si;           /* section index */
+    uint32_t count;      /* intern: entries */
     const uint8_t *body; /* intern: first entry; meta: unused */
-    bb_strview host; /* meta */
-    bb_rshard shard; /* shard */
+    bb_strview host;     /* meta */
+    bb_rshard shard;     /* shard */
 } tagged;
 
 /* ---- reader_base.c ---- */

@@ -46,6 +46,6 @@ static inline uint64_t bb__ring_ts(const bb_rshard *s, uint64_t pos) {
  * (may be NULL) caches the last schema found: used when the id matches, updated otherwise.
  * Returns false if the id there is not registered (cannot happen for a walk result). */
 bool bb__ring_record_at(const bb_dump *dump, const bb_rshard *s, uint64_t pos, uint8_t *buf,
-                       const bb_rschema **hint, bb_record *out);
+                        const bb_rschema **hint, bb_record *out);
 
 #endif /* BB_READER_PRIV_H */

@@ -51,7 +51,6 @@ bb_status bb__rd_schema_index(ctx *c) {
     return BB_OK;
 }
 
-
 /* Build the sorted index of `n` labels (n > LABEL_SCAN) into labels[n]. */
 static bool index_labels(ctx *c, bb_rlabel *labels, size_t n) {
     uint16_t *ix = bb__rd_array(c->d, n, sizeof *ix);
@@ -92,14 +91,15 @@ static bb_status read_field(ctx *c, size_t si, bb__read_cursor *cur, const bb_rs
     uint64_t at = bb__cursor_abs(cur);
     if ((st = bb__rd_str(c, si, cur, true, "a field name", &f->name))) return st;
     if ((st = bb__rd_opt_str(c, si, cur, "a field description", &f->has_description,
-                           &f->description)))
+                             &f->description)))
         return st;
     f->type = bb__cursor_u8(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (f->type > BB_TYPE_INTERNED)
         return bb__rd_fail(c, BB_ERR_CORRUPT, bb__cursor_abs(cur) - 1,
-                    "section %zu (schema): unknown type tag %u for field '%.*s' of '%.*s'", si,
-                    f->type, (int)f->name.len, f->name.ptr, (int)ev->name.len, ev->name.ptr);
+                           "section %zu (schema): unknown type tag %u for field '%.*s' of '%.*s'",
+                           si, f->type, (int)f->name.len, f->name.ptr, (int)ev->name.len,
+                           ev->name.ptr);
     if (f->type == BB_TYPE_ENUM || f->type == BB_TYPE_INTERNED) f->type_arg = bb__cursor_u8(cur);
     f->offset = bb__cursor_u16(cur);
     f->width = bb__cursor_u16(cur);
@@ -113,10 +113,11 @@ static bb_status read_field(ctx *c, size_t si, bb__read_cursor *cur, const bb_rs
     uint16_t nlabels = bb__cursor_u16(cur);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (nlabels > bb__cursor_left(cur) / MIN_LABEL)
-        return bb__rd_fail(c, BB_ERR_BOUNDS, bb__cursor_abs(cur) - 2,
-                    "section %zu (schema): label count %u of field '%.*s' exceeds the %zu bytes "
-                    "left",
-                    si, nlabels, (int)f->name.len, f->name.ptr, bb__cursor_left(cur));
+        return bb__rd_fail(
+            c, BB_ERR_BOUNDS, bb__cursor_abs(cur) - 2,
+            "section %zu (schema): label count %u of field '%.*s' exceeds the %zu bytes "
+            "left",
+            si, nlabels, (int)f->name.len, f->name.ptr, bb__cursor_left(cur));
     if (nlabels) {
         /* Past LABEL_SCAN labels the array is followed by its value-sorted index (below). */
         size_t room = nlabels > LABEL_SCAN ? nlabels + 1 : nlabels;
@@ -131,11 +132,12 @@ static bb_status read_field(ctx *c, size_t si, bb__read_cursor *cur, const bb_rs
     }
     f->label_count = nlabels;
     if ((uint32_t)f->offset + f->width > ev->record_size)
-        return bb__rd_fail(c, BB_ERR_CORRUPT, at,
-                    "section %zu (schema): field '%.*s' of '%.*s' (offset %u, width %u) lies "
-                    "outside its %u-byte record",
-                    si, (int)f->name.len, f->name.ptr, (int)ev->name.len, ev->name.ptr,
-                    f->offset, f->width, ev->record_size);
+        return bb__rd_fail(
+            c, BB_ERR_CORRUPT, at,
+            "section %zu (schema): field '%.*s' of '%.*s' (offset %u, width %u) lies "
+            "outside its %u-byte record",
+            si, (int)f->name.len, f->name.ptr, (int)ev->name.len, ev->name.ptr, f->offset, f->width,
+            ev->record_size);
     return BB_OK;
 }
 
@@ -148,8 +150,8 @@ bb_status bb__rd_schema_section(ctx *c, size_t si) {
     if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
     if (count > bb__cursor_left(&cur) / MIN_SCHEMA)
         return bb__rd_fail(c, BB_ERR_BOUNDS, s->offset,
-                    "section %zu (schema): event count %u exceeds the %zu bytes left", si, count,
-                    bb__cursor_left(&cur));
+                           "section %zu (schema): event count %u exceeds the %zu bytes left", si,
+                           count, bb__cursor_left(&cur));
     d->schemas = bb__rd_array(d, count, sizeof *d->schemas);
     if (!d->schemas) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (schemas)");
     bb_status st;
@@ -158,7 +160,7 @@ bb_status bb__rd_schema_section(ctx *c, size_t si) {
         ev->id = bb__cursor_u64(&cur);
         if ((st = bb__rd_str(c, si, &cur, true, "an event name", &ev->name))) return st;
         if ((st = bb__rd_opt_str(c, si, &cur, "an event description", &ev->has_description,
-                               &ev->description)))
+                                 &ev->description)))
             return st;
         ev->record_size = bb__cursor_u16(&cur);
         ev->phase = bb__cursor_u8(&cur);
@@ -166,10 +168,11 @@ bb_status bb__rd_schema_section(ctx *c, size_t si) {
         uint16_t nfields = bb__cursor_u16(&cur);
         if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
         if (nfields > bb__cursor_left(&cur) / MIN_FIELD)
-            return bb__rd_fail(c, BB_ERR_BOUNDS, bb__cursor_abs(&cur) - 2,
-                        "section %zu (schema): field count %u of '%.*s' exceeds the %zu bytes "
-                        "left",
-                        si, nfields, (int)ev->name.len, ev->name.ptr, bb__cursor_left(&cur));
+            return bb__rd_fail(
+                c, BB_ERR_BOUNDS, bb__cursor_abs(&cur) - 2,
+                "section %zu (schema): field count %u of '%.*s' exceeds the %zu bytes "
+                "left",
+                si, nfields, (int)ev->name.len, ev->name.ptr, bb__cursor_left(&cur));
         bb_rfield *fields = bb__rd_array(d, nfields, sizeof *fields);
         if (!fields) return bb__rd_fail(c, BB_ERR_NOMEM, UINT64_MAX, "out of memory (fields)");
         for (uint16_t k = 0; k < nfields; k++)

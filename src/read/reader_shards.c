@@ -26,7 +26,7 @@ void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
 }
 
 bool bb__ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
-                       const bb_rschema **hint, bb_record *out) {
+                        const bb_rschema **hint, bb_record *out) {
     uint64_t id = bb__ring_u64(s, pos + BB__FRAME_ID);
     const bb_rschema *ev = hint && *hint && (*hint)->id == id ? *hint : bb_dump_find_schema(d, id);
     if (!ev) return false;

@@ -31,15 +31,17 @@ bb_sink bb__ring_mem_sink(bb_buffer_sink *buf) {
 
 /* The section table: Schema, Intern, one Views per view set, one Shard per ring, Meta. */
 static bb__section_ref *plan(const bb_ring *r, const bb__ring_shard_out *sh, size_t *n,
-                            uint64_t *total) {
+                             uint64_t *total) {
     *n = 3 + r->nviews + r->info.shards;
     if (*n > UINT16_MAX) return NULL;
     bb__section_ref *secs = calloc(*n, sizeof *secs);
     if (!secs) return NULL;
     uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
     for (size_t i = 0; i < r->nevents; i++) schema += r->events[i].len;
-    for (size_t i = 0; i < r->ninterns; i++) intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
-    if (r->stats.intern_full) intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
+    for (size_t i = 0; i < r->ninterns; i++)
+        intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
+    if (r->stats.intern_full)
+        intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
     size_t k = 0;
     secs[k++] = (bb__section_ref){BB_SECTION_SCHEMA, schema, 0};
     secs[k++] = (bb__section_ref){BB_SECTION_INTERN, intern, 0};
@@ -57,16 +59,19 @@ static bb__section_ref *plan(const bb_ring *r, const bb__ring_shard_out *sh, siz
 static int write_bodies(const bb_ring *r, bb_buffer_sink *bs, bb__ring_shard_out *sh) {
     bb_sink s = bb__ring_mem_sink(bs);
     int rc = bb__enc_schema_count(s, (uint32_t)r->nevents);
-    for (size_t i = 0; !rc && i < r->nevents; i++) rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
+    for (size_t i = 0; !rc && i < r->nevents; i++)
+        rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
     uint32_t full = r->stats.intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
     if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, (uint32_t)r->ninterns + full);
     if (!rc && full)
-        rc = bb__enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1), BB_INTERN_FULL_TEXT);
+        rc = bb__enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
+                                  BB_INTERN_FULL_TEXT);
     for (size_t i = 0; !rc && i < r->ninterns; i++) { /* validated once: the file may change */
         const bb__ring_intern *e = &r->interns[i];
         rc = bb__enc_intern_entry(s, e->index + 1, e->len, r->d + r->g.arena + e->off);
     }
-    for (size_t i = 0; !rc && i < r->nviews; i++) rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
+    for (size_t i = 0; !rc && i < r->nviews; i++)
+        rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
     for (uint32_t i = 0; !rc && i < r->info.shards; i++) {
         rc = bb__enc_shard_header(s, r->info.instance_id, i, sh[i].head, sh[i].cap);
         if (!rc && sh[i].cap > bs->cap - bs->len) rc = ENOSPC;
@@ -96,8 +101,8 @@ static void note(bb_ring *r, const uint8_t *p, uint64_t n) {
 }
 
 /* Contract: see ring_priv.h. */
-bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
-                              size_t *out_len, bb_error *err) {
+bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out, size_t *out_len,
+                              bb_error *err) {
     size_t n;
     uint64_t total = 0;
     bb__section_ref *secs = plan(r, sh, &n, &total);

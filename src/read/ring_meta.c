@@ -102,8 +102,8 @@ static bool take_views(bb_ring *r, const uint8_t *p, uint32_t len) {
 
 /* Walk the log from meta_pos to its tail. */
 static bool walk_meta(bb_ring *r, bool live) {
-    uint64_t end = __atomic_load_n((const uint64_t *)(const void *)(r->d + BB_RH_META_TAIL),
-                                   __ATOMIC_ACQUIRE);
+    uint64_t end =
+        __atomic_load_n((const uint64_t *)(const void *)(r->d + BB_RH_META_TAIL), __ATOMIC_ACQUIRE);
     if (end > r->g.meta_len) end = r->g.meta_len;
     const uint8_t *log = r->d + r->g.meta;
     while (!r->stats.meta_stopped && end > r->meta_pos && end - r->meta_pos >= BB_RME_HEAD) {
@@ -121,12 +121,9 @@ static bool walk_meta(bb_ring *r, bool live) {
         bool ok = true;
         if (magic != BB_RME_MAGIC || bb__ring_get32(e, BB_RME_OFF_CHECK) != bb__rme_check(e, len))
             r->stats.meta_skipped++;
-        else if (kind == BB_RME_VIEWS)
-            ok = take_views(r, e + BB_RME_HEAD, len);
-        else if (kind == BB_RME_EVENT)
-            ok = take_event(r, e + BB_RME_HEAD, len);
-        else
-            r->stats.meta_skipped++;
+        else if (kind == BB_RME_VIEWS) ok = take_views(r, e + BB_RME_HEAD, len);
+        else if (kind == BB_RME_EVENT) ok = take_event(r, e + BB_RME_HEAD, len);
+        else r->stats.meta_skipped++;
         if (!ok) return false;
         r->meta_pos += need;
     }
@@ -176,10 +173,11 @@ static bool take_interns(bb_ring *r, bool live) {
 
 /* Contract: see ring_priv.h. */
 bool bb__ring_meta_update(bb_ring *r, bool live) {
-    r->stats.meta_dropped =
-        __atomic_load_n((const uint32_t *)(const void *)(r->d + BB_RH_META_DROPPED), __ATOMIC_RELAXED);
+    r->stats.meta_dropped = __atomic_load_n(
+        (const uint32_t *)(const void *)(r->d + BB_RH_META_DROPPED), __ATOMIC_RELAXED);
     r->stats.intern_full =
-        __atomic_load_n((const uint32_t *)(const void *)(r->d + BB_RH_INTERN_FULL), __ATOMIC_ACQUIRE) != 0;
+        __atomic_load_n((const uint32_t *)(const void *)(r->d + BB_RH_INTERN_FULL),
+                        __ATOMIC_ACQUIRE) != 0;
     bool ok = walk_meta(r, live) && take_interns(r, live);
     r->stats.events = r->nevents;
     r->stats.views = r->nviews;

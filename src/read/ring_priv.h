@@ -38,35 +38,38 @@ typedef struct bb__ring_size {
 } bb__ring_size;
 
 struct bb_ring {
-    int fd;               /* -1 for a ring file in memory (tests, fuzzing) */
-    const uint8_t *d;     /* the mapping (or the caller's memory) */
+    int fd;           /* -1 for a ring file in memory (tests, fuzzing) */
+    const uint8_t *d; /* the mapping (or the caller's memory) */
     size_t len;
     bool mapped;
-    char name[256];       /* for messages */
+    char name[256]; /* for messages */
     bb_ring_info info;
     bb_ring_stats stats;
     bb__ring_regions g;
     /* the metadata log, read incrementally */
-    uint64_t meta_pos;    /* entries below it are taken or skipped */
+    uint64_t meta_pos; /* entries below it are taken or skipped */
     bb__ring_piece *events;
     size_t nevents;
     bb__ring_piece *views;
     size_t nviews;
-    uint64_t *view_hash;  /* FNV-1a 64 of each view text (parallel to views) */
-    bb__ring_size *sizes; /* nevents entries, sorted by id */
+    uint64_t *view_hash;    /* FNV-1a 64 of each view text (parallel to views) */
+    bb__ring_size *sizes;   /* nevents entries, sorted by id */
     bb__rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
     /* the intern table */
     bb__ring_intern *interns;
     size_t ninterns;
-    uint8_t *intern_taken; /* one byte per entry: taken (1) or rejected for good (2) */
-    uint32_t intern_scan;  /* entries below it are all decided */
+    uint8_t *intern_taken;  /* one byte per entry: taken (1) or rejected for good (2) */
+    uint32_t intern_scan;   /* entries below it are all decided */
     uint64_t intern_budget; /* arena bytes not yet claimed by taken entries */
     uint32_t *stalls;       /* per shard: follow calls in a row stopped by an unknown position */
     /* the byte ranges of the last dump built that hold data (everything else is zero and was
      * never touched: a sparse file's holes stay holes in the dump written) */
-    struct bb__ring_range { const uint8_t *p; uint64_t n; } *ranges;
+    struct bb__ring_range {
+        const uint8_t *p;
+        uint64_t n;
+    } * ranges;
     size_t nranges, ranges_cap;
-    bool ranges_failed;     /* out of memory while noting them: write everything */
+    bool ranges_failed; /* out of memory while noting them: write everything */
 };
 
 /* Open a ring file held in memory (not copied; it must outlive the bb_ring): read as a dead
@@ -75,7 +78,7 @@ bb_status bb__ring_open_memory(const uint8_t *data, size_t len, const char *name
                                bb_error *err);
 
 /* The reason given for a file its process left before finishing the header. */
-#define BB__RING_EMPTY_WHY                                                                   \
+#define BB__RING_EMPTY_WHY \
     "empty: its process ended before it finished writing the header (nothing was recorded)"
 
 /* Validate the header at d[len] of a file of `size` bytes into info and g; false with the

@@ -46,8 +46,8 @@ static bool region_ok(uint64_t a, uint64_t n, uint64_t limit) {
     return a % BB_RING_ALIGN == 0 && a <= limit && n <= limit - a;
 }
 
-static bool read_regions(const uint8_t *d, const bb_ring_info *in, bb__ring_regions *r,
-                         char *why, size_t cap) {
+static bool read_regions(const uint8_t *d, const bb_ring_info *in, bb__ring_regions *r, char *why,
+                         size_t cap) {
     r->cursors = bb__ring_get64(d, BB_RH_CURSORS_OFF);
     r->slots = bb__ring_get64(d, BB_RH_SLOTS_OFF);
     r->slot_count = bb__ring_get32(d, BB_RH_SLOT_COUNT);
@@ -118,12 +118,12 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
                      bb__ring_regions *g, bb_status *st, char *why, size_t cap) {
     memset(info, 0, sizeof *info);
     *st = BB_ERR_TRUNCATED;
-    if (never_started(d, len))
-        return fail(why, cap, "%s", BB__RING_EMPTY_WHY);
+    if (never_started(d, len)) return fail(why, cap, "%s", BB__RING_EMPTY_WHY);
     *st = BB_ERR_NOT_DUMP;
     if (len < BB_RING_MAGIC_SIZE || memcmp(d, BB_RING_MAGIC, BB_RING_MAGIC_SIZE) != 0)
-        return fail(why, cap, len < BB_RING_MAGIC_SIZE ? "empty or too short to be a ring file"
-                                                       : "not a ring file (wrong magic)");
+        return fail(why, cap,
+                    len < BB_RING_MAGIC_SIZE ? "empty or too short to be a ring file"
+                                             : "not a ring file (wrong magic)");
     *st = BB_ERR_TRUNCATED;
     if (len < BB_RING_HEADER_SIZE)
         return fail(why, cap, "truncated: %zu bytes, shorter than the %u-byte header", len,
@@ -183,7 +183,8 @@ bb_status bb__ring_open_memory(const uint8_t *data, size_t len, const char *name
 
 /* Contract: see ring_reader.h. */
 bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err) {
-    if (!out || !path) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
+    if (!out || !path)
+        return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
     *out = NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
@@ -203,8 +204,8 @@ bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err) {
     if (map == MAP_FAILED) {
         int e = errno;
         close(fd);
-        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot map %zu bytes: %s",
-                           path, len, strerror(e));
+        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot map %zu bytes: %s", path,
+                           len, strerror(e));
     }
     static const uint8_t none[1];
     bb_status st = make(map ? map : none, len, fd, map != NULL, path, out, err);

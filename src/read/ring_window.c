@@ -87,7 +87,8 @@ static void recopy_done(call *c, uint32_t i, bb__ring_ann *a, size_t n) {
         const uint8_t *e = c->r->d + c->r->g.slots + (uint64_t)a[k].slot * BB_RING_SLOT_STRIDE;
         for (;;) {
             uint64_t taglen = __atomic_load_n((const uint64_t *)(const void *)e, __ATOMIC_ACQUIRE);
-            uint64_t pos = __atomic_load_n((const uint64_t *)(const void *)(e + 8), __ATOMIC_ACQUIRE);
+            uint64_t pos =
+                __atomic_load_n((const uint64_t *)(const void *)(e + 8), __ATOMIC_ACQUIRE);
             if ((uint32_t)(taglen >> 32) != a[k].len || pos != a[k].pos ||
                 (uint32_t)taglen != c->r->g.tag_base + i) {
                 uint64_t to = a[k].pos + a[k].len < c->h0[i] ? a[k].pos + a[k].len : c->h0[i];
@@ -120,8 +121,7 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_HEAD) : h0;
     uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_DAMAGED_BELOW);
     uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_BIG_FRAME); /* after the copy */
-    uint64_t margin =
-        bb__rseq_margin(h1, cap, bb__rseq_shard_frame(&r->frames, kept));
+    uint64_t margin = bb__rseq_margin(h1, cap, bb__rseq_shard_frame(&r->frames, kept));
     uint64_t end = bb__ring_copy_cut(h0, h1, margin, cap);
     uint64_t low = h0 > cap ? h0 - cap : 0;
     if (late > h0) late = h0;
@@ -204,7 +204,8 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
 
 /* Contract: see ring_reader.h. */
 bb_status bb_ring_snapshot(bb_ring *r, void **dump, size_t *len, bb_error *err) {
-    if (!r || !dump || !len) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
+    if (!r || !dump || !len)
+        return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
     uint8_t *buf = NULL;
     *dump = NULL;
     *len = 0;

@@ -35,7 +35,7 @@ void *bb__u64map_get(const bb__u64map *m, uint64_t key) {
 static bool grow(bb__u64map *m) {
     size_t ncap = m->cap ? m->cap * 2 : 16;
     bb__u64map n = {calloc(ncap, sizeof(uint64_t)), calloc(ncap, sizeof(void *)), calloc(ncap, 1),
-                ncap, 0};
+                    ncap, 0};
     if (!n.keys || !n.vals || !n.used) {
         free(n.keys);
         free(n.vals);

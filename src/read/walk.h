@@ -49,9 +49,8 @@ uint64_t bb__zero_run_start(const bb_rshard *s, uint64_t pos, uint64_t low);
  * dump whose rings take four events in turn). */
 #define BB__WALK_SCHEMAS 16u
 
-static inline const bb_rschema *bb__walk_schema(const bb_dump *d,
-                                                const bb_rschema *cache[BB__WALK_SCHEMAS],
-                                                uint64_t id) {
+static inline const bb_rschema *
+bb__walk_schema(const bb_dump *d, const bb_rschema *cache[BB__WALK_SCHEMAS], uint64_t id) {
     size_t slot = (size_t)(id ^ (id >> 29) ^ (id >> 47)) & (BB__WALK_SCHEMAS - 1);
     const bb_rschema *ev = cache[slot];
     if (ev && ev->id == id) return ev;
@@ -62,9 +61,8 @@ static inline const bb_rschema *bb__walk_schema(const bb_dump *d,
 
 /* bb_shard_walk (reader.h). Always inlined: a caller passing a callback of its own translation
  * unit gets it inlined too. */
-static inline __attribute__((always_inline)) void bb__walk(const bb_dump *d, const bb_rshard *s,
-                                                           bb_record_fn fn, void *ctx,
-                                                           bb_walk_stats *stats) {
+static inline __attribute__((always_inline)) void
+bb__walk(const bb_dump *d, const bb_rshard *s, bb_record_fn fn, void *ctx, bb_walk_stats *stats) {
     bb_walk_stats st = {0, 0};
     if (!d || !s || !s->region || s->capacity == 0 || (s->capacity & (s->capacity - 1))) {
         if (stats) *stats = st;

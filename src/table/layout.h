@@ -35,8 +35,15 @@
 #include "parquet/footer.h"
 
 /* Leaf indices of the dense columns. */
-enum { PQ_L_SEQ = 0, PQ_L_TS = 1, PQ_L_EVENT = 2, PQ_L_EVENT_ID = 3, PQ_L_INSTANCE = 4,
-       PQ_L_TSTAMP = 5, PQ_DENSE = 6 };
+enum {
+    PQ_L_SEQ = 0,
+    PQ_L_TS = 1,
+    PQ_L_EVENT = 2,
+    PQ_L_EVENT_ID = 3,
+    PQ_L_INSTANCE = 4,
+    PQ_L_TSTAMP = 5,
+    PQ_DENSE = 6
+};
 
 /* Where one field of an event goes. */
 typedef struct tw_fmap {
@@ -45,12 +52,17 @@ typedef struct tw_fmap {
     uint8_t null_def; /* definition level of a NULL value: 1 in a group, 0 when promoted */
     uint8_t fast;     /* PQ_FAST_*: decode inline (integer / bool into its natural column) */
     bool promoted;
-    bool pad;         /* padding (bb_rfield_is_padding): no column, leaf and node -1 */
+    bool pad; /* padding (bb_rfield_is_padding): no column, leaf and node -1 */
 } tw_fmap;
 
-enum { PQ_FAST_NONE = 0, PQ_FAST_UNSIGNED = 1, PQ_FAST_SIGNED = 2, PQ_FAST_BOOL = 3,
-       PQ_FAST_STRING = 4 /* enum label or interned text into a STRING leaf: the decoded text
-                             cached by the raw value (table/table_row.c) */ };
+enum {
+    PQ_FAST_NONE = 0,
+    PQ_FAST_UNSIGNED = 1,
+    PQ_FAST_SIGNED = 2,
+    PQ_FAST_BOOL = 3,
+    PQ_FAST_STRING = 4 /* enum label or interned text into a STRING leaf: the decoded text
+                             cached by the raw value (table/table_row.c) */
+};
 
 /* One event type of the model. */
 typedef struct tw_plan {
@@ -58,18 +70,18 @@ typedef struct tw_plan {
     const bb_rschema *schema; /* the model's (union registry) schema */
     const char *display;      /* the qualified name, NULs escaped as "\\0" (= display_own) */
     size_t display_len;
-    char *display_own;        /* owned */
-    bool first;               /* first plan (version) of its name in registry order */
-    int group_node;           /* schema node of its name's group, -1 when it has none */
-    tw_fmap *map;             /* per field of the schema */
-    int32_t *missing;         /* leaves of the group this version has no field for */
+    char *display_own; /* owned */
+    bool first;        /* first plan (version) of its name in registry order */
+    int group_node;    /* schema node of its name's group, -1 when it has none */
+    tw_fmap *map;      /* per field of the schema */
+    int32_t *missing;  /* leaves of the group this version has no field for */
     size_t nmissing;
     pq_dict_cache c_event, c_id;
 } tw_plan;
 
 typedef struct tw_leaf {
     pq_type type;
-    uint8_t kind;  /* tw_kind (table/widen.h): the join of its fields' kinds */
+    uint8_t kind; /* tw_kind (table/widen.h): the join of its fields' kinds */
     int max_def;
     bool dict;
     int node;

@@ -9,17 +9,13 @@
 #include "format/names.h"
 
 /* A JSON string, or null when absent. */
-static void opt_str(pq_buf *b, bool has, bb_strview s)
-{
-    if (has)
-        em_json_str(b, s.ptr, s.len);
-    else
-        em_cstr(b, "null");
+static void opt_str(pq_buf *b, bool has, bb_strview s) {
+    if (has) em_json_str(b, s.ptr, s.len);
+    else em_cstr(b, "null");
 }
 
 /* The JSON path array of schema node `node`. */
-static void path_of(pq_buf *b, const tw_layout *l, int node)
-{
+static void path_of(pq_buf *b, const tw_layout *l, int node) {
     const pq_node *n = &l->nodes[node];
     pq_buf_byte(b, '[');
     if (n->parent >= 0) {
@@ -31,8 +27,7 @@ static void path_of(pq_buf *b, const tw_layout *l, int node)
 }
 
 /* An id as a JSON string of 16 hex digits. */
-static void hexid(pq_buf *b, uint64_t id)
-{
+static void hexid(pq_buf *b, uint64_t id) {
     pq_buf_byte(b, '"');
     em_hex16(b, id);
     pq_buf_byte(b, '"');
@@ -50,12 +45,10 @@ static const struct {
 };
 
 /* A group's role, event name, the ids of its versions and description. */
-static void group_entry(pq_buf *b, const tw_layout *l, int node)
-{
+static void group_entry(pq_buf *b, const tw_layout *l, int node) {
     size_t n = 0;
     for (size_t p = 0; p < l->nplans; p++) {
-        if (l->plans[p].group_node != node)
-            continue;
+        if (l->plans[p].group_node != node) continue;
         if (n++ == 0) {
             em_cstr(b, ",\"role\":\"event\",\"event\":");
             em_json_str(b, l->plans[p].display, l->plans[p].display_len);
@@ -71,16 +64,13 @@ static void group_entry(pq_buf *b, const tw_layout *l, int node)
 }
 
 /* The `columns` array: one entry per top-level column. */
-static void columns(pq_buf *b, const tw_layout *l)
-{
+static void columns(pq_buf *b, const tw_layout *l) {
     em_cstr(b, "\"columns\":[");
     bool first = true;
     for (size_t i = 0; i < l->nnodes; i++) {
         const pq_node *n = &l->nodes[i];
-        if (n->parent >= 0)
-            continue;
-        if (!first)
-            pq_buf_byte(b, ',');
+        if (n->parent >= 0) continue;
+        if (!first) pq_buf_byte(b, ',');
         first = false;
         em_cstr(b, "{\"name\":");
         em_json_cstr(b, n->name);
@@ -117,8 +107,7 @@ static void columns(pq_buf *b, const tw_layout *l)
 }
 
 /* The JSON object describing field `f` of event `p`. */
-static void field(pq_buf *b, const tw_layout *l, const tw_plan *p, size_t f)
-{
+static void field(pq_buf *b, const tw_layout *l, const tw_plan *p, size_t f) {
     const bb_rfield *fd = &p->schema->fields[f];
     em_cstr(b, "{\"name\":");
     em_json_str(b, fd->name.ptr, fd->name.len);
@@ -144,16 +133,13 @@ static void field(pq_buf *b, const tw_layout *l, const tw_plan *p, size_t f)
     em_cstr(b, ",\"unit\":");
     opt_str(b, fd->has_unit, fd->unit);
     em_cstr(b, ",\"sentinel\":");
-    if (fd->has_sentinel)
-        em_json_u64(b, fd->sentinel);
-    else
-        em_cstr(b, "null");
+    if (fd->has_sentinel) em_json_u64(b, fd->sentinel);
+    else em_cstr(b, "null");
     em_cstr(b, ",\"description\":");
     opt_str(b, fd->has_description, fd->description);
     em_cstr(b, ",\"labels\":[");
     for (size_t i = 0; i < fd->label_count; i++) {
-        if (i)
-            pq_buf_byte(b, ',');
+        if (i) pq_buf_byte(b, ',');
         em_cstr(b, "{\"value\":");
         em_json_u64(b, fd->labels[i].value);
         em_cstr(b, ",\"label\":");
@@ -164,14 +150,12 @@ static void field(pq_buf *b, const tw_layout *l, const tw_plan *p, size_t f)
 }
 
 /* The `events` array. */
-static void events(pq_buf *b, const tw_layout *l)
-{
+static void events(pq_buf *b, const tw_layout *l) {
     em_cstr(b, "\"events\":[");
     for (size_t i = 0; i < l->nplans; i++) {
         const tw_plan *p = &l->plans[i];
         const bb_rschema *s = p->schema;
-        if (i)
-            pq_buf_byte(b, ',');
+        if (i) pq_buf_byte(b, ',');
         em_cstr(b, "{\"event\":");
         em_json_str(b, p->display, p->display_len);
         em_cstr(b, ",\"name\":");
@@ -185,17 +169,13 @@ static void events(pq_buf *b, const tw_layout *l)
         em_cstr(b, ",\"record_size\":");
         em_dec_u64(b, s->record_size);
         em_cstr(b, ",\"column\":");
-        if (p->group_node >= 0)
-            em_json_cstr(b, l->nodes[p->group_node].name);
-        else
-            em_cstr(b, "null");
+        if (p->group_node >= 0) em_json_cstr(b, l->nodes[p->group_node].name);
+        else em_cstr(b, "null");
         em_cstr(b, ",\"fields\":[");
         bool any = false;
         for (size_t f = 0; f < s->field_count; f++) {
-            if (p->map[f].pad)
-                continue; /* padding: no column to describe */
-            if (any)
-                pq_buf_byte(b, ',');
+            if (p->map[f].pad) continue; /* padding: no column to describe */
+            if (any) pq_buf_byte(b, ',');
             any = true;
             field(b, l, p, f);
         }
@@ -204,8 +184,7 @@ static void events(pq_buf *b, const tw_layout *l)
     pq_buf_byte(b, ']');
 }
 
-char *tw_semantics_json(const tw_layout *l)
-{
+char *tw_semantics_json(const tw_layout *l) {
     pq_buf b = {0};
     em_cstr(&b, "{\"version\":1,");
     columns(&b, l);

@@ -32,7 +32,7 @@
  * thread reads `id` and counts `rows` on every row while a worker updates `cache` on every
  * row, and a line they share moves between the CPUs on every row. */
 typedef struct instance_slot { /* 192 bytes */
-    uint64_t id;                      /* read-only once set */
+    uint64_t id;               /* read-only once set */
     const bb_rinstance *inst;
     _Alignas(64) pq_dict_cache cache; /* the instance_id column's: that column's thread only */
     _Alignas(64) uint64_t rows;       /* rows written: counted by the reading thread */
@@ -53,8 +53,8 @@ typedef struct tw_str_hit {
 
 /* What one rendering thread owns: its scratch and its caches of UTF-8 checks and texts. */
 typedef struct tw_lane {
-    pq_buf text;  /* rendering scratch */
-    bb__u64map utf8;  /* interned text address -> (length << 1 | valid UTF-8) + 1 */
+    pq_buf text;     /* rendering scratch */
+    bb__u64map utf8; /* interned text address -> (length << 1 | valid UTF-8) + 1 */
     tw_str_hit hits[PQW_STR_HITS];
 } tw_lane;
 
@@ -69,15 +69,13 @@ typedef struct tw_rec {
 } tw_rec;
 
 /* The tw_rec of model record `mr`. */
-static inline tw_rec tw_rec_of(const bb_mrecord *mr)
-{
-    return (tw_rec){mr->rec.fields, mr->rec.schema, mr->instance, mr->rec.ts,
-                     mr->rec.instance_id};
+static inline tw_rec tw_rec_of(const bb_mrecord *mr) {
+    return (tw_rec){mr->rec.fields, mr->rec.schema, mr->instance, mr->rec.ts, mr->rec.instance_id};
 }
 
 /* A row staged by the parallel engine (one cache line). */
 typedef struct tw_item {
-    tw_rec rc;  /* rc.fields: into the dump (which outlives the write), or into the batch's
+    tw_rec rc;   /* rc.fields: into the dump (which outlives the write), or into the batch's
                     bytes (its copy of the record that wraps) */
     size_t foff; /* the engine's: offset of the copied field bytes in the batch */
     tw_plan *pl;
@@ -95,15 +93,15 @@ typedef struct writer {
     pq_column *cols;
     pq_rowgroup *rgs;
     size_t nrg, rg_cap;
-    uint64_t rg_rows;  /* rows in the open row group */
-    uint64_t rows;     /* rows written */
+    uint64_t rg_rows; /* rows in the open row group */
+    uint64_t rows;    /* rows written */
     uint64_t rg_max;
-    uint64_t budget;   /* buffered bytes that close a row group early */
+    uint64_t budget; /* buffered bytes that close a row group early */
     instance_slot *inst;
     size_t ninst;
     size_t last_inst;
-    tw_lane lane;     /* the serial path's */
-    tw_par *par;       /* the parallel engine, NULL when serial */
+    tw_lane lane; /* the serial path's */
+    tw_par *par;  /* the parallel engine, NULL when serial */
     char *err;
     size_t errlen;
 } writer;
@@ -116,16 +114,15 @@ typedef struct writer {
  * is NULL, as tw_render leaves it). tw_render_dense writes dense leaf `leaf` (< PQ_DENSE) of
  * n staged rows, rows r0.. with seqs seq0.., in one loop. A plan's missing leaves (other
  * versions' fields) get pq_col_null(.., r, 1) from tw_render and from the engine. */
-void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is,
-                uint64_t r, uint64_t seq);
-void tw_render_field(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, uint32_t f,
-                      uint64_t r);
+void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is, uint64_t r,
+               uint64_t seq);
+void tw_render_field(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, uint32_t f, uint64_t r);
 /* tw_render_field for the n staged rows items[rows[k]] (rows ascending) of plan pl, each as
  * row r0 + rows[k]: an integer or bool field's place looked up once per schema. */
-void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
-                     size_t n, tw_plan *pl, uint32_t f, uint64_t r0);
+void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows, size_t n,
+                    tw_plan *pl, uint32_t f, uint64_t r0);
 void tw_render_dense(writer *w, int32_t leaf, const tw_item *items, size_t n, uint64_t r0,
-                      uint64_t seq0);
+                     uint64_t seq0);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
  * at a budget check over the budget. 0, or 1 with the message set. The writer's

@@ -13,98 +13,77 @@
 
 /* A field has no value in its leaf (sentinel hit, or not representable in the column's type):
  * NULL inside the group, nothing at all for a promoted column (its gap is NULL). */
-static inline void put_null(writer *w, const tw_fmap *m, uint64_t r)
-{
-    if (m->null_def > 0)
-        pq_col_null(&w->cols[m->leaf], r, m->null_def);
+static inline void put_null(writer *w, const tw_fmap *m, uint64_t r) {
+    if (m->null_def > 0) pq_col_null(&w->cols[m->leaf], r, m->null_def);
 }
 
 /* Write the rendered text in `t` as row r's value. */
-static void put_text(pq_column *c, uint64_t r, const pq_buf *t)
-{
+static void put_text(pq_column *c, uint64_t r, const pq_buf *t) {
     /* an empty text may have no buffer yet: never hand a NULL pointer on (memcmp/memcpy) */
     pq_col_str(c, r, t->data ? (const void *)t->data : (const void *)"", t->len);
 }
 
 /* Whether interned text (bytes that stay put for the whole write) is valid UTF-8, checked once
  * per string rather than on every row that refers to it. */
-static bool stable_utf8(tw_lane *ln, const uint8_t *p, size_t n)
-{
+static bool stable_utf8(tw_lane *ln, const uint8_t *p, size_t n) {
     uintptr_t got = (uintptr_t)bb__u64map_get(&ln->utf8, (uint64_t)(uintptr_t)p);
-    if (got && (got - 1) >> 1 == n)
-        return (got - 1) & 1;
+    if (got && (got - 1) >> 1 == n) return (got - 1) & 1;
     bool ok = bb_utf8_valid(p, n);
     if (!got && n < (SIZE_MAX >> 2))
-        (void)bb__u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p, (void *)(((uintptr_t)n << 1 | ok) + 1));
+        (void)bb__u64map_put(&ln->utf8, (uint64_t)(uintptr_t)p,
+                             (void *)(((uintptr_t)n << 1 | ok) + 1));
     return ok;
 }
 
 /* Write decoded value `v` of a field into its leaf at row r, converting to the column's type
  * when a promoted column's first declaration had another type. */
-static void put_value(writer *w, tw_lane *ln, const tw_fmap *m, uint64_t r, const bb_value *v)
-{
+static void put_value(writer *w, tw_lane *ln, const tw_fmap *m, uint64_t r, const bb_value *v) {
     pq_column *c = &w->cols[m->leaf];
     pq_type t = c->type;
     pq_buf *s = &ln->text;
     s->len = 0;
     switch (v->kind) {
-    case BB_VALUE_ABSENT:
-        put_null(w, m, r);
-        return;
+    case BB_VALUE_ABSENT: put_null(w, m, r); return;
     case BB_VALUE_UINT:
-        if (t == PQ_UINT64)
-            pq_col_u64(c, r, v->u);
-        else if (t == PQ_INT64 && v->u <= INT64_MAX)
-            pq_col_u64(c, r, v->u);
-        else if (t == PQ_BOOLEAN)
-            pq_col_bool(c, r, v->u != 0);
+        if (t == PQ_UINT64) pq_col_u64(c, r, v->u);
+        else if (t == PQ_INT64 && v->u <= INT64_MAX) pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN) pq_col_bool(c, r, v->u != 0);
         else if (t == PQ_STRING) {
             em_dec_u64(s, v->u);
             put_text(c, r, s);
-        } else
-            put_null(w, m, r);
+        } else put_null(w, m, r);
         return;
     case BB_VALUE_INT:
-        if (t == PQ_INT64 || (t == PQ_UINT64 && v->i >= 0))
-            pq_col_u64(c, r, (uint64_t)v->i);
-        else if (t == PQ_BOOLEAN)
-            pq_col_bool(c, r, v->i != 0);
+        if (t == PQ_INT64 || (t == PQ_UINT64 && v->i >= 0)) pq_col_u64(c, r, (uint64_t)v->i);
+        else if (t == PQ_BOOLEAN) pq_col_bool(c, r, v->i != 0);
         else if (t == PQ_STRING) {
             em_dec_i64(s, v->i);
             put_text(c, r, s);
-        } else
-            put_null(w, m, r);
+        } else put_null(w, m, r);
         return;
     case BB_VALUE_BOOL:
-        if (t == PQ_BOOLEAN)
-            pq_col_bool(c, r, v->b);
+        if (t == PQ_BOOLEAN) pq_col_bool(c, r, v->b);
         else if (t == PQ_STRING) {
             em_cstr(s, v->b ? "true" : "false");
             put_text(c, r, s);
-        } else
-            pq_col_u64(c, r, v->b ? 1 : 0);
+        } else pq_col_u64(c, r, v->b ? 1 : 0);
         return;
     case BB_VALUE_BYTES:
         if (t == PQ_STRING) {
             em_hex(s, v->bytes, v->bytes_len);
             put_text(c, r, s);
-        } else
-            put_null(w, m, r);
+        } else put_null(w, m, r);
         return;
     case BB_VALUE_ENUM:
         if (t == PQ_STRING) {
-            if (v->has_label)
-                pq_col_str_stable(c, r, v->str.ptr, v->str.len);
+            if (v->has_label) pq_col_str_stable(c, r, v->str.ptr, v->str.len);
             else {
                 em_dec_u64(s, v->u);
                 put_text(c, r, s);
             }
-        } else if (t == PQ_UINT64 || (t == PQ_INT64 && v->u <= INT64_MAX))
-            pq_col_u64(c, r, v->u);
-        else if (t == PQ_BOOLEAN)
-            pq_col_bool(c, r, v->u != 0);
-        else
-            put_null(w, m, r);
+        } else if (t == PQ_UINT64 || (t == PQ_INT64 && v->u <= INT64_MAX)) pq_col_u64(c, r, v->u);
+        else if (t == PQ_BOOLEAN) pq_col_bool(c, r, v->u != 0);
+        else put_null(w, m, r);
         return;
     case BB_VALUE_STRING:
         if (t != PQ_STRING) {
@@ -128,26 +107,18 @@ static void put_value(writer *w, tw_lane *ln, const tw_fmap *m, uint64_t r, cons
 }
 
 /* The little-endian unsigned integer of `wd` bytes at p: one load for the usual widths. */
-static inline uint64_t load_uw(const uint8_t *p, unsigned wd)
-{
+static inline uint64_t load_uw(const uint8_t *p, unsigned wd) {
     switch (wd) {
-    case 1:
-        return p[0];
-    case 2:
-        return bb__le_get_u16(p);
-    case 4:
-        return bb__le_get_u32(p);
-    case 8:
-        return bb__le_get_u64(p);
-    default:
-        return bb__le_get_uw(p, wd);
+    case 1: return p[0];
+    case 2: return bb__le_get_u16(p);
+    case 4: return bb__le_get_u32(p);
+    case 8: return bb__le_get_u64(p);
+    default: return bb__le_get_uw(p, wd);
     }
 }
 
 /* The cache slot of (field, inst, raw). */
-static inline tw_str_hit *str_slot(tw_lane *ln, const void *field, const void *inst,
-                                    uint64_t raw)
-{
+static inline tw_str_hit *str_slot(tw_lane *ln, const void *field, const void *inst, uint64_t raw) {
     uint64_t h = (raw ^ ((uintptr_t)field >> 3) ^ ((uintptr_t)inst << 7)) * 0x9e3779b97f4a7c15ull;
     return &ln->hits[h >> (64 - 8)];
 }
@@ -155,8 +126,7 @@ static inline tw_str_hit *str_slot(tw_lane *ln, const void *field, const void *i
 /* Field f (enum or interned, PQ_FAST_STRING) of record `rc` into its STRING leaf at row r: the
  * stable text of its raw value from the lane's cache, else decoded (and cached when stable). */
 static void put_string_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_fmap *m,
-                             const bb_rschema *s, size_t f, uint64_t r)
-{
+                             const bb_rschema *s, size_t f, uint64_t r) {
     const bb_rfield *fd = &s->fields[f];
     uint64_t raw = load_uw(rc->fields + fd->offset, fd->width);
     if (fd->has_sentinel && raw == fd->sentinel) {
@@ -170,21 +140,19 @@ static void put_string_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_
         return;
     }
     bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
-    bool stable = v.has_label && (v.kind == BB_VALUE_ENUM ||
-                                  (v.kind == BB_VALUE_STRING &&
-                                   stable_utf8(ln, (const uint8_t *)v.str.ptr, v.str.len)));
-    if (stable)
-        *h = (tw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
+    bool stable =
+        v.has_label &&
+        (v.kind == BB_VALUE_ENUM ||
+         (v.kind == BB_VALUE_STRING && stable_utf8(ln, (const uint8_t *)v.str.ptr, v.str.len)));
+    if (stable) *h = (tw_str_hit){fd, inst, raw, v.str.ptr, v.str.len, {0, 0}};
     put_value(w, ln, m, r, &v);
 }
 
 /* Write field f of record `rc` (schema s, as laid out by plan `pl`) into its leaf at row r. */
 static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *pl,
-                      const bb_rschema *s, size_t f, uint64_t r)
-{
+                      const bb_rschema *s, size_t f, uint64_t r) {
     const tw_fmap *m = &pl->map[f];
-    if (m->pad)
-        return; /* padding has no column */
+    if (m->pad) return; /* padding has no column */
     if (m->fast == PQ_FAST_NONE) {
         bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
         put_value(w, ln, m, r, &v);
@@ -204,8 +172,7 @@ static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *p
     } else if (m->fast == PQ_FAST_UNSIGNED) {
         pq_col_u64(&w->cols[m->leaf], r, raw);
     } else if (m->fast == PQ_FAST_SIGNED) {
-        if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
-            raw |= ~(uint64_t)0 << (8 * wd);
+        if (wd < 8 && ((raw >> (8 * wd - 1)) & 1)) raw |= ~(uint64_t)0 << (8 * wd);
         pq_col_u64(&w->cols[m->leaf], r, raw);
     } else {
         pq_col_bool(&w->cols[m->leaf], r, raw != 0);
@@ -214,8 +181,7 @@ static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *p
 
 /* The dense columns of row r (the serial writer's; it counts the instance's rows). */
 static void put_dense(writer *w, const tw_rec *rec, tw_plan *pl, instance_slot *is, uint64_t r,
-                      uint64_t seq)
-{
+                      uint64_t seq) {
     pq_col_u64(&w->cols[PQ_L_SEQ], r, seq);
     pq_col_u64(&w->cols[PQ_L_TS], r, rec->ts);
     if (rec->ts <= INT64_MAX) /* else NULL: past year 2262 */
@@ -234,8 +200,7 @@ static void put_dense(writer *w, const tw_rec *rec, tw_plan *pl, instance_slot *
 
 /* Rows r0.. of a UINT64 / INT64 leaf get v[0 .. n): runs, a value at a time where the page is
  * a dictionary page. */
-static void dense_u64(pq_column *c, uint64_t r0, const uint64_t *v, size_t n)
-{
+static void dense_u64(pq_column *c, uint64_t r0, const uint64_t *v, size_t n) {
     for (size_t j = 0; j < n;) {
         size_t m = pq_col_u64_run(c, r0 + j, v + j, n - j);
         if (m == 0) {
@@ -248,68 +213,52 @@ static void dense_u64(pq_column *c, uint64_t r0, const uint64_t *v, size_t n)
 
 /* The seq, ts or ts_nanos leaf of the staged rows (ts_nanos: NULL past year 2262). */
 static void dense_plain(pq_column *c, int32_t leaf, const tw_item *it, size_t n, uint64_t r0,
-                        uint64_t seq0)
-{
+                        uint64_t seq0) {
     uint64_t v[DENSE_RUN];
     for (size_t j = 0; j < n;) {
         size_t m = 0, end = n - j < DENSE_RUN ? n : j + DENSE_RUN;
         if (leaf == PQ_L_SEQ)
-            for (; j + m < end; m++)
-                v[m] = seq0 + j + m;
+            for (; j + m < end; m++) v[m] = seq0 + j + m;
         else if (leaf == PQ_L_TS)
-            for (; j + m < end; m++)
-                v[m] = it[j + m].rc.ts;
+            for (; j + m < end; m++) v[m] = it[j + m].rc.ts;
         else
-            for (; j + m < end && it[j + m].rc.ts <= INT64_MAX; m++)
-                v[m] = it[j + m].rc.ts;
+            for (; j + m < end && it[j + m].rc.ts <= INT64_MAX; m++) v[m] = it[j + m].rc.ts;
         dense_u64(c, r0 + j, v, m);
         j += m;
-        if (m == 0)
-            j++; /* a ts_nanos past INT64_MAX: the row stays NULL */
+        if (m == 0) j++; /* a ts_nanos past INT64_MAX: the row stays NULL */
     }
 }
 
 /* The dictionary-index cache of a dense leaf's value for item `it`, NULL if it has none. */
-static pq_dict_cache *dense_cache(int32_t leaf, const tw_item *it)
-{
-    if (leaf == PQ_L_EVENT)
-        return &it->pl->c_event;
-    if (leaf == PQ_L_EVENT_ID)
-        return &it->pl->c_id;
+static pq_dict_cache *dense_cache(int32_t leaf, const tw_item *it) {
+    if (leaf == PQ_L_EVENT) return &it->pl->c_event;
+    if (leaf == PQ_L_EVENT_ID) return &it->pl->c_id;
     return it->is ? &it->is->cache : NULL;
 }
 
 /* Row r of the event, event_id or instance_id leaf, value by value (interning it when its
  * cache is not current). */
-static void dense_one(pq_column *c, int32_t leaf, const tw_item *it, uint64_t r)
-{
+static void dense_one(pq_column *c, int32_t leaf, const tw_item *it, uint64_t r) {
     tw_plan *pl = it->pl;
-    if (leaf == PQ_L_EVENT)
-        pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
-    else if (leaf == PQ_L_EVENT_ID)
-        pq_col_u64_cached(c, r, pl->id, &pl->c_id);
-    else if (it->is)
-        pq_col_u64_cached(c, r, it->rc.instance_id, &it->is->cache);
-    else
-        pq_col_u64(c, r, it->rc.instance_id);
+    if (leaf == PQ_L_EVENT) pq_col_str_cached(c, r, pl->display, pl->display_len, &pl->c_event);
+    else if (leaf == PQ_L_EVENT_ID) pq_col_u64_cached(c, r, pl->id, &pl->c_id);
+    else if (it->is) pq_col_u64_cached(c, r, it->rc.instance_id, &it->is->cache);
+    else pq_col_u64(c, r, it->rc.instance_id);
 }
 
 /* The event, event_id or instance_id leaf of the staged rows: runs of the indices whose cache
  * is current, the rest value by value. */
-static void dense_cached(pq_column *c, int32_t leaf, const tw_item *it, size_t n, uint64_t r0)
-{
+static void dense_cached(pq_column *c, int32_t leaf, const tw_item *it, size_t n, uint64_t r0) {
     uint32_t idx[DENSE_RUN];
     for (size_t j = 0; j < n;) {
         size_t m = 0;
         uint64_t gen = c->dict.generation + 1;
         for (; c->page_dict && m < DENSE_RUN && j + m < n; m++) {
             const pq_dict_cache *k = dense_cache(leaf, &it[j + m]);
-            if (!k || k->generation != gen)
-                break;
+            if (!k || k->generation != gen) break;
             idx[m] = k->index;
         }
-        if (m > 0)
-            m = pq_col_index_run(c, r0 + j, idx, m);
+        if (m > 0) m = pq_col_index_run(c, r0 + j, idx, m);
         if (m == 0) {
             dense_one(c, leaf, &it[j], r0 + j);
             m = 1;
@@ -320,51 +269,42 @@ static void dense_cached(pq_column *c, int32_t leaf, const tw_item *it, size_t n
 
 /* Dense leaf `leaf` of staged rows: what put_dense writes into it, one row after another. */
 void tw_render_dense(writer *w, int32_t leaf, const tw_item *it, size_t n, uint64_t r0,
-                      uint64_t seq0)
-{
+                     uint64_t seq0) {
     pq_column *c = &w->cols[leaf];
     if (leaf == PQ_L_SEQ || leaf == PQ_L_TS || leaf == PQ_L_TSTAMP)
         dense_plain(c, leaf, it, n, r0, seq0);
-    else
-        dense_cached(c, leaf, it, n, r0);
+    else dense_cached(c, leaf, it, n, r0);
 }
 
 /* The schema record `rc` was written with, and how many of its fields the plan lays out. */
-static const bb_rschema *rec_schema(const tw_rec *rc, const tw_plan *pl, size_t *nf)
-{
+static const bb_rschema *rec_schema(const tw_rec *rc, const tw_plan *pl, size_t *nf) {
     const bb_rschema *s = rc->schema ? rc->schema : pl->schema;
     *nf = s->field_count < pl->schema->field_count ? s->field_count : pl->schema->field_count;
     return s;
 }
 
-void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is,
-                uint64_t r, uint64_t seq)
-{
+void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is, uint64_t r,
+               uint64_t seq) {
     put_dense(w, rc, pl, is, r, seq);
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
-    for (size_t f = 0; f < nf; f++)
-        put_field(w, ln, rc, pl, s, f, r);
+    for (size_t f = 0; f < nf; f++) put_field(w, ln, rc, pl, s, f, r);
     /* the group's fields other versions have: present group, NULL leaf */
-    for (size_t i = 0; i < pl->nmissing; i++)
-        pq_col_null(&w->cols[pl->missing[i]], r, 1);
+    for (size_t i = 0; i < pl->nmissing; i++) pq_col_null(&w->cols[pl->missing[i]], r, 1);
 }
 
 void tw_render_field(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, uint32_t f,
-                      uint64_t r)
-{
+                     uint64_t r) {
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
-    if (f < nf)
-        put_field(w, ln, rc, pl, s, f, r);
+    if (f < nf) put_field(w, ln, rc, pl, s, f, r);
 }
 
 /* Integer or bool field f (PQ_FAST_UNSIGNED, _SIGNED or _BOOL) of the rows' records, plan pl,
  * into its leaf: what put_field does, with the field's place and sentinel looked up once per
  * schema instead of per row. */
 static void put_int_rows(writer *w, const tw_item *items, const uint32_t *rows, size_t n,
-                         tw_plan *pl, uint32_t f, uint64_t r0)
-{
+                         tw_plan *pl, uint32_t f, uint64_t r0) {
     const tw_fmap *m = &pl->map[f];
     pq_column *c = &w->cols[m->leaf];
     const bb_rschema *last = NULL;
@@ -377,8 +317,7 @@ static void put_int_rows(writer *w, const tw_item *items, const uint32_t *rows, 
             last = rec_schema(&it->rc, pl, &nf);
             fd = f < nf ? &last->fields[f] : NULL;
         }
-        if (!fd)
-            continue; /* the record's schema has no field f: its gap is NULL */
+        if (!fd) continue; /* the record's schema has no field f: its gap is NULL */
         unsigned wd = fd->width;
         uint64_t raw = load_uw(it->rc.fields + fd->offset, wd);
         if (fd->has_sentinel && raw == fd->sentinel) {
@@ -386,8 +325,7 @@ static void put_int_rows(writer *w, const tw_item *items, const uint32_t *rows, 
         } else if (m->fast == PQ_FAST_UNSIGNED) {
             pq_col_u64(c, r, raw);
         } else if (m->fast == PQ_FAST_SIGNED) {
-            if (wd < 8 && ((raw >> (8 * wd - 1)) & 1))
-                raw |= ~(uint64_t)0 << (8 * wd);
+            if (wd < 8 && ((raw >> (8 * wd - 1)) & 1)) raw |= ~(uint64_t)0 << (8 * wd);
             pq_col_u64(c, r, raw);
         } else {
             pq_col_bool(c, r, raw != 0);
@@ -398,8 +336,7 @@ static void put_int_rows(writer *w, const tw_item *items, const uint32_t *rows, 
 /* Enum or interned field f (PQ_FAST_STRING) of the rows' records, plan pl, into its leaf: what
  * put_field does, with the record's schema looked up once per schema instead of per row. */
 static void put_str_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
-                         size_t n, tw_plan *pl, uint32_t f, uint64_t r0)
-{
+                         size_t n, tw_plan *pl, uint32_t f, uint64_t r0) {
     const tw_fmap *m = &pl->map[f];
     const bb_rschema *last = NULL, *s = NULL;
     size_t nf = 0;
@@ -414,12 +351,10 @@ static void put_str_rows(writer *w, tw_lane *ln, const tw_item *items, const uin
     }
 }
 
-void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows,
-                     size_t n, tw_plan *pl, uint32_t f, uint64_t r0)
-{
+void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t *rows, size_t n,
+                    tw_plan *pl, uint32_t f, uint64_t r0) {
     const tw_fmap *m = &pl->map[f];
-    if (m->pad)
-        return;
+    if (m->pad) return;
     if (m->fast == PQ_FAST_UNSIGNED || m->fast == PQ_FAST_SIGNED || m->fast == PQ_FAST_BOOL) {
         put_int_rows(w, items, rows, n, pl, f, r0);
         return;
@@ -428,6 +363,5 @@ void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t
         put_str_rows(w, ln, items, rows, n, pl, f, r0);
         return;
     }
-    for (size_t k = 0; k < n; k++)
-        tw_render_field(w, ln, &items[rows[k]].rc, pl, f, r0 + rows[k]);
+    for (size_t k = 0; k < n; k++) tw_render_field(w, ln, &items[rows[k]].rc, pl, f, r0 + rows[k]);
 }

@@ -38,8 +38,7 @@ static bool ends_statement(bb_strview v) {
 /* True if an earlier version of plan i's name promotes a field to the same column with the
  * same role as field f (backbeat_keys lists each (event, column, role) once). Versions are
  * few, so the scan stays short. */
-static bool key_seen(const tw_layout *l, size_t i, size_t f)
-{
+static bool key_seen(const tw_layout *l, size_t i, size_t f) {
     const tw_plan *p = &l->plans[i];
     const tw_fmap *m = &p->map[f];
     uint8_t role = p->schema->fields[f].role;
@@ -57,19 +56,16 @@ static bool key_seen(const tw_layout *l, size_t i, size_t f)
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
 
-char *tw_views_ddl(const bb_model *model, const uint64_t *rank)
-{
+char *tw_views_ddl(const bb_model *model, const uint64_t *rank) {
     bool nul_views = false;
     tw_layout lay;
-    if (!tw_layout_build(model, &lay))
-        return NULL;
+    if (!tw_layout_build(model, &lay)) return NULL;
     pq_buf b = {0};
     em_cstr(&b, "-- backbeat: one view per event type (the base view `events` is bound to the "
                 "Parquet file by OUT.views.sql)\n");
     for (size_t i = 0; i < lay.nplans; i++) {
         const tw_plan *p = &lay.plans[i];
-        if (!p->first)
-            continue; /* one view per name, whatever versions */
+        if (!p->first) continue; /* one view per name, whatever versions */
         em_cstr(&b, "CREATE OR REPLACE VIEW ");
         em_sql_ident(&b, p->display, p->display_len);
         em_cstr(&b, " AS SELECT * FROM events WHERE event = ");
@@ -82,8 +78,7 @@ char *tw_views_ddl(const bb_model *model, const uint64_t *rank)
     for (size_t i = 0; i < lay.nplans; i++) {
         const tw_plan *p = &lay.plans[i];
         for (size_t f = 0; f < p->schema->field_count; f++) {
-            if (!p->map[f].promoted || key_seen(&lay, i, f))
-                continue;
+            if (!p->map[f].promoted || key_seen(&lay, i, f)) continue;
             em_cstr(&b, rows == 0 ? "SELECT * FROM (VALUES\n  (" : ",\n  (");
             em_sql_str(&b, p->display, p->display_len);
             em_cstr(&b, ", ");
@@ -96,17 +91,14 @@ char *tw_views_ddl(const bb_model *model, const uint64_t *rank)
             rows++;
         }
     }
-    if (rows)
-        em_cstr(&b, "\n) AS t(event, field, role);\n");
+    if (rows) em_cstr(&b, "\n) AS t(event, field, role);\n");
     else
         em_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
                     "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
     size_t nv = bb_model_view_count(model), ns = 0;
-    if (nv)
-        em_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
+    if (nv) em_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     size_t *order = malloc((nv ? nv : 1) * sizeof *order);
-    if (!order || !em_view_order(model, rank, order, NULL, &ns))
-        b.failed = true;
+    if (!order || !em_view_order(model, rank, order, NULL, &ns)) b.failed = true;
     for (size_t k = 0; k < ns && !b.failed; k++) {
         size_t i = order[k];
         bb_strview v = bb_model_view(model, i);
@@ -120,14 +112,11 @@ char *tw_views_ddl(const bb_model *model, const uint64_t *rank)
             continue;
         }
         em_utf8_lossy(&b, (const uint8_t *)v.ptr, v.len);
-        if (v.len == 0 || v.ptr[v.len - 1] != '\n')
-            pq_buf_byte(&b, '\n');
-        if (!ends_statement(v))
-            em_cstr(&b, ";\n");
+        if (v.len == 0 || v.ptr[v.len - 1] != '\n') pq_buf_byte(&b, '\n');
+        if (!ends_statement(v)) em_cstr(&b, ";\n");
     }
     free(order);
-    if (nul_views)
-        warned_for = model;
+    if (nul_views) warned_for = model;
     pq_buf_byte(&b, 0);
     tw_layout_free(&lay);
     if (b.failed) {

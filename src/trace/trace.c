@@ -86,11 +86,11 @@ typedef struct frag {
 } frag;
 
 typedef struct ev_info {
-    char *display;       /* the qualified name: one name per event whatever versions meet */
-    frag id_arg;         /* '"backbeat.event_id":"<16 hex>"' when the name has several ids */
-    char *span_name;     /* for enter events */
+    char *display;   /* the qualified name: one name per event whatever versions meet */
+    frag id_arg;     /* '"backbeat.event_id":"<16 hex>"' when the name has several ids */
+    char *span_name; /* for enter events */
     char *cat;
-    int span_fi; /* index of the span_id field, or -1 */
+    int span_fi;   /* index of the span_id field, or -1 */
     int parent_fi; /* index of the parent_span_id field, or -1 */
     uint8_t phase;
     /* pre-rendered JSON: ',"name":<display>,"cat":<cat>,"args":', ',"name":<span name>,
@@ -116,7 +116,7 @@ typedef struct thr {
 } thr;
 
 typedef struct open_span {
-    struct open_span *chain; /* same map key */
+    struct open_span *chain;       /* same map key */
     struct open_span *prev, *next; /* enter order */
     uint64_t instance_id, span_id, parent, ts;
     thr *t;
@@ -135,7 +135,7 @@ typedef struct tw {
     uint64_t base;
     uint64_t last_ts;
     bool oom;
-    bb__u64map events; /* event id -> ev_info */
+    bb__u64map events;  /* event id -> ev_info */
     bb__u64map threads; /* (pid << 32 | shard) -> thr */
     /* direct-mapped caches in front of the two maps (hit on nearly every record) */
     struct {
@@ -143,7 +143,7 @@ typedef struct tw {
         ev_info *e;
     } evc[EV_CACHE];
     thr *thc[THR_CACHE];
-    bb__u64map open;   /* span key -> open_span chain */
+    bb__u64map open; /* span key -> open_span chain */
     open_span *oldest, *newest;
     proc *procs;
     size_t nprocs;
@@ -156,10 +156,8 @@ typedef struct tw {
 /* ------------------------------------------------------------------ small helpers */
 
 static void sep(tw *w) {
-    if (w->first_event)
-        w->first_event = false;
-    else
-        em_obuf_puts(&w->out, ",\n");
+    if (w->first_event) w->first_event = false;
+    else em_obuf_puts(&w->out, ",\n");
 }
 
 static bool ends_with(const char *s, size_t n, const char *suf) {
@@ -281,12 +279,11 @@ static proc *find_proc(tw *w, uint64_t instance_id) {
     size_t lo = 0, hi = w->nprocs;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (w->procs[mid].instance_id < instance_id)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (w->procs[mid].instance_id < instance_id) lo = mid + 1;
+        else hi = mid;
     }
-    if (lo < w->nprocs && w->procs[lo].instance_id == instance_id) return w->last_proc = &w->procs[lo];
+    if (lo < w->nprocs && w->procs[lo].instance_id == instance_id)
+        return w->last_proc = &w->procs[lo];
     return NULL;
 }
 
@@ -309,13 +306,15 @@ static void name_proc(tw *w, proc *p) {
                      hl ? " (" : "", (unsigned long long)p->instance_id, hl ? ")" : "");
     em_obuf *b = &w->out;
     sep(w);
-    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
-                      "\"args\":{\"name\":",
+    em_obuf_printf(b,
+                   "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ts\":0,"
+                   "\"args\":{\"name\":",
                    p->pid);
     em_obuf_json_str(b, name, (size_t)n);
     em_obuf_puts(b, "}},\n");
-    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
-                      "\"ts\":0,\"args\":{\"sort_index\":%u}}",
+    em_obuf_printf(b,
+                   "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
+                   "\"ts\":0,\"args\":{\"sort_index\":%u}}",
                    p->pid, p->pid);
     free(name);
 }
@@ -323,13 +322,15 @@ static void name_proc(tw *w, proc *p) {
 static void name_thread(tw *w, proc *p, uint32_t tid, uint32_t shard, size_t lane_no) {
     em_obuf *b = &w->out;
     sep(w);
-    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
-                      "\"args\":{\"name\":\"shard %u",
+    em_obuf_printf(b,
+                   "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
+                   "\"args\":{\"name\":\"shard %u",
                    p->pid, tid, shard);
     if (lane_no) em_obuf_printf(b, " (overlap %zu)", lane_no);
     em_obuf_puts(b, "\"}},\n");
-    em_obuf_printf(b, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
-                      "\"ts\":0,\"args\":{\"sort_index\":%llu}}",
+    em_obuf_printf(b,
+                   "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
+                   "\"ts\":0,\"args\":{\"sort_index\":%llu}}",
                    p->pid, tid, (unsigned long long)shard * 1024ull + lane_no);
 }
 
@@ -371,8 +372,9 @@ static thr *find_thr_new(tw *w, proc *p, uint32_t shard) {
     t->p = p;
     t->shard = shard;
     if (add_lane(w, t) == TL_NOWHERE) return NULL;
-    int n = snprintf(t->ipfx, sizeof t->ipfx, "{\"ph\":\"I\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":",
-                     p->pid, t->lanes.v[0].tid);
+    int n = snprintf(t->ipfx, sizeof t->ipfx,
+                     "{\"ph\":\"I\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", p->pid,
+                     t->lanes.v[0].tid);
     t->ipfx_len = (size_t)n;
     return t;
 }
@@ -384,8 +386,8 @@ static size_t write_fields_open(em_obuf *b, const ev_info *ev, const bb_rschema 
     return tr_write_open(b, &ev->plan, s, fields, inst);
 }
 
-static void write_fields(em_obuf *b, const ev_info *ev, const bb_rschema *s,
-                         const uint8_t *fields, const bb_rinstance *inst) {
+static void write_fields(em_obuf *b, const ev_info *ev, const bb_rschema *s, const uint8_t *fields,
+                         const bb_rinstance *inst) {
     size_t written = write_fields_open(b, ev, s, fields, inst);
     if (ev->id_arg.n) {
         if (written) em_obuf_putc(b, ','); /* not field_count: padding fields write nothing */
@@ -403,10 +405,8 @@ static void render_fields(em_obuf *b, const void *ev, const bb_rschema *s, const
 /* A record's fields into the output: written now, or left to the workers (--threads). */
 static void put_fields(tw *w, const ev_info *ev, const bb_rschema *s, const uint8_t *fields,
                        const bb_rinstance *inst) {
-    if (!w->par)
-        write_fields(&w->out, ev, s, fields, inst);
-    else if (!tr_par_defer(w->par, &w->out, ev, s, fields, s->record_size, inst))
-        w->oom = true;
+    if (!w->par) write_fields(&w->out, ev, s, fields, inst);
+    else if (!tr_par_defer(w->par, &w->out, ev, s, fields, s->record_size, inst)) w->oom = true;
 }
 
 /* An "I" instant for a record; `mark` adds a "backbeat.<mark>": true arg. */
@@ -509,17 +509,13 @@ static void close_span(tw *w, open_span *o, uint64_t end, const bb_mrecord *x) {
     if (x) {
         ev_info *xe = event_info(w, x->rec.schema);
         em_obuf_puts(b, ",\"exit_event\":");
-        if (xe)
-            em_obuf_write(b, xe->display_json.p, xe->display_json.n);
-        else
-            em_obuf_puts(b, "null");
+        if (xe) em_obuf_write(b, xe->display_json.p, xe->display_json.n);
+        else em_obuf_puts(b, "null");
         em_obuf_puts(b, ",\"exit_shard\":");
         em_obuf_u64(b, x->rec.shard_id);
         em_obuf_puts(b, ",\"exit\":");
-        if (xe)
-            put_fields(w, xe, x->rec.schema, x->rec.fields, x->instance);
-        else
-            em_obuf_puts(b, "{}");
+        if (xe) put_fields(w, xe, x->rec.schema, x->rec.fields, x->instance);
+        else em_obuf_puts(b, "{}");
     } else {
         em_obuf_puts(b, ",\"backbeat.unclosed\":true");
     }
@@ -536,12 +532,9 @@ static void list_unlink(tw *w, open_span *o) {
 /* Take o (after `prev` in the chain of `key`, or its head when prev is NULL) out of the
  * open-span map. */
 static void chain_unlink(tw *w, uint64_t key, open_span *prev, open_span *o) {
-    if (prev)
-        prev->chain = o->chain;
-    else if (o->chain)
-        bb__u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
-    else
-        bb__u64map_del(&w->open, key);
+    if (prev) prev->chain = o->chain;
+    else if (o->chain) bb__u64map_put(&w->open, key, o->chain); /* replaces in place: cannot fail */
+    else bb__u64map_del(&w->open, key);
 }
 
 static void span_enter(tw *w, const bb_mrecord *r, ev_info *ev, thr *t) {
@@ -668,12 +661,9 @@ static int trace_record(tw *w, const bb_mrecord *r, char *errbuf, size_t errlen)
     }
     thr *t = find_thr(w, p, r->rec.shard_id);
     if (!t) return REC_STOP;
-    if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0)
-        span_enter(w, r, ev, t);
-    else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0)
-        span_exit(w, r, ev, t);
-    else
-        write_instant(w, r, ev, t, NULL);
+    if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0) span_enter(w, r, ev, t);
+    else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0) span_exit(w, r, ev, t);
+    else write_instant(w, r, ev, t, NULL);
     return REC_NEXT;
 }
 
@@ -732,7 +722,7 @@ static int trace_finish(tw *w, char *errbuf, size_t errlen) {
 
 /* Stream the model's records (those opts->keep accepts) as trace JSON into out_fd. */
 int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
-                size_t errlen) {
+             size_t errlen) {
     tw w;
     memset(&w, 0, sizeof w);
     w.model = model;

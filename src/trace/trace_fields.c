@@ -138,8 +138,7 @@ static void write_interned(em_obuf *b, uint32_t id, const bb_rinstance *inst) {
     }
     if (inst && lo < inst->intern_count && inst->intern[lo].id == id)
         em_obuf_json_str(b, inst->intern[lo].bytes.ptr, inst->intern[lo].bytes.len);
-    else
-        write_quoted(b, "\"#", id);
+    else write_quoted(b, "\"#", id);
 }
 
 /* A planned field's value, as em_obuf_json_field writes it from bb_decode_field. */

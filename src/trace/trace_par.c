@@ -17,12 +17,12 @@
 #define LIT_START (256u << 10)
 
 typedef struct hole {
-    size_t at;          /* offset in the chunk's literal text */
+    size_t at; /* offset in the chunk's literal text */
     const void *ev;
     const bb_rschema *s;
     const bb_rinstance *inst;
-    size_t foff;        /* field bytes in the chunk's arena */
-    size_t roff, rlen;  /* its rendering in its task's buffer */
+    size_t foff;       /* field bytes in the chunk's arena */
+    size_t roff, rlen; /* its rendering in its task's buffer */
     size_t task;
 } hole;
 
@@ -37,17 +37,16 @@ struct trace_par {
     em_pool *pool;
     size_t ntasks;
     tr_par_render_fn render;
-    em_obuf out;        /* the fd */
+    em_obuf out; /* the fd */
     chunk c[2];
-    int cur;            /* the chunk being gathered (its lit is the writer's while it is) */
-    bool flying;        /* the other chunk is being rendered */
-    em_obuf *rbuf;      /* per task */
+    int cur;       /* the chunk being gathered (its lit is the writer's while it is) */
+    bool flying;   /* the other chunk is being rendered */
+    em_obuf *rbuf; /* per task */
     bool oom;
 };
 
 /* Task t: render its share of the flying chunk's holes into its own buffer. */
-static void render_task(void *arg, size_t t, unsigned worker)
-{
+static void render_task(void *arg, size_t t, unsigned worker) {
     (void)worker;
     trace_par *p = arg;
     chunk *c = &p->c[p->cur ^ 1];
@@ -64,21 +63,17 @@ static void render_task(void *arg, size_t t, unsigned worker)
 }
 
 /* The rendering of hole i of chunk c. */
-static const char *rendered(const trace_par *p, const chunk *c, size_t i)
-{
+static const char *rendered(const trace_par *p, const chunk *c, size_t i) {
     return p->rbuf[c->holes[i].task].data + c->holes[i].roff;
 }
 
 /* Wait for the flying chunk and write it out: literal and rendered pieces in order. */
-static void land(trace_par *p)
-{
-    if (!p->flying)
-        return;
+static void land(trace_par *p) {
+    if (!p->flying) return;
     em_pool_wait(p->pool);
     p->flying = false;
     chunk *c = &p->c[p->cur ^ 1];
-    for (size_t t = 0; t < p->ntasks; t++)
-        p->oom |= p->rbuf[t].failed != 0;
+    for (size_t t = 0; t < p->ntasks; t++) p->oom |= p->rbuf[t].failed != 0;
     p->oom |= c->lit.failed != 0 || c->bytes.failed;
     size_t pos = 0;
     for (size_t i = 0; i < c->n && !p->oom; i++) {
@@ -86,8 +81,7 @@ static void land(trace_par *p)
         em_obuf_write(&p->out, rendered(p, c, i), c->holes[i].rlen);
         pos = c->holes[i].at;
     }
-    if (!p->oom)
-        em_obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
+    if (!p->oom) em_obuf_write(&p->out, c->lit.data + pos, c->lit.len - pos);
     c->lit.len = 0;
     c->n = 0;
     c->bytes.len = 0;
@@ -95,8 +89,7 @@ static void land(trace_par *p)
 
 /* Hand the gathered chunk (its literal text is *lit) to the workers; *lit becomes the other
  * chunk's (emptied) buffer. */
-static void launch(trace_par *p, em_obuf *lit)
-{
+static void launch(trace_par *p, em_obuf *lit) {
     land(p);
     chunk *c = &p->c[p->cur];
     c->lit = *lit;
@@ -109,8 +102,7 @@ static void launch(trace_par *p, em_obuf *lit)
 }
 
 bool tr_par_defer(trace_par *p, em_obuf *lit, const void *ev, const bb_rschema *s,
-              const uint8_t *fields, size_t n, const bb_rinstance *inst)
-{
+                  const uint8_t *fields, size_t n, const bb_rinstance *inst) {
     chunk *c = &p->c[p->cur];
     if (c->n == CHUNK_HOLES) { /* no room left before the next tr_par_next: render it here */
         p->render(lit, ev, s, fields, inst);
@@ -118,76 +110,61 @@ bool tr_par_defer(trace_par *p, em_obuf *lit, const void *ev, const bb_rschema *
     }
     size_t foff = c->bytes.len;
     pq_buf_put(&c->bytes, fields, n);
-    if (c->bytes.failed)
-        return false;
+    if (c->bytes.failed) return false;
     c->holes[c->n++] = (hole){.at = lit->len, .ev = ev, .s = s, .inst = inst, .foff = foff};
     return true;
 }
 
-bool tr_par_next(trace_par *p, em_obuf *lit)
-{
+bool tr_par_next(trace_par *p, em_obuf *lit) {
     if (p->c[p->cur].n >= CHUNK_HOLES - 2) /* a record defers two holes at most */
         launch(p, lit);
     return !p->oom && !p->c[p->cur].bytes.failed;
 }
 
-int tr_par_finish(trace_par *p, em_obuf *lit)
-{
+int tr_par_finish(trace_par *p, em_obuf *lit) {
     launch(p, lit);
     land(p);
     int err = em_obuf_flush(&p->out);
     return err ? err : p->oom ? ENOMEM : 0;
 }
 
-int tr_par_failed(const trace_par *p)
-{
-    return p->out.failed;
-}
+int tr_par_failed(const trace_par *p) { return p->out.failed; }
 
-trace_par *tr_par_create(unsigned threads, int fd, tr_par_render_fn fn, em_obuf *lit)
-{
+trace_par *tr_par_create(unsigned threads, int fd, tr_par_render_fn fn, em_obuf *lit) {
     trace_par *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->render = fn;
     p->ntasks = (size_t)threads * TASKS_PER_THREAD;
     p->rbuf = calloc(p->ntasks, sizeof *p->rbuf);
     bool ok = p->rbuf && em_obuf_init(&p->out, fd, 1 << 20);
-    for (size_t t = 0; ok && t < p->ntasks; t++)
-        ok = em_obuf_init(&p->rbuf[t], -1, LIT_START);
+    for (size_t t = 0; ok && t < p->ntasks; t++) ok = em_obuf_init(&p->rbuf[t], -1, LIT_START);
     for (int i = 0; ok && i < 2; i++) { /* bytes from the start: never NULL + offset */
         p->c[i].holes = calloc(CHUNK_HOLES, sizeof *p->c[i].holes);
         ok = p->c[i].holes && pq_buf_reserve(&p->c[i].bytes, 65536);
     }
     ok = ok && em_obuf_init(&p->c[1].lit, -1, LIT_START) && em_obuf_init(lit, -1, LIT_START);
-    if (ok)
-        p->pool = em_pool_create(threads);
+    if (ok) p->pool = em_pool_create(threads);
     if (!p->pool) {
-        if (ok)
-            em_obuf_finish(lit);
+        if (ok) em_obuf_finish(lit);
         tr_par_free(p, NULL);
         return NULL;
     }
     return p;
 }
 
-void tr_par_free(trace_par *p, em_obuf *lit)
-{
-    if (!p)
-        return;
+void tr_par_free(trace_par *p, em_obuf *lit) {
+    if (!p) return;
     if (p->pool) {
         em_pool_wait(p->pool);
         em_pool_free(p->pool);
     }
-    if (lit)
-        em_obuf_finish(lit);
+    if (lit) em_obuf_finish(lit);
     for (int i = 0; i < 2; i++) {
         free(p->c[i].lit.data);
         free(p->c[i].holes);
         pq_buf_free(&p->c[i].bytes);
     }
-    for (size_t t = 0; p->rbuf && t < p->ntasks; t++)
-        free(p->rbuf[t].data);
+    for (size_t t = 0; p->rbuf && t < p->ntasks; t++) free(p->rbuf[t].data);
     free(p->rbuf);
     free(p->out.data);
     free(p);

@@ -23,7 +23,7 @@
 
 /* Renders a record's fields ("{...}") into b; `ev` is the writer's, passed through. */
 typedef void (*tr_par_render_fn)(em_obuf *b, const void *ev, const bb_rschema *s,
-                             const uint8_t *fields, const bb_rinstance *inst);
+                                 const uint8_t *fields, const bb_rinstance *inst);
 
 typedef struct trace_par trace_par;
 
@@ -33,7 +33,7 @@ trace_par *tr_par_create(unsigned threads, int fd, tr_par_render_fn fn, em_obuf 
 /* A hole at the end of *lit for the fields (n bytes at `fields`, copied) of schema s. False if
  * out of memory. */
 bool tr_par_defer(trace_par *p, em_obuf *lit, const void *ev, const bb_rschema *s,
-              const uint8_t *fields, size_t n, const bb_rinstance *inst);
+                  const uint8_t *fields, size_t n, const bb_rinstance *inst);
 /* Between records: hand over the chunk when it is big enough. False if out of memory. */
 bool tr_par_next(trace_par *p, em_obuf *lit);
 /* Everything to the fd, flushed; 0 or the errno of the first failed write (ENOMEM when memory

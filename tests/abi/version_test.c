@@ -9,8 +9,7 @@
 
 #include "check.h"
 
-int main(void)
-{
+int main(void) {
     char want[32];
     snprintf(want, sizeof want, "%d.%d.%d", BB_VERSION_MAJOR, BB_VERSION_MINOR, BB_VERSION_PATCH);
     CHECK(strcmp(BB_VERSION_STRING, want) == 0, "header string %s vs %s", BB_VERSION_STRING, want);

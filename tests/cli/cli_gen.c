@@ -28,7 +28,10 @@
 
 static const bb_field_desc start_fields[] = {
     {.name = "span", .offset = 0, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_SPAN_ID},
-    {.name = "parent", .offset = 8, .width = 8, .type = BB_TYPE_U64,
+    {.name = "parent",
+     .offset = 8,
+     .width = 8,
+     .type = BB_TYPE_U64,
      .role = BB_ROLE_PARENT_SPAN_ID},
 };
 static const bb_field_desc end_fields[] = {
@@ -37,17 +40,27 @@ static const bb_field_desc end_fields[] = {
 };
 static const bb_field_desc note_fields[] = {
     {.name = "key", .offset = 0, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
-    {.name = "value", .offset = 8, .width = 4, .type = BB_TYPE_I32, .has_sentinel = 1,
+    {.name = "value",
+     .offset = 8,
+     .width = 4,
+     .type = BB_TYPE_I32,
+     .has_sentinel = 1,
      .sentinel = 0xFFFFFFFFu},
     {.name = "tag", .offset = 12, .width = 4, .type = BB_TYPE_INTERNED, .type_arg = 1},
 };
-static bb_event_desc ev_start = {.name = "gen::TaskStart", .description = "A task began.",
-                                 .fields = start_fields, .field_count = 2, .record_size = 16,
+static bb_event_desc ev_start = {.name = "gen::TaskStart",
+                                 .description = "A task began.",
+                                 .fields = start_fields,
+                                 .field_count = 2,
+                                 .record_size = 16,
                                  .phase = BB_PHASE_ENTER};
-static bb_event_desc ev_end = {.name = "gen::TaskEnd", .fields = end_fields, .field_count = 2,
-                               .record_size = 12, .phase = BB_PHASE_EXIT};
-static bb_event_desc ev_note = {.name = "gen::Note", .fields = note_fields, .field_count = 3,
-                                .record_size = 16};
+static bb_event_desc ev_end = {.name = "gen::TaskEnd",
+                               .fields = end_fields,
+                               .field_count = 2,
+                               .record_size = 12,
+                               .phase = BB_PHASE_EXIT};
+static bb_event_desc ev_note = {
+    .name = "gen::Note", .fields = note_fields, .field_count = 3, .record_size = 16};
 
 #define NSHARDS_MAX 4
 typedef struct ring {
@@ -94,8 +107,9 @@ static void emit(gen *g, uint32_t shard, uint64_t ts, const bb_event_desc *ev,
 static const char *tags[] = {"", "red", "green"};
 
 static void rec_json_head(gen *g, uint32_t shard, uint64_t ts, const char *event) {
-    fprintf(g->json, "%s\n{\"instance_id\":\"%016" PRIx64 "\",\"shard\":%u,\"ts\":\"%" PRIu64
-                     "\",\"event\":\"%s\",\"fields\":",
+    fprintf(g->json,
+            "%s\n{\"instance_id\":\"%016" PRIx64 "\",\"shard\":%u,\"ts\":\"%" PRIu64
+            "\",\"event\":\"%s\",\"fields\":",
             g->nrec++ ? "," : "", g->instance, shard, ts, event);
 }
 
@@ -124,14 +138,10 @@ static void note(gen *g, uint32_t shard, uint64_t ts, uint64_t key, int32_t valu
     put32(f + 12, tag);
     emit(g, shard, ts, &ev_note, f);
     rec_json_head(g, shard, ts, ev_note.name);
-    if (value == -1)
-        fprintf(g->json, "{\"key\":%" PRIu64 ",\"value\":null,", key);
-    else
-        fprintf(g->json, "{\"key\":%" PRIu64 ",\"value\":%d,", key, value);
-    if (tag >= 1 && tag <= 2)
-        fprintf(g->json, "\"tag\":\"%s\"}}", tags[tag]);
-    else
-        fprintf(g->json, "\"tag\":\"#%u\"}}", tag);
+    if (value == -1) fprintf(g->json, "{\"key\":%" PRIu64 ",\"value\":null,", key);
+    else fprintf(g->json, "{\"key\":%" PRIu64 ",\"value\":%d,", key, value);
+    if (tag >= 1 && tag <= 2) fprintf(g->json, "\"tag\":\"%s\"}}", tags[tag]);
+    else fprintf(g->json, "\"tag\":\"#%u\"}}", tag);
 }
 
 /* Scenario spans1 / spans2: see the file comment. T(x) = base + x, base at epoch scale with odd
@@ -231,10 +241,8 @@ static void scenario_async(gen *g) {
     }
     qsort(ev, (size_t)n, sizeof ev[0], async_cmp);
     for (int k = 0; k < n; k++) {
-        if (ev[k].enter)
-            start(g, 0, T(ev[k].ts), ev[k].span, ev[k].parent);
-        else
-            end(g, 0, T(ev[k].ts), ev[k].span, 0);
+        if (ev[k].enter) start(g, 0, T(ev[k].ts), ev[k].span, ev[k].parent);
+        else end(g, 0, T(ev[k].ts), ev[k].span, 0);
     }
 }
 
@@ -359,8 +367,10 @@ int main(int argc, char **argv) {
         bool one = !strcmp(scen, "spans1"), async = !strcmp(scen, "async");
         bool random = !strcmp(scen, "random");
         if (!one && !async && !random && strcmp(scen, "spans2")) return 2;
-        g.instance = one ? 0xfe00000000000001ull : async ? 0xfe00000000000003ull
-                   : random ? 0xfe00000000000004ull : 0xfe00000000000002ull;
+        g.instance = one      ? 0xfe00000000000001ull
+                     : async  ? 0xfe00000000000003ull
+                     : random ? 0xfe00000000000004ull
+                              : 0xfe00000000000002ull;
         g.host = one ? "gen-host-1" : async ? "gen-host-3" : random ? "gen-host-4" : "gen-host-2";
         g.nshards = one ? 4 : random ? 3 : 1;
         for (uint32_t i = 0; i < g.nshards; i++) {
@@ -373,14 +383,10 @@ int main(int argc, char **argv) {
         if (!g.json) return 1;
         fprintf(g.json, "{\"instance_id\":\"%016" PRIx64 "\",\"host\":\"%s\",\"records\":[",
                 g.instance, g.host);
-        if (one)
-            scenario_spans1(&g);
-        else if (async)
-            scenario_async(&g);
-        else if (random)
-            scenario_random(&g, argc > 3 ? strtoull(argv[3], NULL, 10) : 1);
-        else
-            scenario_spans2(&g);
+        if (one) scenario_spans1(&g);
+        else if (async) scenario_async(&g);
+        else if (random) scenario_random(&g, argc > 3 ? strtoull(argv[3], NULL, 10) : 1);
+        else scenario_spans2(&g);
         fprintf(g.json, "\n]}\n");
         fclose(g.json);
     }

@@ -27,8 +27,8 @@ BB_EVENT(rf_early, "rf_test", "Early", "registered before the recorder",
 
 /* Registered by hand after the recorder exists: the last schema entry of the log. */
 static const bb_field_desc late_field = {"v", NULL, NULL, NULL, 0, 0, 8, 0, BB_TYPE_U64, 0, 0, 0};
-static bb_event_desc late = {BB__ABI_LAYOUT, "rf_test::Late", NULL, &late_field, 1, 8,
-                             BB_PHASE_NONE, 0, NULL};
+static bb_event_desc late = {
+    BB__ABI_LAYOUT, "rf_test::Late", NULL, &late_field, 1, 8, BB_PHASE_NONE, 0, NULL};
 
 typedef struct counts {
     size_t early, late;
@@ -51,7 +51,8 @@ static bool recover(const uint8_t *d, size_t len, counts *c, cli_ring_info *info
     CHECK(bb_dump_open_memory(out, n, "r.bb", &dump, NULL) == BB_OK, "the dump opens");
     for (size_t i = 0; dump && i < bb_dump_instance_count(dump); i++) {
         const bb_rinstance *in = bb_dump_instance(dump, i);
-        for (size_t s = 0; s < in->shard_count; s++) bb_shard_walk(dump, &in->shards[s], count, c, NULL);
+        for (size_t s = 0; s < in->shard_count; s++)
+            bb_shard_walk(dump, &in->shards[s], count, c, NULL);
     }
     if (dump) bb_dump_close(dump);
     free(out);
@@ -100,8 +101,8 @@ static void meta_damage(const uint8_t *d, size_t len) {
     uint8_t *u = copy(d, len);
     memset(u + e + BB_RME_OFF_MAGIC, 0, 4); /* killed before the magic was stored */
     CHECK(recover(u, len, &c, &info, why), "%s", why);
-    CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100, "unfinished: %zu skipped, %zu late, %zu early",
-          info.meta_skipped, c.late, c.early);
+    CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100,
+          "unfinished: %zu skipped, %zu late, %zu early", info.meta_skipped, c.late, c.early);
     memcpy(u, d, len); /* killed in the payload's copy: the rest, checksum and magic unwritten */
     uint32_t plen;
     memcpy(&plen, d + e + BB_RME_OFF_LEN, 4);
@@ -118,7 +119,8 @@ static void meta_damage(const uint8_t *d, size_t len) {
     memcpy(u, d, len);
     u[e + BB_RME_HEAD + 3] ^= 0x40; /* a payload byte overwritten */
     CHECK(recover(u, len, &c, &info, why), "%s", why);
-    CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100, "corrupt: %zu skipped", info.meta_skipped);
+    CHECK(info.meta_skipped == 1 && c.late == 0 && c.early == 100, "corrupt: %zu skipped",
+          info.meta_skipped);
     memcpy(u, d, len);
     uint32_t huge = 0x7FFFFFF0u;
     memcpy(u + e + BB_RME_OFF_LEN, &huge, 4);
@@ -176,8 +178,8 @@ typedef struct early_set {
     uint64_t n[128], pos[128];
     uint32_t shard[128];
     size_t count;
-    bool dup;  /* an n seen twice */
-    bool bad;  /* an n out of range */
+    bool dup; /* an n seen twice */
+    bool bad; /* an n out of range */
 } early_set;
 
 static int collect(const bb_record *r, void *ctx) {
@@ -338,7 +340,8 @@ static bb_recorder *ring_recorder(const char *dir, uint32_t shards, uint32_t int
 /* The intern table of instance 0 of the dump d[n], or NULL; *count its entries. */
 static const bb_rintern *interns_of(bb_dump **dump, const void *d, size_t n, size_t *count) {
     *count = 0;
-    if (bb_dump_open_memory(d, n, "i.bb", dump, NULL) != BB_OK || bb_dump_instance_count(*dump) != 1)
+    if (bb_dump_open_memory(d, n, "i.bb", dump, NULL) != BB_OK ||
+        bb_dump_instance_count(*dump) != 1)
         return NULL;
     *count = bb_dump_instance(*dump, 0)->intern_count;
     return bb_dump_instance(*dump, 0)->intern;
@@ -374,7 +377,8 @@ static void intern_full(const char *dir) {
     size_t n = 0;
     cli_ring_info info;
     char why[256];
-    CHECK(d && cli_ring_to_dump(d, (size_t)sb.st_size, &out, &n, &info, why, sizeof why), "%s", why);
+    CHECK(d && cli_ring_to_dump(d, (size_t)sb.st_size, &out, &n, &info, why, sizeof why), "%s",
+          why);
     CHECK(info.intern_full, "the header says the table filled");
     bb_dump *a = NULL, *b = NULL;
     size_t na, nb;

@@ -22,8 +22,8 @@
 static const bb_field_desc tick_fields[] = {
     {.name = "n", .offset = 0, .width = 4, .type = BB_TYPE_U32, .role = BB_ROLE_KEY},
 };
-static bb_event_desc ev_tick = {.name = "robust::Tick", .fields = tick_fields, .field_count = 1,
-                                .record_size = 4};
+static bb_event_desc ev_tick = {
+    .name = "robust::Tick", .fields = tick_fields, .field_count = 1, .record_size = 4};
 
 #define CAP 64u
 #define INSTANCE 0x0123456789abcdefull
@@ -111,14 +111,14 @@ static uint8_t *extend(const uint8_t *d, size_t len, uint32_t k, uint32_t n, siz
     put16(o + 12, (uint16_t)nns);
     size_t off = 16 + 20 * nns, e = 0;
     /* append entry: kind, body */
-#define ENTRY(kind, body, blen)                                                                  \
-    do {                                                                                         \
-        uint8_t *t = o + 16 + 20 * e++;                                                          \
-        put16(t, kind);                                                                          \
-        put64(t + 4, off);                                                                       \
-        put64(t + 12, blen);                                                                     \
-        memcpy(o + off, body, blen);                                                             \
-        off += blen;                                                                             \
+#define ENTRY(kind, body, blen)         \
+    do {                                \
+        uint8_t *t = o + 16 + 20 * e++; \
+        put16(t, kind);                 \
+        put64(t + 4, off);              \
+        put64(t + 12, blen);            \
+        memcpy(o + off, body, blen);    \
+        off += blen;                    \
     } while (0)
     for (size_t i = 0; i < ns; i++) {
         const uint8_t *t = d + 16 + 20 * i;
@@ -172,8 +172,7 @@ int main(int argc, char **argv) {
             size_t body = 16 + 60, nb = meta_off - body;
             memmove(d + 16 + 40, d + body, nb);
             put16(d + 12, 2);
-            for (int i = 0; i < 2; i++)
-                put64(d + 16 + 20 * i + 4, get64(d + 16 + 20 * i + 4) - 20);
+            for (int i = 0; i < 2; i++) put64(d + 16 + 20 * i + 4, get64(d + 16 + 20 * i + 4) - 20);
             len = 16 + 40 + nb;
         }
     } else if (!strcmp(scen, "shards") && argc == 4) {

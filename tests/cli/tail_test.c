@@ -110,8 +110,7 @@ static void read_all(FILE *f, tally *t) {
 
 static int wait_exit(pid_t pid) {
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -145,7 +144,8 @@ static uint64_t missing(const tally *t, const uint64_t *last) {
 static void show_err(void) {
     FILE *f = fopen(g_err, "r");
     char line[1024];
-    for (int n = 0; f && n < 20 && fgets(line, sizeof line, f); n++) fprintf(stderr, "tail: %s", line);
+    for (int n = 0; f && n < 20 && fgets(line, sizeof line, f); n++)
+        fprintf(stderr, "tail: %s", line);
     if (f) fclose(f);
 }
 
@@ -227,15 +227,13 @@ static void flood(void) {
     /* SIGINT only once tail prints (its handler is installed by then, even when a sanitized
      * build starts slowly beside 8 flooding writers), then a while of flooding. */
     char first[4096];
-    if (fgets(first, sizeof first, out))
-        take_line(&t, first);
+    if (fgets(first, sizeof first, out)) take_line(&t, first);
     nanosleep(&(struct timespec){1, 0}, NULL);
     kill(tail, SIGINT);
     read_all(out, &t);
     int rc = wait_exit(tail);
     CHECK(rc == 0, "tail did not exit 0 on SIGINT (%d)", rc);
-    if (rc != 0)
-        show_err();
+    if (rc != 0) show_err();
     size_t reports;
     uint64_t lost = losses(&reports);
     CHECK(t.bad == 0 && t.dup == 0, "%zu foreign or torn, %zu duplicate records", t.bad, t.dup);
@@ -256,8 +254,7 @@ static void dead(void) {
         return;
     }
     uint64_t msg[2];
-    for (int k = 0; k < 8 && ring_report(&c, msg); k++) {
-    }
+    for (int k = 0; k < 8 && ring_report(&c, msg); k++) {}
     ring_kill(&c);
     for (int f = 0; f < 2; f++) {
         FILE *out;
@@ -303,8 +300,9 @@ static bool rate_once(int per_ms, int ms) {
     size_t reports;
     uint64_t lost = losses(&reports);
     printf("  %6d/ms/thread  %10.0f records/s written  %9llu written  %9llu printed  %9llu bytes "
-           "lost (%zu reports, ~%llu records)%s\n", per_ms, (double)written * 1000.0 / ms,
-           (unsigned long long)written, (unsigned long long)lines, (unsigned long long)lost, reports,
+           "lost (%zu reports, ~%llu records)%s\n",
+           per_ms, (double)written * 1000.0 / ms, (unsigned long long)written,
+           (unsigned long long)lines, (unsigned long long)lost, reports,
            (unsigned long long)(lost / FRAME), st ? "  tail failed" : "");
     return st == 0;
 }

@@ -206,8 +206,8 @@ static int rates(void) {
     tally t = {0};
     t.a = spawn_writer(go[0], NA, NB, &ra);
     if (!wait_byte(ra)) return 77; /* no ring file here */
-    char *args[] = {"--scan", g_dir, "--iterations", "3", "--interval", "500", "--format",
-                    "jsonl", "--shards", NULL};
+    char *args[] = {"--scan", g_dir,      "--iterations", "3",        "--interval",
+                    "500",    "--format", "jsonl",        "--shards", NULL};
     FILE *out = NULL;
     pid_t top = spawn_top(args, &out);
     char line[4096];
@@ -224,7 +224,8 @@ static int rates(void) {
     if (out) fclose(out);
     CHECK(finish(top) == 0, "top did not exit 0 after 3 iterations");
     CHECK(started && t.iters == 3, "iterations printed: %llu", (unsigned long long)t.iters);
-    CHECK(t.first == 0, "interval 1 counted %llu records written after it", (unsigned long long)t.first);
+    CHECK(t.first == 0, "interval 1 counted %llu records written after it",
+          (unsigned long long)t.first);
     CHECK(t.ev_a == NA && t.ev_b == NB, "events A %llu (want %d), B %llu (want %d)",
           (unsigned long long)t.ev_a, NA, (unsigned long long)t.ev_b, NB);
     CHECK(t.proc_a == NA + NB, "process A: %llu records", (unsigned long long)t.proc_a);
@@ -236,7 +237,8 @@ static int rates(void) {
     CHECK(t.bad_rate == 0, "%u rows whose records_per_sec is not records / elapsed", t.bad_rate);
     CHECK(t.lost == 0, "%llu bytes reported lost", (unsigned long long)t.lost);
     CHECK(file_has(g_err, "skipped: ") && file_has(g_err, "fifo.ring") &&
-          file_has(g_err, "junk.ring"), "the FIFO and the garbage file are not named as skipped");
+              file_has(g_err, "junk.ring"),
+          "the FIFO and the garbage file are not named as skipped");
     printf("rates: %llu rows; A %llu/%d, B %llu/%d, C %llu/%d\n", (unsigned long long)t.rows,
            (unsigned long long)t.ev_a, NA, (unsigned long long)t.ev_b, NB,
            (unsigned long long)t.ev_c, NC);
@@ -268,7 +270,8 @@ static int dead(void) {
     char *a1[] = {"--once", "--interval", "100", "--format", "jsonl", path, NULL};
     CHECK(run_top(a1, &text) == 0, "jsonl: exit status");
     CHECK(strstr(text, "\"state\":\"gone\"") && num(text, "records") == 0 &&
-          num(text, "pid") == (uint64_t)pid, "jsonl of a dead process: %s", text);
+              num(text, "pid") == (uint64_t)pid,
+          "jsonl of a dead process: %s", text);
     free(text);
     char *a2[] = {"--once", "--interval", "100", path, NULL};
     CHECK(run_top(a2, &text) == 0, "text: exit status");

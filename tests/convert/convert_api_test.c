@@ -20,14 +20,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            failures++;                                                                      \
-        }                                                                                    \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+            failures++;                                          \
+        }                                                        \
     } while (0)
 
 /* The whole file (malloc'ed, *len bytes), or NULL. */
@@ -118,7 +118,8 @@ static void convert_both(const char *cli, const char *work, const char *name, ch
         CHECK(ok, "%s: %s", api, ok ? "" : err.message);
         CHECK(run_cli(cli, inputs, n, via_cli) == 0, "backbeat convert -o %s failed", via_cli);
         CHECK(same_file(api, via_cli, 0), "%s and %s differ", api, via_cli);
-        if (f == 0) { /* the sidecar: the same DDL after its two comment lines and its binding line */
+        if (f ==
+            0) { /* the sidecar: the same DDL after its two comment lines and its binding line */
             char sa[4200], sc[4200];
             snprintf(sa, sizeof sa, "%s.views.sql", api);
             snprintf(sc, sizeof sc, "%s.views.sql", via_cli);
@@ -181,6 +182,8 @@ int main(int argc, char **argv) {
     convert_both(cli, work, "multi", multi, 3);
     failure_is_a_value(work, paths[0]);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    else printf("convert API: Parquet, trace and sidecar DDL equal the CLI's; failures are values\n");
+    else
+        printf(
+            "convert API: Parquet, trace and sidecar DDL equal the CLI's; failures are values\n");
     return failures ? 1 : 0;
 }

@@ -17,7 +17,8 @@ typedef struct tcase {
     const char *want;
 } tcase;
 
-#define T(in, want) {in, sizeof in - 1, want}
+#define T(in, want) \
+    { in, sizeof in - 1, want }
 static const tcase CASES[] = {
     T("", "\"\""),
     T("plain", "\"plain\""),

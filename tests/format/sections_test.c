@@ -58,21 +58,21 @@ static bb__wire_str sample(int k) {
 
 /* Encode with a sink that never fails, then with one failing at every byte boundary of a few
  * positions: expect `size` bytes, and the failure code with no write after the failure. */
-#define EXPECT_ENCODES(what, size, call)                                                      \
-    do {                                                                                      \
-        counter c_;                                                                           \
-        bb_sink sink = counting(&c_, UINT64_MAX);                                             \
-        int rc_ = (call);                                                                     \
-        CHECK(rc_ == 0 && c_.n == (size), "%s: rc %d, %llu bytes, size says %llu", what, rc_, \
-              (unsigned long long)c_.n, (unsigned long long)(size));                          \
-        uint64_t total_ = c_.n;                                                               \
-        for (uint64_t at_ = 0; at_ < total_; at_ += 1 + at_ * 3) {                            \
-            sink = counting(&c_, at_);                                                        \
-            rc_ = (call);                                                                     \
-            CHECK(rc_ == 77 && c_.n <= at_ && c_.calls_after_fail == 0,                       \
-                  "%s failing at %llu: rc %d, %llu bytes, %d writes after", what,             \
+#define EXPECT_ENCODES(what, size, call)                                                        \
+    do {                                                                                        \
+        counter c_;                                                                             \
+        bb_sink sink = counting(&c_, UINT64_MAX);                                               \
+        int rc_ = (call);                                                                       \
+        CHECK(rc_ == 0 && c_.n == (size), "%s: rc %d, %llu bytes, size says %llu", what, rc_,   \
+              (unsigned long long)c_.n, (unsigned long long)(size));                            \
+        uint64_t total_ = c_.n;                                                                 \
+        for (uint64_t at_ = 0; at_ < total_; at_ += 1 + at_ * 3) {                              \
+            sink = counting(&c_, at_);                                                          \
+            rc_ = (call);                                                                       \
+            CHECK(rc_ == 77 && c_.n <= at_ && c_.calls_after_fail == 0,                         \
+                  "%s failing at %llu: rc %d, %llu bytes, %d writes after", what,               \
                   (unsigned long long)at_, rc_, (unsigned long long)c_.n, c_.calls_after_fail); \
-        }                                                                                     \
+        }                                                                                       \
     } while (0)
 
 int main(void) {
@@ -87,8 +87,8 @@ int main(void) {
                    bb__enc_intern_entry(sink, 4, 5, "hello"));
     EXPECT_ENCODES("shard header", BB_SHARD_HEADER_SIZE, bb__enc_shard_header(sink, 1, 2, 3, 64));
 
-    bb__section_ref secs[3] = {{BB_SECTION_SCHEMA, 10, 0}, {BB_SECTION_VIEWS, 0, 0},
-                              {BB_SECTION_META, 7, 0}};
+    bb__section_ref secs[3] = {
+        {BB_SECTION_SCHEMA, 10, 0}, {BB_SECTION_VIEWS, 0, 0}, {BB_SECTION_META, 7, 0}};
     uint64_t total = bb__sections_layout(secs, 3);
     CHECK(secs[0].offset == bb__dump_body_start(3) && secs[0].offset == 16 + 3 * 20,
           "first body at %llu", (unsigned long long)secs[0].offset);

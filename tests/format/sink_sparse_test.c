@@ -17,12 +17,12 @@
 #include "format/sink_sparse.h"
 
 static int failures;
-#define CHECK(c)                                                                               \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);             \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                           \
+        }                                                                         \
     } while (0)
 
 BB_EVENT(sp_ev, "test::sparse", "Tick", NULL, BB_FIELD(uint64_t, n, NULL));

@@ -324,8 +324,7 @@ int main(int argc, char **argv) {
         ticks(2000, 2050, 2);
         char name[4096];
         if (bb_global_dump(name, sizeof name, NULL) != BB_OK) return 6;
-        printf("parent %llu %s\n", (unsigned long long)bb_recorder_instance_id(bb_global()),
-               name);
+        printf("parent %llu %s\n", (unsigned long long)bb_recorder_instance_id(bb_global()), name);
         return 0;
     }
     fprintf(stderr, "child: unknown mode %s\n", mode);

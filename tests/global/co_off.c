@@ -3,8 +3,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <backbeat/backbeat.h>
 
-BB_EVENT(co_ev, "bbtest", "CompiledOut", "Never recorded.",
-         BB_KEY(uint64_t, key, "A key."));
+BB_EVENT(co_ev, "bbtest", "CompiledOut", "Never recorded.", BB_KEY(uint64_t, key, "A key."));
 
 static int evaluated;
 

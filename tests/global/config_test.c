@@ -74,7 +74,8 @@ static void check_messages(void) {
                    "BACKBEAT_SHARDS=\"5000\" is above the maximum; using 1024");
     expect_message("BACKBEAT_BYTES", "lots",
                    "BACKBEAT_BYTES=\"lots\" is not a size (e.g. 65536, 64k, 16M, 1G); using 16M");
-    expect_message("BACKBEAT_BYTES", "4095", "BACKBEAT_BYTES=\"4095\" is below the floor; using 4096");
+    expect_message("BACKBEAT_BYTES", "4095",
+                   "BACKBEAT_BYTES=\"4095\" is below the floor; using 4096");
     expect_message("BACKBEAT_BYTES", "2T", "BACKBEAT_BYTES=\"2T\" is above the maximum; using 1T");
     expect_message("BACKBEAT_PATH", "/",
                    "BACKBEAT_PATH=\"/\" names a directory, not a file; using the default path");
@@ -301,9 +302,12 @@ int main(void) {
 
     /* several invalid values: one warning each */
     env m = {.n = 3};
-    m.kv[0][0] = "BACKBEAT_SHARDS"; m.kv[0][1] = "x";
-    m.kv[1][0] = "BACKBEAT_BYTES"; m.kv[1][1] = "y";
-    m.kv[2][0] = "BACKBEAT_ENABLE"; m.kv[2][1] = "1";
+    m.kv[0][0] = "BACKBEAT_SHARDS";
+    m.kv[0][1] = "x";
+    m.kv[1][0] = "BACKBEAT_BYTES";
+    m.kv[1][1] = "y";
+    m.kv[2][0] = "BACKBEAT_ENABLE";
+    m.kv[2][1] = "1";
     parse(&c, &m, &w);
     CHECK(w.n == 2);
     CHECK(c.enable);

@@ -48,8 +48,7 @@ static void warn_cb(const char *m, void *ctx) {
 
 static void sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Wait (generously) until the dumper wrote at least n dumps. */
@@ -67,8 +66,8 @@ static void on_usr1(int sig) {
 int main(void) {
     char dir[4096], base[4096];
     warns w;
-    bb__g_dumper_opts o = {.write = fake_write, .write_signal = fake_write_signal,
-                         .warn = warn_cb, .warn_ctx = &w};
+    bb__g_dumper_opts o = {
+        .write = fake_write, .write_signal = fake_write_signal, .warn = warn_cb, .warn_ctx = &w};
 
     /* 1. storm with a window far longer than the test: exactly one dump */
     memset(&w, 0, sizeof w);

@@ -31,8 +31,7 @@ typedef struct child {
 
 static void sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Start BB_CHILD with args and extra "K=V" variables (NULL-terminated lists). Every BACKBEAT_
@@ -132,10 +131,11 @@ static int finish(child *c, char **out, char **err) {
     close(c->in);
     char *o = slurp(c->out), *e = slurp(c->err);
     int status = 0;
-    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (out) *out = o; else free(o);
-    if (err) *err = e; else free(e);
+    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {}
+    if (out) *out = o;
+    else free(o);
+    if (err) *err = e;
+    else free(e);
     return status;
 }
 
@@ -269,9 +269,14 @@ static bool only_dump(const char *prefix, char *out, size_t cap) {
  * exit gives another. */
 static void sc_traced(void) {
     set_path("t");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SIGNAL=usr1", "BACKBEAT_DUMP_ON_EXIT=1",
-                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k", "BACKBEAT_HOST=e2e-host",
-                         g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",
+                         "BACKBEAT_SIGNAL=usr1",
+                         "BACKBEAT_DUMP_ON_EXIT=1",
+                         "BACKBEAT_SHARDS=2",
+                         "BACKBEAT_BYTES=64k",
+                         "BACKBEAT_HOST=e2e-host",
+                         g_path_env,
+                         NULL};
     const char *args[] = {"traced", NULL};
     child c = spawn(args, env);
     char line[256];
@@ -333,8 +338,9 @@ no_cli:;
 /* A crash leaves a readable dump with the last events and the process dies by its signal. */
 static void sc_crash(const char *mode, int sig) {
     set_path("c");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_CRASH=1", "BACKBEAT_SHARDS=2",
-                         "BACKBEAT_BYTES=64k", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_CRASH=1",
+                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k",
+                         g_path_env,          NULL};
     const char *args[] = {mode, NULL};
     child c = spawn(args, env);
     char *err;
@@ -363,8 +369,9 @@ static void sc_crash(const char *mode, int sig) {
 /* Thousands of triggers write at most one dump per throttle window. */
 static void sc_storm(void) {
     set_path("s");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_THROTTLE_MS=600000", "BACKBEAT_SHARDS=1",
-                         "BACKBEAT_BYTES=64k", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_THROTTLE_MS=600000",
+                         "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k",
+                         g_path_env,          NULL};
     const char *args[] = {"storm", "5000", NULL};
     uint64_t t0 = bb__g_monotonic_ns();
     child c = spawn(args, env);
@@ -383,8 +390,9 @@ static void sc_storm(void) {
  * handler happen. */
 static void sc_sigchain(void) {
     set_path("u");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SIGNAL=SIGUSR1", "BACKBEAT_SHARDS=1",
-                         "BACKBEAT_BYTES=64k", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SIGNAL=SIGUSR1",
+                         "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k",
+                         g_path_env,          NULL};
     const char *args[] = {"sigchain", NULL};
     child c = spawn(args, env);
     char line[256];
@@ -406,7 +414,7 @@ static void sc_sigchain(void) {
 static void sc_early(void) {
     set_path("e");
     const char *env[] = {"BACKBEAT_DUMP_ON_CRASH=1", "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k",
-                         "BACKBEAT_HOST=early-host", g_path_env, NULL};
+                         "BACKBEAT_HOST=early-host", g_path_env,          NULL};
     const char *args[] = {"early", NULL};
     child c = spawn(args, env);
     char *err;
@@ -475,9 +483,11 @@ static tasks_run run_tasks(const char *stem, const char *var) {
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     free(g_path_env);
     g_path_env = NULL;
-    fprintf(stderr, "%-28s threads: start %d, recorded %d, triggered %d, enabled %d; dumps %d "
-            "before enabling, %d after\n", var ? var : "(no BACKBEAT_ variable)", r.start,
-            r.recorded, r.triggered, r.enabled, r.dumps_before_enable, r.dumps_after);
+    fprintf(stderr,
+            "%-28s threads: start %d, recorded %d, triggered %d, enabled %d; dumps %d "
+            "before enabling, %d after\n",
+            var ? var : "(no BACKBEAT_ variable)", r.start, r.recorded, r.triggered, r.enabled,
+            r.dumps_before_enable, r.dumps_after);
     return r;
 }
 
@@ -507,8 +517,8 @@ static void sc_threads(void) {
 /* A trigger right before exit still dumps (once), even if the dumper thread had no time. */
 static void sc_trigexit(void) {
     set_path("x");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k",
-                         g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=64k", g_path_env,
+                         NULL};
     const char *args[] = {"trigexit", NULL};
     child c = spawn(args, env);
     int status = finish(&c, NULL, NULL);
@@ -525,8 +535,14 @@ static void sc_trigexit(void) {
 static void sc_limit(const char *policy) {
     set_path("l");
     char *pol = env_kv("BACKBEAT_LIMIT_POLICY", policy);
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_MAX_DUMPS=3", "BACKBEAT_THROTTLE_MS=0",
-                         "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=4096", pol, g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",
+                         "BACKBEAT_MAX_DUMPS=3",
+                         "BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=1",
+                         "BACKBEAT_BYTES=4096",
+                         pol,
+                         g_path_env,
+                         NULL};
     const char *args[] = {"dumps", "6", NULL};
     child c = spawn(args, env);
     char *out, *err;
@@ -559,9 +575,13 @@ static void sc_limit(const char *policy) {
 
 /* An unwritable BACKBEAT_PATH: one warning, normal exit. */
 static void sc_unwritable(void) {
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_EXIT=1", "BACKBEAT_THROTTLE_MS=0",
-                         "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=4096",
-                         "BACKBEAT_PATH=/nonexistent-backbeat-dir/sub/x.bb", NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",
+                         "BACKBEAT_DUMP_ON_EXIT=1",
+                         "BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=1",
+                         "BACKBEAT_BYTES=4096",
+                         "BACKBEAT_PATH=/nonexistent-backbeat-dir/sub/x.bb",
+                         NULL};
     const char *args[] = {"dumps", "3", NULL};
     child c = spawn(args, env);
     char *out, *err;
@@ -581,8 +601,13 @@ static void sc_unwritable(void) {
  * failure) and the program exits 0 through its (failing) exit dump. */
 static void sc_fsize(void) {
     set_path("f");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_EXIT=1", "BACKBEAT_THROTTLE_MS=0",
-                         "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=256k", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",
+                         "BACKBEAT_DUMP_ON_EXIT=1",
+                         "BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=2",
+                         "BACKBEAT_BYTES=256k",
+                         g_path_env,
+                         NULL};
     const char *args[] = {"fsize", NULL};
     child c = spawn(args, env);
     char *out, *err;
@@ -607,8 +632,9 @@ static void sc_fsize(void) {
 /* An invalid variable: one warning naming it, the value, and what is used; the program works. */
 static void sc_badenv(void) {
     set_path("b");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=lots", "BACKBEAT_BYTES=12Q",
-                         "BACKBEAT_THROTTLE_MS=0", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",  "BACKBEAT_SHARDS=lots",
+                         "BACKBEAT_BYTES=12Q", "BACKBEAT_THROTTLE_MS=0",
+                         g_path_env,           NULL};
     const char *args[] = {"dumps", "1", NULL};
     child c = spawn(args, env);
     char *err;
@@ -631,8 +657,13 @@ static void sc_badenv(void) {
  * repeated stamp carries a growing -N suffix. */
 static void sc_naming(void) {
     set_path("n");
-    const char *env[] = {"BACKBEAT_ENABLE=1", "BACKBEAT_MAX_DUMPS=0", "BACKBEAT_THROTTLE_MS=0",
-                         "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=4096", g_path_env, NULL};
+    const char *env[] = {"BACKBEAT_ENABLE=1",
+                         "BACKBEAT_MAX_DUMPS=0",
+                         "BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=1",
+                         "BACKBEAT_BYTES=4096",
+                         g_path_env,
+                         NULL};
     const char *args[] = {"dumps", "40", NULL};
     char lo[20], hi[20];
     bb__g_format_utc_ms(bb__g_realtime_ns(), lo);
@@ -680,8 +711,12 @@ static void sc_naming(void) {
 static void sc_fork(void) {
     /* default path (TMPDIR): each process names its dumps after its own pid */
     char *tmpdir = env_kv("TMPDIR", g_dir);
-    const char *env[] = {"BACKBEAT_THROTTLE_MS=0", "BACKBEAT_SHARDS=2", "BACKBEAT_BYTES=64k",
-                         "BACKBEAT_DUMP_ON_EXIT=0", tmpdir, NULL};
+    const char *env[] = {"BACKBEAT_THROTTLE_MS=0",
+                         "BACKBEAT_SHARDS=2",
+                         "BACKBEAT_BYTES=64k",
+                         "BACKBEAT_DUMP_ON_EXIT=0",
+                         tmpdir,
+                         NULL};
     const char *args[] = {"fork", NULL};
     child c = spawn(args, env);
     char *out;

@@ -13,21 +13,21 @@
 
 static int gt_failures;
 
-#define CHECK(cond)                                                                    \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-            gt_failures++;                                                             \
-        }                                                                              \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            gt_failures++;                                                           \
+        }                                                                            \
     } while (0)
 
-#define CHECK_STR(a, b)                                                                \
-    do {                                                                               \
-        const char *a_ = (a), *b_ = (b);                                               \
-        if (strcmp(a_, b_) != 0) {                                                     \
-            fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_, b_);  \
-            gt_failures++;                                                             \
-        }                                                                              \
+#define CHECK_STR(a, b)                                                               \
+    do {                                                                              \
+        const char *a_ = (a), *b_ = (b);                                              \
+        if (strcmp(a_, b_) != 0) {                                                    \
+            fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_, b_); \
+            gt_failures++;                                                            \
+        }                                                                             \
     } while (0)
 
 static inline int gt_done(void) {
@@ -48,8 +48,8 @@ static inline void gt_tmpdir(char *out, size_t cap, const char *tag) {
 
 /* Number of entries in dir whose names start with prefix and end with suffix ("" = any);
  * the sorted names are stored in names (if given, up to max, each malloc'ed). */
-static inline int gt_list(const char *dir, const char *prefix, const char *suffix,
-                          char **names, int max) {
+static inline int gt_list(const char *dir, const char *prefix, const char *suffix, char **names,
+                          int max) {
     DIR *d = opendir(dir);
     if (!d) return -1;
     int n = 0;
@@ -68,7 +68,9 @@ static inline int gt_list(const char *dir, const char *prefix, const char *suffi
         int m = n < max ? n : max;
         for (int i = 1; i < m; i++)
             for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-                char *t = names[j]; names[j] = names[j - 1]; names[j - 1] = t;
+                char *t = names[j];
+                names[j] = names[j - 1];
+                names[j - 1] = t;
             }
     }
     return n;

@@ -39,7 +39,8 @@ int main(void) {
     FILE *f = fopen(err_path, "r");
     char line[512];
     int full_lines = 0;
-    while (f && fgets(line, sizeof line, f)) full_lines += strstr(line, "intern table is full") != NULL;
+    while (f && fgets(line, sizeof line, f))
+        full_lines += strstr(line, "intern table is full") != NULL;
     if (f) fclose(f);
     bb_dump *d = NULL;
     bool has_full = false;

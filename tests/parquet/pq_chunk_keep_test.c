@@ -15,8 +15,7 @@
 #define BIG 300000u /* values of a row group whose chunk passes 256 KiB (incompressible) */
 
 /* The i-th value of row group g: pseudo-random, so that zstd cannot shrink the pages. */
-static uint64_t value(uint64_t g, uint64_t i)
-{
+static uint64_t value(uint64_t g, uint64_t i) {
     uint64_t x = (g << 40) + i + 1;
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
@@ -27,14 +26,11 @@ static uint64_t value(uint64_t g, uint64_t i)
 
 /* Write row group g (n values) of column c; its chunk's bytes in the output file f (malloc'ed,
  * *len of them), NULL on failure. */
-static uint8_t *row_group(pq_column *c, FILE *f, uint64_t g, uint64_t n, size_t *len)
-{
-    for (uint64_t i = 0; i < n; i++)
-        pq_col_u64(c, i, value(g, i));
+static uint8_t *row_group(pq_column *c, FILE *f, uint64_t g, uint64_t n, size_t *len) {
+    for (uint64_t i = 0; i < n; i++) pq_col_u64(c, i, value(g, i));
     pq_chunk_meta m;
     memset(&m, 0, sizeof m);
-    if (!pq_col_finish(c, n, &m))
-        return NULL;
+    if (!pq_col_finish(c, n, &m)) return NULL;
     *len = (size_t)m.total_compressed;
     uint8_t *b = malloc(*len);
     fflush(f);
@@ -46,15 +42,12 @@ static uint8_t *row_group(pq_column *c, FILE *f, uint64_t g, uint64_t n, size_t 
     return b;
 }
 
-int main(void)
-{
+int main(void) {
     FILE *f = tmpfile();
-    if (!f)
-        return 1;
+    if (!f) return 1;
     pq_out out = {.fd = fileno(f)};
     pq_ctx ctx;
-    if (!pq_ctx_init(&ctx, &out, 3))
-        return 1;
+    if (!pq_ctx_init(&ctx, &out, 3)) return 1;
     ctx.page_bytes = 64u << 10;
     pq_column kept, fresh;
     pq_col_init(&kept, &ctx, PQ_UINT64, 0, false);
@@ -96,8 +89,7 @@ int main(void)
     pq_col_free(&fresh);
     pq_ctx_free(&ctx);
     fclose(f);
-    if (failures)
-        return 1;
+    if (failures) return 1;
     printf("ok: chunk buffers kept, released and written as new\n");
     return 0;
 }

@@ -28,20 +28,15 @@ typedef struct tcase {
 } tcase;
 
 /* The slot of row i's value among the VALUES of a low-cardinality column (its cache). */
-static unsigned slot(uint64_t i)
-{
-    return (unsigned)((i * 13) % VALUES);
-}
+static unsigned slot(uint64_t i) { return (unsigned)((i * 13) % VALUES); }
 
 /* The value of row i of case t (negative ones for INT64: the signed statistics differ). */
-static uint64_t value(const tcase *t, uint64_t i)
-{
+static uint64_t value(const tcase *t, uint64_t i) {
     uint64_t x = t->distinct ? i * 0x9e3779b97f4a7c15ull : slot(i);
     return t->type == PQ_INT64 ? x - (x % 3 ? 0 : 100) : x;
 }
 
-static bool is_null(const tcase *t, uint64_t i)
-{
+static bool is_null(const tcase *t, uint64_t i) {
     return t->gaps && (i % 7 == 3 || (i >= 5000 && i < 5100));
 }
 
@@ -49,8 +44,7 @@ static bool is_null(const tcase *t, uint64_t i)
  * low-cardinality values pass their cached indices (mode 1: pq_col_index_run while a cache is
  * current, as the Parquet writer's dense columns). */
 static void write_rows(pq_column *c, const tcase *t, uint64_t rows, int mode,
-                       pq_dict_cache *cache)
-{
+                       pq_dict_cache *cache) {
     uint64_t v[RUN];
     uint32_t idx[RUN];
     for (uint64_t i = 0; i < rows;) {
@@ -66,10 +60,8 @@ static void write_rows(pq_column *c, const tcase *t, uint64_t rows, int mode,
         bool cached = t->dict && !t->distinct;
         if (mode == 0) {
             for (size_t k = 0; k < n; k++) {
-                if (cached)
-                    pq_col_u64_cached(c, i + k, v[k], &cache[slot(i + k)]);
-                else
-                    pq_col_u64(c, i + k, v[k]);
+                if (cached) pq_col_u64_cached(c, i + k, v[k], &cache[slot(i + k)]);
+                else pq_col_u64(c, i + k, v[k]);
             }
             i += n;
             continue;
@@ -99,8 +91,7 @@ static void write_rows(pq_column *c, const tcase *t, uint64_t rows, int mode,
 
 /* Case t written in mode 0 and 1 into two files, three row groups each: same bytes, same
  * chunk metadata. */
-static void run_case(const tcase *t)
-{
+static void run_case(const tcase *t) {
     FILE *f[2] = {tmpfile(), tmpfile()};
     uint8_t *bytes[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
@@ -109,8 +100,7 @@ static void run_case(const tcase *t)
     for (int mode = 0; mode < 2 && f[0] && f[1]; mode++) {
         pq_out out = {.fd = fileno(f[mode])};
         pq_ctx ctx;
-        if (!pq_ctx_init(&ctx, &out, 3))
-            break;
+        if (!pq_ctx_init(&ctx, &out, 3)) break;
         ctx.page_bytes = 1000; /* not a multiple of 8 or 4: runs stop mid-way */
         pq_column c;
         pq_col_init(&c, &ctx, t->type, t->max_def, t->dict);
@@ -145,12 +135,10 @@ static void run_case(const tcase *t)
     free(bytes[0]);
     free(bytes[1]);
     for (int i = 0; i < 2; i++)
-        if (f[i])
-            fclose(f[i]);
+        if (f[i]) fclose(f[i]);
 }
 
-int main(void)
-{
+int main(void) {
     static const tcase cases[] = {
         {"uint64 required plain", PQ_UINT64, 0, false, true, false},
         {"int64 optional plain with gaps", PQ_INT64, 1, false, true, true},
@@ -159,14 +147,12 @@ int main(void)
         {"uint64 required cached indices", PQ_UINT64, 0, true, false, false},
         {"int64 optional cached indices with gaps", PQ_INT64, 1, true, false, true},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i]);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
 
     /* the wrong kind of page: nothing written */
     pq_out out = {.fd = -1};
     pq_ctx ctx;
-    if (!pq_ctx_init(&ctx, &out, 3))
-        return 1;
+    if (!pq_ctx_init(&ctx, &out, 3)) return 1;
     pq_column c;
     uint64_t v = 1;
     uint32_t idx = 0;
@@ -180,8 +166,7 @@ int main(void)
     CHECK(pq_col_u64_run(&c, 0, &v, 0) == 0, "an empty run wrote something");
     pq_col_free(&c);
     pq_ctx_free(&ctx);
-    if (failures)
-        return 1;
+    if (failures) return 1;
     printf("ok: runs write what values one by one write (%zu cases)\n",
            sizeof cases / sizeof cases[0]);
     return 0;

@@ -27,13 +27,12 @@ typedef struct tcase {
 /* The deferring hook's state: the page cut last waits in the column until the next cut. */
 typedef struct hook {
     pq_ctx *ctx;
-    bool waiting;   /* a cut page not compressed yet */
-    unsigned cuts;  /* PQ_CUT_AFTER calls */
+    bool waiting;  /* a cut page not compressed yet */
+    unsigned cuts; /* PQ_CUT_AFTER calls */
     bool out_of_order;
 } hook;
 
-static void on_cut(void *arg, pq_column *c, int phase)
-{
+static void on_cut(void *arg, pq_column *c, int phase) {
     hook *h = arg;
     if (phase == PQ_CUT_BEFORE) {
         if (h->waiting && !pq_col_compress_pend(c, h->ctx))
@@ -41,34 +40,27 @@ static void on_cut(void *arg, pq_column *c, int phase)
         h->waiting = false;
         return;
     }
-    if (h->waiting)
-        h->out_of_order = true; /* a cut over a page not compressed */
+    if (h->waiting) h->out_of_order = true; /* a cut over a page not compressed */
     h->waiting = true;
     h->cuts++;
 }
 
-static uint64_t value(const tcase *t, uint64_t i)
-{
+static uint64_t value(const tcase *t, uint64_t i) {
     uint64_t x = i * 0x9e3779b97f4a7c15ull;
     return t->distinct ? x % t->distinct : x;
 }
 
 /* Rows of case t into c: every 5th row NULL in optional columns. */
-static void write_rows(pq_column *c, const tcase *t, uint64_t rows)
-{
+static void write_rows(pq_column *c, const tcase *t, uint64_t rows) {
     for (uint64_t i = 0; i < rows; i++) {
-        if (t->max_def > 0 && i % 5 == 2)
-            continue;
-        if (t->type == PQ_BOOLEAN)
-            pq_col_bool(c, i, value(t, i) & 1);
-        else
-            pq_col_u64(c, i, value(t, i));
+        if (t->max_def > 0 && i % 5 == 2) continue;
+        if (t->type == PQ_BOOLEAN) pq_col_bool(c, i, value(t, i) & 1);
+        else pq_col_u64(c, i, value(t, i));
     }
 }
 
 /* Case t written with pages compressed where they fill (mode 0) and deferred (mode 1). */
-static void run_case(const tcase *t)
-{
+static void run_case(const tcase *t) {
     FILE *f[2] = {tmpfile(), tmpfile()};
     uint8_t *bytes[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
@@ -77,8 +69,7 @@ static void run_case(const tcase *t)
     for (int mode = 0; mode < 2 && f[0] && f[1]; mode++) {
         pq_out out = {.fd = fileno(f[mode])};
         pq_ctx ctx;
-        if (!pq_ctx_init(&ctx, &out, 3))
-            break;
+        if (!pq_ctx_init(&ctx, &out, 3)) break;
         ctx.page_bytes = 4000;
         h.ctx = &ctx;
         pq_column c;
@@ -91,14 +82,13 @@ static void run_case(const tcase *t)
             uint64_t rows = ROWS - 5000u * (unsigned)g;
             write_rows(&c, t, rows);
             if (mode == 1 && h.waiting) { /* the seal needs the page before compressed */
-                CHECK(pq_col_compress_pend(&c, &ctx), "%s: a deferred compression failed",
-                      t->name);
+                CHECK(pq_col_compress_pend(&c, &ctx), "%s: a deferred compression failed", t->name);
                 h.waiting = false;
             }
             pq_chunk_meta m;
             memset(&m, 0, sizeof m);
-            CHECK(pq_col_finish(&c, rows, &m), "%s: row group %d of mode %d failed", t->name,
-                  g, mode);
+            CHECK(pq_col_finish(&c, rows, &m), "%s: row group %d of mode %d failed", t->name, g,
+                  mode);
             values[mode][g] = m.num_values;
             nulls[mode][g] = m.null_count;
             pq_chunk_meta_free(&m);
@@ -112,7 +102,8 @@ static void run_case(const tcase *t)
     CHECK(bytes[0] && bytes[1] && len[0] > 0 && len[0] == len[1] &&
               memcmp(bytes[0], bytes[1], len[0]) == 0,
           "%s: deferred pages wrote %zu bytes, pages compressed where they fill %zu (or other "
-          "bytes)", t->name, len[1], len[0]);
+          "bytes)",
+          t->name, len[1], len[0]);
     for (int g = 0; g < 3; g++)
         CHECK(values[0][g] == values[1][g] && nulls[0][g] == nulls[1][g],
               "%s: row group %d: %lld / %lld values, %lld / %lld NULLs", t->name, g,
@@ -121,12 +112,10 @@ static void run_case(const tcase *t)
     free(bytes[0]);
     free(bytes[1]);
     for (int i = 0; i < 2; i++)
-        if (f[i])
-            fclose(f[i]);
+        if (f[i]) fclose(f[i]);
 }
 
-int main(void)
-{
+int main(void) {
     static const tcase cases[] = {
         {"uint64 required plain", PQ_UINT64, 0, false, 0},
         {"int64 optional plain", PQ_INT64, 1, false, 0},
@@ -134,10 +123,8 @@ int main(void)
         {"int64 optional dictionary given up", PQ_INT64, 1, true, 0},
         {"boolean optional", PQ_BOOLEAN, 1, false, 2},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i]);
-    if (failures)
-        return 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
+    if (failures) return 1;
     printf("ok: deferred pages write what pages compressed where they fill write (%zu cases)\n",
            sizeof cases / sizeof cases[0]);
     return 0;

@@ -20,8 +20,7 @@
 
 static const uint64_t E_VALUES[4] = {1, (1ull << 63) + 5, UINT64_MAX, 7};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: pq_lowlevel OUT\n");
         return 2;
@@ -33,8 +32,7 @@ int main(int argc, char **argv)
     }
     pq_out out = {.fd = fd};
     pq_ctx ctx;
-    if (!pq_ctx_init(&ctx, &out, 3))
-        return 1;
+    if (!pq_ctx_init(&ctx, &out, 3)) return 1;
     ctx.page_bytes = 4096;
     ctx.dict_max = 2000;
     pq_node nodes[] = {
@@ -56,8 +54,7 @@ int main(int argc, char **argv)
 
     pq_rowgroup rgs[ROWS / RG + 1] = {{0}}; /* codec 0 = zstd, as ctx */
     size_t nrg = 0;
-    if (!pq_out_write(&out, "PAR1", 4))
-        return 1;
+    if (!pq_out_write(&out, "PAR1", 4)) return 1;
     uint64_t r = 0; /* row within the row group */
     for (uint64_t i = 0; i < ROWS; i++) {
         pq_col_u64(&col[0], r, i * 0x9E3779B97F4A7C15ull);
@@ -68,14 +65,11 @@ int main(int argc, char **argv)
             pq_col_str(&col[1], r, s, (size_t)n);
         }
         if (i % 3 != 0) {
-            if (i % 5 == 0)
-                pq_col_null(&col[2], r, 1);
-            else
-                pq_col_u64(&col[2], r, (uint64_t)(-(int64_t)(i * 1000)));
+            if (i % 5 == 0) pq_col_null(&col[2], r, 1);
+            else pq_col_u64(&col[2], r, (uint64_t)(-(int64_t)(i * 1000)));
             pq_col_bool(&col[3], r, i % 2 == 0);
         }
-        if (i % 11 != 0)
-            pq_col_u64_cached(&col[4], r, E_VALUES[i % 4], &cache[i % 4]);
+        if (i % 11 != 0) pq_col_u64_cached(&col[4], r, E_VALUES[i % 4], &cache[i % 4]);
         r++;
         if (r == RG || i + 1 == ROWS) {
             rgs[nrg].num_rows = r;
@@ -96,15 +90,12 @@ int main(int argc, char **argv)
         return 1;
     pq_buf_u32le(&foot, (uint32_t)foot.len);
     pq_buf_put(&foot, "PAR1", 4);
-    if (foot.failed || !pq_out_write(&out, foot.data, foot.len) || close(fd) != 0)
-        return 1;
+    if (foot.failed || !pq_out_write(&out, foot.data, foot.len) || close(fd) != 0) return 1;
     for (size_t g = 0; g < nrg; g++) {
-        for (int c = 0; c < NLEAF; c++)
-            pq_chunk_meta_free(&rgs[g].chunks[c]);
+        for (int c = 0; c < NLEAF; c++) pq_chunk_meta_free(&rgs[g].chunks[c]);
         free(rgs[g].chunks);
     }
-    for (int c = 0; c < NLEAF; c++)
-        pq_col_free(&col[c]);
+    for (int c = 0; c < NLEAF; c++) pq_col_free(&col[c]);
     pq_buf_free(&foot);
     pq_ctx_free(&ctx);
     return 0;

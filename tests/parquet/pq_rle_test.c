@@ -14,44 +14,39 @@
 #include "parquet/rle.h"
 
 static int failures;
-#define CHECK(c, ...)                                                                          \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            failures++;                                                                        \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-            if (failures > 20)                                                                 \
-                exit(1);                                                                       \
-        }                                                                                      \
+#define CHECK(c, ...)                                   \
+    do {                                                \
+        if (!(c)) {                                     \
+            failures++;                                 \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+            if (failures > 20) exit(1);                 \
+        }                                               \
     } while (0)
 
 static uint64_t rng = 0x853c49e6748fea9bull;
-static uint32_t next(void)
-{
+static uint32_t next(void) {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (uint32_t)(rng >> 11);
 }
 
-static uint64_t uvarint(const uint8_t *p, size_t n, size_t *pos)
-{
+static uint64_t uvarint(const uint8_t *p, size_t n, size_t *pos) {
     uint64_t v = 0;
     int shift = 0;
     while (*pos < n) {
         uint8_t b = p[(*pos)++];
         v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
+        if (!(b & 0x80)) return v;
         shift += 7;
     }
     return v;
 }
 
 /* Decode `count` values; returns the number decoded (stops at the end of the input). */
-static size_t decode(const uint8_t *p, size_t n, int bw, uint32_t *out, size_t count)
-{
+static size_t decode(const uint8_t *p, size_t n, int bw, uint32_t *out, size_t count) {
     size_t pos = 0, got = 0;
     while (got < count && pos < n) {
         uint64_t h = uvarint(p, n, &pos);
@@ -68,16 +63,13 @@ static size_t decode(const uint8_t *p, size_t n, int bw, uint32_t *out, size_t c
                 uint32_t v = (uint32_t)(acc & ((1ull << bw) - 1));
                 acc >>= bw;
                 nbits -= bw;
-                if (got < count)
-                    out[got++] = v;
+                if (got < count) out[got++] = v;
             }
         } else {
             size_t run = (size_t)(h >> 1);
             uint32_t v = 0;
-            for (int i = 0; i < (bw + 7) / 8; i++)
-                v |= (uint32_t)p[pos++] << (8 * i);
-            for (size_t i = 0; i < run && got < count; i++)
-                out[got++] = v;
+            for (int i = 0; i < (bw + 7) / 8; i++) v |= (uint32_t)p[pos++] << (8 * i);
+            for (size_t i = 0; i < run && got < count; i++) out[got++] = v;
         }
     }
     return got;
@@ -93,8 +85,7 @@ typedef struct ref_enc {
     size_t nlit;
 } ref_enc;
 
-static void ref_varint(ref_enc *r, uint64_t v)
-{
+static void ref_varint(ref_enc *r, uint64_t v) {
     while (v >= 0x80) {
         r->out[r->len++] = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -103,10 +94,8 @@ static void ref_varint(ref_enc *r, uint64_t v)
 }
 
 /* The pending literals (a multiple of 8) as one bit-packed run, bit by bit. */
-static void ref_emit(ref_enc *r)
-{
-    if (r->nlit == 0)
-        return;
+static void ref_emit(ref_enc *r) {
+    if (r->nlit == 0) return;
     ref_varint(r, ((uint64_t)(r->nlit / 8) << 1) | 1);
     size_t bits = r->nlit * (size_t)r->bw;
     memset(r->out + r->len, 0, bits / 8);
@@ -117,26 +106,21 @@ static void ref_emit(ref_enc *r)
     r->nlit = 0;
 }
 
-static void ref_lit(ref_enc *r, uint32_t v)
-{
+static void ref_lit(ref_enc *r, uint32_t v) {
     r->lit[r->nlit++] = v;
-    if (r->nlit == 64)
-        ref_emit(r);
+    if (r->nlit == 64) ref_emit(r);
 }
 
 /* Encode n values: each maximal run of equal values is literals when shorter than 8, else it
  * completes the pending group of 8, the literals go out, and the rest is one RLE run. */
-static size_t ref_encode(const uint32_t *v, size_t n, int bw, uint8_t *out)
-{
+static size_t ref_encode(const uint32_t *v, size_t n, int bw, uint8_t *out) {
     ref_enc r = {.out = out, .bw = bw};
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && v[j] == v[i])
-            j++;
+        while (j < n && v[j] == v[i]) j++;
         size_t len = j - i;
         if (len < 8) {
-            for (size_t k = 0; k < len; k++)
-                ref_lit(&r, v[i]);
+            for (size_t k = 0; k < len; k++) ref_lit(&r, v[i]);
         } else {
             while (r.nlit % 8) {
                 ref_lit(&r, v[i]);
@@ -144,19 +128,16 @@ static size_t ref_encode(const uint32_t *v, size_t n, int bw, uint8_t *out)
             }
             ref_emit(&r);
             ref_varint(&r, (uint64_t)len << 1);
-            for (int b = 0; b < (bw + 7) / 8; b++)
-                r.out[r.len++] = (uint8_t)(v[i] >> (8 * b));
+            for (int b = 0; b < (bw + 7) / 8; b++) r.out[r.len++] = (uint8_t)(v[i] >> (8 * b));
         }
         i = j;
     }
-    while (r.nlit % 8)
-        r.lit[r.nlit++] = 0;
+    while (r.nlit % 8) r.lit[r.nlit++] = 0;
     ref_emit(&r);
     return r.len;
 }
 
-static void one_case(int bw, int shape)
-{
+static void one_case(int bw, int shape) {
     size_t cap = 20000, n = 0;
     uint32_t *want = malloc(cap * sizeof *want), *got = malloc(cap * sizeof *got);
     pq_buf buf = {0};
@@ -167,21 +148,19 @@ static void one_case(int bw, int shape)
         uint32_t v = next() & maxv;
         size_t len;
         switch (shape) {
-        case 0: len = 1 + next() % 3; break;            /* mostly literals */
-        case 1: len = 1 + next() % 40; break;           /* mixed */
+        case 0: len = 1 + next() % 3; break;  /* mostly literals */
+        case 1: len = 1 + next() % 40; break; /* mixed */
         case 2: len = next() % 2 ? 1000 + next() % 900 : 1 + next() % 9; break;
-        case 3: len = (n / 7) % 2 ? 7 : 9; break;       /* around the 8 boundary */
+        case 3: len = (n / 7) % 2 ? 7 : 9; break;                     /* around the 8 boundary */
         default: len = next() % 4 ? 1 + next() % 7 : 8 + next() % 70; /* sparse levels */
         }
         /* feed in random pieces: put(v, k) several times */
         size_t left = len;
         while (left) {
             size_t k = 1 + next() % left;
-            if (next() % 16 == 0)
-                pq_rle_put(&e, v ^ 1, 0); /* an empty put changes nothing */
+            if (next() % 16 == 0) pq_rle_put(&e, v ^ 1, 0); /* an empty put changes nothing */
             pq_rle_put(&e, v, k);
-            for (size_t i = 0; i < k; i++)
-                want[n++] = v;
+            for (size_t i = 0; i < k; i++) want[n++] = v;
             left -= k;
         }
     }
@@ -199,33 +178,32 @@ static void one_case(int bw, int shape)
     /* the whole-array encoder: the same bytes, and appended after what the buffer held */
     for (size_t before = 0; before <= 3; before += 3) {
         pq_buf whole = {0};
-        for (size_t k = 0; k < before; k++)
-            pq_buf_byte(&whole, 0xA5);
+        for (size_t k = 0; k < before; k++) pq_buf_byte(&whole, 0xA5);
         pq_rle_encode_u32(&whole, want, n, bw);
         size_t wat = 0;
         while (wat < rlen && before + wat < whole.len && ref[wat] == whole.data[before + wat])
             wat++;
         CHECK(!whole.failed && whole.len == before + rlen && wat == rlen,
               "pq_rle_encode_u32 bw %d shape %d: %zu bytes, reference %zu, first difference at "
-              "byte %zu", bw, shape, whole.len - before, rlen, wat);
+              "byte %zu",
+              bw, shape, whole.len - before, rlen, wat);
         pq_buf_free(&whole);
     }
     size_t at = 0;
-    while (at < rlen && at < buf.len && ref[at] == buf.data[at])
-        at++;
-    CHECK(rlen == buf.len && at == rlen, "bw %d shape %d: %zu bytes, reference %zu, first "
-          "difference at byte %zu", bw, shape, buf.len, rlen, at);
+    while (at < rlen && at < buf.len && ref[at] == buf.data[at]) at++;
+    CHECK(rlen == buf.len && at == rlen,
+          "bw %d shape %d: %zu bytes, reference %zu, first "
+          "difference at byte %zu",
+          bw, shape, buf.len, rlen, at);
     free(ref);
     pq_buf_free(&buf);
     free(want);
     free(got);
 }
 
-int main(void)
-{
+int main(void) {
     for (int bw = 1; bw <= 32; bw++)
-        for (int shape = 0; shape < 5; shape++)
-            one_case(bw, shape);
+        for (int shape = 0; shape < 5; shape++) one_case(bw, shape);
     /* short arrays, runs around 8 after 0..63 pending literals, and nothing at all */
     for (int t = 0; t < 4000; t++) {
         uint32_t v[200];
@@ -256,8 +234,7 @@ int main(void)
     pq_rle_finish(&e);
     CHECK(b.len == 4 && b.data[3] == 2, "1e6 equal values took %zu bytes", b.len);
     pq_buf_free(&b);
-    if (failures)
-        return 1;
+    if (failures) return 1;
     printf("ok: RLE hybrid round trips\n");
     return 0;
 }

@@ -78,7 +78,8 @@ static int child(const char *mode, const char *dir) {
     }
     raise(SIGUSR1); /* before the recorder exists: must not kill us */
     if (strcmp(mode, "plain") != 0 && own_calls != 1) {
-        fprintf(stderr, "%s: own handler ran %d times before the first use\n", mode, (int)own_calls);
+        fprintf(stderr, "%s: own handler ran %d times before the first use\n", mode,
+                (int)own_calls);
         bad = 1;
     }
     if (wait_dumps(dir, want_early) != want_early) {

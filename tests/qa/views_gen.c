@@ -7,7 +7,8 @@
 
 BB_EVENT(vg_tick, "qa::views", "Tick", NULL, BB_KEY(uint64_t, n, NULL));
 
-BB_VIEWS(vg_first, "CREATE OR REPLACE VIEW qa_one AS SELECT count(*) AS ticks FROM \"qa::views::Tick\"");
+BB_VIEWS(vg_first,
+         "CREATE OR REPLACE VIEW qa_one AS SELECT count(*) AS ticks FROM \"qa::views::Tick\"");
 BB_VIEWS(vg_second, "CREATE OR REPLACE VIEW qa_two AS SELECT max(n) AS top FROM events -- no ';'");
 BB_VIEWS(vg_third, "CREATE OR REPLACE VIEW qa_three AS SELECT 3 AS three;\n");
 

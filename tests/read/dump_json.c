@@ -165,7 +165,8 @@ static void sb_schema(sbuf *b, const bb_rschema *ev) {
             sb_puts(b, ",\"repr\":");
             sb_num(b, f->type_arg);
         }
-        if (f->type == BB_TYPE_INTERNED) sb_puts(b, f->type_arg ? ",\"dynamic\":true" : ",\"dynamic\":false");
+        if (f->type == BB_TYPE_INTERNED)
+            sb_puts(b, f->type_arg ? ",\"dynamic\":true" : ",\"dynamic\":false");
         sb_puts(b, ",\"offset\":");
         sb_num(b, f->offset);
         sb_puts(b, ",\"width\":");
@@ -317,4 +318,3 @@ void dump_to_json(sbuf *b, const bb_dump *d) {
     sb_puts(b, "]}");
     free(sorted);
 }
-

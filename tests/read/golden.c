@@ -12,8 +12,8 @@
 #include "dump_json.h"
 #include "json.h"
 
-static const char *const FIXTURES[] = {"basic",      "torn",    "wrapped", "wrapped_suffix",
-                                       "empty",      "multi_a", "multi_b", "multi_other"};
+static const char *const FIXTURES[] = {"basic", "torn",    "wrapped", "wrapped_suffix",
+                                       "empty", "multi_a", "multi_b", "multi_other"};
 
 static const char *compat_dir(void) {
     const char *d = getenv("BACKBEAT_COMPAT_DIR");

@@ -79,7 +79,8 @@ static int check_record(const bb_record *r, void *p) {
     }
     uint64_t low = w->s->head > w->s->capacity ? w->s->head - w->s->capacity : 0;
     uint64_t len = 16 + (uint64_t)ev->record_size;
-    if (r->position < low || r->position + len + 2 > w->s->head || r->ts != get64_ring(w->s, r->position))
+    if (r->position < low || r->position + len + 2 > w->s->head ||
+        r->ts != get64_ring(w->s, r->position))
         w->bad++;
     else {
         /* The suffix really holds the length. */
@@ -225,8 +226,7 @@ static void test_envelope(const uint8_t *file, size_t len) {
     /* A table that runs past the end. */
     memcpy(b, file, len);
     put16(b + 12, 0xFFFF);
-    CHECK(open_copy(b, len, &d, &err, &copy) == BB_ERR_TRUNCATED, "huge table: %s",
-          err.message);
+    CHECK(open_copy(b, len, &d, &err, &copy) == BB_ERR_TRUNCATED, "huge table: %s", err.message);
     free(copy);
     free(b);
 }
@@ -275,9 +275,9 @@ static void test_heads(const uint8_t *file, size_t len) {
     CHECK(body != 0, "no shard section");
     if (!body) return;
     uint64_t cap = get64(file + body + 20);
-    const uint64_t heads[] = {0,          1,           2,          17,         cap - 1,
-                              cap,        cap + 1,     cap * 3 + 5, 1ull << 40, 1ull << 63,
-                              UINT64_MAX, UINT64_MAX - 1};
+    const uint64_t heads[] = {0,          1,          2,          17,
+                              cap - 1,    cap,        cap + 1,    cap * 3 + 5,
+                              1ull << 40, 1ull << 63, UINT64_MAX, UINT64_MAX - 1};
     uint8_t *b = malloc(len);
     for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
         memcpy(b, file, len);
@@ -345,12 +345,12 @@ static void schema_body(bld *b, uint32_t count, const char *name, size_t namelen
     b32(b, count);
     b64(b, 0xE1);
     bstr(b, name, namelen);
-    b8(b, 0);     /* no description */
-    b16(b, rs);   /* record_size */
-    b8(b, 0);     /* phase */
-    b16(b, 1);    /* one field */
+    b8(b, 0);   /* no description */
+    b16(b, rs); /* record_size */
+    b8(b, 0);   /* phase */
+    b16(b, 1);  /* one field */
     bstr(b, "f", 1);
-    b8(b, 0);     /* no description */
+    b8(b, 0); /* no description */
     b8(b, type);
     if (type == 10 || type == 11) b8(b, 8);
     b16(b, foff); /* offset */
@@ -475,8 +475,7 @@ static void test_built(void) {
     x.n = 0;
     b64(&x, 7);
     b16(&x, 100);
-    CHECK(open_built(&s, &x, 3, &err, &d, &copy) == BB_ERR_TRUNCATED, "long host: %s",
-          err.message);
+    CHECK(open_built(&s, &x, 3, &err, &d, &copy) == BB_ERR_TRUNCATED, "long host: %s", err.message);
     free(copy);
 
     /* Shard: header cut short. */
@@ -529,7 +528,8 @@ static void test_random_ring(void) {
         /* Round 3 mod 4: one genuine record ending exactly at head. */
         if (genuine) {
             for (int j = 0; j < 8; j++) ring[(gstart + j) % cap] = (uint8_t)(0x55ull >> (8 * j));
-            for (int j = 0; j < 8; j++) ring[(gstart + 8 + j) % cap] = (uint8_t)(0xE1ull >> (8 * j));
+            for (int j = 0; j < 8; j++)
+                ring[(gstart + 8 + j) % cap] = (uint8_t)(0xE1ull >> (8 * j));
             ring[(gstart + 24) % cap] = 24;
             ring[(gstart + 25) % cap] = 0;
         }
@@ -553,8 +553,7 @@ static void test_random_ring(void) {
             if (!genuine)
                 CHECK(w.n == 0, "round %d: %llu records accepted from noise", round,
                       (unsigned long long)w.n);
-            else
-                CHECK(w.n >= 1, "round %d: genuine record not found", round);
+            else CHECK(w.n >= 1, "round %d: genuine record not found", round);
             exercise(d);
             bb_dump_close(d);
         }
@@ -572,20 +571,19 @@ static void test_utf8(void) {
     } cases[] = {
         {"\xff\xfex", 3, "\xEF\xBF\xBD\xEF\xBF\xBDx"},
         {"h\xc3\xa9llo \xe2\x9c\x93", 10, "h\xc3\xa9llo \xe2\x9c\x93"},
-        {"\xe2\x9c", 2, "\xEF\xBF\xBD"},                          /* truncated: one */
+        {"\xe2\x9c", 2, "\xEF\xBF\xBD"},                             /* truncated: one */
         {"\xed\xa0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"}, /* surrogate */
-        {"\xf0\x9f\x98", 3, "\xEF\xBF\xBD"},                      /* truncated 4-byte */
-        {"\xc0\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD"},              /* overlong */
+        {"\xf0\x9f\x98", 3, "\xEF\xBF\xBD"},                         /* truncated 4-byte */
+        {"\xc0\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD"},                 /* overlong */
         {"\xf4\x90\x80\x80", 4,
-         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},    /* above U+10FFFF */
+         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"}, /* above U+10FFFF */
         {"a\xe2\x9cz", 4, "a\xEF\xBF\xBDz"},
         {"", 0, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char buf[64];
         size_t n = bb_utf8_lossy(cases[i].in, cases[i].len, buf, sizeof buf);
-        CHECK(n == strlen(cases[i].out) && memcmp(buf, cases[i].out, n) == 0,
-              "lossy case %zu", i);
+        CHECK(n == strlen(cases[i].out) && memcmp(buf, cases[i].out, n) == 0, "lossy case %zu", i);
         CHECK(bb_utf8_valid(cases[i].in, cases[i].len) == (strcmp(cases[i].in, cases[i].out) == 0),
               "valid case %zu", i);
         CHECK(bb_utf8_lossy(cases[i].in, cases[i].len, NULL, 0) == n, "size query %zu", i);

@@ -116,12 +116,12 @@ static void ring_record(ring *r, uint64_t ts, bool big, uint64_t value) {
 /* Timestamp of write i of a ring following `pattern`. */
 static uint64_t pattern_ts(int pattern, uint64_t i, uint64_t n) {
     switch (pattern) {
-    case 0: return 1000 + i * 10;                          /* sorted */
-    case 1: return 1000 + (n - i) * 10;                    /* reversed */
-    case 2: return 1000 + rnd() % 50;                      /* random, many ties */
+    case 0: return 1000 + i * 10;                                       /* sorted */
+    case 1: return 1000 + (n - i) * 10;                                 /* reversed */
+    case 2: return 1000 + rnd() % 50;                                   /* random, many ties */
     case 3: return 1000 + i * 10 - (rnd() % 16 == 0 ? rnd() % 400 : 0); /* nearly sorted */
-    case 4: return 1000 + rnd() % (n * 10);                /* random */
-    case 6: return 1000 + i * 10 - (i % 200 == 199 ? 500 : 0); /* runs: one late every 200 */
+    case 4: return 1000 + rnd() % (n * 10);                             /* random */
+    case 6: return 1000 + i * 10 - (i % 200 == 199 ? 500 : 0);    /* runs: one late every 200 */
     default: return 1000 + i * 10 + (i == n - 300 ? n * 100 : 0); /* sorted but for one outlier */
     }
 }
@@ -129,7 +129,7 @@ static uint64_t pattern_ts(int pattern, uint64_t i, uint64_t n) {
 typedef struct shard_plan {
     uint64_t cap;
     int pattern;
-    uint64_t *ts;  /* per write */
+    uint64_t *ts; /* per write */
     bool *big;
     uint64_t nwrites;
 } shard_plan;
@@ -147,7 +147,8 @@ static buf make_dump(uint64_t inst, const shard_plan *plans, size_t nplans,
     kinds[n++] = 1;
     for (size_t s = 0; s < nplans; s++) {
         ring r = {calloc(1, plans[s].cap), plans[s].cap, 0};
-        for (uint64_t i = 0; i < writes[s]; i++) ring_record(&r, plans[s].ts[i], plans[s].big[i], i);
+        for (uint64_t i = 0; i < writes[s]; i++)
+            ring_record(&r, plans[s].ts[i], plans[s].big[i], i);
         p64(&bodies[n], inst);
         p32(&bodies[n], (uint32_t)s);
         p64(&bodies[n], r.head);
@@ -221,12 +222,11 @@ static int cmp_key(const void *a, const void *b) {
 }
 
 static bool same(const key *x, const key *y) {
-    return x->ts == y->ts && x->inst == y->inst && x->shard == y->shard &&
-           x->offset == y->offset;
+    return x->ts == y->ts && x->inst == y->inst && x->shard == y->shard && x->offset == y->offset;
 }
 
-static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads,
-                         const char *what, const key *keys, size_t u);
+static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads, const char *what,
+                         const key *keys, size_t u);
 
 static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what) {
     collect_ctx c = {0};
@@ -250,8 +250,8 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
 }
 
 /* The model of `dumps` opened with `threads` ring walkers yields exactly keys[0, u). */
-static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads,
-                         const char *what, const key *keys, size_t u) {
+static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads, const char *what,
+                         const key *keys, size_t u) {
     bb_model *m = NULL;
     bb_error err;
     CHECK(bb_model_open_threads(dumps, n, dedup, threads, &m, &err) == BB_OK, "%s: %s", what,
@@ -264,8 +264,8 @@ static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads
     bb_mrecord r;
     size_t i = 0, bad = 0;
     while (it && bb_model_next(it, &r)) {
-        key k = {r.rec.ts, r.rec.instance_id, r.rec.shard_id, r.rec.offset, r.input,
-                 first_value(&r.rec)};
+        key k = {r.rec.ts,     r.rec.instance_id, r.rec.shard_id,
+                 r.rec.offset, r.input,           first_value(&r.rec)};
         if (i >= u || cmp_key(&k, &keys[i]) != 0 || k.value != keys[i].value) {
             if (bad++ < 5)
                 fprintf(stderr, "%s (%u walkers): record %zu: ts %llu shard %u off %u input %zu\n",
@@ -273,8 +273,8 @@ static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads
         }
         i++;
     }
-    CHECK(bad == 0 && i == u, "%s (%u walkers): %zu mismatches, %zu of %zu records", what,
-          threads, bad, i, u);
+    CHECK(bad == 0 && i == u, "%s (%u walkers): %zu mismatches, %zu of %zu records", what, threads,
+          bad, i, u);
     bb_model_iter_free(it);
     bb_model_close(m);
 }

@@ -48,7 +48,8 @@ static void *run(void *p) {
         bb_model_iter_free(it);
         uint64_t walk = 0;
         const bb_rinstance *in = bb_dump_instance(j->d, 0);
-        for (size_t s = 0; s < in->shard_count; s++) bb_shard_walk(j->d, &in->shards[s], add_ts, &walk, NULL);
+        for (size_t s = 0; s < in->shard_count; s++)
+            bb_shard_walk(j->d, &in->shards[s], add_ts, &walk, NULL);
         h ^= walk;
         if (round == 0) {
             j->sum = h;

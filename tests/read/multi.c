@@ -211,8 +211,8 @@ int main(void) {
     static const char *const abo[] = {"multi_a.bb", "multi_b.bb", "multi_other.bb"};
     check_union(ab, 2, "multi_ab.expected.json");
     check_union(abo, 3, "multi_abo.expected.json");
-    static const char *const singles[] = {"basic",   "torn",    "wrapped", "wrapped_suffix",
-                                          "empty",   "multi_a", "multi_b", "multi_other"};
+    static const char *const singles[] = {"basic", "torn",    "wrapped", "wrapped_suffix",
+                                          "empty", "multi_a", "multi_b", "multi_other"};
     for (size_t i = 0; i < sizeof singles / sizeof *singles; i++) check_single(singles[i]);
     check_nodedup_and_iterators();
     return failures ? 1 : 0;

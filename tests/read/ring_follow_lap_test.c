@@ -73,14 +73,16 @@ static void follow(bb_ring *r, bb_ring_cursor *cur, got *g) {
     }
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *in = bb_dump_instance(d, i);
-        for (size_t k = 0; k < in->shard_count; k++) bb_shard_walk(d, &in->shards[k], on_rec, g, NULL);
+        for (size_t k = 0; k < in->shard_count; k++)
+            bb_shard_walk(d, &in->shards[k], on_rec, g, NULL);
     }
     bb_dump_close(d);
     bb_ring_buffer_free(mem);
 }
 
 static void record(bb_recorder *rec, uint64_t from, uint64_t n) {
-    for (uint64_t s = from; s < from + n; s++) BB_RECORD(rec, lap_ev, .seq = s, .check = check_of(s));
+    for (uint64_t s = from; s < from + n; s++)
+        BB_RECORD(rec, lap_ev, .seq = s, .check = check_of(s));
 }
 
 static bb_recorder *make(const char *dir, bb_ring **ring) {
@@ -113,8 +115,9 @@ static void lapped_from_empty(const char *dir, uint64_t start, double laps) {
     static got g;
     memset(&g, 0, sizeof g);
     follow(r, &cur, &g);
-    CHECK(g.n == 0 && cur.pos == 0 && cur.lost == 0, "empty ring: %llu records, pos %llu, lost %llu",
-          (unsigned long long)g.n, (unsigned long long)cur.pos, (unsigned long long)cur.lost);
+    CHECK(g.n == 0 && cur.pos == 0 && cur.lost == 0,
+          "empty ring: %llu records, pos %llu, lost %llu", (unsigned long long)g.n,
+          (unsigned long long)cur.pos, (unsigned long long)cur.lost);
     /* The frame's size, from one record the follower reads whole. */
     record(rec, 0, 1);
     follow(r, &cur, &g);
@@ -138,17 +141,17 @@ static void lapped_from_empty(const char *dir, uint64_t start, double laps) {
     uint64_t written = n * frame, slack = (uint64_t)(laps + 2) * frame;
     CHECK(cur.head >= written && cur.head <= written + slack, "head %llu, wrote %llu bytes",
           (unsigned long long)cur.head, (unsigned long long)written);
-    CHECK(g.bad == 0 && g.dup == 0, "%llu foreign, %llu duplicate records", (unsigned long long)g.bad,
-          (unsigned long long)g.dup);
-    CHECK(g.n > 0 && g.last == n - 1, "lapped: %llu records, last %llu of %llu", (unsigned long long)g.n,
-          (unsigned long long)g.last, (unsigned long long)n);
+    CHECK(g.bad == 0 && g.dup == 0, "%llu foreign, %llu duplicate records",
+          (unsigned long long)g.bad, (unsigned long long)g.dup);
+    CHECK(g.n > 0 && g.last == n - 1, "lapped: %llu records, last %llu of %llu",
+          (unsigned long long)g.n, (unsigned long long)g.last, (unsigned long long)n);
     CHECK(g.n == 0 || g.n == g.last - g.first + 1, "records missing inside the returned window");
     CHECK(g.first > 0, "%.1f laps, yet record 0 was returned", laps);
     CHECK(cur.lost >= g.first * frame && cur.lost <= g.first * frame + slack,
           "start %s, %.2f laps: first record returned %llu (%llu bytes below it), %llu bytes "
-          "reported lost", start == BB_RING_NOW ? "now" : "oldest", laps,
-          (unsigned long long)g.first, (unsigned long long)(g.first * frame),
-          (unsigned long long)cur.lost);
+          "reported lost",
+          start == BB_RING_NOW ? "now" : "oldest", laps, (unsigned long long)g.first,
+          (unsigned long long)(g.first * frame), (unsigned long long)cur.lost);
     CHECK(cur.lost + cur.bytes == cur.pos, "lost %llu + returned %llu != %llu",
           (unsigned long long)cur.lost, (unsigned long long)cur.bytes, (unsigned long long)cur.pos);
     /* Nothing new: nothing returned, nothing lost again. */

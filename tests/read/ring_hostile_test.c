@@ -27,7 +27,7 @@
 
 BB_EVENT(rh_ev, "ring_hostile", "Ev", "a record", BB_FIELD(uint64_t, n, "a counter"));
 
-#define TIME_LIMIT 30.0              /* seconds per CLI run */
+#define TIME_LIMIT 30.0 /* seconds per CLI run */
 /* Bytes per CLI run; AddressSanitizer's allocator maps shadow for every allocation (1 GiB for
  * the 8 GiB sparse file's dump), so under it the ceiling is its shadow's. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -60,8 +60,7 @@ static int run(char *const *args, double *secs, long *rss, const char *out) {
     int st = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {
-    }
+    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {}
     clock_gettime(CLOCK_MONOTONIC, &b);
     *secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
     *rss = ru.ru_maxrss * 1024L;
@@ -165,7 +164,8 @@ static void sparse(const uint8_t *base, size_t len) {
     snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a2.ring", g_dir);
     snprintf(out, sizeof out, "%s/sparse.bb", g_dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    bool ok = fd >= 0 && pwrite(fd, h, rings, 0) == (ssize_t)rings && ftruncate(fd, (off_t)size) == 0;
+    bool ok =
+        fd >= 0 && pwrite(fd, h, rings, 0) == (ssize_t)rings && ftruncate(fd, (off_t)size) == 0;
     for (uint64_t i = 0; ok && i < 2; i++) /* each ring's bytes (not wrapped: 2000 records) */
         ok = pwrite(fd, base + rings + i * cap, cap, (off_t)(rings + i * big)) == (ssize_t)cap;
     if (fd >= 0) close(fd);

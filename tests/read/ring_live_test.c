@@ -69,11 +69,11 @@ static void verdict(seen *s, const char *what, int round) {
     CHECK(s->bad == 0, "round %d, %s: %zu foreign or torn records of %zu", round, what, s->bad,
           s->total);
     for (int t = 0; t < THREADS; t++) {
-        if (s->n[t])
-            qsort(s->r[t], s->n[t], sizeof *s->r[t], by_seq);
+        if (s->n[t]) qsort(s->r[t], s->n[t], sizeof *s->r[t], by_seq);
         for (size_t i = 1; i < s->n[t]; i++) {
-            CHECK(s->r[t][i].seq != s->r[t][i - 1].seq, "round %d, %s: thread %d counter %llu twice",
-                  round, what, t, (unsigned long long)s->r[t][i].seq);
+            CHECK(s->r[t][i].seq != s->r[t][i - 1].seq,
+                  "round %d, %s: thread %d counter %llu twice", round, what, t,
+                  (unsigned long long)s->r[t][i].seq);
             CHECK(s->r[t][i].ts >= s->r[t][i - 1].ts, "round %d, %s: thread %d time goes back",
                   round, what, t);
         }
@@ -86,12 +86,14 @@ static void verdict(seen *s, const char *what, int round) {
 static bool walk(const void *mem, size_t len, const char *path, seen *s) {
     bb_dump *d = NULL;
     bb_error err;
-    bb_status st = path ? bb_dump_open(path, &d, &err) : bb_dump_open_memory(mem, len, "live", &d, &err);
+    bb_status st =
+        path ? bb_dump_open(path, &d, &err) : bb_dump_open_memory(mem, len, "live", &d, &err);
     CHECK(st == BB_OK, "open: %s", err.message);
     if (st != BB_OK) return false;
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *in = bb_dump_instance(d, i);
-        for (size_t k = 0; k < in->shard_count; k++) bb_shard_walk(d, &in->shards[k], on_record, s, NULL);
+        for (size_t k = 0; k < in->shard_count; k++)
+            bb_shard_walk(d, &in->shards[k], on_record, s, NULL);
     }
     bb_dump_close(d);
     return true;
@@ -136,8 +138,10 @@ static void round_once(const char *dir, int round, seen *s) {
     char env_dir[300], env_shards[32], env_commit[48];
     snprintf(env_dir, sizeof env_dir, "BACKBEAT_RING_DIR=%s", dir);
     snprintf(env_shards, sizeof env_shards, "BACKBEAT_SHARDS=%d", round % 2 ? 1 : 2);
-    snprintf(env_commit, sizeof env_commit, "BACKBEAT_COMMIT=%s", round % 4 < 2 ? "fetch_add" : "rseq");
-    char *env[] = {env_dir, env_shards, env_commit, "BACKBEAT_ENABLE=1", "BACKBEAT_BYTES=64k", NULL};
+    snprintf(env_commit, sizeof env_commit, "BACKBEAT_COMMIT=%s",
+             round % 4 < 2 ? "fetch_add" : "rseq");
+    char *env[] = {env_dir, env_shards, env_commit, "BACKBEAT_ENABLE=1", "BACKBEAT_BYTES=64k",
+                   NULL};
     char *args[] = {"heavy", "8", "nopin", NULL};
     ring_child c;
     if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) {
@@ -145,8 +149,7 @@ static void round_once(const char *dir, int round, seen *s) {
         return;
     }
     uint64_t msg[2];
-    for (int k = 0; k < 16 && ring_report(&c, msg); k++) {
-    }
+    for (int k = 0; k < 16 && ring_report(&c, msg); k++) {}
     char ring[512], out[600];
     CHECK(ring_find(dir, ring, sizeof ring) == 1, "one ring file in %s", dir);
     for (int k = 0; k < 3; k++) snapshot_once(ring, s, round);

@@ -10,10 +10,10 @@
 struct json_value {
     json_kind kind;
     bool b;
-    char *text;      /* string contents or number source text */
+    char *text; /* string contents or number source text */
     size_t text_len;
-    size_t count;    /* array elements / object members */
-    char **keys;     /* object keys */
+    size_t count; /* array elements / object members */
+    char **keys;  /* object keys */
     json_value **items;
 };
 
@@ -25,8 +25,7 @@ typedef struct parser {
 } parser;
 
 static void fail(parser *ps, const char *what) {
-    if (ps->err && ps->errlen && !ps->err[0])
-        snprintf(ps->err, ps->errlen, "json: %s", what);
+    if (ps->err && ps->errlen && !ps->err[0]) snprintf(ps->err, ps->errlen, "json: %s", what);
 }
 
 static void skip_ws(parser *ps) {
@@ -95,15 +94,24 @@ static char *parse_string(parser *ps, size_t *len_out) {
         if (*ps->p == '\\') ps->p++;
         ps->p++;
     }
-    if (ps->p >= ps->end) { fail(ps, "unterminated string"); return NULL; }
+    if (ps->p >= ps->end) {
+        fail(ps, "unterminated string");
+        return NULL;
+    }
     size_t span = (size_t)(ps->p - start);
     ps->p = start;
     char *out = malloc(span + 4);
-    if (!out) { fail(ps, "out of memory"); return NULL; }
+    if (!out) {
+        fail(ps, "out of memory");
+        return NULL;
+    }
     size_t n = 0;
     while (*ps->p != '"') {
         char c = *ps->p++;
-        if (c != '\\') { out[n++] = c; continue; }
+        if (c != '\\') {
+            out[n++] = c;
+            continue;
+        }
         c = *ps->p++;
         switch (c) {
         case '"': out[n++] = '"'; break;
@@ -116,7 +124,11 @@ static char *parse_string(parser *ps, size_t *len_out) {
         case 't': out[n++] = '\t'; break;
         case 'u': {
             uint32_t cp;
-            if (!hex4(ps, &cp)) { fail(ps, "bad \\u escape"); free(out); return NULL; }
+            if (!hex4(ps, &cp)) {
+                fail(ps, "bad \\u escape");
+                free(out);
+                return NULL;
+            }
             if (cp >= 0xD800 && cp < 0xDC00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' &&
                 ps->p[1] == 'u') {
                 const char *save = ps->p;
@@ -124,13 +136,15 @@ static char *parse_string(parser *ps, size_t *len_out) {
                 ps->p += 2;
                 if (hex4(ps, &lo) && lo >= 0xDC00 && lo < 0xE000)
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                else
-                    ps->p = save;
+                else ps->p = save;
             }
             put_utf8(out, &n, cp);
             break;
         }
-        default: fail(ps, "bad escape"); free(out); return NULL;
+        default:
+            fail(ps, "bad escape");
+            free(out);
+            return NULL;
         }
     }
     ps->p++; /* closing quote */
@@ -146,24 +160,44 @@ static json_value *parse_container(parser *ps, bool object) {
     if (!v) return NULL;
     ps->p++;
     skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) { ps->p++; return v; }
+    if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) {
+        ps->p++;
+        return v;
+    }
     for (;;) {
         char *key = NULL;
         skip_ws(ps);
         if (object) {
             size_t kl;
-            if (ps->p >= ps->end || *ps->p != '"') { fail(ps, "expected key"); goto bad; }
+            if (ps->p >= ps->end || *ps->p != '"') {
+                fail(ps, "expected key");
+                goto bad;
+            }
             ps->p++;
             if (!(key = parse_string(ps, &kl))) goto bad;
             skip_ws(ps);
-            if (ps->p >= ps->end || *ps->p != ':') { free(key); fail(ps, "expected ':'"); goto bad; }
+            if (ps->p >= ps->end || *ps->p != ':') {
+                free(key);
+                fail(ps, "expected ':'");
+                goto bad;
+            }
             ps->p++;
         }
         json_value *item = parse_value(ps);
-        if (!item || !push(v, key, item)) { free(key); json_free(item); goto bad; }
+        if (!item || !push(v, key, item)) {
+            free(key);
+            json_free(item);
+            goto bad;
+        }
         skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') { ps->p++; continue; }
-        if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) { ps->p++; return v; }
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) {
+            ps->p++;
+            return v;
+        }
         fail(ps, "expected ',' or closing bracket");
         goto bad;
     }
@@ -174,8 +208,14 @@ bad:
 
 static json_value *parse_value(parser *ps) {
     skip_ws(ps);
-    if (ps->p >= ps->end) { fail(ps, "unexpected end"); return NULL; }
-    if (++ps->depth > 200) { fail(ps, "nesting too deep"); return NULL; }
+    if (ps->p >= ps->end) {
+        fail(ps, "unexpected end");
+        return NULL;
+    }
+    if (++ps->depth > 200) {
+        fail(ps, "nesting too deep");
+        return NULL;
+    }
     json_value *v = NULL;
     char c = *ps->p;
     if (c == '{' || c == '[') {
@@ -184,8 +224,10 @@ static json_value *parse_value(parser *ps) {
         ps->p++;
         size_t n;
         char *s = parse_string(ps, &n);
-        if (s && (v = new_value(JSON_STRING))) { v->text = s; v->text_len = n; }
-        else free(s);
+        if (s && (v = new_value(JSON_STRING))) {
+            v->text = s;
+            v->text_len = n;
+        } else free(s);
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         const char *s = ps->p;
         while (ps->p < ps->end && strchr("+-0123456789.eE", *ps->p)) ps->p++;
@@ -194,7 +236,11 @@ static json_value *parse_value(parser *ps) {
             memcpy(v->text, s, n);
             v->text[n] = 0;
             v->text_len = n;
-        } else { json_free(v); v = NULL; fail(ps, "out of memory"); }
+        } else {
+            json_free(v);
+            v = NULL;
+            fail(ps, "out of memory");
+        }
     } else if (ps->end - ps->p >= 4 && !memcmp(ps->p, "true", 4)) {
         ps->p += 4;
         if ((v = new_value(JSON_BOOL))) v->b = true;
@@ -216,7 +262,11 @@ json_value *json_parse(const char *text, size_t len, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     json_value *v = parse_value(&ps);
     skip_ws(&ps);
-    if (v && ps.p != ps.end) { fail(&ps, "trailing characters"); json_free(v); v = NULL; }
+    if (v && ps.p != ps.end) {
+        fail(&ps, "trailing characters");
+        json_free(v);
+        v = NULL;
+    }
     return v;
 }
 
@@ -231,7 +281,11 @@ json_value *json_parse_file(const char *path, char *err, size_t errlen) {
     do {
         if (cap - len < 65536) {
             char *nb = realloc(buf, cap = cap * 2 + 65536);
-            if (!nb) { free(buf); fclose(f); return NULL; }
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
             buf = nb;
         }
         n = fread(buf + len, 1, cap - len, f);
@@ -285,8 +339,12 @@ const char *json_key_at(const json_value *obj, size_t i) {
 const char *json_str(const json_value *v) { return v && v->kind == JSON_STRING ? v->text : NULL; }
 size_t json_str_len(const json_value *v) { return v && v->kind == JSON_STRING ? v->text_len : 0; }
 bool json_bool(const json_value *v) { return v && v->kind == JSON_BOOL && v->b; }
-const char *json_num_text(const json_value *v) { return v && v->kind == JSON_NUMBER ? v->text : NULL; }
-double json_num(const json_value *v) { return v && v->kind == JSON_NUMBER ? strtod(v->text, NULL) : 0; }
+const char *json_num_text(const json_value *v) {
+    return v && v->kind == JSON_NUMBER ? v->text : NULL;
+}
+double json_num(const json_value *v) {
+    return v && v->kind == JSON_NUMBER ? strtod(v->text, NULL) : 0;
+}
 
 /* Digits-only text (after an optional '-') to magnitude; false on overflow or junk. */
 static bool digits_u64(const char *s, uint64_t *out) {
@@ -344,8 +402,8 @@ static bool where_fmt(char *where, size_t wl, const char *path, const char *why)
     return false;
 }
 
-static bool equal_at(const json_value *a, const json_value *b, char *path, size_t plen,
-                     char *where, size_t wl) {
+static bool equal_at(const json_value *a, const json_value *b, char *path, size_t plen, char *where,
+                     size_t wl) {
     if (json_kind_of(a) != json_kind_of(b)) return where_fmt(where, wl, path, "kinds differ");
     switch (json_kind_of(a)) {
     case JSON_NULL: return true;
@@ -357,8 +415,10 @@ static bool equal_at(const json_value *a, const json_value *b, char *path, size_
     case JSON_NUMBER: {
         int64_t ia, ib;
         uint64_t ua, ub;
-        if (json_i64(a, &ia) && json_i64(b, &ib)) return ia == ib ? true : where_fmt(where, wl, path, "numbers differ");
-        if (json_u64(a, &ua) && json_u64(b, &ub)) return ua == ub ? true : where_fmt(where, wl, path, "numbers differ");
+        if (json_i64(a, &ia) && json_i64(b, &ib))
+            return ia == ib ? true : where_fmt(where, wl, path, "numbers differ");
+        if (json_u64(a, &ua) && json_u64(b, &ub))
+            return ua == ub ? true : where_fmt(where, wl, path, "numbers differ");
         return json_num(a) == json_num(b) ? true : where_fmt(where, wl, path, "numbers differ");
     }
     case JSON_ARRAY:
@@ -407,9 +467,14 @@ static bool write_string(const char *s, size_t n, char **buf, size_t *len, size_
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
-        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; if (!append(buf, len, cap, esc, 2)) return false; }
-        else if (c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", c); if (!append(buf, len, cap, esc, 6)) return false; }
-        else if (!append(buf, len, cap, (const char *)&s[i], 1)) return false;
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            if (!append(buf, len, cap, esc, 2)) return false;
+        } else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            if (!append(buf, len, cap, esc, 6)) return false;
+        } else if (!append(buf, len, cap, (const char *)&s[i], 1)) return false;
     }
     return append(buf, len, cap, "\"", 1);
 }
@@ -417,7 +482,8 @@ static bool write_string(const char *s, size_t n, char **buf, size_t *len, size_
 bool json_write(const json_value *v, char **buf, size_t *len, size_t *cap) {
     switch (json_kind_of(v)) {
     case JSON_NULL: return append(buf, len, cap, "null", 4);
-    case JSON_BOOL: return v->b ? append(buf, len, cap, "true", 4) : append(buf, len, cap, "false", 5);
+    case JSON_BOOL:
+        return v->b ? append(buf, len, cap, "true", 4) : append(buf, len, cap, "false", 5);
     case JSON_NUMBER: return append(buf, len, cap, v->text, v->text_len);
     case JSON_STRING: return write_string(v->text, v->text_len, buf, len, cap);
     case JSON_ARRAY:

@@ -7,7 +7,13 @@
 #include "json.h"
 
 static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
+            failures++;                                                           \
+        }                                                                         \
+    } while (0)
 
 int main(void) {
     char err[256];
@@ -35,8 +41,9 @@ int main(void) {
     CHECK(json_write(v, &buf, &len, &cap));
     json_value *w = json_parse(buf, len, err, sizeof err);
     CHECK(w && json_equal(v, w, err, sizeof err));
-    const char *reordered = "{\"o\": {}, \"s\": \"h\\u00e9\\ud83d\\ude00\\n\","
-                            " \"a\": [1, -2, \"18446744073709551615\", 9007199254740992, true, null]}";
+    const char *reordered =
+        "{\"o\": {}, \"s\": \"h\\u00e9\\ud83d\\ude00\\n\","
+        " \"a\": [1, -2, \"18446744073709551615\", 9007199254740992, true, null]}";
     json_value *r = json_parse(reordered, strlen(reordered), err, sizeof err);
     CHECK(r && json_equal(v, r, err, sizeof err));
     const char *different = "{\"o\": {}, \"s\": \"x\", \"a\": []}";
@@ -45,7 +52,10 @@ int main(void) {
     CHECK(strstr(err, "$.") != NULL);
     CHECK(json_parse("{\"a\":", 5, err, sizeof err) == NULL);
     CHECK(json_parse("[1] x", 5, err, sizeof err) == NULL);
-    json_free(v); json_free(w); json_free(r); json_free(d);
+    json_free(v);
+    json_free(w);
+    json_free(r);
+    json_free(d);
     free(buf);
 
     const char *dir = getenv("BACKBEAT_COMPAT_DIR");

@@ -35,7 +35,8 @@
 
 #define RING 65536
 /* F(name, offset, width, type, more designators...) */
-#define F(n, off, w, ...) {.name = n, .offset = off, .width = w, .type = __VA_ARGS__}
+#define F(n, off, w, ...) \
+    { .name = n, .offset = off, .width = w, .type = __VA_ARGS__ }
 
 static const bb_enum_label TIER[] = {{1, "l1"}, {2, "l2"}};
 
@@ -74,17 +75,16 @@ static const bb_field_desc PURGE[] = {
     F("count", 8, 4, BB_TYPE_U32),
 };
 
-#define EV(n, f, size) {.name = n, .fields = f, .field_count = sizeof f / sizeof f[0], \
-                        .record_size = size}
+#define EV(n, f, size) \
+    { .name = n, .fields = f, .field_count = sizeof f / sizeof f[0], .record_size = size }
 static bb_event_desc BUILD1[] = {EV("demo::cache::Miss", MISS1, 13),
                                  EV("demo::cache::Lookup", LOOKUP1, 12)};
 static bb_event_desc BUILD2[] = {EV("demo::cache::Miss", MISS2, 23),
                                  EV("demo::cache::Lookup", LOOKUP2, 12),
                                  EV("demo::cache::Evict", EVICT, 16)};
-static bb_event_desc BUILD3[] = {EV("demo::cache::Miss", MISS3, 21),
-                                 EV("demo::cache::Lookup", LOOKUP2, 12),
-                                 EV("demo::cache::Evict", EVICT, 16),
-                                 EV("demo::cache::Purge", PURGE, 12)};
+static bb_event_desc BUILD3[] = {
+    EV("demo::cache::Miss", MISS3, 21), EV("demo::cache::Lookup", LOOKUP2, 12),
+    EV("demo::cache::Evict", EVICT, 16), EV("demo::cache::Purge", PURGE, 12)};
 static bb_event_desc *const BUILDS[3] = {BUILD1, BUILD2, BUILD3};
 static const size_t NEVENTS[3] = {2, 3, 4};
 
@@ -94,25 +94,22 @@ static const char *const VIEWS1[] = {
     "CREATE OR REPLACE VIEW fleet_build AS SELECT 'build 1' AS build;\n"};
 #define VIEWS23(b)                                                                              \
     "CREATE OR REPLACE VIEW fleet_miss_per_worker AS SELECT \"demo::cache::Miss\".worker AS "   \
-    "worker, count(*) AS n FROM \"demo::cache::Miss\" GROUP BY ALL;\n"                         \
+    "worker, count(*) AS n FROM \"demo::cache::Miss\" GROUP BY ALL;\n"                          \
     "CREATE OR REPLACE VIEW fleet_worst_latency AS SELECT \"demo::cache::Miss\".tier AS tier, " \
-    "max(\"demo::cache::Miss\".latency_ns) AS worst FROM \"demo::cache::Miss\" GROUP BY ALL;\n"  \
+    "max(\"demo::cache::Miss\".latency_ns) AS worst FROM \"demo::cache::Miss\" GROUP BY ALL;\n" \
     "CREATE OR REPLACE VIEW fleet_build AS SELECT 'build " b "' AS build;\n"
 static const char *const VIEWS2[] = {VIEWS23("2")};
 static const char *const VIEWS3[] = {VIEWS23("3")};
 
-static uint64_t mix64(uint64_t x)
-{
+static uint64_t mix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
 
-static void put(uint8_t *p, uint64_t v, unsigned w)
-{
-    for (unsigned i = 0; i < w; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+static void put(uint8_t *p, uint64_t v, unsigned w) {
+    for (unsigned i = 0; i < w; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 typedef struct gen {
@@ -124,52 +121,41 @@ typedef struct gen {
 } gen;
 
 /* The value of field `f` of record i as the dump holds it (raw bits, zero-extended). */
-static uint64_t raw_value(const gen *g, const bb_field_desc *f, uint64_t i)
-{
+static uint64_t raw_value(const gen *g, const bb_field_desc *f, uint64_t i) {
     uint64_t h = mix64(((uint64_t)g->build << 56) ^ ((uint64_t)g->host << 48) ^ (i << 8) ^
                        (uint64_t)(unsigned char)f->name[0] ^ ((uint64_t)f->offset << 4));
     if (strcmp(f->name, "key") == 0) {
         if (f->type == BB_TYPE_I64)
             return i < 4 ? (uint64_t)INT64_MIN : h | (1ull << 63); /* negative */
-        return i < 2 ? UINT64_MAX : h; /* >= 2^63 about half the time */
+        return i < 2 ? UINT64_MAX : h;                             /* >= 2^63 about half the time */
     }
-    if (strcmp(f->name, "worker") == 0)
-        return i % 7 == 3 ? 0xFFFFFFFFu : h % 8;
-    if (strcmp(f->name, "hit") == 0)
-        return h & 1;
-    if (strcmp(f->name, "tier") == 0)
-        return 1 + h % 3; /* 3 has no label */
+    if (strcmp(f->name, "worker") == 0) return i % 7 == 3 ? 0xFFFFFFFFu : h % 8;
+    if (strcmp(f->name, "hit") == 0) return h & 1;
+    if (strcmp(f->name, "tier") == 0) return 1 + h % 3; /* 3 has no label */
     if (strcmp(f->name, "size") == 0)
         return f->type == BB_TYPE_I32 ? (uint64_t)(uint32_t)(int32_t)((int64_t)(h % 2001) - 1000)
                                       : h % 100000;
-    if (strcmp(f->name, "shard") == 0)
-        return h % 64;
-    if (strcmp(f->name, "count") == 0)
-        return h % 1000;
+    if (strcmp(f->name, "shard") == 0) return h % 64;
+    if (strcmp(f->name, "count") == 0) return h % 1000;
     return h; /* latency_ns, bytes: the whole u64 range */
 }
 
 /* The field's value as the test expects it: a JSON string of the decimal value, true/false,
  * an enum label, or null (the sentinel). */
-static void json_value(FILE *o, const bb_field_desc *f, uint64_t v)
-{
-    if (f->has_sentinel && v == f->sentinel)
-        fputs("null", o);
-    else if (f->type == BB_TYPE_BOOL)
-        fputs(v ? "true" : "false", o);
+static void json_value(FILE *o, const bb_field_desc *f, uint64_t v) {
+    if (f->has_sentinel && v == f->sentinel) fputs("null", o);
+    else if (f->type == BB_TYPE_BOOL) fputs(v ? "true" : "false", o);
     else if (f->type == BB_TYPE_ENUM)
         v >= 1 && v <= 2 ? fprintf(o, "\"%s\"", TIER[v - 1].label)
                          : fprintf(o, "\"%llu\"", (unsigned long long)v);
     else if (f->type == BB_TYPE_I64 || f->type == BB_TYPE_I32)
-        fprintf(o, "\"%lld\"", f->type == BB_TYPE_I32 ? (long long)(int32_t)(uint32_t)v
-                                                       : (long long)(int64_t)v);
-    else
-        fprintf(o, "\"%llu\"", (unsigned long long)v);
+        fprintf(o, "\"%lld\"",
+                f->type == BB_TYPE_I32 ? (long long)(int32_t)(uint32_t)v : (long long)(int64_t)v);
+    else fprintf(o, "\"%llu\"", (unsigned long long)v);
 }
 
 /* Record i into its shard's ring, and its JSON line. */
-static void emit(gen *g, uint64_t i)
-{
+static void emit(gen *g, uint64_t i) {
     const bb_event_desc *e = &BUILDS[g->build - 1][i % NEVENTS[g->build - 1]];
     unsigned s = (unsigned)(i % 2);
     uint64_t ts = g->base + 20000000000ull * (uint64_t)(g->build - 1) + 500000000ull * i +
@@ -191,28 +177,24 @@ static void emit(gen *g, uint64_t i)
     g->head[s] += 18u + e->record_size;
 }
 
-static uint64_t capacity(void *ctx, uint32_t s)
-{
+static uint64_t capacity(void *ctx, uint32_t s) {
     (void)ctx;
     (void)s;
     return RING;
 }
 
-static const uint8_t *region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
-{
+static const uint8_t *region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head) {
     gen *g = ctx;
     (void)scratch;
     *head = g->head[s];
     return g->ring[s];
 }
 
-static int write_all(void *ctx, const void *d, size_t n)
-{
+static int write_all(void *ctx, const void *d, size_t n) {
     return fwrite(d, 1, n, ctx) == n ? 0 : 1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static gen g;
     if ((argc != 5 && argc != 6) || (g.build = atoi(argv[2])) < 1 || g.build > 3 ||
         (g.host = atoi(argv[3])) < 1 || g.host > 4 || (g.n = strtoull(argv[4], NULL, 10)) > 2000) {
@@ -238,14 +220,19 @@ int main(int argc, char **argv)
     }
     fprintf(g.json, "{\"instance_id\":\"%016llx\",\"host\":\"%s\",\"build\":%d,\"records\":[\n",
             (unsigned long long)inst, g.host == 4 ? "edge/4 \\u00fc" : host, g.build);
-    for (uint64_t i = 0; i < g.n; i++)
-        emit(&g, i);
+    for (uint64_t i = 0; i < g.n; i++) emit(&g, i);
     fputs("]}\n", g.json);
-    bb_dump_input in = {.instance_id = inst, .host = host, .events = list,
+    bb_dump_input in = {.instance_id = inst,
+                        .host = host,
+                        .events = list,
                         .event_count = NEVENTS[g.build - 1],
-                        .views = g.build == 1 ? VIEWS1 : g.build == 2 ? VIEWS2 : VIEWS3,
+                        .views = g.build == 1   ? VIEWS1
+                                 : g.build == 2 ? VIEWS2
+                                                : VIEWS3,
                         .view_count = 1,
-                        .shard_count = 2, .shard_capacity = capacity, .shard_region = region,
+                        .shard_count = 2,
+                        .shard_capacity = capacity,
+                        .shard_region = region,
                         .ctx = &g};
     bb_error err;
     bb_sink sink = {.write = write_all, .ctx = out};

@@ -14,10 +14,10 @@ static const bb_field_desc pad4[] = {
     {.name = "_pad", .offset = 0, .width = 4, .type = BB_TYPE_BYTES}};
 static const bb_field_desc pad8[] = {
     {.name = "_pad", .offset = 0, .width = 8, .type = BB_TYPE_BYTES}};
-static bb_event_desc ev4 = {.name = "gen::PadOnly", .fields = pad4, .field_count = 1,
-                            .record_size = 4};
-static bb_event_desc ev8 = {.name = "gen::PadOnly", .fields = pad8, .field_count = 1,
-                            .record_size = 8};
+static bb_event_desc ev4 = {
+    .name = "gen::PadOnly", .fields = pad4, .field_count = 1, .record_size = 4};
+static bb_event_desc ev8 = {
+    .name = "gen::PadOnly", .fields = pad8, .field_count = 1, .record_size = 8};
 
 enum { CAP = 4096, RECORDS = 6 };
 static uint8_t ring[CAP];
@@ -67,9 +67,14 @@ int main(int argc, char **argv) {
     ev8.id = bb_event_id_compute(&ev8);
     fill();
     const bb_event_desc *events[] = {&ev4, &ev8};
-    bb_dump_input in = {.instance_id = 0xfe00000000000009ull, .host = "pad-host",
-                        .events = events, .event_count = 2, .intern_count = 0,
-                        .intern_get = no_intern, .shard_count = 1, .shard_capacity = capacity,
+    bb_dump_input in = {.instance_id = 0xfe00000000000009ull,
+                        .host = "pad-host",
+                        .events = events,
+                        .event_count = 2,
+                        .intern_count = 0,
+                        .intern_get = no_intern,
+                        .shard_count = 1,
+                        .shard_capacity = capacity,
                         .shard_region = region};
     FILE *f = fopen(argv[1], "wb");
     if (!f) {

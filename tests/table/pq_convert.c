@@ -16,8 +16,7 @@
 #include "backbeat/reader.h"
 #include "emit/writers.h"
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: pq_convert OUT.parquet DUMP...\n");
         return 2;
@@ -44,8 +43,7 @@ int main(int argc, char **argv)
     }
     convert_opts opts = {.out_name = out, .compression_level = 3};
     const char *lvl = getenv("BACKBEAT_PARQUET_LEVEL");
-    if (lvl)
-        opts.compression_level = atoi(lvl);
+    if (lvl) opts.compression_level = atoi(lvl);
     char msg[512];
     int rc = tw_write(model, &opts, fd, msg, sizeof msg);
     if (close(fd) != 0 && rc == 0) {
@@ -67,19 +65,16 @@ int main(int argc, char **argv)
     }
     fputs("CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('", f);
     for (const char *p = abs; *p; p++) {
-        if (*p == '\'')
-            fputc('\'', f);
+        if (*p == '\'') fputc('\'', f);
         fputc(*p, f);
     }
     fputs("');\n", f);
     fputs(ddl, f);
-    if (fclose(f) != 0)
-        return 1;
+    if (fclose(f) != 0) return 1;
     free(ddl);
     free(abs);
     bb_model_close(model);
-    for (size_t i = 0; i < n; i++)
-        bb_dump_close(dumps[i]);
+    for (size_t i = 0; i < n; i++) bb_dump_close(dumps[i]);
     free(dumps);
     return 0;
 }

@@ -28,21 +28,37 @@
 static const bb_enum_label DIR_LABELS[] = {{0, "in"}, {1, "out"}};
 
 static const bb_field_desc PACKET_FIELDS[] = {
-    {.name = "conn_id", .description = "Connection.", .offset = 0, .width = 8,
-     .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
+    {.name = "conn_id",
+     .description = "Connection.",
+     .offset = 0,
+     .width = 8,
+     .type = BB_TYPE_U64,
+     .role = BB_ROLE_KEY},
     {.name = "pkt", .offset = 8, .width = 8, .type = BB_TYPE_U64},
     {.name = "len", .unit = "bytes", .offset = 16, .width = 4, .type = BB_TYPE_U32},
-    {.name = "code", .offset = 20, .width = 4, .type = BB_TYPE_I32, .has_sentinel = 1,
+    {.name = "code",
+     .offset = 20,
+     .width = 4,
+     .type = BB_TYPE_I32,
+     .has_sentinel = 1,
      .sentinel = 0xFFFFFFFFu},
     {.name = "tag", .offset = 24, .width = 4, .type = BB_TYPE_INTERNED, .type_arg = 1},
-    {.name = "dir", .offset = 28, .width = 1, .type = BB_TYPE_ENUM, .type_arg = 1,
-     .labels = DIR_LABELS, .label_count = 2},
+    {.name = "dir",
+     .offset = 28,
+     .width = 1,
+     .type = BB_TYPE_ENUM,
+     .type_arg = 1,
+     .labels = DIR_LABELS,
+     .label_count = 2},
     {.name = "flag", .offset = 29, .width = 1, .type = BB_TYPE_BOOL},
     {.name = "_pad", .offset = 30, .width = 2, .type = BB_TYPE_BYTES},
 };
 static const bb_field_desc BEGIN_FIELDS[] = {
     {.name = "span", .offset = 0, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_SPAN_ID},
-    {.name = "parent", .offset = 8, .width = 8, .type = BB_TYPE_U64,
+    {.name = "parent",
+     .offset = 8,
+     .width = 8,
+     .type = BB_TYPE_U64,
      .role = BB_ROLE_PARENT_SPAN_ID},
 };
 static const bb_field_desc END_FIELDS[] = {
@@ -51,17 +67,26 @@ static const bb_field_desc END_FIELDS[] = {
 };
 
 static bb_event_desc EVENTS[4] = {
-    {.name = "gen::Packet", .description = "A packet.", .fields = PACKET_FIELDS,
-     .field_count = 8, .record_size = 32},
-    {.name = "gen::SpanBegin", .fields = BEGIN_FIELDS, .field_count = 2, .record_size = 16,
+    {.name = "gen::Packet",
+     .description = "A packet.",
+     .fields = PACKET_FIELDS,
+     .field_count = 8,
+     .record_size = 32},
+    {.name = "gen::SpanBegin",
+     .fields = BEGIN_FIELDS,
+     .field_count = 2,
+     .record_size = 16,
      .phase = BB_PHASE_ENTER},
-    {.name = "gen::SpanEnd", .fields = END_FIELDS, .field_count = 2, .record_size = 16,
+    {.name = "gen::SpanEnd",
+     .fields = END_FIELDS,
+     .field_count = 2,
+     .record_size = 16,
      .phase = BB_PHASE_EXIT},
     {.name = "gen::Tick", .record_size = 0},
 };
 
-static const char *const TAGS[] = {"", "alpha", "beta", "gamma", "delta", "epsilon", "zeta",
-                                   "eta", "theta"};
+static const char *const TAGS[] = {"",        "alpha", "beta", "gamma", "delta",
+                                   "epsilon", "zeta",  "eta",  "theta"};
 
 typedef struct gen {
     uint64_t n;
@@ -70,8 +95,7 @@ typedef struct gen {
     uint64_t *heads;
 } gen;
 
-static uint64_t mix64(uint64_t x)
-{
+static uint64_t mix64(uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33;
@@ -81,27 +105,21 @@ static uint64_t mix64(uint64_t x)
 }
 
 /* Event of record i: 0..3 (Packet 60%, Begin 15%, End 15%, Tick 10%). */
-static int kind_of(uint64_t i)
-{
+static int kind_of(uint64_t i) {
     unsigned r = (unsigned)(i % 20);
     return r < 12 ? 0 : r < 15 ? 1 : r < 18 ? 2 : 3;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Field bytes of record i into f (record_size bytes). */
-static void fields_of(const gen *g, uint64_t i, int k, uint8_t *f)
-{
+static void fields_of(const gen *g, uint64_t i, int k, uint8_t *f) {
     memset(f, 0, 32);
     if (k == 0) {
         put64(f, (1ull << 63) - 7 * (g->n / 2) + 7 * i);
@@ -122,14 +140,12 @@ static void fields_of(const gen *g, uint64_t i, int k, uint8_t *f)
     }
 }
 
-static uint64_t shard_capacity(void *ctx, uint32_t s)
-{
+static uint64_t shard_capacity(void *ctx, uint32_t s) {
     (void)s;
     return ((gen *)ctx)->capacity;
 }
 
-static const uint8_t *shard_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
-{
+static const uint8_t *shard_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head) {
     gen *g = ctx;
     memset(scratch, 0, g->capacity);
     uint64_t pos = 0;
@@ -150,15 +166,13 @@ static const uint8_t *shard_region(void *ctx, uint32_t s, uint8_t *scratch, uint
     return scratch;
 }
 
-static bb_intern_item intern_get(void *ctx, size_t i)
-{
+static bb_intern_item intern_get(void *ctx, size_t i) {
     (void)ctx;
-    return (bb_intern_item){.id = (uint32_t)(i + 1), .len = (uint32_t)strlen(TAGS[i + 1]),
-                            .bytes = TAGS[i + 1]};
+    return (bb_intern_item){
+        .id = (uint32_t)(i + 1), .len = (uint32_t)strlen(TAGS[i + 1]), .bytes = TAGS[i + 1]};
 }
 
-static int write_all(void *ctx, const void *data, size_t len)
-{
+static int write_all(void *ctx, const void *data, size_t len) {
     FILE *f = ctx;
     return fwrite(data, 1, len, f) == len ? 0 : 1;
 }
@@ -179,8 +193,14 @@ static const bb_field_desc CB[] = {
     {.name = "_p", .offset = 7, .width = 1, .type = BB_TYPE_BYTES},
 };
 static const bb_field_desc CC[] = {
-    {.name = "k", .offset = 0, .width = 1, .type = BB_TYPE_ENUM, .type_arg = 1,
-     .role = BB_ROLE_KEY, .labels = ONE_LABEL, .label_count = 1},
+    {.name = "k",
+     .offset = 0,
+     .width = 1,
+     .type = BB_TYPE_ENUM,
+     .type_arg = 1,
+     .role = BB_ROLE_KEY,
+     .labels = ONE_LABEL,
+     .label_count = 1},
     {.name = "flag", .offset = 1, .width = 1, .type = BB_TYPE_BOOL, .role = BB_ROLE_KEY},
 };
 static const bb_field_desc CD[] = {
@@ -228,15 +248,13 @@ static const struct {
 
 static uint8_t clash_ring[4096];
 
-static uint64_t clash_capacity(void *ctx, uint32_t s)
-{
+static uint64_t clash_capacity(void *ctx, uint32_t s) {
     (void)ctx;
     (void)s;
     return sizeof clash_ring;
 }
 
-static const uint8_t *clash_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
-{
+static const uint8_t *clash_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head) {
     (void)ctx;
     (void)s;
     (void)scratch;
@@ -260,24 +278,27 @@ static const uint8_t *clash_region(void *ctx, uint32_t s, uint8_t *scratch, uint
     return clash_ring;
 }
 
-static bb_intern_item clash_intern(void *ctx, size_t i)
-{
+static bb_intern_item clash_intern(void *ctx, size_t i) {
     (void)ctx;
     static const uint8_t bad[3] = {0xff, 0xfe, 0x78};
     return i == 0 ? (bb_intern_item){.id = 1, .len = 2, .bytes = "ok"}
                   : (bb_intern_item){.id = 2, .len = 3, .bytes = bad};
 }
 
-static int write_clash(const char *path)
-{
+static int write_clash(const char *path) {
     const bb_event_desc *evs[7];
     for (int k = 0; k < 7; k++) {
         CLASH[k].id = bb_event_id_compute(&CLASH[k]);
         evs[k] = &CLASH[k];
     }
-    bb_dump_input in = {.instance_id = 42, .host = "clash-host", .events = evs,
-                        .event_count = 7, .intern_count = 2, .intern_get = clash_intern,
-                        .shard_count = 1, .shard_capacity = clash_capacity,
+    bb_dump_input in = {.instance_id = 42,
+                        .host = "clash-host",
+                        .events = evs,
+                        .event_count = 7,
+                        .intern_count = 2,
+                        .intern_get = clash_intern,
+                        .shard_count = 1,
+                        .shard_capacity = clash_capacity,
                         .shard_region = clash_region};
     FILE *f = fopen(path, "wb");
     if (!f) {
@@ -310,15 +331,13 @@ static uint64_t wide_n;
 static uint8_t *wide_ring;
 static uint64_t wide_cap;
 
-static uint64_t wide_capacity(void *ctx, uint32_t s)
-{
+static uint64_t wide_capacity(void *ctx, uint32_t s) {
     (void)ctx;
     (void)s;
     return wide_cap;
 }
 
-static const uint8_t *wide_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head)
-{
+static const uint8_t *wide_region(void *ctx, uint32_t s, uint8_t *scratch, uint64_t *head) {
     (void)ctx;
     (void)s;
     (void)scratch;
@@ -329,7 +348,7 @@ static const uint8_t *wide_region(void *ctx, uint32_t s, uint8_t *scratch, uint6
         put64(p, 1000 + 10 * i);
         put64(p + 8, e->id);
         put32(p + 16, (uint32_t)i);
-        int16_t b = (int16_t)-(int)(i % 1000);
+        int16_t b = (int16_t) - (int)(i % 1000);
         p[20] = (uint8_t)b;
         p[21] = (uint8_t)((uint16_t)b >> 8);
         p[22] = p[23] = 0;
@@ -343,34 +362,35 @@ static const uint8_t *wide_region(void *ctx, uint32_t s, uint8_t *scratch, uint6
     return wide_ring;
 }
 
-static bb_intern_item wide_intern(void *ctx, size_t i)
-{
+static bb_intern_item wide_intern(void *ctx, size_t i) {
     (void)ctx;
     static const char *const t[] = {"red", "green", "blue"};
     return (bb_intern_item){.id = (uint32_t)(i + 1), .len = (uint32_t)strlen(t[i]), .bytes = t[i]};
 }
 
-static int write_wide(const char *path, uint64_t n)
-{
+static int write_wide(const char *path, uint64_t n) {
     static const bb_event_desc *evs[WIDE_EVENTS];
     for (int k = 0; k < WIDE_EVENTS; k++) {
         snprintf(WIDE_NAMES[k], sizeof WIDE_NAMES[k], "wide::E%03d", k);
-        WIDE[k] = (bb_event_desc){.name = WIDE_NAMES[k], .fields = WIDE_FIELDS,
-                                  .field_count = 5, .record_size = 20};
+        WIDE[k] = (bb_event_desc){
+            .name = WIDE_NAMES[k], .fields = WIDE_FIELDS, .field_count = 5, .record_size = 20};
         WIDE[k].id = bb_event_id_compute(&WIDE[k]);
         evs[k] = &WIDE[k];
     }
     wide_n = n;
     wide_cap = 4096;
-    while (wide_cap < 38 * n)
-        wide_cap *= 2;
+    while (wide_cap < 38 * n) wide_cap *= 2;
     wide_ring = calloc(1, wide_cap);
-    if (!wide_ring)
-        return 1;
-    bb_dump_input in = {.instance_id = 7, .host = "wide-host", .events = evs,
-                        .event_count = WIDE_EVENTS, .intern_count = 3,
-                        .intern_get = wide_intern, .shard_count = 1,
-                        .shard_capacity = wide_capacity, .shard_region = wide_region};
+    if (!wide_ring) return 1;
+    bb_dump_input in = {.instance_id = 7,
+                        .host = "wide-host",
+                        .events = evs,
+                        .event_count = WIDE_EVENTS,
+                        .intern_count = 3,
+                        .intern_get = wide_intern,
+                        .shard_count = 1,
+                        .shard_capacity = wide_capacity,
+                        .shard_region = wide_region};
     FILE *f = fopen(path, "wb");
     if (!f) {
         perror(path);
@@ -386,47 +406,46 @@ static int write_wide(const char *path, uint64_t n)
     return fclose(f) == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[2], "wide") == 0)
         return write_wide(argv[1], strtoull(argv[3], NULL, 10));
     if (argc != 3) {
         fprintf(stderr, "usage: pq_gendump OUT.bb N|clash\n");
         return 2;
     }
-    if (strcmp(argv[2], "clash") == 0)
-        return write_clash(argv[1]);
+    if (strcmp(argv[2], "clash") == 0) return write_clash(argv[1]);
     gen g = {.n = strtoull(argv[2], NULL, 10)};
-    for (int k = 0; k < 4; k++)
-        EVENTS[k].id = bb_event_id_compute(&EVENTS[k]);
+    for (int k = 0; k < 4; k++) EVENTS[k].id = bb_event_id_compute(&EVENTS[k]);
     /* bytes per record: 18 + record_size; pick shards so each ring stays <= 64 MiB */
     uint64_t total = 0;
-    for (int k = 0; k < 20; k++)
-        total += 18u + EVENTS[kind_of((uint64_t)k)].record_size;
+    for (int k = 0; k < 20; k++) total += 18u + EVENTS[kind_of((uint64_t)k)].record_size;
     total = total * (g.n / 20 + 1);
     g.shards = (uint32_t)(total / (60u << 20) + 1);
     uint64_t per = 0;
     for (uint32_t sh = 0; sh < g.shards; sh++) {
         uint64_t b = 0;
-        for (uint64_t i = sh; i < g.n; i += g.shards)
-            b += 18u + EVENTS[kind_of(i)].record_size;
-        if (b > per)
-            per = b;
+        for (uint64_t i = sh; i < g.n; i += g.shards) b += 18u + EVENTS[kind_of(i)].record_size;
+        if (b > per) per = b;
     }
     g.capacity = 4096;
-    while (g.capacity < per)
-        g.capacity *= 2;
+    while (g.capacity < per) g.capacity *= 2;
     uint8_t *scratch = malloc(g.capacity);
-    if (!scratch)
-        return 1;
+    if (!scratch) return 1;
     const bb_event_desc *evs[4] = {&EVENTS[0], &EVENTS[1], &EVENTS[2], &EVENTS[3]};
     const char *views[] = {"CREATE OR REPLACE VIEW packets AS SELECT * FROM events WHERE "
                            "event = 'gen::Packet';\n"};
-    bb_dump_input in = {.instance_id = 0x1234567890abcdefull, .host = "gen-host",
-                        .events = evs, .event_count = 4, .intern_count = 8,
-                        .intern_get = intern_get, .views = views, .view_count = 1,
-                        .shard_count = g.shards, .shard_capacity = shard_capacity,
-                        .shard_region = shard_region, .ctx = &g};
+    bb_dump_input in = {.instance_id = 0x1234567890abcdefull,
+                        .host = "gen-host",
+                        .events = evs,
+                        .event_count = 4,
+                        .intern_count = 8,
+                        .intern_get = intern_get,
+                        .views = views,
+                        .view_count = 1,
+                        .shard_count = g.shards,
+                        .shard_capacity = shard_capacity,
+                        .shard_region = shard_region,
+                        .ctx = &g};
     FILE *f = fopen(argv[1], "wb");
     if (!f) {
         perror(argv[1]);

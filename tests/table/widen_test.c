@@ -9,16 +9,21 @@
 
 static int failures;
 
-static void expect(int cond, const char *what, int a, int b)
-{
+static void expect(int cond, const char *what, int a, int b) {
     if (!cond) {
         failures++;
         printf("FAIL: %s (%d, %d)\n", what, a, b);
     }
 }
 
-enum { B = PQ_KIND_BOOL, U = PQ_KIND_USMALL, W = PQ_KIND_U64, S = PQ_KIND_SIGNED,
-       T = PQ_KIND_STRING, NK = 5 };
+enum {
+    B = PQ_KIND_BOOL,
+    U = PQ_KIND_USMALL,
+    W = PQ_KIND_U64,
+    S = PQ_KIND_SIGNED,
+    T = PQ_KIND_STRING,
+    NK = 5
+};
 
 /* The rule's table (docs/PARQUET_TABLE.md), row kind joined with column kind. */
 static const int JOIN[NK][NK] = {
@@ -30,8 +35,7 @@ static const int JOIN[NK][NK] = {
     /* T */ {T, T, T, T, T},
 };
 
-int main(void)
-{
+int main(void) {
     static const struct {
         uint8_t type;
         int kind;
@@ -62,8 +66,7 @@ int main(void)
         }
     for (int a = 0; a < NK; a++)
         expect(tw_kind_join((tw_kind)a, (tw_kind)a) == (tw_kind)a, "idempotent", a, a);
-    if (failures)
-        return 1;
+    if (failures) return 1;
     puts("ok: widening rule");
     return 0;
 }

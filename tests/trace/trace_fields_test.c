@@ -30,8 +30,8 @@ static bb_rlabel short_labels[3] = {{1, {"one", 3}}, {2, {"tw\"o", 4}}, {1, {"du
 static bb_rlabel long_labels[NL_LONG + 1];
 static uint16_t long_index[NL_LONG];
 static char long_names[NL_LONG][8];
-static const bb_rintern interns[] = {{1, {"alpha", 5}}, {5, {"caf\xc3\xa9", 5}},
-                                     {7, {"bad\xff\"\n", 6}}, {9, {"", 0}}};
+static const bb_rintern interns[] = {
+    {1, {"alpha", 5}}, {5, {"caf\xc3\xa9", 5}}, {7, {"bad\xff\"\n", 6}}, {9, {"", 0}}};
 
 static bb_rfield F(const char *name, uint8_t type, uint16_t off, uint16_t width) {
     bb_rfield f;
@@ -53,7 +53,8 @@ static void make_schema(bb_rschema *s, bb_rfield *f) {
         f[n++] = F(names[t], t, o, w[t]);
         o += w[t];
     }
-    f[n] = F("u32_sentinel", BB_TYPE_U32, o, 4), f[n].has_sentinel = true, f[n++].sentinel = 7, o += 4;
+    f[n] = F("u32_sentinel", BB_TYPE_U32, o, 4), f[n].has_sentinel = true, f[n++].sentinel = 7,
+    o += 4;
     f[n] = F("i64_sentinel", BB_TYPE_I64, o, 8), f[n].has_sentinel = true,
     f[n++].sentinel = UINT64_MAX, o += 8;
     f[n++] = F("_pad", BB_TYPE_U8, o, 1), o += 1;
@@ -64,8 +65,8 @@ static void make_schema(bb_rschema *s, bb_rfield *f) {
     f[n] = F("long_enum", BB_TYPE_ENUM, o, 2), f[n].label_count = NL_LONG,
     f[n++].labels = long_labels, o += 2;
     f[n++] = F("str", BB_TYPE_INTERNED, o, 4), o += 4;
-    f[n] = F("str_sentinel", BB_TYPE_INTERNED, o, 4), f[n].has_sentinel = true,
-    f[n++].sentinel = 0, o += 4;
+    f[n] = F("str_sentinel", BB_TYPE_INTERNED, o, 4), f[n].has_sentinel = true, f[n++].sentinel = 0,
+    o += 4;
     f[n++] = F("bytes", BB_TYPE_BYTES, o, 3), o += 3;
     f[n++] = F("u24", BB_TYPE_U32, o, 3), o += 3;
     f[n++] = F("key \"quoted\"", BB_TYPE_U16, o, 2), o += 2;
@@ -78,7 +79,8 @@ static void make_schema(bb_rschema *s, bb_rfield *f) {
 static void make_long_labels(void) {
     for (int k = 0; k < NL_LONG; k++) { /* values 3k, stored in reverse; index sorted by value */
         snprintf(long_names[k], sizeof long_names[k], "L%d", NL_LONG - 1 - k);
-        long_labels[k] = (bb_rlabel){(uint64_t)(3 * (NL_LONG - 1 - k)), {long_names[k], strlen(long_names[k])}};
+        long_labels[k] =
+            (bb_rlabel){(uint64_t)(3 * (NL_LONG - 1 - k)), {long_names[k], strlen(long_names[k])}};
         long_index[NL_LONG - 1 - k] = (uint16_t)k;
     }
     long_labels[NL_LONG].label.ptr = (const char *)long_index;
@@ -101,7 +103,10 @@ static void reference(em_obuf *b, const bb_rschema *s, const uint8_t *rec, const
 static void fill(uint8_t *rec, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint64_t r = next_rand();
-        rec[i] = (uint8_t)((r & 3) == 0 ? 0 : (r & 3) == 1 ? 0xff : (r & 3) == 2 ? r >> 8 & 15 : r >> 8);
+        rec[i] = (uint8_t)((r & 3) == 0   ? 0
+                           : (r & 3) == 1 ? 0xff
+                           : (r & 3) == 2 ? r >> 8 & 15
+                                          : r >> 8);
     }
 }
 
@@ -142,10 +147,11 @@ static int check_number(em_obuf *fb, FILE *mirror, uint64_t v) {
     char want[200];
     int64_t sv = (int64_t)v;
     uint64_t mag = sv < 0 ? 0 - v : v;
-    int wl = snprintf(want, sizeof want, "%" PRIu64 "|%" PRIu64 ".%03u|%s%" PRIu64 "%s|%s%" PRId64 "%s",
-                      v, v / 1000, (unsigned)(v % 1000), v > (1ull << 53) ? "\"" : "", v,
-                      v > (1ull << 53) ? "\"" : "", mag > (1ull << 53) ? "\"" : "", sv,
-                      mag > (1ull << 53) ? "\"" : "");
+    int wl =
+        snprintf(want, sizeof want, "%" PRIu64 "|%" PRIu64 ".%03u|%s%" PRIu64 "%s|%s%" PRId64 "%s",
+                 v, v / 1000, (unsigned)(v % 1000), v > (1ull << 53) ? "\"" : "", v,
+                 v > (1ull << 53) ? "\"" : "", mag > (1ull << 53) ? "\"" : "", sv,
+                 mag > (1ull << 53) ? "\"" : "");
     em_obuf m;
     if (!em_obuf_init(&m, -1, 1)) return 1;
     em_obuf *bufs[2] = {&m, fb};
@@ -182,13 +188,15 @@ static int check_numbers(void) {
     }
     bad |= check_number(&fb, mirror, UINT64_MAX) | check_number(&fb, mirror, 1ull << 53) |
            check_number(&fb, mirror, (1ull << 53) + 1) | check_number(&fb, mirror, 1ull << 63);
-    for (int i = 0; i < 200000; i++) bad |= check_number(&fb, mirror, next_rand() >> (next_rand() & 63));
+    for (int i = 0; i < 200000; i++)
+        bad |= check_number(&fb, mirror, next_rand() >> (next_rand() & 63));
     if (em_obuf_finish(&fb)) return 1;
     long fl = ftell(mirror), ol = (long)lseek(fd, 0, SEEK_END);
     char *x = malloc((size_t)fl), *y = malloc((size_t)fl);
     if (!x || !y || fl != ol || pread(fd, y, (size_t)fl, 0) != fl) bad = 1;
     rewind(mirror);
-    if (!bad && (fread(x, 1, (size_t)fl, mirror) != (size_t)fl || memcmp(x, y, (size_t)fl))) bad = 1;
+    if (!bad && (fread(x, 1, (size_t)fl, mirror) != (size_t)fl || memcmp(x, y, (size_t)fl)))
+        bad = 1;
     if (bad) fprintf(stderr, "numbers through a file buffer differ\n");
     free(x);
     free(y);

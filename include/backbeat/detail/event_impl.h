@@ -54,7 +54,7 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 /* Before C11 (-std=c99) _Static_assert is an extension that glibc, under strict modes, turns into
  * a redeclared extern function (-Wredundant-decls): a typedef of an array of negative size
  * instead (a failure names bb__assert_failed_N, not the message; C11 and later show it). */
-#define BB__SASSERT(cond, msg)                                                                     \
+#define BB__SASSERT(cond, msg) \
     __extension__ typedef char BB__CAT(bb__assert_failed_, __COUNTER__)[(cond) ? 1 : -1]
 #endif
 #define BB__DECL(type) __typeof__(type)
@@ -62,7 +62,7 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 /* Wire type tag of a C type name; 255 = unsupported. An array decays to a pointer to its
  * element in the controlling expression, so uint8_t[N] selects `uint8_t *`; a real pointer
  * type is excluded first. */
-#define BB__TAG(type)                                                                              \
+#define BB__TAG(type) \
     __extension__ _Generic((__typeof__(type) *)0, uint8_t **: 255, default: _Generic(                            \
         *(__typeof__(type) *)0, uint8_t: BB_TYPE_U8, uint16_t: BB_TYPE_U16,                        \
         uint32_t: BB_TYPE_U32, uint64_t: BB_TYPE_U64, int8_t: BB_TYPE_I8,                          \
@@ -80,8 +80,8 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__HEAD_(a, ...) a
 
 /* The zero-extended image of value `v` in the width of `type`. */
-#define BB__ZEXT(type, v)                                                                          \
-    (BB__CAST(uint64_t, v) &                                                                       \
+#define BB__ZEXT(type, v)    \
+    (BB__CAST(uint64_t, v) & \
      (~BB__CAST(uint64_t, 0) >> (sizeof(type) >= 8 ? 0 : 64 - 8 * sizeof(type))))
 
 /* Maps: BB__xMAP(n, step, ctx, head, items...) expands step(ctx, item) for each of the n
@@ -173,15 +173,15 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 /* Kind-specific checks. */
 #define BB__KCHECK_bb__k_plain(ident, t, name)
 #define BB__KCHECK_bb__k_key(ident, t, name)
-#define BB__KCHECK_bb__k_span(ident, t, name)                                                      \
-    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident "': span_id field '"         \
-                                           #name "' must be uint64_t");
-#define BB__KCHECK_bb__k_parent(ident, t, name)                                                    \
-    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64, "backbeat: event '" #ident                              \
-                                           "': parent_span_id field '" #name                       \
-                                           "' must be uint64_t");
-#define BB__KCHECK_bb__k_enum(ident, t, name)                                                      \
-    BB__SASSERT(BB__TAG(t) <= BB_TYPE_I64, "backbeat: event '" #ident "': enum field '" #name      \
+#define BB__KCHECK_bb__k_span(ident, t, name) \
+    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64,    \
+                "backbeat: event '" #ident "': span_id field '" #name "' must be uint64_t");
+#define BB__KCHECK_bb__k_parent(ident, t, name)                              \
+    BB__SASSERT(BB__TAG(t) == BB_TYPE_U64,                                   \
+                "backbeat: event '" #ident "': parent_span_id field '" #name \
+                "' must be uint64_t");
+#define BB__KCHECK_bb__k_enum(ident, t, name)                                                 \
+    BB__SASSERT(BB__TAG(t) <= BB_TYPE_I64, "backbeat: event '" #ident "': enum field '" #name \
                                            "' must have an integer repr type");
 #define BB__KCHECK_bb__k_istatic(ident, t, name)
 #define BB__KCHECK_bb__k_idyn(ident, t, name)
@@ -198,7 +198,7 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
  * its (enum) type in C++ too. */
 #define BB__S_TYPEDEF(ident, f) BB__S_TYPEDEF_X(ident, BB__UNPACK f)
 #define BB__S_TYPEDEF_X(ident, ...) BB__S_TYPEDEF_Y(ident, __VA_ARGS__)
-#define BB__S_TYPEDEF_Y(ident, kind, type, name, ...)                                              \
+#define BB__S_TYPEDEF_Y(ident, kind, type, name, ...) \
     typedef BB__DECL(type) bb__ft_##ident##_##name;
 
 #define BB__S_SIZE(ident, f) BB__S_SIZE_X(ident, BB__UNPACK f)
@@ -213,36 +213,37 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 
 #define BB__S_DESC(ident, f) BB__S_DESC_X(ident, BB__UNPACK f)
 #define BB__S_DESC_X(ident, ...) BB__S_DESC_Y(ident, __VA_ARGS__)
-#define BB__S_DESC_Y(ident, kind, type, name, ...)                                                 \
-    {#name,                                                                                        \
-     BB__HEAD(__VA_ARGS__, ~),                                                                     \
-     BB__UNIT_OF(__VA_ARGS__),                                                                     \
-     BB__KLABELS_##kind(type),                                                                     \
-     BB__CAST(uint64_t, BB__SENT_OF(type, __VA_ARGS__)),                                           \
-     BB__CAST(uint16_t, offsetof(struct ident, name)),                                             \
-     BB__CAST(uint16_t, sizeof(type)),                                                             \
-     BB__CAST(uint16_t, BB__KLCOUNT_##kind(type)),                                                 \
-     BB__CAST(uint8_t, BB__KTAG_##kind(type)),                                                     \
-     BB__CAST(uint8_t, BB__KARG_##kind(type)),                                                     \
-     BB__CAST(uint8_t, BB__KROLE_##kind),                                                          \
+#define BB__S_DESC_Y(ident, kind, type, name, ...)       \
+    {#name,                                              \
+     BB__HEAD(__VA_ARGS__, ~),                           \
+     BB__UNIT_OF(__VA_ARGS__),                           \
+     BB__KLABELS_##kind(type),                           \
+     BB__CAST(uint64_t, BB__SENT_OF(type, __VA_ARGS__)), \
+     BB__CAST(uint16_t, offsetof(struct ident, name)),   \
+     BB__CAST(uint16_t, sizeof(type)),                   \
+     BB__CAST(uint16_t, BB__KLCOUNT_##kind(type)),       \
+     BB__CAST(uint8_t, BB__KTAG_##kind(type)),           \
+     BB__CAST(uint8_t, BB__KARG_##kind(type)),           \
+     BB__CAST(uint8_t, BB__KROLE_##kind),                \
      BB__CAST(uint8_t, BB__HAS_SENT(__VA_ARGS__))},
 
 #define BB__S_CHECK(ident, f) BB__S_CHECK_X(ident, BB__UNPACK f)
 #define BB__S_CHECK_X(ident, ...) BB__S_CHECK_Y(ident, __VA_ARGS__)
-#define BB__S_CHECK_Y(ident, kind, type, name, ...)                                                \
-    BB__SASSERT(BB__TAG(type) != 255, "backbeat: event '" #ident "': field '" #name                \
-                "' has an unsupported type (use uint8_t..uint64_t, int8_t..int64_t, bool or "      \
-                "uint8_t[N])");                                                                    \
-    BB__SASSERT(offsetof(struct ident, name) == offsetof(struct bb__packed_##ident, name),         \
-                "backbeat: event '" #ident "': implicit padding before field '" #name              \
-                "' (reorder the fields or add an explicit padding field)");                        \
-    BB__SASSERT(!(BB__HAS_SENT(__VA_ARGS__)) ||                                                    \
-                    (BB__TAG(type) != BB_TYPE_BOOL && BB__TAG(type) != BB_TYPE_BYTES),             \
-                "backbeat: event '" #ident "': sentinel on non-integer field '" #name "'");        \
-    BB__SASSERT(BB__NOPT_OF(bb__o_unit, __VA_ARGS__) <= 1 &&                                     \
-                    BB__NOPT_OF(bb__o_sentinel, __VA_ARGS__) <= 1,                                 \
-                "backbeat: event '" #ident "': field '" #name                                      \
-                "' has more than one BB_UNIT or BB_SENTINEL");                                     \
+#define BB__S_CHECK_Y(ident, kind, type, name, ...)                                           \
+    BB__SASSERT(BB__TAG(type) != 255,                                                         \
+                "backbeat: event '" #ident "': field '" #name                                 \
+                "' has an unsupported type (use uint8_t..uint64_t, int8_t..int64_t, bool or " \
+                "uint8_t[N])");                                                               \
+    BB__SASSERT(offsetof(struct ident, name) == offsetof(struct bb__packed_##ident, name),    \
+                "backbeat: event '" #ident "': implicit padding before field '" #name         \
+                "' (reorder the fields or add an explicit padding field)");                   \
+    BB__SASSERT(!(BB__HAS_SENT(__VA_ARGS__)) ||                                               \
+                    (BB__TAG(type) != BB_TYPE_BOOL && BB__TAG(type) != BB_TYPE_BYTES),        \
+                "backbeat: event '" #ident "': sentinel on non-integer field '" #name "'");   \
+    BB__SASSERT(BB__NOPT_OF(bb__o_unit, __VA_ARGS__) <= 1 &&                                  \
+                    BB__NOPT_OF(bb__o_sentinel, __VA_ARGS__) <= 1,                            \
+                "backbeat: event '" #ident "': field '" #name                                 \
+                "' has more than one BB_UNIT or BB_SENTINEL");                                \
     BB__KCHECK_##kind(ident, type, name)
 
 /* A zero-field event's struct gets one placeholder byte; it is not part of the record. */
@@ -250,7 +251,7 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__PLACEHOLDER_1
 
 /* A well-formed event (see BB__EVENT below for the validation that leads here). */
-#define BB__EVENT_OK(phase, ...)                                                                   \
+#define BB__EVENT_OK(phase, ...) \
     BB__EVENT_X(phase, BB__NFIELDS(__VA_ARGS__), BB__HASFIELDS(__VA_ARGS__), __VA_ARGS__)
 #define BB__EVENT_X(phase, n, has, ...) BB__EVENT_Y(phase, n, has, __VA_ARGS__)
 #define BB__EVENT_Y(phase, n, has, ident, ns, nm, ...)                                             \
@@ -264,25 +265,22 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
         BB__CAT(BB__PLACEHOLDER_, has)                                                             \
     } BB__PACKED;                                                                                  \
     enum { bb__rsize_##ident = 0 BB__FMAP(n, BB__S_SIZE, ident, __VA_ARGS__) };                    \
-    static const bb_field_desc bb__fields_##ident[] = {                                            \
-        BB__FMAP(n, BB__S_DESC, ident, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,      \
-                                                    0, 0}};                                        \
-    static bb_event_desc bb__desc_##ident = {BB__ABI_LAYOUT,                                       \
-                                             ns "::" nm,                                           \
-                                             BB__HEAD(__VA_ARGS__, ~),                             \
-                                             (has) ? bb__fields_##ident : NULL,                    \
-                                             BB__CAST(uint16_t, 0 BB__FMAP(n, BB__S_COUNT, ident,  \
-                                                                   __VA_ARGS__)),                  \
-                                             BB__CAST(uint16_t, bb__rsize_##ident),                \
-                                             BB__CAST(uint8_t, phase),                             \
-                                             0,                                                    \
-                                             NULL};                                                \
-    __attribute__((constructor)) static void bb__register_##ident(void)                            \
-    {                                                                                              \
+    static const bb_field_desc bb__fields_##ident[] = {BB__FMAP(                                   \
+        n, BB__S_DESC, ident, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0}};       \
+    static bb_event_desc bb__desc_##ident = {                                                      \
+        BB__ABI_LAYOUT,                                                                            \
+        ns "::" nm,                                                                                \
+        BB__HEAD(__VA_ARGS__, ~),                                                                  \
+        (has) ? bb__fields_##ident : NULL,                                                         \
+        BB__CAST(uint16_t, 0 BB__FMAP(n, BB__S_COUNT, ident, __VA_ARGS__)),                        \
+        BB__CAST(uint16_t, bb__rsize_##ident),                                                     \
+        BB__CAST(uint8_t, phase),                                                                  \
+        0,                                                                                         \
+        NULL};                                                                                     \
+    __attribute__((constructor)) static void bb__register_##ident(void) {                          \
         bb_registry_add(&bb__desc_##ident);                                                        \
     }                                                                                              \
-    __attribute__((destructor)) static void bb__unregister_##ident(void)                           \
-    {                                                                                              \
+    __attribute__((destructor)) static void bb__unregister_##ident(void) {                         \
         bb_registry_remove(&bb__desc_##ident);                                                     \
     }                                                                                              \
     BB__FMAP(n, BB__S_CHECK, ident, __VA_ARGS__)                                                   \
@@ -291,45 +289,41 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
                 "(add an explicit trailing padding field)");                                       \
     BB__SASSERT(BB__CAST(size_t, bb__rsize_##ident) <= BB_MAX_RECORD_SIZE,                         \
                 "backbeat: event '" #ident "': record larger than BB_MAX_RECORD_SIZE");            \
-    BB__SASSERT((phase) == BB_PHASE_NONE ||                                                        \
-                    (0 BB__FMAP(n, BB__S_SPANS, ident, __VA_ARGS__)) == 1,                         \
+    BB__SASSERT((phase) == BB_PHASE_NONE || (0 BB__FMAP(n, BB__S_SPANS, ident, __VA_ARGS__)) == 1, \
                 "backbeat: event '" #ident "': a span enter/exit event needs exactly one "         \
                 "BB_SPAN_ID field")
 
 /* Enums: typedef, named constants, label table (last, so the user's ';' ends it). */
 #define BB__ENUM_X(n, ...) BB__ENUM_Y(n, __VA_ARGS__)
-#define BB__ENUM_Y(n, e, ...)                                                                      \
-    typedef BB__HEAD(__VA_ARGS__, ~) e;                                                            \
-    BB__SASSERT(BB__TAG(e) <= BB_TYPE_I64,                                                         \
-                "backbeat: enum '" #e "': the repr type must be a fixed-width integer");           \
-    BB__LMAP(n, BB__L_CHECK, e, __VA_ARGS__)                                                       \
-    BB__ENUM_DECL(e, BB__HEAD(__VA_ARGS__, ~)){                                                    \
-        bb__enum_first_##e, BB__LMAP(n, BB__L_CONST, e, __VA_ARGS__)};                             \
-    static const bb_enum_label bb__labels_##e[] __attribute__((unused)) = {                        \
-        BB__LMAP(n, BB__L_LABEL, e, __VA_ARGS__){0, NULL}}
+#define BB__ENUM_Y(n, e, ...)                                                             \
+    typedef BB__HEAD(__VA_ARGS__, ~) e;                                                   \
+    BB__SASSERT(BB__TAG(e) <= BB_TYPE_I64,                                                \
+                "backbeat: enum '" #e "': the repr type must be a fixed-width integer");  \
+    BB__LMAP(n, BB__L_CHECK, e, __VA_ARGS__)                                              \
+    BB__ENUM_DECL(e, BB__HEAD(__VA_ARGS__, ~)){bb__enum_first_##e,                        \
+                                               BB__LMAP(n, BB__L_CONST, e, __VA_ARGS__)}; \
+    static const bb_enum_label bb__labels_##e[]                                           \
+        __attribute__((unused)) = {BB__LMAP(n, BB__L_LABEL, e, __VA_ARGS__){0, NULL}}
 #define BB__L_CONST(e, t) BB__L_CONST_ t
 #define BB__L_CONST_(name, value, label) name = (value),
 #define BB__L_CHECK(e, t) BB__L_CHECK_X(e, BB__UNPACK t)
 #define BB__L_CHECK_X(e, ...) BB__L_CHECK_Y(e, __VA_ARGS__)
-#define BB__L_CHECK_Y(e, name, value, label)                                                       \
-    BB__SASSERT(BB__CAST(e, value) == (value),                                                     \
+#define BB__L_CHECK_Y(e, name, value, label)   \
+    BB__SASSERT(BB__CAST(e, value) == (value), \
                 "backbeat: enum '" #e "': the value of " #name " does not fit the repr type");
 #define BB__L_LABEL(e, t) BB__L_LABEL_X(e, BB__UNPACK t)
 #define BB__L_LABEL_X(e, ...) BB__L_LABEL_Y(e, __VA_ARGS__)
 #define BB__L_LABEL_Y(e, name, value, label) {BB__ZEXT(e, value), label},
 
-#define BB__VIEWS(ident, sql)                                                                      \
-    static bb_view_desc bb__views_##ident = {BB__ABI_LAYOUT, #ident, sql, NULL};                   \
-    __attribute__((constructor)) static void bb__register_views_##ident(void)                      \
-    {                                                                                              \
-        bb_views_add(&bb__views_##ident);                                                          \
-    }                                                                                              \
-    __attribute__((destructor)) static void bb__unregister_views_##ident(void)                     \
-    {                                                                                              \
-        bb_views_remove(&bb__views_##ident);                                                       \
-    }                                                                                              \
+#define BB__VIEWS(ident, sql)                                                    \
+    static bb_view_desc bb__views_##ident = {BB__ABI_LAYOUT, #ident, sql, NULL}; \
+    __attribute__((constructor)) static void bb__register_views_##ident(void) {  \
+        bb_views_add(&bb__views_##ident);                                        \
+    }                                                                            \
+    __attribute__((destructor)) static void bb__unregister_views_##ident(void) { \
+        bb_views_remove(&bb__views_##ident);                                     \
+    }                                                                            \
     BB__SASSERT(sizeof(bb__views_##ident) > 0, "backbeat: views")
-
 
 /* ---- validation ------------------------------------------------------------------------
  *
@@ -409,26 +403,26 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 #define BB__BAD(msg) (bb__k_bad, BB__SA_KW, 0, msg)
 
 /* (type, name, desc, options...) fields: BB_FIELD, BB_KEY, BB_ENUM_F. */
-#define BB__FIELD(kind, ...)                                                                       \
-    BB__VCAT(BB__FL_, BB__SECOND(BB__VCAT(BB__FLN_, BB__NARG(__VA_ARGS__)), bb__c_many))           \
+#define BB__FIELD(kind, ...)                                                             \
+    BB__VCAT(BB__FL_, BB__SECOND(BB__VCAT(BB__FLN_, BB__NARG(__VA_ARGS__)), bb__c_many)) \
     (kind, __VA_ARGS__)
-#define BB__FL_bb__c_n1(kind, ...)                                                                 \
-    BB__BAD("field (" #__VA_ARGS__ "): the name and the description are missing; the form is "    \
-            BB__FORM(kind))
-#define BB__FL_bb__c_n2(kind, type, name)                                                          \
-    BB__BAD("field '" #name "': the description is missing (\"text\" or NULL); the form is "       \
-            BB__FORM(kind))
-#define BB__FL_bb__c_many(kind, type, name, ...)                                                   \
+#define BB__FL_bb__c_n1(kind, ...) \
+    BB__BAD("field (" #__VA_ARGS__ \
+            "): the name and the description are missing; the form is " BB__FORM(kind))
+#define BB__FL_bb__c_n2(kind, type, name) \
+    BB__BAD("field '" #name               \
+            "': the description is missing (\"text\" or NULL); the form is " BB__FORM(kind))
+#define BB__FL_bb__c_many(kind, type, name, ...) \
     BB__BAD("field '" #name "': more than 8 options; the form is " BB__FORM(kind))
-#define BB__FL_bb__c_ok(kind, type, name, ...)                                                     \
-    BB__VCAT(BB__FL_GO, BB__EMPTY(BB__DPROB(BB__HEAD_OF(__VA_ARGS__))                              \
-                                      BB__PMAP(BB__NOPTS(__VA_ARGS__), BB__OPROB, ~, __VA_ARGS__))) \
+#define BB__FL_bb__c_ok(kind, type, name, ...)                                   \
+    BB__VCAT(BB__FL_GO, BB__EMPTY(BB__DPROB(BB__HEAD_OF(__VA_ARGS__)) BB__PMAP(  \
+                            BB__NOPTS(__VA_ARGS__), BB__OPROB, ~, __VA_ARGS__))) \
     (kind, type, name, __VA_ARGS__)
 #define BB__FL_GO1(kind, ...) (kind, __VA_ARGS__)
-#define BB__FL_GO0(kind, type, name, ...)                                                          \
-    BB__BAD("field '" #name "': " BB__VCAT(BB__DMSG_, BB__CLASS(BB__HEAD_OF(__VA_ARGS__)))         \
-                BB__PMAP(BB__NOPTS(__VA_ARGS__), BB__OMSG, ~, __VA_ARGS__) "the form is "          \
-                BB__FORM(kind))
+#define BB__FL_GO0(kind, type, name, ...)                                                  \
+    BB__BAD("field '" #name "': " BB__VCAT(BB__DMSG_, BB__CLASS(BB__HEAD_OF(__VA_ARGS__))) \
+                BB__PMAP(BB__NOPTS(__VA_ARGS__), BB__OMSG, ~,                              \
+                         __VA_ARGS__) "the form is " BB__FORM(kind))
 #define BB__DMSG_bb__c_nf
 #define BB__DMSG_bb__c_ok "the description is missing (a field macro is where it should be); "
 #define BB__DMSG_bb__c_bad "the description is missing (a field macro is where it should be); "
@@ -442,49 +436,48 @@ template <size_t N> struct bb__cxx_tag<uint8_t[N]> {
 
 /* Fields of a fixed form: BB_SPAN_ID and BB_PARENT_SPAN_ID (3 arguments), BB_INTERN_F and
  * BB_INTERN_DYN_F (2 arguments, the type is uint32_t). */
-#define BB__FIXED3(kind, ...)                                                                      \
-    BB__VCAT(BB__FX3_, BB__SECOND(BB__VCAT(BB__FX3N_, BB__NARG(__VA_ARGS__)), bb__c_bad))          \
+#define BB__FIXED3(kind, ...)                                                             \
+    BB__VCAT(BB__FX3_, BB__SECOND(BB__VCAT(BB__FX3N_, BB__NARG(__VA_ARGS__)), bb__c_bad)) \
     (kind, __VA_ARGS__)
 #define BB__FX3N_3 ~, bb__c_ok
 #define BB__FX3_bb__c_ok(kind, type, name, desc) BB__FL_bb__c_ok(kind, type, name, desc)
-#define BB__FX3_bb__c_bad(kind, ...)                                                               \
+#define BB__FX3_bb__c_bad(kind, ...) \
     BB__BAD("field (" #__VA_ARGS__ "): wrong number of arguments; the form is " BB__FORM(kind))
-#define BB__FIXED2(kind, ...)                                                                      \
-    BB__VCAT(BB__FX2_, BB__SECOND(BB__VCAT(BB__FX2N_, BB__NARG(__VA_ARGS__)), bb__c_bad))          \
+#define BB__FIXED2(kind, ...)                                                             \
+    BB__VCAT(BB__FX2_, BB__SECOND(BB__VCAT(BB__FX2N_, BB__NARG(__VA_ARGS__)), bb__c_bad)) \
     (kind, __VA_ARGS__)
 #define BB__FX2N_2 ~, bb__c_ok
 #define BB__FX2_bb__c_ok(kind, name, desc) BB__FL_bb__c_ok(kind, uint32_t, name, desc)
-#define BB__FX2_bb__c_bad(kind, ...)                                                               \
+#define BB__FX2_bb__c_bad(kind, ...) \
     BB__BAD("field (" #__VA_ARGS__ "): wrong number of arguments; the form is " BB__FORM(kind))
 
 /* Events. */
-#define BB__EV_FORM                                                                                \
+#define BB__EV_FORM \
     "the form is BB_EVENT(ident, \"namespace\", \"Name\", \"description\" or NULL, fields...)"
-#define BB__EVENT(phase, ...)                                                                      \
-    BB__VCAT(BB__EV_, BB__SECOND(BB__VCAT(BB__EVN_, BB__NARG(__VA_ARGS__)), bb__c_many))           \
+#define BB__EVENT(phase, ...)                                                            \
+    BB__VCAT(BB__EV_, BB__SECOND(BB__VCAT(BB__EVN_, BB__NARG(__VA_ARGS__)), bb__c_many)) \
     (phase, __VA_ARGS__)
 #define BB__EV_bb__c_few(phase, ...) BB__EV_FEW(BB__HEAD_OF(__VA_ARGS__))
 #define BB__EV_FEW(first) BB__EV_FEW_(first)
-#define BB__EV_FEW_(first)                                                                         \
+#define BB__EV_FEW_(first) \
     BB__SA_KW(0, "backbeat: BB_EVENT(" #first ", ...): too few arguments; " BB__EV_FORM)
-#define BB__EV_bb__c_many(phase, ident, ...)                                                       \
+#define BB__EV_bb__c_many(phase, ident, ...) \
     BB__SA_KW(0, "backbeat: event '" #ident "': more than 64 fields")
-#define BB__EV_bb__c_ok(phase, ident, ns, nm, ...)                                                 \
-    BB__VCAT(BB__EV_GO, BB__EMPTY(BB__DPROB(BB__HEAD_OF(__VA_ARGS__))                              \
-                                      BB__VMAP(BB__NFIELDS(ident, ns, nm, __VA_ARGS__), BB__FPROB, \
-                                               ~, __VA_ARGS__)))                                   \
+#define BB__EV_bb__c_ok(phase, ident, ns, nm, ...)                                                \
+    BB__VCAT(BB__EV_GO, BB__EMPTY(BB__DPROB(BB__HEAD_OF(__VA_ARGS__)) BB__VMAP(                   \
+                            BB__NFIELDS(ident, ns, nm, __VA_ARGS__), BB__FPROB, ~, __VA_ARGS__))) \
     (phase, ident, ns, nm, __VA_ARGS__)
 #define BB__EV_GO1(phase, ...) BB__EVENT_OK(phase, __VA_ARGS__)
-#define BB__EV_GO0(phase, ident, ns, nm, ...)                                                      \
-    BB__VCAT(BB__EV_DERR_, BB__CLASS(BB__HEAD_OF(__VA_ARGS__)))(ident)                             \
-    BB__VMAP(BB__NFIELDS(ident, ns, nm, __VA_ARGS__), BB__EV_FERR, ident, __VA_ARGS__)             \
-    BB__SA_KW(1, "backbeat")
+#define BB__EV_GO0(phase, ident, ns, nm, ...)                                                  \
+    BB__VCAT(BB__EV_DERR_, BB__CLASS(BB__HEAD_OF(__VA_ARGS__)))                                \
+    (ident) BB__VMAP(BB__NFIELDS(ident, ns, nm, __VA_ARGS__), BB__EV_FERR, ident, __VA_ARGS__) \
+        BB__SA_KW(1, "backbeat")
 #define BB__EV_DERR_bb__c_nf(ident)
 #define BB__EV_DERR_bb__c_ok(ident) BB__EV_DERR(ident)
 #define BB__EV_DERR_bb__c_bad(ident) BB__EV_DERR(ident)
 #define BB__EV_DERR_bb__c_opt(ident) BB__EV_DERR(ident)
-#define BB__EV_DERR(ident)                                                                         \
-    BB__SA_KW(0, "backbeat: event '" #ident "': argument 4 must be the description (\"text\" or "   \
+#define BB__EV_DERR(ident)                                                                        \
+    BB__SA_KW(0, "backbeat: event '" #ident "': argument 4 must be the description (\"text\" or " \
                  "NULL), the fields come after it; " BB__EV_FORM);
 #define BB__EV_FERR(ident, f) BB__VCAT(BB__EV_FERR_, BB__CLASS(f))(ident, f)
 #define BB__EV_FERR_bb__c_ok(ident, f)

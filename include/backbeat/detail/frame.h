@@ -17,11 +17,11 @@
 #error "backbeat: the .bb record frame is written natively; big-endian targets are not supported"
 #endif
 
-#define BB__FRAME_TS 0         /* offset of the timestamp (ns) */
-#define BB__FRAME_ID 8         /* offset of the event id */
-#define BB__FRAME_HEAD 16      /* offset of the field bytes; also the len of an empty record */
-#define BB__FRAME_TRAILER 2    /* the u16 length after the field bytes */
-#define BB__FRAME_OVERHEAD 18  /* frame bytes around the field bytes */
+#define BB__FRAME_TS 0        /* offset of the timestamp (ns) */
+#define BB__FRAME_ID 8        /* offset of the event id */
+#define BB__FRAME_HEAD 16     /* offset of the field bytes; also the len of an empty record */
+#define BB__FRAME_TRAILER 2   /* the u16 length after the field bytes */
+#define BB__FRAME_OVERHEAD 18 /* frame bytes around the field bytes */
 
 /* Bytes a record of `size` field bytes occupies in a ring. */
 #define BB__FRAME_SIZE(size) ((size_t)(size) + BB__FRAME_OVERHEAD)
@@ -37,9 +37,8 @@ static inline __attribute__((always_inline)) void bb__frame_head(uint8_t *dst, u
 
 /* A whole frame (BB__FRAME_SIZE(size) bytes) into contiguous dst. With a constant `size` (every
  * BB_RECORD call site) this compiles to a few stores. */
-static inline __attribute__((always_inline)) void bb__frame_write(uint8_t *dst, uint64_t ts,
-                                                                  uint64_t id, const void *fields,
-                                                                  size_t size) {
+static inline __attribute__((always_inline)) void
+bb__frame_write(uint8_t *dst, uint64_t ts, uint64_t id, const void *fields, size_t size) {
     uint16_t len = BB__FRAME_LEN(size);
     bb__frame_head(dst, ts, id);
     if (size) memcpy(dst + BB__FRAME_HEAD, fields, size);

@@ -21,7 +21,6 @@
 extern "C" {
 #endif
 
-
 /* The shard cursor: total bytes ever reserved in the ring, alone on a 128-byte line. */
 struct bb__cursor {
     uint64_t head;
@@ -59,28 +58,28 @@ BB_API uintptr_t bb__tslot_attach(void);
  * ABI (detail/abi.h): read by inline code at these offsets. `enabled` is BB__ABI_LAYOUT while
  * capture is on and 0 while off, so code built against another layout sees it off. */
 struct bb__recorder_hot {
-    uint32_t enabled;      /* atomic, relaxed: BB__ABI_LAYOUT (on) or 0 (off) */
+    uint32_t enabled; /* atomic, relaxed: BB__ABI_LAYOUT (on) or 0 (off) */
     uint32_t shard_count;
-    uint32_t clock;        /* BB__CLK_* */
-    uint32_t cpu_mode;     /* BB__CPU_* */
-    int64_t rseq_offset;   /* __rseq_offset when cpu_mode == BB__CPU_RSEQ */
-    uint64_t capacity;     /* bytes per ring, power of two */
+    uint32_t clock;      /* BB__CLK_* */
+    uint32_t cpu_mode;   /* BB__CPU_* */
+    int64_t rseq_offset; /* __rseq_offset when cpu_mode == BB__CPU_RSEQ */
+    uint64_t capacity;   /* bytes per ring, power of two */
     uint32_t cap_log2;
-    uint32_t serial;       /* process-unique recorder number, for call-site caches */
-    uint8_t *rings;        /* shard i at rings + (i << cap_log2) = ring_of[i] */
+    uint32_t serial; /* process-unique recorder number, for call-site caches */
+    uint8_t *rings;  /* shard i at rings + (i << cap_log2) = ring_of[i] */
     struct bb__cursor *cursors;
-    uint64_t fastmod_m;    /* Lemire's fastmod constant for shard_count */
-    uint8_t **ring_of;     /* ring of each shard */
-    uint64_t mask;         /* capacity - 1 */
-    uint32_t tag_base;     /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
-    uint32_t commit;       /* BB__COMMIT_*: chosen once at creation (src/capture/commit.c) */
-    uintptr_t slot_base;   /* the announcement table's address minus one entry (bb__tslot) */
-    uint64_t tsc_base;     /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
+    uint64_t fastmod_m;  /* Lemire's fastmod constant for shard_count */
+    uint8_t **ring_of;   /* ring of each shard */
+    uint64_t mask;       /* capacity - 1 */
+    uint32_t tag_base;   /* ((serial & 0xFFFF) << 16) + 1: in-flight tag of shard 0 */
+    uint32_t commit;     /* BB__COMMIT_*: chosen once at creation (src/capture/commit.c) */
+    uintptr_t slot_base; /* the announcement table's address minus one entry (bb__tslot) */
+    uint64_t tsc_base;   /* TSC clock: ns = ns_base + ((tsc - tsc_base) * mult) >> 32 */
     uint64_t tsc_mult;
     uint64_t ns_base;
-    int64_t mono_offset;   /* MONOTONIC clock: ns = monotonic ns + mono_offset */
-    uint64_t manual_ns;    /* MANUAL clock (atomic) */
-    bb_clock_fn user_fn;   /* USER clock */
+    int64_t mono_offset; /* MONOTONIC clock: ns = monotonic ns + mono_offset */
+    uint64_t manual_ns;  /* MANUAL clock (atomic) */
+    bb_clock_fn user_fn; /* USER clock */
     void *user_ctx;
 };
 
@@ -206,66 +205,66 @@ BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields,
 }
 
 /* The sequence, around the copy of the staged words from %[src] to %%r9. */
-#define BB__RSEQ_BEGIN                                                                         \
-    "1:\n\t"                                                                                   \
-    "leaq 3f(%%rip), %%rax\n\t"                                                                \
-    "movq %c[o_rs](%[h]), %%rdx\n\t"                                                           \
-    "movq %%rax, %%fs:8(%%rdx)\n\t" /* rseq->rseq_cs = &descriptor */                          \
-    "2:\n\t"                                                                                   \
-    "movl %%fs:4(%%rdx), %%eax\n\t" /* cpu_id */                                               \
-    "cmpl %c[o_sc](%[h]), %%eax\n\t"                                                           \
-    "jae 7f\n\t"                                                                               \
-    "movq %%rax, %%rcx\n\t"                                                                    \
-    "shlq $7, %%rcx\n\t"                                                                       \
-    "addq %c[o_cur](%[h]), %%rcx\n\t" /* rcx: the shard's cursor */                            \
-    "movq (%%rcx), %%r8\n\t"          /* r8: head */                                           \
-    "movq %c[o_mask](%[h]), %%r9\n\t"                                                          \
-    "andq %%r8, %%r9\n\t"             /* r9: offset */                                         \
-    "leaq (%%r9,%[w],8), %%r10\n\t"                                                            \
-    "cmpq %c[o_cap](%[h]), %%r10\n\t"                                                          \
-    "ja 7f\n\t"                                                                                \
-    "movq %c[o_ring](%[h]), %%r10\n\t"                                                         \
+#define BB__RSEQ_BEGIN                                                \
+    "1:\n\t"                                                          \
+    "leaq 3f(%%rip), %%rax\n\t"                                       \
+    "movq %c[o_rs](%[h]), %%rdx\n\t"                                  \
+    "movq %%rax, %%fs:8(%%rdx)\n\t" /* rseq->rseq_cs = &descriptor */ \
+    "2:\n\t"                                                          \
+    "movl %%fs:4(%%rdx), %%eax\n\t" /* cpu_id */                      \
+    "cmpl %c[o_sc](%[h]), %%eax\n\t"                                  \
+    "jae 7f\n\t"                                                      \
+    "movq %%rax, %%rcx\n\t"                                           \
+    "shlq $7, %%rcx\n\t"                                              \
+    "addq %c[o_cur](%[h]), %%rcx\n\t" /* rcx: the shard's cursor */   \
+    "movq (%%rcx), %%r8\n\t"          /* r8: head */                  \
+    "movq %c[o_mask](%[h]), %%r9\n\t"                                 \
+    "andq %%r8, %%r9\n\t" /* r9: offset */                            \
+    "leaq (%%r9,%[w],8), %%r10\n\t"                                   \
+    "cmpq %c[o_cap](%[h]), %%r10\n\t"                                 \
+    "ja 7f\n\t"                                                       \
+    "movq %c[o_ring](%[h]), %%r10\n\t"                                \
     "addq (%%r10,%%rax,8), %%r9\n\t" /* r9: destination */
-#define BB__RSEQ_END                                                                           \
-    "addq %[tot], %%r8\n\t"                                                                    \
-    "movq %%r8, (%%rcx)\n\t" /* commit */                                                      \
-    "5:\n\t"                                                                                   \
-    "movq $0, %%fs:8(%%rdx)\n\t" /* rseq_cs = NULL: never left pointing into this object */    \
-    ".pushsection __rseq_cs, \"aw\"\n\t"                                                       \
-    ".balign 32\n\t"                                                                           \
-    "3:\n\t"                                                                                   \
-    ".long 0, 0\n\t" /* version, flags */                                                      \
-    ".quad 2b, 5b - 2b, 6f\n\t" /* start_ip, post_commit_offset, abort_ip */                   \
-    ".popsection\n\t"                                                                          \
-    ".pushsection __rseq_failure, \"ax\"\n\t"                                                  \
-    ".byte 0x0f, 0xb9, 0x3d\n\t" /* ud1 with the signature as displacement */                  \
-    ".long 0x53053053\n\t"       /* RSEQ_SIG (x86), the 4 bytes before abort_ip */             \
-    "6:\n\t"                                                                                   \
-    "jmp 1b\n\t"                                                                               \
-    "7:\n\t" /* out of the sequence to the slow path, descriptor cleared */                    \
-    "movq $0, %%fs:8(%%rdx)\n\t"                                                               \
-    "jmp %l[slow]\n\t"                                                                         \
+#define BB__RSEQ_END                                                                        \
+    "addq %[tot], %%r8\n\t"                                                                 \
+    "movq %%r8, (%%rcx)\n\t" /* commit */                                                   \
+    "5:\n\t"                                                                                \
+    "movq $0, %%fs:8(%%rdx)\n\t" /* rseq_cs = NULL: never left pointing into this object */ \
+    ".pushsection __rseq_cs, \"aw\"\n\t"                                                    \
+    ".balign 32\n\t"                                                                        \
+    "3:\n\t"                                                                                \
+    ".long 0, 0\n\t"            /* version, flags */                                        \
+    ".quad 2b, 5b - 2b, 6f\n\t" /* start_ip, post_commit_offset, abort_ip */                \
+    ".popsection\n\t"                                                                       \
+    ".pushsection __rseq_failure, \"ax\"\n\t"                                               \
+    ".byte 0x0f, 0xb9, 0x3d\n\t" /* ud1 with the signature as displacement */               \
+    ".long 0x53053053\n\t"       /* RSEQ_SIG (x86), the 4 bytes before abort_ip */          \
+    "6:\n\t"                                                                                \
+    "jmp 1b\n\t"                                                                            \
+    "7:\n\t" /* out of the sequence to the slow path, descriptor cleared */                 \
+    "movq $0, %%fs:8(%%rdx)\n\t"                                                            \
+    "jmp %l[slow]\n\t"                                                                      \
     ".popsection"
 #define BB__RSEQ_W(k) "movq " #k "(%[src]), %%r10\n\tmovq %%r10, " #k "(%%r9)\n\t"
-#define BB__RSEQ_LOOP                                                                          \
-    "xorl %%eax, %%eax\n\t"                                                                    \
-    "4:\n\t"                                                                                   \
-    "movq (%[src],%%rax,8), %%r10\n\t"                                                         \
-    "movq %%r10, (%%r9,%%rax,8)\n\t"                                                           \
-    "incq %%rax\n\t"                                                                           \
-    "cmpq %[w], %%rax\n\t"                                                                     \
+#define BB__RSEQ_LOOP                  \
+    "xorl %%eax, %%eax\n\t"            \
+    "4:\n\t"                           \
+    "movq (%[src],%%rax,8), %%r10\n\t" \
+    "movq %%r10, (%%r9,%%rax,8)\n\t"   \
+    "incq %%rax\n\t"                   \
+    "cmpq %[w], %%rax\n\t"             \
     "jb 4b\n\t"
-#define BB__RSEQ_ASM(copy)                                                                     \
-    __asm__ goto(BB__RSEQ_BEGIN copy BB__RSEQ_END                                              \
-                 :                                                                             \
-                 : [h] "r"(h), [src] "r"(stage), [w] "r"(words), [tot] "r"((uint64_t)total),  \
-                   [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),                 \
-                   [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),                 \
-                   [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),                    \
-                   [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),                      \
-                   [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),                   \
-                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of))                    \
-                 : "rax", "rcx", "rdx", "r8", "r9", "r10", "cc", "memory"                      \
+#define BB__RSEQ_ASM(copy)                                                                   \
+    __asm__ goto(BB__RSEQ_BEGIN copy BB__RSEQ_END                                            \
+                 :                                                                           \
+                 : [h] "r"(h), [src] "r"(stage), [w] "r"(words), [tot] "r"((uint64_t)total), \
+                   [o_rs] "i"(offsetof(struct bb__recorder_hot, rseq_offset)),               \
+                   [o_sc] "i"(offsetof(struct bb__recorder_hot, shard_count)),               \
+                   [o_cur] "i"(offsetof(struct bb__recorder_hot, cursors)),                  \
+                   [o_mask] "i"(offsetof(struct bb__recorder_hot, mask)),                    \
+                   [o_cap] "i"(offsetof(struct bb__recorder_hot, capacity)),                 \
+                   [o_ring] "i"(offsetof(struct bb__recorder_hot, ring_of))                  \
+                 : "rax", "rcx", "rdx", "r8", "r9", "r10", "cc", "memory"                    \
                  : slow)
 
 BB__INLINE void bb__record_rseq(bb_recorder *rec, struct bb__recorder_hot *h, uint64_t ts,
@@ -371,16 +370,15 @@ BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const 
     bb__record_body(rec, id, false, ts, fields, size);
 }
 
-BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields,
-                                  size_t size) {
+BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields, size_t size) {
     bb__record_body(rec, id, true, 0, fields, size);
 }
 
 BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const char *s,
                                       size_t len) {
     uint64_t c = __atomic_load_n(cache, __ATOMIC_RELAXED);
-    if (BB__LIKELY(rec && (uint32_t)(c >> 32) ==
-                              ((const struct bb__recorder_hot *)(void *)rec)->serial))
+    if (BB__LIKELY(rec &&
+                   (uint32_t)(c >> 32) == ((const struct bb__recorder_hot *)(void *)rec)->serial))
         return (uint32_t)c;
     return bb__intern_static_slow(rec, cache, s, len);
 }
@@ -390,8 +388,7 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
 BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, uint64_t parent) {
     for (uint16_t i = 0; i < d->field_count; i++) {
         const bb_field_desc *f = &d->fields[i];
-        if (f->role == BB_ROLE_SPAN_ID && f->width == 8)
-            memcpy((uint8_t *)ev + f->offset, &id, 8);
+        if (f->role == BB_ROLE_SPAN_ID && f->width == 8) memcpy((uint8_t *)ev + f->offset, &id, 8);
         else if (f->role == BB_ROLE_PARENT_SPAN_ID && f->width == 8 && parent)
             memcpy((uint8_t *)ev + f->offset, &parent, 8);
     }
@@ -402,118 +399,116 @@ BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, ui
  * zero by design. */
 #define BB__PRAGMA_(x) _Pragma(#x)
 #if defined(__cplusplus) && defined(__clang__)
-#define BB__EXT_CXX                                                                            \
-    BB__PRAGMA_(GCC diagnostic ignored "-Wunknown-warning-option")                             \
-    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")                                   \
+#define BB__EXT_CXX                                                \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wunknown-warning-option") \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")       \
     BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-designator")
 #elif defined(__cplusplus)
-#define BB__EXT_CXX                                                                            \
-    BB__PRAGMA_(GCC diagnostic ignored "-Wpragmas")                                            \
+#define BB__EXT_CXX                                 \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpragmas") \
     BB__PRAGMA_(GCC diagnostic ignored "-Wc++20-extensions")
 #else
 #define BB__EXT_CXX
 #endif
-#define BB__EXT_BEGIN                                                                          \
-    BB__PRAGMA_(GCC diagnostic push)                                                           \
-    BB__PRAGMA_(GCC diagnostic ignored "-Wpedantic")                                           \
+#define BB__EXT_BEGIN                                \
+    BB__PRAGMA_(GCC diagnostic push)                 \
+    BB__PRAGMA_(GCC diagnostic ignored "-Wpedantic") \
     BB__PRAGMA_(GCC diagnostic ignored "-Wmissing-field-initializers") BB__EXT_CXX
 #define BB__EXT_END BB__PRAGMA_(GCC diagnostic pop)
 
 #ifndef BACKBEAT_COMPILED_OUT
 
-#define BB__RECORD_(rec_, ident, ...)                                                          \
-    do {                                                                                       \
-        bb_recorder *const bb__rec = (rec_);                                                   \
-        if (bb__recorder_on(bb__rec)) {                                                        \
-            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                                  \
-            BB__EXT_END                                                                        \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
-                              BB_RECORD_SIZE(ident));                                          \
-        }                                                                                      \
+#define BB__RECORD_(rec_, ident, ...)                                        \
+    do {                                                                     \
+        bb_recorder *const bb__rec = (rec_);                                 \
+        if (bb__recorder_on(bb__rec)) {                                      \
+            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                \
+            BB__EXT_END                                                      \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
+                              BB_RECORD_SIZE(ident));                        \
+        }                                                                    \
     } while (0)
 
-#define BB__RECORD_PTR_(rec_, ident, ptr)                                                      \
-    do {                                                                                       \
-        bb_recorder *const bb__rec = (rec_);                                                   \
-        if (bb__recorder_on(bb__rec)) {                                                        \
-            const ident *const bb__p = (ptr);                                                  \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), bb__p,                     \
-                              BB_RECORD_SIZE(ident));                                          \
-        }                                                                                      \
+#define BB__RECORD_PTR_(rec_, ident, ptr)                                                          \
+    do {                                                                                           \
+        bb_recorder *const bb__rec = (rec_);                                                       \
+        if (bb__recorder_on(bb__rec)) {                                                            \
+            const ident *const bb__p = (ptr);                                                      \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), bb__p, BB_RECORD_SIZE(ident)); \
+        }                                                                                          \
     } while (0)
 
-#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                             \
-    __extension__({                                                                            \
-        bb_recorder *const bb__rec = (rec_);                                                   \
-        uint64_t bb__sid = 0;                                                                  \
-        if (bb__recorder_on(bb__rec)) {                                                        \
-            bb__sid = bb_span_id_new();                                                        \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
-            BB__EXT_END                                                                        \
-            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));                       \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
-                              BB_RECORD_SIZE(ident));                                          \
-        }                                                                                      \
-        bb__sid;                                                                               \
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                           \
+    __extension__({                                                          \
+        bb_recorder *const bb__rec = (rec_);                                 \
+        uint64_t bb__sid = 0;                                                \
+        if (bb__recorder_on(bb__rec)) {                                      \
+            bb__sid = bb_span_id_new();                                      \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                      \
+            BB__EXT_END                                                      \
+            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));     \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
+                              BB_RECORD_SIZE(ident));                        \
+        }                                                                    \
+        bb__sid;                                                             \
     })
 
-#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                  \
-    do {                                                                                       \
-        bb_recorder *const bb__rec = (rec_);                                                   \
-        if (bb__recorder_on(bb__rec)) {                                                        \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                        \
-            BB__EXT_END                                                                        \
-            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);                                 \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev,                   \
-                              BB_RECORD_SIZE(ident));                                          \
-        }                                                                                      \
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                \
+    do {                                                                     \
+        bb_recorder *const bb__rec = (rec_);                                 \
+        if (bb__recorder_on(bb__rec)) {                                      \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                      \
+            BB__EXT_END                                                      \
+            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);               \
+            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
+                              BB_RECORD_SIZE(ident));                        \
+        }                                                                    \
     } while (0)
 
-#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
-    __attribute__((cleanup(bb__span_cleanup))) bb_span var = {(rec_), NULL, 0, (parent_)};     \
-    if ((var.id = BB__SPAN_ENTER_(var.rec, enter_ident, var.parent, __VA_ARGS__)) != 0)        \
-        var.exit = BB_DESC(exit_ident);                                                        \
-    else                                                                                       \
-        (void)0
+#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                 \
+    __attribute__((cleanup(bb__span_cleanup))) bb_span var = {(rec_), NULL, 0, (parent_)}; \
+    if ((var.id = BB__SPAN_ENTER_(var.rec, enter_ident, var.parent, __VA_ARGS__)) != 0)    \
+        var.exit = BB_DESC(exit_ident);                                                    \
+    else (void)0
 
-#define BB__INTERN_(rec_, lit)                                                                 \
-    __extension__({                                                                            \
-        static uint64_t bb__intern_cache;                                                      \
-        bb__intern_cached((rec_), &bb__intern_cache, "" lit, sizeof(lit) - 1);                 \
+#define BB__INTERN_(rec_, lit)                                                 \
+    __extension__({                                                            \
+        static uint64_t bb__intern_cache;                                      \
+        bb__intern_cached((rec_), &bb__intern_cache, "" lit, sizeof(lit) - 1); \
     })
 
 #else /* BACKBEAT_COMPILED_OUT: type-check in unevaluated operands, emit nothing */
 
-#define BB__RECORD_(rec_, ident, ...)                                                          \
-    do {                                                                                       \
-        (void)sizeof(rec_);                                                                    \
-        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
-        BB__EXT_END                                                                            \
+#define BB__RECORD_(rec_, ident, ...)                     \
+    do {                                                  \
+        (void)sizeof(rec_);                               \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__}); \
+        BB__EXT_END                                       \
     } while (0)
-#define BB__RECORD_PTR_(rec_, ident, ptr)                                                      \
-    do {                                                                                       \
-        (void)sizeof(rec_);                                                                    \
-        (void)sizeof(*(const ident *)(ptr));                                                   \
+#define BB__RECORD_PTR_(rec_, ident, ptr)    \
+    do {                                     \
+        (void)sizeof(rec_);                  \
+        (void)sizeof(*(const ident *)(ptr)); \
     } while (0)
-#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                             \
-    __extension__({                                                                            \
-        (void)sizeof(rec_);                                                                    \
-        (void)sizeof(parent_);                                                                 \
-        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
-        BB__EXT_END(uint64_t) 0;                                                               \
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)        \
+    __extension__({                                       \
+        (void)sizeof(rec_);                               \
+        (void)sizeof(parent_);                            \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__}); \
+        BB__EXT_END(uint64_t) 0;                          \
     })
-#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                  \
-    do {                                                                                       \
-        (void)sizeof(rec_);                                                                    \
-        (void)sizeof(id_);                                                                     \
-        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__});                                      \
-        BB__EXT_END                                                                            \
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)             \
+    do {                                                  \
+        (void)sizeof(rec_);                               \
+        (void)sizeof(id_);                                \
+        BB__EXT_BEGIN(void) sizeof((ident){__VA_ARGS__}); \
+        BB__EXT_END                                       \
     } while (0)
-#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                     \
-    BB__EXT_BEGIN(void) sizeof((enter_ident){__VA_ARGS__});                                    \
-    (void)sizeof(exit_ident);                                                                  \
-    BB__EXT_END __attribute__((unused)) const bb_span var = {                                  \
-        NULL, NULL, (uint64_t)0 * sizeof(rec_), (uint64_t)0 * sizeof(parent_)}
+#define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...) \
+    BB__EXT_BEGIN(void) sizeof((enter_ident){__VA_ARGS__});                \
+    (void)sizeof(exit_ident);                                              \
+    BB__EXT_END __attribute__((unused))                                    \
+    const bb_span var = {NULL, NULL, (uint64_t)0 * sizeof(rec_), (uint64_t)0 * sizeof(parent_)}
 #define BB__INTERN_(rec_, lit) ((void)sizeof(rec_), (void)sizeof(lit), (uint32_t)0)
 
 #endif /* BACKBEAT_COMPILED_OUT */

@@ -26,26 +26,20 @@ struct tally {
     int host, foreign, other;
 };
 
-static bool named(const bb_rschema *s, const char *name)
-{
+static bool named(const bb_rschema *s, const char *name) {
     return s->name.len == strlen(name) && memcmp(s->name.ptr, name, s->name.len) == 0;
 }
 
-static int count(const bb_record *r, void *ctx)
-{
+static int count(const bb_record *r, void *ctx) {
     struct tally *t = ctx;
-    if (named(r->schema, "host::Event"))
-        t->host++;
-    else if (named(r->schema, "foreign::Event"))
-        t->foreign++;
-    else
-        t->other++;
+    if (named(r->schema, "host::Event")) t->host++;
+    else if (named(r->schema, "foreign::Event")) t->foreign++;
+    else t->other++;
     return 0;
 }
 
 /* Load the plugin with stderr sent to `log`; returns its handle. */
-static void *load_plugin(const char *log)
-{
+static void *load_plugin(const char *log) {
     fflush(stderr);
     int saved = dup(2), fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0600);
     dup2(fd, 2);
@@ -60,8 +54,7 @@ static void *load_plugin(const char *log)
     return h;
 }
 
-static char *slurp(const char *path)
-{
+static char *slurp(const char *path) {
     static char buf[4096];
     FILE *f = fopen(path, "r");
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
@@ -70,8 +63,7 @@ static char *slurp(const char *path)
     return buf;
 }
 
-int main(void)
-{
+int main(void) {
     char log[] = "/tmp/bb_abi_refuse.XXXXXX";
     int lfd = mkstemp(log);
     CHECK(lfd >= 0, "mkstemp");

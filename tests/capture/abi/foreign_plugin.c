@@ -10,10 +10,8 @@ BB_VIEWS(foreign_views, "CREATE VIEW foreign_view AS SELECT 1;");
 
 /* Record `n` events inline and once through the function form; returns the function form's
  * status. */
-static int foreign_record(bb_recorder *rec, int n)
-{
-    for (int i = 0; i < n; i++)
-        BB_RECORD(rec, foreign_ev, .k = (uint64_t)i);
+static int foreign_record(bb_recorder *rec, int n) {
+    for (int i = 0; i < n; i++) BB_RECORD(rec, foreign_ev, .k = (uint64_t)i);
     foreign_ev ev = {.k = 7};
     return (int)bb_record_event(rec, BB_DESC(foreign_ev), &ev, sizeof ev);
 }

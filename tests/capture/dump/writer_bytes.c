@@ -44,24 +44,51 @@ static void e_patch_u64(size_t at, uint64_t v) {
 
 static const bb_enum_label mode_labels[] = {{0, "off"}, {0xFFFFFFFFFFFFFFFFull, "max"}};
 static const bb_field_desc alpha_fields[] = {
-    {.name = "key", .description = "The key.", .offset = 0, .width = 8,
-     .type = BB_TYPE_U64, .role = BB_ROLE_KEY},
-    {.name = "mode", .unit = "m", .labels = mode_labels, .offset = 8, .width = 2,
-     .label_count = 2, .type = BB_TYPE_ENUM, .type_arg = 2},
-    {.name = "code", .description = "", .unit = "ms", .sentinel = 0xFFFF, .offset = 10,
-     .width = 2, .type = BB_TYPE_I16, .has_sentinel = 1},
+    {.name = "key",
+     .description = "The key.",
+     .offset = 0,
+     .width = 8,
+     .type = BB_TYPE_U64,
+     .role = BB_ROLE_KEY},
+    {.name = "mode",
+     .unit = "m",
+     .labels = mode_labels,
+     .offset = 8,
+     .width = 2,
+     .label_count = 2,
+     .type = BB_TYPE_ENUM,
+     .type_arg = 2},
+    {.name = "code",
+     .description = "",
+     .unit = "ms",
+     .sentinel = 0xFFFF,
+     .offset = 10,
+     .width = 2,
+     .type = BB_TYPE_I16,
+     .has_sentinel = 1},
 };
 static const bb_field_desc mark_fields[] = {
-    {.name = "tag", .offset = 0, .width = 4, .type = BB_TYPE_INTERNED, .type_arg = 1,
+    {.name = "tag",
+     .offset = 0,
+     .width = 4,
+     .type = BB_TYPE_INTERNED,
+     .type_arg = 1,
      .role = BB_ROLE_NONE},
     {.name = "span_id", .offset = 4, .width = 8, .type = BB_TYPE_U64, .role = BB_ROLE_SPAN_ID},
 };
-static const bb_event_desc ev_alpha = {.name = "test::Alpha", .description = "An alpha.\nTwo.",
-                                       .fields = alpha_fields, .field_count = 3,
-                                       .record_size = 12, .phase = BB_PHASE_NONE, .id = ID_ALPHA};
-static const bb_event_desc ev_mark = {.name = "test::Mark", .fields = mark_fields,
-                                      .field_count = 2, .record_size = 12,
-                                      .phase = BB_PHASE_ENTER, .id = ID_MARK};
+static const bb_event_desc ev_alpha = {.name = "test::Alpha",
+                                       .description = "An alpha.\nTwo.",
+                                       .fields = alpha_fields,
+                                       .field_count = 3,
+                                       .record_size = 12,
+                                       .phase = BB_PHASE_NONE,
+                                       .id = ID_ALPHA};
+static const bb_event_desc ev_mark = {.name = "test::Mark",
+                                      .fields = mark_fields,
+                                      .field_count = 2,
+                                      .record_size = 12,
+                                      .phase = BB_PHASE_ENTER,
+                                      .id = ID_MARK};
 static const bb_event_desc *const events[] = {&ev_alpha, &ev_mark};
 static const char *const views[] = {"CREATE VIEW v AS SELECT 1;\n"};
 
@@ -245,8 +272,10 @@ static void compare(const char *what, const uint8_t *got, size_t got_len) {
     size_t n = got_len < exp_len ? got_len : exp_len;
     size_t i = 0;
     while (i < n && got[i] == exp_buf[i]) i++;
-    CHECK(got_len == exp_len && i == n, "%s: %zu bytes written, %zu expected, first difference "
-          "at offset %zu", what, got_len, exp_len, i);
+    CHECK(got_len == exp_len && i == n,
+          "%s: %zu bytes written, %zu expected, first difference "
+          "at offset %zu",
+          what, got_len, exp_len, i);
 }
 
 int main(void) {

@@ -35,10 +35,15 @@ static const bb_event_desc *events[1] = {&event};
 /* A valid one-event, one-field, one-shard input; each case then breaks one thing. */
 static bb_dump_input reset(void) {
     labels[0] = (bb_enum_label){1, "one"};
-    field = (bb_field_desc){.name = "f", .labels = labels, .offset = 0, .width = 1,
-                            .label_count = 1, .type = BB_TYPE_ENUM, .type_arg = 1};
-    event = (bb_event_desc){.name = "t::E", .fields = &field, .field_count = 1,
-                            .record_size = 1, .id = 42};
+    field = (bb_field_desc){.name = "f",
+                            .labels = labels,
+                            .offset = 0,
+                            .width = 1,
+                            .label_count = 1,
+                            .type = BB_TYPE_ENUM,
+                            .type_arg = 1};
+    event = (bb_event_desc){
+        .name = "t::E", .fields = &field, .field_count = 1, .record_size = 1, .id = 42};
     cap_value = 16;
     bb_dump_input in = {0};
     in.instance_id = 7;

@@ -74,13 +74,26 @@ ssize_t write(int fd, const void *buf, size_t n) {
 
 /* ---- a dump input with a configurable number of shards ---- */
 static const bb_field_desc fields[] = {
-    {.name = "seq", .description = "sequence", .offset = 0, .width = 8, .type = BB_TYPE_U64,
+    {.name = "seq",
+     .description = "sequence",
+     .offset = 0,
+     .width = 8,
+     .type = BB_TYPE_U64,
      .role = BB_ROLE_KEY},
-    {.name = "v", .unit = "u", .offset = 8, .width = 4, .type = BB_TYPE_I32, .has_sentinel = 1,
+    {.name = "v",
+     .unit = "u",
+     .offset = 8,
+     .width = 4,
+     .type = BB_TYPE_I32,
+     .has_sentinel = 1,
      .sentinel = 0xFFFFFFFFu},
 };
-static const bb_event_desc ev = {.name = "t::Ev", .description = "d", .fields = fields,
-                                 .field_count = 2, .record_size = 12, .id = 0x1234};
+static const bb_event_desc ev = {.name = "t::Ev",
+                                 .description = "d",
+                                 .fields = fields,
+                                 .field_count = 2,
+                                 .record_size = 12,
+                                 .id = 0x1234};
 static const bb_event_desc *const evs[] = {&ev};
 static const char *const views[] = {"CREATE VIEW a AS SELECT 1;", "-- b\n"};
 #define MAX_SHARDS 300
@@ -147,8 +160,10 @@ static bb_status write_to_file(const bb_dump_input *in, bb_error *err) {
 static void compare(const char *what) {
     size_t n = got_len < reference_len ? got_len : reference_len, i = 0;
     while (i < n && got[i] == reference[i]) i++;
-    CHECK(got_len == reference_len && i == n, "%s: %zu bytes, expected %zu; first difference at "
-          "%zu", what, got_len, reference_len, i);
+    CHECK(got_len == reference_len && i == n,
+          "%s: %zu bytes, expected %zu; first difference at "
+          "%zu",
+          what, got_len, reference_len, i);
 }
 
 /* The signal-handler path: SIGUSR1's handler writes the dump to handler_fd. */
@@ -186,8 +201,7 @@ int main(void) {
     compare("choppy fd sink");
     CHECK(eintrs > 10 && shorts > 10, "the test did not exercise EINTR (%ld) / short writes (%ld)",
           eintrs, shorts);
-    printf("choppy fd sink: %ld write calls, %ld EINTR, %ld short writes\n", calls, eintrs,
-           shorts);
+    printf("choppy fd sink: %ld write calls, %ld EINTR, %ld short writes\n", calls, eintrs, shorts);
 
     /* write returns 0: an error, not an endless loop. */
     write_mode = W_ZERO;

@@ -14,11 +14,11 @@
 #include "json.h"
 
 static int failures;
-#define FAIL(...)                                                                             \
-    do {                                                                                      \
-        fprintf(stderr, __VA_ARGS__);                                                         \
-        fputc('\n', stderr);                                                                  \
-        failures++;                                                                           \
+#define FAIL(...)                     \
+    do {                              \
+        fprintf(stderr, __VA_ARGS__); \
+        fputc('\n', stderr);          \
+        failures++;                   \
     } while (0)
 
 /* ---- small helpers ---- */
@@ -105,7 +105,7 @@ static int name_index(const char *s, const char *const *names) {
     return -1;
 }
 
-static const char *const type_names[] = {"u8",  "u16",  "u32",   "u64",  "i8",   "i16", "i32",
+static const char *const type_names[] = {"u8",  "u16",  "u32",   "u64",  "i8",       "i16", "i32",
                                          "i64", "bool", "bytes", "enum", "interned", NULL};
 static const char *const role_names[] = {"none", "key", "span_id", "parent_span_id", NULL};
 static const char *const phase_names[] = {"none", "enter", "exit", NULL};
@@ -174,8 +174,7 @@ static int load_schema(fixture *fx, size_t k, const json_value *s, int *ok) {
         int t = name_index(json_str(json_get(f, "type")), type_names);
         int r = name_index(json_str(json_get(f, "role")), role_names);
         if (t < 0 || r < 0) {
-            FAIL("  bad type or role in %s.%s", d->name ? d->name : "?",
-                 fd->name ? fd->name : "?");
+            FAIL("  bad type or role in %s.%s", d->name ? d->name : "?", fd->name ? fd->name : "?");
             *ok = 0;
             t = t < 0 ? 0 : t;
             r = r < 0 ? 0 : r;
@@ -458,13 +457,13 @@ static int check_fixture(const char *dir, const char *name) {
             size_t n = b.len < golden_len ? b.len : golden_len, i = 0;
             while (i < n && out[i] == golden[i]) i++;
             if (b.len != size)
-                FAIL("%s: bb_dump_size %llu but %zu bytes written", name,
-                     (unsigned long long)size, b.len);
+                FAIL("%s: bb_dump_size %llu but %zu bytes written", name, (unsigned long long)size,
+                     b.len);
             if (i < n || b.len != golden_len) {
                 FAIL("%s: rebuilt dump differs from %s.bb: first difference at offset %zu "
-                     "(rebuilt %zu bytes, golden %zu)", name, name, i, b.len, golden_len);
-                if (i < n)
-                    fprintf(stderr, "  rebuilt 0x%02x, golden 0x%02x\n", out[i], golden[i]);
+                     "(rebuilt %zu bytes, golden %zu)",
+                     name, name, i, b.len, golden_len);
+                if (i < n) fprintf(stderr, "  rebuilt 0x%02x, golden 0x%02x\n", out[i], golden[i]);
             } else {
                 matched = 1;
                 printf("%s: %zu bytes, identical\n", name, golden_len);
@@ -509,8 +508,8 @@ int main(void) {
     qsort(names, count, sizeof *names, cmp_str);
 
     /* The fixtures compat/README.md documents must all be there. */
-    static const char *const known[] = {"basic",   "torn",    "wrapped", "wrapped_suffix",
-                                        "empty",   "multi_a", "multi_b", "multi_other"};
+    static const char *const known[] = {"basic", "torn",    "wrapped", "wrapped_suffix",
+                                        "empty", "multi_a", "multi_b", "multi_other"};
     for (size_t k = 0; k < sizeof known / sizeof *known; k++) {
         int found = 0;
         for (size_t i = 0; i < count; i++) found |= strcmp(names[i], known[k]) == 0;

@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_EVENT(ev_misspelled, "fail", "Misspelled", NULL, /* EXPECT-ERROR */
-         BB_FIELD(uint32_t, len, "Length."),
-         BB_FEILD(uint64_t, x, "d"));
+         BB_FIELD(uint32_t, len, "Length."), BB_FEILD(uint64_t, x, "d"));

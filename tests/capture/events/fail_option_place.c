@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_EVENT(ev_option_place, "fail", "OptionPlace", NULL, /* EXPECT-ERROR */
-         BB_FIELD(uint32_t, ms, "Duration."),
-         BB_UNIT("ms"));
+         BB_FIELD(uint32_t, ms, "Duration."), BB_UNIT("ms"));

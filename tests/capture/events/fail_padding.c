@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_EVENT(bad_padding, "fail", "Padding", NULL, /* EXPECT-ERROR */
-         BB_FIELD(uint8_t, a, NULL),
-         BB_FIELD(uint32_t, b, NULL));
+         BB_FIELD(uint8_t, a, NULL), BB_FIELD(uint32_t, b, NULL));

@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_SPAN_EXIT_EVENT(bad_span_twice, "fail", "TwoSpans", NULL, /* EXPECT-ERROR */
-                   BB_SPAN_ID(uint64_t, a, NULL),
-                   BB_SPAN_ID(uint64_t, b, NULL));
+                   BB_SPAN_ID(uint64_t, a, NULL), BB_SPAN_ID(uint64_t, b, NULL));

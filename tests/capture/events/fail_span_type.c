@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_SPAN_ENTER_EVENT(bad_span_type, "fail", "SpanType", NULL, /* EXPECT-ERROR */
-                    BB_SPAN_ID(uint32_t, span, NULL),
-                    BB_FIELD(uint32_t, x, NULL));
+                    BB_SPAN_ID(uint32_t, span, NULL), BB_FIELD(uint32_t, x, NULL));

@@ -2,5 +2,4 @@
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/event.h"
 BB_EVENT(bad_tail, "fail", "Tail", NULL, /* EXPECT-ERROR */
-         BB_FIELD(uint64_t, a, NULL),
-         BB_FIELD(uint8_t, b, NULL));
+         BB_FIELD(uint64_t, a, NULL), BB_FIELD(uint8_t, b, NULL));

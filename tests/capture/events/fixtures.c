@@ -21,23 +21,18 @@ static const char *const TYPES[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16"
 static const char *const ROLES[] = {"none", "key", "span_id", "parent_span_id"};
 static const char *const PHASES[] = {"none", "enter", "exit"};
 
-static int same_opt_str(const json_value *j, const char *s)
-{
-    if (json_is_null(j))
-        return s == NULL;
+static int same_opt_str(const json_value *j, const char *s) {
+    if (json_is_null(j)) return s == NULL;
     return s && strcmp(json_str(j), s) == 0;
 }
 
-static uint64_t ju64(const json_value *j)
-{
+static uint64_t ju64(const json_value *j) {
     uint64_t v = 0;
-    if (!json_u64(j, &v))
-        CHECK(0, "not an integer");
+    if (!json_u64(j, &v)) CHECK(0, "not an integer");
     return v;
 }
 
-static void compare(const bb_event_desc *d, const json_value *s)
-{
+static void compare(const bb_event_desc *d, const json_value *s) {
     const char *n = d->name;
     CHECK(strcmp(json_str(json_get(s, "name")), n) == 0, "%s: name", n);
     CHECK(same_opt_str(json_get(s, "description"), d->description), "%s: description", n);
@@ -60,16 +55,14 @@ static void compare(const bb_event_desc *d, const json_value *s)
             CHECK(ju64(json_get(f, "repr")) == g->type_arg, "%s.%s: repr", n, fn);
         else if (g->type == BB_TYPE_INTERNED)
             CHECK(json_bool(json_get(f, "dynamic")) == (g->type_arg == 1), "%s.%s: dyn", n, fn);
-        else
-            CHECK(g->type_arg == 0, "%s.%s: type_arg", n, fn);
+        else CHECK(g->type_arg == 0, "%s.%s: type_arg", n, fn);
         CHECK(ju64(json_get(f, "offset")) == g->offset, "%s.%s: offset %u", n, fn, g->offset);
         CHECK(ju64(json_get(f, "width")) == g->width, "%s.%s: width %u", n, fn, g->width);
         CHECK(g->role < 4 && strcmp(json_str(json_get(f, "role")), ROLES[g->role]) == 0,
               "%s.%s: role", n, fn);
         CHECK(same_opt_str(json_get(f, "unit"), g->unit), "%s.%s: unit", n, fn);
         const json_value *sent = json_get(f, "sentinel");
-        if (json_is_null(sent))
-            CHECK(!g->has_sentinel, "%s.%s: unexpected sentinel", n, fn);
+        if (json_is_null(sent)) CHECK(!g->has_sentinel, "%s.%s: unexpected sentinel", n, fn);
         else
             CHECK(g->has_sentinel && ju64(sent) == g->sentinel, "%s.%s: sentinel %llx", n, fn,
                   (unsigned long long)g->sentinel);
@@ -85,8 +78,7 @@ static void compare(const bb_event_desc *d, const json_value *s)
     }
 }
 
-int main(void)
-{
+int main(void) {
     const char *dir = getenv("BACKBEAT_COMPAT_DIR");
     static const char *const files[] = {"basic", "wrapped", "multi_a", "multi_other"};
     json_value *docs[4];
@@ -107,18 +99,24 @@ int main(void)
             for (size_t k = 0; k < ngolden; k++)
                 dup |= strcmp(json_str(json_get(golden[k], "id")),
                               json_str(json_get(json_at(ss, j), "id"))) == 0;
-            if (!dup && ngolden < 64)
-                golden[ngolden++] = json_at(ss, j);
+            if (!dup && ngolden < 64) golden[ngolden++] = json_at(ss, j);
         }
     }
     CHECK(ngolden == 13, "expected 13 distinct golden schemas, found %zu", ngolden);
 
-    bb_event_desc *mine[] = {
-        BB_DESC(fixture_scalars),    BB_DESC(fixture_enums),      BB_DESC(fixture_blob),
-        BB_DESC(fixture_work_start), BB_DESC(fixture_work_end),   BB_DESC(fixture_step),
-        BB_DESC(fixture_tick),       BB_DESC(fixture_unused),     BB_DESC(fixture_ring_seq),
-        BB_DESC(fixture_ring_small), BB_DESC(fixture_ring_odd),   BB_DESC(fixture_multi_sample),
-        BB_DESC(fixture_multi_sample_other)};
+    bb_event_desc *mine[] = {BB_DESC(fixture_scalars),
+                             BB_DESC(fixture_enums),
+                             BB_DESC(fixture_blob),
+                             BB_DESC(fixture_work_start),
+                             BB_DESC(fixture_work_end),
+                             BB_DESC(fixture_step),
+                             BB_DESC(fixture_tick),
+                             BB_DESC(fixture_unused),
+                             BB_DESC(fixture_ring_seq),
+                             BB_DESC(fixture_ring_small),
+                             BB_DESC(fixture_ring_odd),
+                             BB_DESC(fixture_multi_sample),
+                             BB_DESC(fixture_multi_sample_other)};
     size_t nmine = sizeof mine / sizeof mine[0];
     int covered[64] = {0};
     for (size_t i = 0; i < nmine; i++) {
@@ -138,8 +136,7 @@ int main(void)
     }
     /* 8 schemas of basic, 3 more of wrapped (Tick is shared), one Sample per multi build. */
     for (size_t k = 0; k < ngolden; k++)
-        CHECK(covered[k],
-              "golden schema %s (%s) not defined by fixture_events.h",
+        CHECK(covered[k], "golden schema %s (%s) not defined by fixture_events.h",
               json_str(json_get(golden[k], "name")), json_str(json_get(golden[k], "id")));
 
     /* Record sizes as compile-time constants; the zero-field marker records nothing. */
@@ -153,8 +150,7 @@ int main(void)
     CHECK(n == nmine, "snapshot has %zu events, want %zu", n, nmine);
     for (size_t i = 0; i < nmine; i++) {
         int in = 0;
-        for (size_t j = 0; j < n && j < 64; j++)
-            in |= snap[j] == mine[i];
+        for (size_t j = 0; j < n && j < 64; j++) in |= snap[j] == mine[i];
         CHECK(in, "%s not in the registry snapshot", mine[i]->name);
     }
     /* Registration order is definition order. */
@@ -162,8 +158,7 @@ int main(void)
         CHECK(snap[i] == mine[i], "snapshot[%zu] is %s", i, snap[i]->name);
     CHECK(bb_registry_generation() >= nmine, "generation");
 
-    for (int i = 0; i < 4; i++)
-        json_free(docs[i]);
+    for (int i = 0; i < 4; i++) json_free(docs[i]);
     printf("fixtures: %zu descriptors against %zu golden schemas, %d failures\n", nmine, ngolden,
            failures);
     return failures ? 1 : 0;

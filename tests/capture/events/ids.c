@@ -14,8 +14,7 @@
 
 #include "check.h"
 
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
+static size_t unhex(const char *hex, uint8_t *out, size_t cap) {
     size_t n = strlen(hex) / 2;
     for (size_t i = 0; i < n && i < cap; i++) {
         unsigned v;
@@ -25,41 +24,31 @@ static size_t unhex(const char *hex, uint8_t *out, size_t cap)
     return n;
 }
 
-static uint8_t type_tag(const char *t)
-{
+static uint8_t type_tag(const char *t) {
     static const char *names[] = {"u8",  "u16", "u32",  "u64",   "i8",   "i16",
                                   "i32", "i64", "bool", "bytes", "enum", "interned"};
     for (uint8_t i = 0; i < 12; i++)
-        if (strcmp(t, names[i]) == 0)
-            return i;
+        if (strcmp(t, names[i]) == 0) return i;
     return 255;
 }
 
-static uint8_t role_of(const char *r)
-{
-    if (strcmp(r, "key") == 0)
-        return BB_ROLE_KEY;
-    if (strcmp(r, "span_id") == 0)
-        return BB_ROLE_SPAN_ID;
-    if (strcmp(r, "parent_span_id") == 0)
-        return BB_ROLE_PARENT_SPAN_ID;
+static uint8_t role_of(const char *r) {
+    if (strcmp(r, "key") == 0) return BB_ROLE_KEY;
+    if (strcmp(r, "span_id") == 0) return BB_ROLE_SPAN_ID;
+    if (strcmp(r, "parent_span_id") == 0) return BB_ROLE_PARENT_SPAN_ID;
     return BB_ROLE_NONE;
 }
 
-static uint8_t phase_of(const char *p)
-{
-    if (strcmp(p, "enter") == 0)
-        return BB_PHASE_ENTER;
-    if (strcmp(p, "exit") == 0)
-        return BB_PHASE_EXIT;
+static uint8_t phase_of(const char *p) {
+    if (strcmp(p, "enter") == 0) return BB_PHASE_ENTER;
+    if (strcmp(p, "exit") == 0) return BB_PHASE_EXIT;
     return BB_PHASE_NONE;
 }
 
 /* JSON string or null -> C string or NULL. */
 static const char *opt(const json_value *v) { return json_is_null(v) ? NULL : json_str(v); }
 
-static void check_schema(const json_value *vec, const char *label)
-{
+static void check_schema(const json_value *vec, const char *label) {
     const json_value *jf = json_get(vec, "fields");
     size_t nf = json_len(jf);
     bb_field_desc fields[64];
@@ -74,10 +63,8 @@ static void check_schema(const json_value *vec, const char *label)
         d->description = opt(json_get(f, "description"));
         d->unit = opt(json_get(f, "unit"));
         d->type = type_tag(json_str(json_get(f, "type")));
-        if (d->type == BB_TYPE_ENUM && json_u64(json_get(f, "repr"), &u))
-            d->type_arg = (uint8_t)u;
-        if (d->type == BB_TYPE_INTERNED)
-            d->type_arg = json_bool(json_get(f, "dynamic")) ? 1 : 0;
+        if (d->type == BB_TYPE_ENUM && json_u64(json_get(f, "repr"), &u)) d->type_arg = (uint8_t)u;
+        if (d->type == BB_TYPE_INTERNED) d->type_arg = json_bool(json_get(f, "dynamic")) ? 1 : 0;
         json_u64(json_get(f, "offset"), &u);
         d->offset = (uint16_t)u;
         json_u64(json_get(f, "width"), &u);
@@ -116,8 +103,7 @@ static void check_schema(const json_value *vec, const char *label)
     CHECK(bb_fnv1a64(got, got_len) == id, "%s: fnv of the stream", label);
 }
 
-int main(void)
-{
+int main(void) {
     const char *dir = getenv("BACKBEAT_COMPAT_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/ids.json", dir ? dir : "/work/shared/compat");
@@ -139,8 +125,8 @@ int main(void)
             const json_value *n = json_get(v, "name");
             uint8_t want[256];
             size_t wl = unhex(json_str(json_get(v, "hash_input_hex")), want, sizeof want);
-            CHECK(wl == json_str_len(n) && memcmp(want, json_str(n), wl) == 0,
-                  "%s: name bytes", label);
+            CHECK(wl == json_str_len(n) && memcmp(want, json_str(n), wl) == 0, "%s: name bytes",
+                  label);
             CHECK(bb_fnv1a64(json_str(n), json_str_len(n)) == id, "%s: fnv", label);
             names++;
         } else if (strcmp(kind, "schema") == 0) {

@@ -26,23 +26,19 @@ bb_event_desc *static_lib_desc(void);
 #include "check.h"
 
 /* Number of snapshot entries named `name`. */
-static int count_named(const char *name)
-{
+static int count_named(const char *name) {
     const bb_event_desc *snap[64];
     size_t n = bb_registry_snapshot(snap, 64);
     int c = 0;
-    for (size_t i = 0; i < n && i < 64; i++)
-        c += strcmp(snap[i]->name, name) == 0;
+    for (size_t i = 0; i < n && i < 64; i++) c += strcmp(snap[i]->name, name) == 0;
     return c;
 }
 
-static int count_views(const char *sql)
-{
+static int count_views(const char *sql) {
     const bb_view_desc *v[16];
     size_t n = bb_views_snapshot(v, 16);
     int c = 0;
-    for (size_t i = 0; i < n && i < 16; i++)
-        c += strcmp(v[i]->sql, sql) == 0;
+    for (size_t i = 0; i < n && i < 16; i++) c += strcmp(v[i]->sql, sql) == 0;
     return c;
 }
 
@@ -58,8 +54,7 @@ typedef struct found {
     uint64_t k;
 } found;
 
-static int on_record(const bb_record *r, void *ctx)
-{
+static int on_record(const bb_record *r, void *ctx) {
     found *f = ctx;
     if (r->schema->name.len == strlen(f->name) &&
         memcmp(r->schema->name.ptr, f->name, r->schema->name.len) == 0) {
@@ -74,8 +69,7 @@ static int on_record(const bb_record *r, void *ctx)
 
 /* Dump `rec`, read it back, count the records named `name`; *schema_present counts the
  * schemas of that name in the dump's registry. */
-static found dump_count(bb_recorder *rec, const char *name, int *schema_present)
-{
+static found dump_count(bb_recorder *rec, const char *name, int *schema_present) {
     found f = {name, 0, 0};
     void *buf = NULL;
     size_t len = 0;
@@ -103,8 +97,7 @@ static found dump_count(bb_recorder *rec, const char *name, int *schema_present)
     return f;
 }
 
-int main(void)
-{
+int main(void) {
     CHECK(count_named("exe::Event") == 1, "executable event");
     CHECK(count_named("shlib::Hello") == 1, "shared-library event");
     CHECK(count_named("staticlib::Event") == 1, "static-library event");
@@ -123,8 +116,7 @@ int main(void)
         uint64_t gen0 = bb_registry_generation();
         void *h = dlopen(BB_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
         CHECK(h != NULL, "dlopen: %s", dlerror());
-        if (!h)
-            break;
+        if (!h) break;
         CHECK(count_named("plugin::A") == 1 && count_named("plugin::Span") == 1 &&
                   count_named("plugin::Marker") == 1,
               "plugin events registered (round %d)", round);
@@ -144,8 +136,7 @@ int main(void)
         bb_recorder *rec = NULL;
         CHECK(bb_recorder_create(&o, &rec) == BB_OK, "recorder");
         bb_recorder_enable(rec, true);
-        if (api)
-            api->record(rec, 100);
+        if (api) api->record(rec, 100);
         int present = 0;
         found f = dump_count(rec, "plugin::A", &present);
         CHECK(present == 1 && f.n == 1 && f.k == 0xABCDEF, "plugin::A in the dump (%d records)",

@@ -9,8 +9,7 @@ BB_EVENT(plugin_marker, "plugin", "Marker", NULL);
 BB_VIEWS(plugin_views, "CREATE VIEW plugin AS SELECT 2;");
 
 /* Record one of each event into `rec`, at manual-clock times ts, ts+1, ts+2. */
-static void plugin_record(bb_recorder *rec, uint64_t ts)
-{
+static void plugin_record(bb_recorder *rec, uint64_t ts) {
     bb_recorder_clock_set(rec, ts);
     BB_RECORD(rec, plugin_a, .k = 0xABCDEF);
     bb_recorder_clock_set(rec, ts + 1);

@@ -15,49 +15,43 @@
 static const bb_field_desc F_U32 = {"x", NULL, NULL, NULL, 0, 0, 4, 0, BB_TYPE_U32, 0, 0, 0};
 static const bb_field_desc F_U64 = {"x", NULL, NULL, NULL, 0, 0, 8, 0, BB_TYPE_U64, 0, 0, 0};
 
-#define DESC(name, field) {BB__ABI_LAYOUT, name, NULL, field, 1, 4, BB_PHASE_NONE, 0, NULL}
+#define DESC(name, field) \
+    { BB__ABI_LAYOUT, name, NULL, field, 1, 4, BB_PHASE_NONE, 0, NULL }
 static bb_event_desc a = DESC("t::A", &F_U32);
 static bb_event_desc b = DESC("t::B", &F_U32);
 static bb_event_desc c = DESC("t::C", &F_U32);
-static bb_event_desc a2 = DESC("t::A", &F_U32);   /* same content as a: same id */
+static bb_event_desc a2 = DESC("t::A", &F_U32);      /* same content as a: same id */
 static bb_event_desc a_other = DESC("t::A", &F_U64); /* same name, other layout */
 
 /* Snapshot into `out`, return the count, checking that a larger array gives the same. */
 static size_t snap(const bb_event_desc **out, size_t cap) { return bb_registry_snapshot(out, cap); }
 
-static int order_is(const bb_event_desc *const *want, size_t n)
-{
+static int order_is(const bb_event_desc *const *want, size_t n) {
     const bb_event_desc *got[16];
     size_t m = snap(got, 16);
-    if (m != n)
-        return 0;
+    if (m != n) return 0;
     for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            return 0;
+        if (got[i] != want[i]) return 0;
     return 1;
 }
 
 static volatile sig_atomic_t handler_runs;
 static volatile sig_atomic_t handler_bad;
 
-static void on_signal(int sig)
-{
+static void on_signal(int sig) {
     (void)sig;
     const bb_event_desc *out[16];
     size_t n = bb_registry_snapshot(out, 16);
     const bb_view_desc *v[4];
     size_t nv = bb_views_snapshot(v, 4);
     (void)bb_registry_generation();
-    if (n > 16 || nv > 4)
-        handler_bad = 1;
+    if (n > 16 || nv > 4) handler_bad = 1;
     for (size_t i = 0; i < n && i < 16; i++)
-        if (out[i]->id == 0 || out[i]->name == NULL)
-            handler_bad = 1;
+        if (out[i]->id == 0 || out[i]->name == NULL) handler_bad = 1;
     handler_runs++;
 }
 
-int main(void)
-{
+int main(void) {
     /* Lazy id: a descriptor never registered gets its id on first use, once. */
     bb_event_desc lazy = DESC("t::Lazy", &F_U32);
     CHECK(lazy.id == 0, "starts at 0");
@@ -99,8 +93,8 @@ int main(void)
     bb_registry_remove(&a);
     const bb_event_desc *bca2o[] = {&b, &c, &a2, &a_other};
     CHECK(order_is(bca2o, 4), "remove head: a2 takes over the id");
-    bb_registry_remove(&a); /* not linked: no-op */
-    bb_registry_remove(&a2);  /* middle */
+    bb_registry_remove(&a);  /* not linked: no-op */
+    bb_registry_remove(&a2); /* middle */
     const bb_event_desc *bco[] = {&b, &c, &a_other};
     CHECK(order_is(bco, 3), "remove middle");
     bb_registry_remove(&a_other); /* tail */

@@ -20,8 +20,7 @@ static bb_event_desc churn[2] = {
 };
 static int stop;
 
-static void *churner(void *arg)
-{
+static void *churner(void *arg) {
     bb_event_desc *d = arg;
     while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
         bb_registry_add(d);
@@ -30,11 +29,9 @@ static void *churner(void *arg)
     return NULL;
 }
 
-int main(void)
-{
+int main(void) {
     pthread_t t[2];
-    for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, churner, &churn[i]);
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, churner, &churn[i]);
     int failures = 0;
     for (int i = 0; i < 100; i++) {
         pid_t pid = fork();
@@ -44,8 +41,8 @@ int main(void)
         }
         if (pid == 0) {
             alarm(10);
-            static bb_event_desc mine = {BB__ABI_LAYOUT, "fork::Child", NULL, &field, 1, 4, BB_PHASE_NONE, 0,
-                                         NULL};
+            static bb_event_desc mine = {
+                BB__ABI_LAYOUT, "fork::Child", NULL, &field, 1, 4, BB_PHASE_NONE, 0, NULL};
             bb_registry_add(&mine);
             const bb_event_desc *out[8];
             size_t n = bb_registry_snapshot(out, 8);
@@ -59,8 +56,7 @@ int main(void)
         }
     }
     __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-    for (int i = 0; i < 2; i++)
-        pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
     printf("registry_fork: %d failures\n", failures);
     return failures ? 1 : 0;
 }

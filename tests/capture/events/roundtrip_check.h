@@ -13,14 +13,14 @@
 
 extern int rt_failures;
 
-#define RT_CHECK(cond, ...)                                                                    \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            rt_failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
+#define RT_CHECK(cond, ...)                                      \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            rt_failures++;                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
     } while (0)
 
 /* One event value of any round-trip type. */

@@ -24,20 +24,16 @@ typedef struct ring {
 } ring;
 static ring rings[2];
 
-static void put(ring *r, const void *data, size_t n)
-{
+static void put(ring *r, const void *data, size_t n) {
     for (size_t i = 0; i < n; i++, r->head++)
         r->region[r->head & (CAP - 1)] = ((const uint8_t *)data)[i];
 }
 
-static void append(ring *r, uint64_t ts, uint64_t id, const void *fields, uint16_t size)
-{
+static void append(ring *r, uint64_t ts, uint64_t id, const void *fields, uint16_t size) {
     uint8_t le[8];
-    for (int i = 0; i < 8; i++)
-        le[i] = (uint8_t)(ts >> (8 * i));
+    for (int i = 0; i < 8; i++) le[i] = (uint8_t)(ts >> (8 * i));
     put(r, le, 8);
-    for (int i = 0; i < 8; i++)
-        le[i] = (uint8_t)(id >> (8 * i));
+    for (int i = 0; i < 8; i++) le[i] = (uint8_t)(id >> (8 * i));
     put(r, le, 8);
     put(r, fields, size);
     uint16_t len = (uint16_t)(16 + size);
@@ -45,21 +41,17 @@ static void append(ring *r, uint64_t ts, uint64_t id, const void *fields, uint16
     put(r, suffix, 2);
 }
 
-static bb_intern_item intern_get(void *ctx, size_t i)
-{
+static bb_intern_item intern_get(void *ctx, size_t i) {
     (void)ctx;
-    bb_intern_item it = {(uint32_t)(i + 1), (uint32_t)strlen(rt_intern_text[i]),
-                         rt_intern_text[i]};
+    bb_intern_item it = {(uint32_t)(i + 1), (uint32_t)strlen(rt_intern_text[i]), rt_intern_text[i]};
     return it;
 }
-static uint64_t shard_capacity(void *ctx, uint32_t i)
-{
+static uint64_t shard_capacity(void *ctx, uint32_t i) {
     (void)ctx;
     (void)i;
     return CAP;
 }
-static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint64_t *head)
-{
+static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint64_t *head) {
     (void)ctx;
     memcpy(scratch, rings[i].region, CAP);
     *head = rings[i].head;
@@ -67,21 +59,44 @@ static const uint8_t *shard_region(void *ctx, uint32_t i, uint8_t *scratch, uint
 }
 
 static rt_value values[] = {
-    {BB_DESC(rt_scalars), {.scalars = {.a = 1, .e = -2, .b = 3, .f = 4, .c = 5, .g = -6, .d = 7,
-                                       .h = -8, .i = true, .j = {1, 2, 3, 4, 5, 6, 7, 8, 9}}}},
-    {BB_DESC(rt_scalars), {.scalars = {.a = UINT64_MAX, .e = INT64_MIN, .b = 0, .f = -1,
-                                       .c = UINT16_MAX, .g = INT16_MIN, .d = UINT8_MAX,
-                                       .h = -128, .i = false, .j = {0}}}},
-    {BB_DESC(rt_scalars), {.scalars = {.a = 1ull << 53, .e = INT64_MAX, .b = UINT32_MAX,
-                                       .f = INT32_MIN, .c = 0, .g = INT16_MAX, .d = 0,
-                                       .h = INT8_MAX, .i = true,
-                                       .j = {0xff, 0, 0xab, 0, 0, 0, 0, 0, 0x10}}}},
+    {BB_DESC(rt_scalars),
+     {.scalars = {.a = 1,
+                  .e = -2,
+                  .b = 3,
+                  .f = 4,
+                  .c = 5,
+                  .g = -6,
+                  .d = 7,
+                  .h = -8,
+                  .i = true,
+                  .j = {1, 2, 3, 4, 5, 6, 7, 8, 9}}}},
+    {BB_DESC(rt_scalars),
+     {.scalars = {.a = UINT64_MAX,
+                  .e = INT64_MIN,
+                  .b = 0,
+                  .f = -1,
+                  .c = UINT16_MAX,
+                  .g = INT16_MIN,
+                  .d = UINT8_MAX,
+                  .h = -128,
+                  .i = false,
+                  .j = {0}}}},
+    {BB_DESC(rt_scalars),
+     {.scalars = {.a = 1ull << 53,
+                  .e = INT64_MAX,
+                  .b = UINT32_MAX,
+                  .f = INT32_MIN,
+                  .c = 0,
+                  .g = INT16_MAX,
+                  .d = 0,
+                  .h = INT8_MAX,
+                  .i = true,
+                  .j = {0xff, 0, 0xab, 0, 0, 0, 0, 0, 0x10}}}},
     {BB_DESC(rt_scalars), {.scalars = {.a = (1ull << 53) + 1, .e = -1, .b = 1, .f = -2}}},
-    {BB_DESC(rt_enums), {.enums = {.e8 = RT_E8_MAX, .e4 = RT_E4_NEG, .e2 = RT_E2_ON,
-                                   .e1 = RT_E1_BACK}}},
+    {BB_DESC(rt_enums),
+     {.enums = {.e8 = RT_E8_MAX, .e4 = RT_E4_NEG, .e2 = RT_E2_ON, .e1 = RT_E1_BACK}}},
     {BB_DESC(rt_enums), {.enums = {.e8 = 2, .e4 = 3, .e2 = RT_E2_NONE, .e1 = 7, .pad = {9}}}},
-    {BB_DESC(rt_enums), {.enums = {.e8 = RT_E8_ZERO, .e4 = RT_E4_BIG, .e2 = 0,
-                                   .e1 = RT_E1_FWD}}},
+    {BB_DESC(rt_enums), {.enums = {.e8 = RT_E8_ZERO, .e4 = RT_E4_BIG, .e2 = 0, .e1 = RT_E1_FWD}}},
     {BB_DESC(rt_strings), {.strings = {.parent = 10, .name = 1, .path = 2, .k = 7}}},
     {BB_DESC(rt_strings), {.strings = {.parent = 0, .name = 3, .path = 99, .k = 8}}},
     {BB_DESC(rt_strings), {.strings = {.parent = UINT64_MAX, .name = 4, .path = 0, .k = 0}}},
@@ -102,8 +117,7 @@ typedef struct collected {
     uint8_t bytes[NVALUES][64];
 } collected;
 
-static int on_record(const bb_record *rec, void *ctx)
-{
+static int on_record(const bb_record *rec, void *ctx) {
     collected *c = ctx;
     if (c->n < NVALUES) {
         c->recs[c->n] = *rec;
@@ -114,12 +128,11 @@ static int on_record(const bb_record *rec, void *ctx)
     return 0;
 }
 
-int main(void)
-{
+int main(void) {
     /* Record: value k goes to shard k % 2 at ts 1000 + k. */
     for (size_t k = 0; k < NVALUES; k++)
-        append(&rings[k % 2], 1000 + k, bb_event_id((bb_event_desc *)values[k].desc),
-               &values[k].u, values[k].desc->record_size);
+        append(&rings[k % 2], 1000 + k, bb_event_id((bb_event_desc *)values[k].desc), &values[k].u,
+               values[k].desc->record_size);
 
     const bb_event_desc *events[16];
     size_t nev = bb_registry_snapshot(events, 16);
@@ -127,8 +140,7 @@ int main(void)
     const bb_view_desc *vd[4];
     size_t nviews = bb_views_snapshot(vd, 4);
     const char *views[4];
-    for (size_t i = 0; i < nviews && i < 4; i++)
-        views[i] = vd[i]->sql;
+    for (size_t i = 0; i < nviews && i < 4; i++) views[i] = vd[i]->sql;
 
     bb_dump_input in;
     memset(&in, 0, sizeof in);
@@ -155,16 +167,14 @@ int main(void)
     bb_dump *dump = NULL;
     st = bb_dump_open_memory(buf, bs.len, "roundtrip", &dump, &err);
     RT_CHECK(st == BB_OK, "open: %s", err.message);
-    if (st != BB_OK)
-        return 1;
+    if (st != BB_OK) return 1;
 
     /* Registry: every descriptor, including the never-recorded one, equal in every attribute. */
     RT_CHECK(bb_dump_schema_count(dump) == 7, "schema count");
     for (size_t i = 0; i < 7; i++) {
         const bb_rschema *s = bb_dump_find_schema(dump, rt_descs[i]->id);
         RT_CHECK(s != NULL, "%s missing from the dump", rt_descs[i]->name);
-        if (s)
-            rt_check_schema(s, rt_descs[i]);
+        if (s) rt_check_schema(s, rt_descs[i]);
     }
     RT_CHECK(bb_dump_view_count(dump) == 1 && bb_dump_view(dump, 0).len == strlen(RT_VIEWS_SQL) &&
                  memcmp(bb_dump_view(dump, 0).ptr, RT_VIEWS_SQL, strlen(RT_VIEWS_SQL)) == 0,

@@ -17,14 +17,14 @@ static size_t nwant;
 static bb_recorder *rec;
 
 /* Record `ident` with the given initialisers and remember the same value as expected. */
-#define REC(ident, member, ...)                                                                \
-    do {                                                                                       \
-        want_ts[nwant] = 1000 + nwant;                                                         \
-        bb_recorder_clock_set(rec, want_ts[nwant]);                                            \
-        want[nwant].desc = BB_DESC(ident);                                                     \
-        want[nwant].u.member = (ident){__VA_ARGS__};                                           \
-        nwant++;                                                                               \
-        BB_RECORD(rec, ident, __VA_ARGS__);                                                    \
+#define REC(ident, member, ...)                      \
+    do {                                             \
+        want_ts[nwant] = 1000 + nwant;               \
+        bb_recorder_clock_set(rec, want_ts[nwant]);  \
+        want[nwant].desc = BB_DESC(ident);           \
+        want[nwant].u.member = (ident){__VA_ARGS__}; \
+        nwant++;                                     \
+        BB_RECORD(rec, ident, __VA_ARGS__);          \
     } while (0)
 
 typedef struct got {
@@ -35,8 +35,7 @@ typedef struct got {
 static got recs[MAXV];
 static size_t ngot;
 
-static int on_record(const bb_record *r, void *ctx)
-{
+static int on_record(const bb_record *r, void *ctx) {
     (void)ctx;
     if (ngot < MAXV) {
         recs[ngot].r = *r;
@@ -47,8 +46,7 @@ static int on_record(const bb_record *r, void *ctx)
     return 0;
 }
 
-int main(void)
-{
+int main(void) {
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = 2;
@@ -57,16 +55,14 @@ int main(void)
     o.instance_id = 0x1111222233334444ull;
     o.host = "rt-recorder";
     RT_CHECK(bb_recorder_create(&o, &rec) == BB_OK, "create");
-    if (!rec)
-        return 1;
+    if (!rec) return 1;
     bb_recorder_enable(rec, true);
-    for (int i = 0; i < 4; i++)
-        rt_intern_id[i] = bb_intern_str(rec, rt_intern_text[i]);
+    for (int i = 0; i < 4; i++) rt_intern_id[i] = bb_intern_str(rec, rt_intern_text[i]);
 
     REC(rt_scalars, scalars, .a = 1, .e = -2, .b = 3, .f = 4, .c = 5, .g = -6, .d = 7, .h = -8,
         .i = true, .j = {1, 2, 3, 4, 5, 6, 7, 8, 9});
-    REC(rt_scalars, scalars, .a = UINT64_MAX, .e = INT64_MIN, .b = 0, .f = -1,
-        .c = UINT16_MAX, .g = INT16_MIN, .d = UINT8_MAX, .h = -128, .i = false);
+    REC(rt_scalars, scalars, .a = UINT64_MAX, .e = INT64_MIN, .b = 0, .f = -1, .c = UINT16_MAX,
+        .g = INT16_MIN, .d = UINT8_MAX, .h = -128, .i = false);
     REC(rt_scalars, scalars, .a = 1ull << 53, .e = INT64_MAX, .b = UINT32_MAX, .f = INT32_MIN,
         .g = INT16_MAX, .h = INT8_MAX, .i = true, .j = {0xff, 0, 0xab});
     REC(rt_enums, enums, .e8 = RT_E8_MAX, .e4 = RT_E4_NEG, .e2 = RT_E2_ON, .e1 = RT_E1_BACK);
@@ -114,15 +110,13 @@ int main(void)
     bb_dump *dump = NULL;
     bb_status st = bb_dump_open_memory(buf, len, "roundtrip_recorder", &dump, &err);
     RT_CHECK(st == BB_OK, "open: %s", err.message);
-    if (st != BB_OK)
-        return 1;
+    if (st != BB_OK) return 1;
 
     RT_CHECK(bb_dump_schema_count(dump) == 7, "schema count %zu", bb_dump_schema_count(dump));
     for (size_t i = 0; i < 7; i++) {
         const bb_rschema *s = bb_dump_find_schema(dump, rt_descs[i]->id);
         RT_CHECK(s != NULL, "%s missing from the dump", rt_descs[i]->name);
-        if (s)
-            rt_check_schema(s, rt_descs[i]);
+        if (s) rt_check_schema(s, rt_descs[i]);
     }
     const bb_rinstance *inst = bb_dump_find_instance(dump, o.instance_id);
     RT_CHECK(inst != NULL, "instance");
@@ -133,8 +127,7 @@ int main(void)
     for (size_t k = 0; k < nwant; k++) {
         size_t found = 0;
         for (size_t i = 0; i < ngot && i < MAXV; i++) {
-            if (recs[i].r.ts != want_ts[k])
-                continue;
+            if (recs[i].r.ts != want_ts[k]) continue;
             found++;
             rt_check_record(&recs[i].r, inst, &want[k]);
         }

@@ -16,11 +16,9 @@ BB_ENUM(role, uint8_t, (ROLE_CLIENT, 0, "client"), (ROLE_SERVER, 1, "server"));
 BB_EVENT(packet_sent, "test::net", "PacketSent", "A packet was sent.",
          BB_KEY(uint64_t, conn_id, "The connection."),
          BB_FIELD(uint32_t, len, "Size.", BB_UNIT("bytes")),
-         BB_ENUM_F(role, role, "Which side sent it."),
-         BB_FIELD(uint8_t[3], pad, NULL));
+         BB_ENUM_F(role, role, "Which side sent it."), BB_FIELD(uint8_t[3], pad, NULL));
 
-BB_EVENT(named, "test::net", "Named", NULL,
-         BB_INTERN_F(route, "A static string."),
+BB_EVENT(named, "test::net", "Named", NULL, BB_INTERN_F(route, "A static string."),
          BB_INTERN_DYN_F(agent, "A dynamic string."));
 
 BB_EVENT(tick, "test::misc", "Tick", NULL);
@@ -30,8 +28,7 @@ BB_EVENT(huge, "test::misc", "Huge", NULL, BB_FIELD(uint8_t[5000], blob, NULL));
 BB_SPAN_ENTER_EVENT(req_begin, "test::span", "RequestBegin", NULL,
                     BB_SPAN_ID(uint64_t, span, "The span."),
                     BB_PARENT_SPAN_ID(uint64_t, parent, "The parent span."),
-                    BB_FIELD(uint32_t, code, NULL),
-                    BB_FIELD(uint32_t, pad, NULL));
+                    BB_FIELD(uint32_t, code, NULL), BB_FIELD(uint32_t, pad, NULL));
 BB_SPAN_EXIT_EVENT(req_end, "test::span", "RequestEnd", NULL,
                    BB_SPAN_ID(uint64_t, span, "The span."),
                    BB_PARENT_SPAN_ID(uint64_t, parent, "The parent span."));
@@ -39,9 +36,7 @@ BB_SPAN_EXIT_EVENT(req_end, "test::span", "RequestEnd", NULL,
 #define TEST_VIEWS_SQL "CREATE OR REPLACE VIEW test_basic AS SELECT 1;"
 BB_VIEWS(test_views, TEST_VIEWS_SQL);
 
-static uint64_t user_now(void *ctx) {
-    return ++*(uint64_t *)ctx;
-}
+static uint64_t user_now(void *ctx) { return ++*(uint64_t *)ctx; }
 
 static uint64_t wall_ns(void) {
     struct timespec ts;
@@ -81,10 +76,8 @@ static void test_create(void) {
     /* Under GLIBC_TUNABLES=glibc.pthread.rseq=0 (the _no_rseq variant) the fallback is used. */
     const char *tun = getenv("GLIBC_TUNABLES");
     const char *hint = bb_recorder_cpu_hint_name(rec);
-    if (tun && strstr(tun, "rseq=0"))
-        CHECK(strcmp(hint, "thread") == 0);
-    else
-        CHECK(strcmp(hint, "rseq") == 0 || strcmp(hint, "thread") == 0);
+    if (tun && strstr(tun, "rseq=0")) CHECK(strcmp(hint, "thread") == 0);
+    else CHECK(strcmp(hint, "rseq") == 0 || strcmp(hint, "thread") == 0);
     printf("clock %s, cpu hint %s\n", clk, hint);
     bb_recorder_free(rec);
     bb_recorder_free(rec2);
@@ -155,7 +148,8 @@ static void test_record_values(void) {
 
     rec_dump d;
     rec_dump_take(rec, &d);
-    CHECK(d.inst->has_meta && d.inst->host.len == 9 && memcmp(d.inst->host.ptr, "test-host", 9) == 0);
+    CHECK(d.inst->has_meta && d.inst->host.len == 9 &&
+          memcmp(d.inst->host.ptr, "test-host", 9) == 0);
     CHECK_EQ_U64(d.inst->shard_count, 1);
     CHECK_EQ_U64(d.inst->shards[0].head, 3 * 34 + 2 * 18);
     rec_list l;
@@ -274,9 +268,7 @@ static void test_clocks(void) {
     unsetenv("BACKBEAT_CLOCK");
 }
 
-static uint32_t intern_hello(bb_recorder *rec) {
-    return BB_INTERN(rec, "hello");
-}
+static uint32_t intern_hello(bb_recorder *rec) { return BB_INTERN(rec, "hello"); }
 
 static void test_intern(void) {
     bb_recorder_options o;

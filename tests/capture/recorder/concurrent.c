@@ -14,16 +14,11 @@
 
 #include "rec_util.h"
 
-BB_EVENT(conc_big, "test::conc", "Big", NULL,
-         BB_KEY(uint32_t, writer, NULL),
-         BB_FIELD(uint32_t, salt, NULL),
-         BB_FIELD(uint64_t, seq, NULL),
-         BB_FIELD(uint64_t, value, NULL),
-         BB_FIELD(uint64_t, check, NULL));
-BB_EVENT(conc_small, "test::conc", "Small", NULL,
-         BB_KEY(uint32_t, writer, NULL),
-         BB_FIELD(uint32_t, seq32, NULL),
-         BB_FIELD(uint32_t, check32, NULL));
+BB_EVENT(conc_big, "test::conc", "Big", NULL, BB_KEY(uint32_t, writer, NULL),
+         BB_FIELD(uint32_t, salt, NULL), BB_FIELD(uint64_t, seq, NULL),
+         BB_FIELD(uint64_t, value, NULL), BB_FIELD(uint64_t, check, NULL));
+BB_EVENT(conc_small, "test::conc", "Small", NULL, BB_KEY(uint32_t, writer, NULL),
+         BB_FIELD(uint32_t, seq32, NULL), BB_FIELD(uint32_t, check32, NULL));
 
 #define NW 4
 #if defined(__has_feature)
@@ -124,8 +119,8 @@ static int check_record(const bb_record *r, void *ctx) {
         memcpy(&seq, r->fields + 8, 8);
         memcpy(&value, r->fields + 16, 8);
         memcpy(&check, r->fields + 24, 8);
-        if (seq % 7 == 3 || salt != (uint32_t)(seq * 2654435761u) ||
-            value != mix(seq, salt, w) || check != mix(w ^ ((uint64_t)salt << 32), seq, value)) {
+        if (seq % 7 == 3 || salt != (uint32_t)(seq * 2654435761u) || value != mix(seq, salt, w) ||
+            check != mix(w ^ ((uint64_t)salt << 32), seq, value)) {
             fprintf(stderr, "bad big record: writer %u seq %llu at %llu off %u\n", w,
                     (unsigned long long)seq, (unsigned long long)r->position, r->offset);
             k->bad++;
@@ -155,9 +150,12 @@ static int check_record(const bb_record *r, void *ctx) {
         k->newest[w] = seq;
         k->shard_of[w] = k->shard;
     } else if (seq + 1 != k->prev[w] || k->shard_of[w] != k->shard) {
-        fprintf(stderr, "writer %u: seq %llu after %llu (shard %u, first seen in %u) at %llu (prev at %llu) head %llu\n", w,
-                (unsigned long long)seq, (unsigned long long)k->prev[w], k->shard,
-                k->shard_of[w], (unsigned long long)r->position, (unsigned long long)k->prevpos[w], (unsigned long long)k->head);
+        fprintf(
+            stderr,
+            "writer %u: seq %llu after %llu (shard %u, first seen in %u) at %llu (prev at %llu) head %llu\n",
+            w, (unsigned long long)seq, (unsigned long long)k->prev[w], k->shard, k->shard_of[w],
+            (unsigned long long)r->position, (unsigned long long)k->prevpos[w],
+            (unsigned long long)k->head);
         k->bad++;
     }
     k->prev[w] = seq;
@@ -205,7 +203,7 @@ static uint64_t dump_and_check(const uint64_t *before, bool final) {
 #define NSTR 16384
 static uint32_t ids[4][NSTR];
 
-static bb_recorder *irec;   /* small rings, a big intern table */
+static bb_recorder *irec;  /* small rings, a big intern table */
 static int interners_left; /* atomic */
 
 static void *interner(void *arg) {
@@ -301,7 +299,8 @@ int main(void) {
     }
     for (int t = 0; t < 4; t++) pthread_join(it[t], NULL);
     printf("concurrent: %d dumps taken while 4 threads interned %d strings (%d saw a partial "
-           "table)\n", dumps, NSTR, partial);
+           "table)\n",
+           dumps, NSTR, partial);
     rec_dump d;
     rec_dump_take(irec, &d);
     char buf[32];

@@ -21,10 +21,10 @@ enum { DC_THREADS = 4, DC_RECORDS = 5000, DC_SIGNALS = 20 };
 typedef void (*record_fn)(bb_recorder *, uint64_t, uint64_t);
 
 static bb_recorder *rec;
-static record_fn fn;              /* the plugin's function of this round */
-static pthread_barrier_t loaded;  /* main: plugin loaded; threads: start recording */
-static pthread_barrier_t done;    /* every thread has recorded through the plugin */
-static pthread_barrier_t over;    /* the round is over */
+static record_fn fn;             /* the plugin's function of this round */
+static pthread_barrier_t loaded; /* main: plugin loaded; threads: start recording */
+static pthread_barrier_t done;   /* every thread has recorded through the plugin */
+static pthread_barrier_t over;   /* the round is over */
 static volatile int round_over, rounds_left;
 static volatile sig_atomic_t signals_taken;
 
@@ -97,8 +97,7 @@ static void check_dump(void) {
             if (v[0] < DC_THREADS && v[1] < DC_RECORDS &&
                 v[2] == ((v[0] + 1) * 0x9E3779B97F4A7C15ull ^ v[1]))
                 good++;
-            else
-                bad++;
+            else bad++;
         }
         free(l.items);
     }
@@ -124,8 +123,7 @@ int main(int argc, char **argv) {
     pthread_barrier_init(&over, NULL, DC_THREADS + 1);
     pthread_t t[DC_THREADS];
     rounds_left = 1;
-    for (int i = 0; i < DC_THREADS; i++)
-        pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)i);
+    for (int i = 0; i < DC_THREADS; i++) pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)i);
     /* Bounded in time on a loaded host: after 10 s no new round starts (3 rounds at least). */
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);

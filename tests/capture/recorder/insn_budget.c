@@ -34,17 +34,15 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define IB_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                     \
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
     __has_feature(undefined_behavior_sanitizer)
 #define IB_SANITIZED 1
 #endif
 #endif
 
 BB_ENUM(ib_role, uint8_t, (IB_CLIENT, 0, "client"), (IB_SERVER, 1, "server"));
-BB_EVENT(ib_ev, "test::insn", "PacketSent", NULL,
-         BB_KEY(uint64_t, conn_id, NULL),
-         BB_FIELD(uint32_t, len, NULL),
-         BB_ENUM_F(ib_role, role, NULL),
+BB_EVENT(ib_ev, "test::insn", "PacketSent", NULL, BB_KEY(uint64_t, conn_id, NULL),
+         BB_FIELD(uint32_t, len, NULL), BB_ENUM_F(ib_role, role, NULL),
          BB_FIELD(uint8_t[3], pad, NULL));
 
 enum { IB_REPEAT = 3, IB_MAX_STEPS = 100000 };
@@ -57,8 +55,7 @@ __attribute__((noinline, unused)) static void one_record(bb_recorder *rec, uint6
 }
 
 /* A recorder of `clock` on the commit path `commit`, NULL when this host cannot give it. */
-__attribute__((unused)) static bb_recorder *make(bb_clock_kind clock, bool on,
-                                                 const char *commit) {
+__attribute__((unused)) static bb_recorder *make(bb_clock_kind clock, bool on, const char *commit) {
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = 64; /* the pinned CPU's shard is its own number (no modulo); rseq allowed */
@@ -227,7 +224,9 @@ int main(int argc, char **argv) {
         long budget = budget_of(file, keys[c]) + slack;
         bool skip = !real[c];
         fprintf(stderr, "%-32s %4ld instructions (budget %ld)%s\n", keys[c], best, budget,
-               skip ? ": clock or commit path unavailable here, not checked" : best > budget ? ": OVER" : "");
+                skip            ? ": clock or commit path unavailable here, not checked"
+                : best > budget ? ": OVER"
+                                : "");
         if (!skip && best > budget) fails++;
     }
     ptrace(PTRACE_CONT, pid, NULL, NULL);
@@ -235,7 +234,7 @@ int main(int argc, char **argv) {
     if (fails) fprintf(stderr, "insn_budget: %d case(s) over budget (%s)\n", fails, file);
     if (slack < 0) { /* the tight run: it must have failed */
         fprintf(stderr, "insn_budget: budget lowered by %ld: %s\n", -slack,
-               fails ? "failed, as it must" : "passed: the gate does not bite");
+                fails ? "failed, as it must" : "passed: the gate does not bite");
         return fails ? 0 : 1;
     }
     return fails ? 1 : 0;

@@ -18,15 +18,12 @@
 
 #include "rec_util.h"
 
-BB_EVENT(lap_rec, "test::lap", "Rec", NULL,
-         BB_KEY(uint32_t, writer, NULL),
-         BB_FIELD(uint32_t, salt, NULL),
-         BB_FIELD(uint64_t, seq, NULL),
-         BB_FIELD(uint64_t, check, NULL),
-         BB_FIELD(uint8_t[24], filler, NULL));
+BB_EVENT(lap_rec, "test::lap", "Rec", NULL, BB_KEY(uint32_t, writer, NULL),
+         BB_FIELD(uint32_t, salt, NULL), BB_FIELD(uint64_t, seq, NULL),
+         BB_FIELD(uint64_t, check, NULL), BB_FIELD(uint8_t[24], filler, NULL));
 
 static bb_recorder *rec;
-static int stop; /* atomic */
+static int stop;                  /* atomic */
 static __thread uint64_t t_clock; /* the user clock: this thread's next timestamp */
 
 static uint64_t mix(uint64_t a, uint64_t b) {
@@ -74,10 +71,11 @@ static void verify(bb_recorder *r, uint32_t nthreads) {
                       memcmp(ev.filler, fill, sizeof fill) == 0 &&
                       l.items[i].ts == ts_of(ev.writer, ev.seq);
             if (!ok && bad < 5)
-                fprintf(stderr, "lapped: shard %u pos %llu: wrong record (writer %u seq %llu ts "
-                        "%llx, expected ts %llx)\n", sh, (unsigned long long)l.items[i].position,
-                        ev.writer, (unsigned long long)ev.seq,
-                        (unsigned long long)l.items[i].ts,
+                fprintf(stderr,
+                        "lapped: shard %u pos %llu: wrong record (writer %u seq %llu ts "
+                        "%llx, expected ts %llx)\n",
+                        sh, (unsigned long long)l.items[i].position, ev.writer,
+                        (unsigned long long)ev.seq, (unsigned long long)l.items[i].ts,
                         (unsigned long long)ts_of(ev.writer, ev.seq));
             bad += !ok;
             checked++;

@@ -13,22 +13,22 @@
 
 extern int rec_failures;
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
-            rec_failures++;                                                                    \
-        }                                                                                      \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            rec_failures++;                                                          \
+        }                                                                            \
     } while (0)
 
-#define CHECK_EQ_U64(a, b)                                                                     \
-    do {                                                                                       \
-        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                       \
-        if (a_ != b_) {                                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__,        \
-                    __LINE__, #a, #b, (unsigned long long)a_, (unsigned long long)b_);         \
-            rec_failures++;                                                                    \
-        }                                                                                      \
+#define CHECK_EQ_U64(a, b)                                                                        \
+    do {                                                                                          \
+        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                          \
+        if (a_ != b_) {                                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__, __LINE__, \
+                    #a, #b, (unsigned long long)a_, (unsigned long long)b_);                      \
+            rec_failures++;                                                                       \
+        }                                                                                         \
     } while (0)
 
 /* A dump held in memory and opened with the reader. */

@@ -148,12 +148,11 @@ int main(void) {
         }
         printf("%s%s frames%s: kept %llu of the %llu records in the window (%ld lost)\n",
                file ? "ring file, " : "", whole ? "40-byte" : "34-byte",
-               big ? " after a 4 018-byte one" : "",
-               (unsigned long long)kept, (unsigned long long)window, lost);
+               big ? " after a 4 018-byte one" : "", (unsigned long long)kept,
+               (unsigned long long)window, lost);
         if (big) /* the margin is the Big frame in words (4 024 bytes): 100 or 101 records */
             CHECK(lost >= 4024 / 40 && lost <= 4024 / 40 + 2);
-        else
-            CHECK(lost >= 0 && lost <= (whole ? 1 : 2));
+        else CHECK(lost >= 0 && lost <= (whole ? 1 : 2));
     }
     CHECK(rmdir(dir) == 0); /* the ring files went with their recorders */
     return rec_finish("recorder_rseq_margin");

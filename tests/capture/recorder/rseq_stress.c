@@ -21,23 +21,18 @@
 
 #include "rec_util.h"
 
-BB_EVENT(rs_small, "test::rseq", "Small", NULL,
-         BB_KEY(uint32_t, writer, NULL),
-         BB_FIELD(uint32_t, salt, NULL),
-         BB_FIELD(uint64_t, seq, NULL),
+BB_EVENT(rs_small, "test::rseq", "Small", NULL, BB_KEY(uint32_t, writer, NULL),
+         BB_FIELD(uint32_t, salt, NULL), BB_FIELD(uint64_t, seq, NULL),
          BB_FIELD(uint64_t, check, NULL));
 /* 248 field bytes: a 266-byte frame, above the inline stage (BB__RSEQ_STAGE). */
-BB_EVENT(rs_big, "test::rseq", "Big", NULL,
-         BB_KEY(uint32_t, writer, NULL),
-         BB_FIELD(uint32_t, salt, NULL),
-         BB_FIELD(uint64_t, seq, NULL),
-         BB_FIELD(uint64_t, check, NULL),
-         BB_FIELD(uint8_t[224], filler, NULL));
+BB_EVENT(rs_big, "test::rseq", "Big", NULL, BB_KEY(uint32_t, writer, NULL),
+         BB_FIELD(uint32_t, salt, NULL), BB_FIELD(uint64_t, seq, NULL),
+         BB_FIELD(uint64_t, check, NULL), BB_FIELD(uint8_t[224], filler, NULL));
 
 enum { KIND_SMALL = 0, KIND_BIG = 1, KIND_SIG = 2 };
 
 static bb_recorder *rec;
-static int stop; /* atomic */
+static int stop;                /* atomic */
 static uint64_t bytes_recorded; /* atomic: frame bytes of every record made */
 static __thread uint64_t t_clock;
 static __thread uint32_t t_writer;
@@ -69,8 +64,8 @@ static void record(uint32_t w, uint32_t kind, uint64_t s) {
         BB_RECORD_PTR(rec, rs_big, &ev);
         t_bytes += BB_RECORD_SIZE(rs_big) + 18;
     } else {
-        rs_small ev = {.writer = w, .salt = (uint32_t)mix(w, s) ^ kind, .seq = s,
-                       .check = mix(s, w) ^ kind};
+        rs_small ev = {
+            .writer = w, .salt = (uint32_t)mix(w, s) ^ kind, .seq = s, .check = mix(s, w) ^ kind};
         BB_RECORD_PTR(rec, rs_small, &ev);
         t_bytes += BB_RECORD_SIZE(rs_small) + 18;
     }
@@ -93,8 +88,7 @@ static void *writer(void *arg) {
         if ((s & 63) == 0) { /* migrate: to one CPU, then back to all */
             cpu_set_t set;
             CPU_ZERO(&set);
-            if ((s & 64) == 0)
-                CPU_SET((int)(mix(s, w) % (uint64_t)ncpu), &set);
+            if ((s & 64) == 0) CPU_SET((int)(mix(s, w) % (uint64_t)ncpu), &set);
             else
                 for (long c = 0; c < ncpu; c++) CPU_SET((int)c, &set);
             sched_setaffinity(0, sizeof set, &set);
@@ -209,10 +203,11 @@ int main(int argc, char **argv) {
     uint64_t heads = verify(nthreads);
     dumps++;
     uint64_t made = __atomic_load_n(&bytes_recorded, __ATOMIC_RELAXED);
-    fprintf(stderr, "rseq_stress: %d dumps, %llu signals, %llu records checked, %llu wrong; "
-            "%llu bytes recorded, heads cover %llu\n", dumps, (unsigned long long)signals,
-            (unsigned long long)checked, (unsigned long long)bad, (unsigned long long)made,
-            (unsigned long long)heads);
+    fprintf(stderr,
+            "rseq_stress: %d dumps, %llu signals, %llu records checked, %llu wrong; "
+            "%llu bytes recorded, heads cover %llu\n",
+            dumps, (unsigned long long)signals, (unsigned long long)checked,
+            (unsigned long long)bad, (unsigned long long)made, (unsigned long long)heads);
     CHECK(bad == 0);
     CHECK(checked > 0);
     CHECK(heads >= made); /* a lost reservation would leave the heads short */

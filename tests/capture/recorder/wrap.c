@@ -16,7 +16,7 @@ BB_EVENT(w90, "test::wrap", "W90", NULL, BB_FIELD(uint8_t[4], seq, NULL),
          BB_FIELD(uint8_t[86], blob, NULL));
 
 typedef struct written {
-    uint64_t pos;  /* absolute start */
+    uint64_t pos; /* absolute start */
     uint64_t ts;
     uint32_t seq;
     uint16_t size; /* field bytes */
@@ -138,8 +138,8 @@ int main(void) {
         rec_dump_release(&d);
         batches++;
     }
-    CHECK(head > 100 * cap);  /* wrapped many times */
-    CHECK(straddles >= 100);  /* the straddling record was recovered over and over */
+    CHECK(head > 100 * cap); /* wrapped many times */
+    CHECK(straddles >= 100); /* the straddling record was recovered over and over */
     printf("wrap: %d batches, %llu laps, %d straddling records verified\n", batches,
            (unsigned long long)(head / cap), straddles);
     free(w);

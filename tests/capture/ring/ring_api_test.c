@@ -30,14 +30,16 @@ static void errors(void) {
     bb_recorder *rec = (bb_recorder *)&o; /* must be reset to NULL */
     bb_error err;
     CHECK(bb_recorder_create_ring(&o, NULL, false, &rec, &err) == BB_ERR_INVALID && !rec, "no dir");
-    CHECK(bb_recorder_create_ring(&o, "/nonexistent/ring-dir", false, &rec, &err) == BB_ERR_IO && !rec,
+    CHECK(bb_recorder_create_ring(&o, "/nonexistent/ring-dir", false, &rec, &err) == BB_ERR_IO &&
+              !rec,
           "missing dir");
     CHECK(strstr(err.message, "/nonexistent/ring-dir/backbeat.") && strstr(err.message, ".ring"),
           "message names the file: %s", err.message);
     o.shards = 5000;
     CHECK(bb_recorder_create_ring(&o, "/tmp", false, &rec, &err) == BB_ERR_INVALID && !rec,
           "invalid options");
-    CHECK(bb_recorder_create_ring(&o, "/tmp", false, &rec, NULL) == BB_ERR_INVALID, "err may be NULL");
+    CHECK(bb_recorder_create_ring(&o, "/tmp", false, &rec, NULL) == BB_ERR_INVALID,
+          "err may be NULL");
     bb_recorder *anon = bb_recorder_new(1, 4096);
     CHECK(anon && bb_recorder_ring_path(anon) == NULL, "anonymous recorder has no ring file");
     bb_recorder_free(anon);

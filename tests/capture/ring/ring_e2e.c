@@ -34,9 +34,9 @@ typedef struct seqs {
 /* What a walk of a recovered dump found. */
 typedef struct found {
     seqs th[MAX_THREADS];
-    size_t bad;        /* records whose bytes are not what was written */
-    size_t plugin;     /* ring_plugin::Late records, all checked */
-    size_t dyn;        /* ring_churn::Dyn<v> records whose v matches their name */
+    size_t bad;              /* records whose bytes are not what was written */
+    size_t plugin;           /* ring_plugin::Late records, all checked */
+    size_t dyn;              /* ring_churn::Dyn<v> records whose v matches their name */
     uint64_t plugin_seen[4]; /* bitmap of n < 256 */
     const bb_rinstance *inst;
 } found;
@@ -85,10 +85,8 @@ static void check_dyn(found *f, const bb_record *r) {
     memcpy(&v, r->fields, 8);
     char want[48];
     snprintf(want, sizeof want, "ring_churn::Dyn%llu", (unsigned long long)v);
-    if (named(r->schema, want))
-        f->dyn++;
-    else
-        f->bad++;
+    if (named(r->schema, want)) f->dyn++;
+    else f->bad++;
 }
 
 static int on_record(const bb_record *r, void *ctx) {
@@ -107,10 +105,8 @@ static int on_record(const bb_record *r, void *ctx) {
     memcpy(&t, r->fields, 4);
     memcpy(&seq, r->fields + 8, 8);
     memcpy(&check, r->fields + 16, 8);
-    if (t >= MAX_THREADS || check != ring_check(t, seq))
-        f->bad++;
-    else
-        push(&f->th[t], seq);
+    if (t >= MAX_THREADS || check != ring_check(t, seq)) f->bad++;
+    else push(&f->th[t], seq);
     return 0;
 }
 
@@ -263,7 +259,8 @@ static void check_threads(found *f, int threads, const uint64_t *last, bool cut,
             CHECK(s->n > 0 && s->v[s->n - 1] >= last[t], "thread %d: newest %llu, reported %llu", t,
                   s->n ? (unsigned long long)s->v[s->n - 1] : 0ull, (unsigned long long)last[t]);
         for (size_t i = 1; i < s->n; i++)
-            CHECK(s->v[i] != s->v[i - 1], "thread %d: seq %llu twice", t, (unsigned long long)s->v[i]);
+            CHECK(s->v[i] != s->v[i - 1], "thread %d: seq %llu twice", t,
+                  (unsigned long long)s->v[i]);
         if (s->n)
             CHECK(s->v[s->n - 1] - s->v[0] + 1 == s->n, "thread %d: gaps in %llu..%llu (%zu)", t,
                   (unsigned long long)s->v[0], (unsigned long long)s->v[s->n - 1], s->n);
@@ -534,10 +531,15 @@ static void recover_two(const char *first) {
 static void crash(void) {
     char path_env[400];
     snprintf(path_env, sizeof path_env, "BACKBEAT_PATH=%s/crash.bb", g_dir);
-    char *env[] = {base_env("2"), env_shards, "BACKBEAT_ENABLE=1", "BACKBEAT_DUMP_ON_CRASH=1",
+    char *env[] = {base_env("2"),
+                   env_shards,
+                   "BACKBEAT_ENABLE=1",
+                   "BACKBEAT_DUMP_ON_CRASH=1",
                    path_env,
                    "ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=0",
-                   "UBSAN_OPTIONS=handle_segv=0", "TSAN_OPTIONS=handle_segv=0", NULL};
+                   "UBSAN_OPTIONS=handle_segv=0",
+                   "TSAN_OPTIONS=handle_segv=0",
+                   NULL};
     char *args[] = {"crash", NULL};
     ring_child c;
     if (!ring_spawn(&c, BB_RING_CHILD, args, env, NULL)) {
@@ -601,8 +603,12 @@ static void fallback_size(void) {
     char err[512], env_dir2[300];
     snprintf(err, sizeof err, "%s/stderr.txt", g_dir);
     snprintf(env_dir2, sizeof env_dir2, "BACKBEAT_RING_DIR=%s", g_dir);
-    char *env[] = {env_dir2, "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", "BACKBEAT_BYTES=16M",
-                   "BACKBEAT_RING_KEEP=1", NULL};
+    char *env[] = {env_dir2,
+                   "BACKBEAT_ENABLE=1",
+                   "BACKBEAT_SHARDS=1",
+                   "BACKBEAT_BYTES=16M",
+                   "BACKBEAT_RING_KEEP=1",
+                   NULL};
     char *args[] = {"exit", NULL};
     ring_child_stderr = err;
     ring_child_fsize = 8 << 20;
@@ -642,7 +648,8 @@ static void fallback(void) {
     char err[512], env_dir2[300];
     snprintf(err, sizeof err, "%s/stderr.txt", g_dir);
     snprintf(env_dir2, sizeof env_dir2, "BACKBEAT_RING_DIR=%s", g_dir);
-    char *missing[] = {"BACKBEAT_RING_DIR=/nonexistent/backbeat-ring-dir", "BACKBEAT_ENABLE=1", NULL};
+    char *missing[] = {"BACKBEAT_RING_DIR=/nonexistent/backbeat-ring-dir", "BACKBEAT_ENABLE=1",
+                       NULL};
     char *small[] = {env_dir2, "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=1", NULL};
     char *args[] = {"exit", NULL};
     for (int k = 0; k < 2; k++) {
@@ -680,8 +687,10 @@ static int scan_count(const char *suffix) {
 /* Remove the ring files of other processes than `pid` (the sleeper's, still in use by it). */
 static void remove_others(pid_t pid) {
     char cmd[500];
-    snprintf(cmd, sizeof cmd, "cd '%s' && for f in backbeat.*.ring; do case $f in "
-             "backbeat.%ld.*) ;; *) rm -f \"$f\";; esac; done", g_dir, (long)pid);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for f in backbeat.*.ring; do case $f in "
+             "backbeat.%ld.*) ;; *) rm -f \"$f\";; esac; done",
+             g_dir, (long)pid);
     CHECK(system(cmd) == 0, "%s", cmd);
 }
 
@@ -748,7 +757,8 @@ static void cli_errors(void) {
         ring_child_stderr = err;
         int st = ring_cli(BB_CLI, cases[k].args, NULL);
         ring_child_stderr = NULL;
-        CHECK(st == cases[k].status && file_says(err, cases[k].says, NULL), "case %zu: exit %d", k, st);
+        CHECK(st == cases[k].status && file_says(err, cases[k].says, NULL), "case %zu: exit %d", k,
+              st);
         CHECK(access(out, F_OK) != 0, "case %zu wrote an output", k);
     }
     CHECK(file_says(err, "--scan", NULL), "last message");
@@ -757,7 +767,8 @@ static void cli_errors(void) {
     snprintf(listing, sizeof listing, "%s/scan.txt", g_dir);
     CHECK(rename(notring, fake) == 0, "rename");
     char *scan[] = {"recover", "--scan", g_dir, NULL};
-    CHECK(ring_cli(BB_CLI, scan, listing) == 0 && file_says(listing, fake, "invalid: not a ring file"),
+    CHECK(ring_cli(BB_CLI, scan, listing) == 0 &&
+              file_says(listing, fake, "invalid: not a ring file"),
           "--scan reports a damaged file");
     char *rec[] = {"recover", fake, "-o", out, NULL};
     ring_child_stderr = err;

@@ -83,8 +83,7 @@ bool ring_kill(ring_child *c) {
 
 int ring_wait(ring_child *c) {
     int st = 0;
-    while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR) {}
     return st;
 }
 
@@ -107,8 +106,7 @@ int ring_cli(const char *cli, char *const *args, const char *out_path) {
         _exit(124);
     }
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 

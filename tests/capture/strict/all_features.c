@@ -9,21 +9,15 @@
 
 BB_ENUM(sf_state, uint8_t, (SF_IDLE, 0, "idle"), (SF_BUSY, 1, "busy"));
 
-BB_EVENT(sf_all, "strict", "All", "Every field kind.",
-         BB_KEY(uint64_t, conn, "The connection."),
+BB_EVENT(sf_all, "strict", "All", "Every field kind.", BB_KEY(uint64_t, conn, "The connection."),
          BB_FIELD(int64_t, delta, "A signed value.", BB_UNIT("ns")),
          BB_FIELD(uint32_t, len, NULL, BB_UNIT("bytes"), BB_SENTINEL(0xFFFFFFFFu)),
-         BB_INTERN_F(op, "A static string."),
-         BB_INTERN_DYN_F(key, "A dynamic string."),
-         BB_FIELD(int16_t, small, ""),
-         BB_ENUM_F(sf_state, state, "The state."),
-         BB_FIELD(bool, ok, NULL),
-         BB_FIELD(uint8_t[4], digest, "Opaque bytes."),
+         BB_INTERN_F(op, "A static string."), BB_INTERN_DYN_F(key, "A dynamic string."),
+         BB_FIELD(int16_t, small, ""), BB_ENUM_F(sf_state, state, "The state."),
+         BB_FIELD(bool, ok, NULL), BB_FIELD(uint8_t[4], digest, "Opaque bytes."),
          BB_FIELD(uint8_t[4], _pad, NULL));
-BB_SPAN_ENTER_EVENT(sf_enter, "strict", "Enter", NULL,
-                    BB_SPAN_ID(uint64_t, span, NULL),
-                    BB_PARENT_SPAN_ID(uint64_t, parent, NULL),
-                    BB_FIELD(uint64_t, arg, NULL));
+BB_SPAN_ENTER_EVENT(sf_enter, "strict", "Enter", NULL, BB_SPAN_ID(uint64_t, span, NULL),
+                    BB_PARENT_SPAN_ID(uint64_t, parent, NULL), BB_FIELD(uint64_t, arg, NULL));
 BB_SPAN_EXIT_EVENT(sf_exit, "strict", "Exit", NULL, BB_SPAN_ID(uint64_t, span, NULL));
 BB_EVENT(sf_tick, "strict", "Tick", NULL);
 BB_VIEWS(sf_views, "CREATE VIEW sf AS SELECT 1;");

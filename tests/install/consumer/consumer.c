@@ -8,8 +8,8 @@
 #include <backbeat/backbeat.h>
 
 BB_EVENT(job_done, "consumer::jobs", "JobDone", "A job finished.",
-         BB_KEY  (uint64_t, job_id,  "The job."),
-         BB_FIELD(uint32_t, items,   "Items processed.", BB_UNIT("items")),
+         BB_KEY(uint64_t, job_id, "The job."),
+         BB_FIELD(uint32_t, items, "Items processed.", BB_UNIT("items")),
          BB_FIELD(uint32_t, retries, "Attempts before success."));
 
 int main(int argc, char **argv) {
