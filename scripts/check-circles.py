@@ -22,9 +22,11 @@
 #   prefixes (only with --prefixes or --only prefixes): every global a room's objects define
 #            starts with the room's prefix(es) from the table's "prefix" cell, or is a public
 #            `bb_` name that a header under include/ declares.
+#   files (only with --files or --only files): every .c/.h under src/ has its bullet under its
+#            room in the document's "Rooms, file by file" section, and every bullet its file.
 # Usage: check-circles.py --build BUILD_DIR [--src SRC_DIR] [--include DIR] [--arch DOC]
-#                         [--allow FILE] [--max-lines N] [--prefixes]
-#                         [--only circles|includes|length|prefixes] [--top N]
+#                         [--allow FILE] [--max-lines N] [--prefixes] [--files]
+#                         [--only circles|includes|length|prefixes|files] [--top N]
 # The allow file lists what another change is removing, one a line: "a.c <-> b.c" (a file
 # circle), "header: a.h <-> b.h", "upward: src/a/f.c -> b/g.h", "private: src/a/f.c -> b/g_priv.h",
 # "prefix: symbol"; each one no longer found is reported (delete its line).
@@ -345,6 +347,68 @@ def check_rooms_match(rooms, doc, src, incdir):
                     % (rooms[r]["line"], r))
     if PUBLIC_ROOM in folders:
         table_error(doc, "src/%s/ clashes with the public headers' room name" % PUBLIC_ROOM)
+
+
+# ---- the file list ---------------------------------------------------------------------------
+
+FILES_HEADING = "## Rooms, file by file"
+FILE_BULLET_RE = re.compile(r"^\s*[-*]\s+((?:`[^`/]+\.[ch]`(?:\s*,\s*|\s+and\s+)?)+)\s*:")
+ROOM_HEADING_RE = re.compile(r"^###\s+`?([A-Za-z0-9_.-]+)/?`?\s*$")
+
+
+def parse_file_list(doc):
+    """{room: {file name: line}} from the bullets "- `a.c`, `a.h`: role" under each
+    "### `room/`" of the section FILES_HEADING; no section is a setup error (exit 2)."""
+    try:
+        with open(doc, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        fail_setup("cannot read the architecture document: %s" % e)
+    start = next((i for i, l in enumerate(lines) if l.strip() == FILES_HEADING), None)
+    if start is None:
+        fail_setup("%s: no \"%s\" section (every source file's role, which the check reads)"
+                   % (doc, FILES_HEADING))
+    listed, room = {}, None
+    for n in range(start + 1, len(lines)):
+        line = lines[n]
+        if line.startswith("## "):
+            break
+        m = ROOM_HEADING_RE.match(line)
+        if m:
+            room = m.group(1)
+            listed.setdefault(room, {})
+            continue
+        b = FILE_BULLET_RE.match(line)
+        if b and room:
+            for name in re.findall(r"`([^`]+)`", b.group(1)):
+                listed[room][name] = n + 1
+    return listed
+
+
+def check_files(doc, src):
+    """Every .c/.h under src/ is listed under its room in the document, and every listed file
+    exists: the file list cannot drift from the tree."""
+    listed = parse_file_list(doc)
+    bad = 0
+    for room in sorted(os.listdir(src)):
+        folder = os.path.join(src, room)
+        if not os.path.isdir(folder):
+            continue
+        present = {f for f in os.listdir(folder) if f.endswith((".c", ".h"))}
+        names = listed.get(room, {})
+        for f in sorted(present - set(names)):
+            print("unlisted: src/%s/%s has no line in %s \"%s\" (### `%s/`)"
+                  % (room, f, os.path.basename(doc), FILES_HEADING[3:], room))
+            bad += 1
+        for f in sorted(set(names) - present):
+            print("stale: %s line %d lists %s/%s, which does not exist"
+                  % (os.path.basename(doc), names[f], room, f))
+            bad += 1
+    for room in sorted(set(listed) - set(os.listdir(src))):
+        print("stale: %s lists a room %s/ with no folder under src/" % (os.path.basename(doc), room))
+        bad += 1
+    return bad
+
 
 
 # ---- includes --------------------------------------------------------------------------------
@@ -691,9 +755,11 @@ def main():
                     "'header: a.h <-> b.h', 'upward: src/a/f.c -> b/g.h', 'private: ...', "
                     "'prefix: symbol'")
     ap.add_argument("--max-lines", type=int, default=100)
-    ap.add_argument("--only", choices=("circles", "includes", "length", "prefixes"))
+    ap.add_argument("--only", choices=("circles", "includes", "length", "prefixes", "files"))
     ap.add_argument("--prefixes", action="store_true",
                     help="also check the room prefixes of the objects' global symbols")
+    ap.add_argument("--files", action="store_true",
+                    help="also check that the document lists every source file under its room")
     ap.add_argument("--top", type=int, default=1, help="list the N longest functions")
     a = ap.parse_args()
     src = os.path.realpath(a.src)
@@ -702,7 +768,7 @@ def main():
     incdir = os.path.realpath(a.include or os.path.join(os.path.dirname(src), "include"))
     doc = a.arch or os.path.join(os.path.dirname(src), "docs", "ARCHITECTURE.md")
     want = {a.only} if a.only else {"circles", "includes", "length"} | (
-        {"prefixes"} if a.prefixes else set())
+        {"prefixes"} if a.prefixes else set()) | ({"files"} if a.files else set())
     allow = load_allow(a.allow)
     rooms = None
     if want & {"includes", "prefixes"}:
@@ -728,6 +794,10 @@ def main():
         n = check_prefixes(defined, src, incdir, rooms, allow, a.allow)
         bad += n
         summary.append("%d prefix violations" % n)
+    if "files" in want:
+        n = check_files(doc, src)
+        bad += n
+        summary.append("%d files unlisted or stale" % n)
     if "length" in want:
         n, longest = check_length(src, a.max_lines, a.top)
         bad += n

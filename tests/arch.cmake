@@ -3,14 +3,15 @@
 # src/ over 100 lines: scripts/check-circles.py. Since issue 36 also no header circle and no
 # include against docs/ARCHITECTURE.md's "Rooms and arrows" table (upward, or another room's
 # private header); the table is the only copy. `--prefixes`: every global symbol a room defines
-# carries the room's prefix from that table. arch_circles_selftest runs the script on small
+# carries the room's prefix from that table; `--files`: every source file has its line in the
+# document's "Rooms, file by file". arch_circles_selftest runs the script on small
 # trees it must pass or fail, so the check itself can fail.
 # SPDX-License-Identifier: MIT
 find_program(BB_PYTHON3 python3)
 if(BB_PYTHON3)
   add_test(NAME arch_circles COMMAND ${BB_PYTHON3} ${CMAKE_SOURCE_DIR}/scripts/check-circles.py
            --build ${CMAKE_BINARY_DIR} --src ${CMAKE_SOURCE_DIR}/src
-           --allow ${CMAKE_SOURCE_DIR}/scripts/check-circles.allow --prefixes --top 5)
+           --allow ${CMAKE_SOURCE_DIR}/scripts/check-circles.allow --prefixes --files --top 5)
   add_test(NAME arch_circles_selftest COMMAND ${BB_PYTHON3}
            ${CMAKE_CURRENT_SOURCE_DIR}/arch/check_circles_test.py
            ${CMAKE_SOURCE_DIR}/scripts/check-circles.py)

@@ -261,5 +261,29 @@ rc, out = run(pre, "--only", "prefixes", "--allow", "ALLOW",
               allow="prefix: unprefixed\nprefix: bb_hidden\n")
 check(rc == 0 and "0 prefix violations" in out, "--only prefixes with an allow file:\n" + out)
 
+# ---- the file list ---------------------------------------------------------------------------
+
+def listing(files, drop=()):
+    """The "Rooms, file by file" section listing `files` (less `drop`)."""
+    out = ["## Rooms, file by file", ""]
+    for room in ("lo", "sub", "hi"):
+        out += ["### `%s/`" % room]
+        names = sorted(n.split("/", 1)[1] for n in files if n.startswith(room + "/"))
+        out += ["- `%s`: its role." % n for n in names if room + "/" + n not in drop]
+        out += [""]
+    return "\n".join(out + [""])
+
+
+rc, out = run(clean, "--only", "files", arch=doc() + listing(clean))
+check(rc == 0 and "0 files unlisted or stale" in out, "a full file list passes:\n" + out)
+rc, out = run(clean, "--only", "files", arch=doc() + listing(clean, drop=("lo/lo.c",)))
+check(rc == 1 and "unlisted: src/lo/lo.c" in out, "a file missing from the list fails:\n" + out)
+stale = listing(clean).replace("### `hi/`", "### `hi/`\n- `gone.c`, `gone.h`: was here.")
+rc, out = run(clean, "--only", "files", arch=doc() + stale)
+check(rc == 1 and "lists hi/gone.c, which does not exist" in out and "hi/gone.h" in out,
+      "a line naming no file fails:\n" + out)
+rc, out = run(clean, "--only", "files")
+check(rc == 2 and "Rooms, file by file" in out, "a document with no file list exits 2:\n" + out)
+
 print("check_circles_test: %s" % ("ok" if not failures else "%d failure(s)" % failures))
 sys.exit(1 if failures else 0)
