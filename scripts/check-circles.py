@@ -23,7 +23,8 @@
 #            starts with the room's prefix(es) from the table's "prefix" cell, or is a public
 #            `bb_` name that a header under include/ declares.
 #   files (only with --files or --only files): every .c/.h under src/ has its bullet under its
-#            room in the document's "Rooms, file by file" section, and every bullet its file.
+#            room in the document's "Rooms, file by file" section, and every bullet its file;
+#            no two rooms hold files of one name (a.c in one, a.c or a.h in another).
 # Usage: check-circles.py --build BUILD_DIR [--src SRC_DIR] [--include DIR] [--arch DOC]
 #                         [--allow FILE] [--max-lines N] [--prefixes] [--files]
 #                         [--only circles|includes|length|prefixes|files] [--top N]
@@ -403,6 +404,17 @@ def check_files(doc, src):
         for f in sorted(set(names) - present):
             print("stale: %s line %d lists %s/%s, which does not exist"
                   % (os.path.basename(doc), names[f], room, f))
+            bad += 1
+    rooms_of = {}
+    for room in sorted(os.listdir(src)):
+        if os.path.isdir(os.path.join(src, room)):
+            for f in os.listdir(os.path.join(src, room)):
+                if f.endswith((".c", ".h")):
+                    rooms_of.setdefault(f[:-2], set()).add(room)
+    for stem, where in sorted(rooms_of.items()):
+        if len(where) > 1:
+            print("name: %s.c/.h in %s (one name, one file: rename all but one)"
+                  % (stem, ", ".join(sorted(r + "/" for r in where))))
             bad += 1
     for room in sorted(set(listed) - set(os.listdir(src))):
         print("stale: %s lists a room %s/ with no folder under src/" % (os.path.basename(doc), room))

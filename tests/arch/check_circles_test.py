@@ -285,5 +285,9 @@ check(rc == 1 and "lists hi/gone.c, which does not exist" in out and "hi/gone.h"
 rc, out = run(clean, "--only", "files")
 check(rc == 2 and "Rooms, file by file" in out, "a document with no file list exits 2:\n" + out)
 
+twins = dict(clean, **{"hi/lo.c": '#include "lo/h.h"\nint hi_twin(int x) { return x; }\n'})
+rc, out = run(twins, "--only", "files", arch=doc() + listing(twins))
+check(rc == 1 and "name: lo.c/.h in hi/, lo/" in out, "two files of one name fail:\n" + out)
+
 print("check_circles_test: %s" % ("ok" if not failures else "%d failure(s)" % failures))
 sys.exit(1 if failures else 0)
