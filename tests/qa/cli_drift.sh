@@ -38,5 +38,21 @@ for cmd in $cmds; do
     [[ " $listed " == *" $cmd:$o "* ]] || fail "backbeat $cmd --help shows $o, not in tests/qa/cli_options.txt"
   done
 done
+# The commands the docs show: every `backbeat SUB ...` line of a ```sh block in the README and
+# the user guide names a subcommand and only options its --help shows (so a renamed or removed
+# option cannot live on in an example).
+ncmd=0
+while IFS=$'\t' read -r where line; do
+  ncmd=$((ncmd + 1))
+  sub="$(sed -E 's/^([A-Z_]+=[^ ]* +)*backbeat +([a-z]+).*/\2/' <<<"$line")"
+  [[ " $(echo $cmds) " == *" $sub "* ]] || { fail "$where: '$line': no subcommand '$sub'"; continue; }
+  args="$(sed -E 's/#.*//; s/\|.*//' <<<"$line")"
+  for o in $(grep -oE -- '(^| )--?[a-zA-Z][a-z-]*' <<<"$args" | tr -d ' ' | sort -u); do
+    has "help-$sub.txt" "$o" || fail "$where: '$line': backbeat $sub --help shows no $o"
+  done
+done < <(for f in "$SRC/README.md" "$SRC"/docs/guide/*.md; do
+  awk -v f="${f#"$SRC"/}" '/^```sh/ {p = 1; next} /^```/ {p = 0} p && /^([A-Z_]+=[^ ]+ +)*backbeat [a-z]/ {print f ":" NR "\t" $0}' "$f"
+done)
+[ "$ncmd" -gt 0 ] || fail "no backbeat command found in the README's and the guide's sh blocks"
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok: $(echo "$listed" | wc -w) option names in --help, the manual page, the guide's reference and skill"
+echo "ok: $(echo "$listed" | wc -w) option names in --help, the manual page, the guide's reference and skill; $ncmd commands of the docs' examples"
