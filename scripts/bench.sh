@@ -45,6 +45,26 @@ if want cli; then
   rm -f "$dump"
 fi
 
+# ---------------------------------------------------------------- ctf: beside trace and Parquet
+# The CTF writer (src/ctf) against the trace and Parquet writers on one thread, same dump
+# (cli_gen bench: 4 shards, notes with an interned tag, span pairs): ratios side by side, no
+# threshold (issue 42 asks >= 5 M records/s on one thread).
+if want ctf; then
+  echo "== ctf: backbeat convert -f ctf vs trace vs parquet, --threads 1 ($N records, 4 shards)"
+  dump="$WORK/ctf_bench.bb"
+  "$B/tests/cli_gen" bench "$dump" "$N"
+  measure "convert -> ctf (DIR)" "$N" "$B/backbeat" convert "$dump" --threads 1 -f ctf \
+    -o "$WORK/ctf_bench.ctf"
+  echo "  ctf output: $(( $(du -sk "$WORK/ctf_bench.ctf" | cut -f1) / 1024 )) MiB"
+  rm -rf "$WORK/ctf_bench.ctf"
+  measure "convert -> trace (.json)" "$N" "$B/backbeat" convert "$dump" --threads 1 \
+    -o "$WORK/ctf_bench.json"
+  rm -f "$WORK/ctf_bench.json"
+  measure "convert -> parquet" "$N" "$B/backbeat" convert "$dump" --threads 1 \
+    -o "$WORK/ctf_bench.parquet"
+  rm -f "$WORK/ctf_bench.parquet" "$WORK/ctf_bench.parquet.views.sql" "$dump"
+fi
+
 # ---------------------------------------------------------------- parquet: convert vs DuckDB
 # `backbeat convert` to Parquet of a generated dump (tests/table/pq_gendump) against DuckDB
 # writing the same table to zstd Parquet with one thread (COPY of the table loaded beforehand).

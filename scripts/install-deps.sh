@@ -33,7 +33,7 @@ done
 
 pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(clang clang-format libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian shellcheck
+  pkgs+=(babeltrace2 clang clang-format libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian shellcheck
          curl wget)
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)

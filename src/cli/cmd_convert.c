@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -33,9 +34,10 @@ static const char convert_help[] =
     "(overlapping successive dumps of one process) removed.\n"
     "\n"
     "output:\n"
-    "  -o, --output OUT           output file; '-' for stdout (then --format is required)\n"
-    "  -f, --format FMT           parquet | trace (default: from OUT's extension,\n"
-    "                             .parquet -> parquet, .json -> trace)\n"
+    "  -o, --output OUT           output file; '-' for stdout (then --format is required);\n"
+    "                             a directory for ctf\n"
+    "  -f, --format FMT           parquet | trace | ctf (default: from OUT: .parquet ->\n"
+    "                             parquet, .json -> trace, DIR/ or a directory -> ctf)\n"
     "      --host NAME            override the host label of every instance\n"
     "      --compression C        Parquet page codec: zstd (default), snappy, gzip, none\n"
     "      --compression-level N  zstd level for Parquet (default 3; gzip: 1..9)\n"
@@ -58,6 +60,8 @@ static const char convert_help[] =
     "pair can move together). Load it in DuckDB, DIR being the directory that holds them:\n"
     "  duckdb -cmd \"SET file_search_path = 'DIR'\" -cmd \".read DIR/OUT.views.sql\"\n"
     "A trace (.json) opens in https://ui.perfetto.dev and chrome://tracing.\n"
+    "A CTF 1.8 trace (a directory: metadata + one stream file per instance and shard) opens\n"
+    "in babeltrace2 and Trace Compass (docs/guide/read.md).\n"
     "\n"
     "dataset (instead of -o):\n"
     "      --dataset DIR          append to the Hive-partitioned Parquet dataset DIR:\n"
@@ -74,7 +78,7 @@ static const char convert_help[] =
     "\n"
     "  -h, --help                 show this help\n";
 
-enum fmt { FMT_NONE, FMT_PARQUET, FMT_TRACE };
+enum fmt { FMT_NONE, FMT_PARQUET, FMT_TRACE, FMT_CTF };
 
 typedef struct filt {
     bool since_set, until_set;
@@ -96,6 +100,12 @@ static bool filt_keep(const bb_mrecord *r, void *ctx) {
         if (i == f->ninst) return false;
     }
     return true;
+}
+
+/* An existing directory (through symlinks): `-o DIR` of a CTF trace. */
+static bool cli_is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool ends_with(const char *s, const char *suf) {
@@ -129,8 +139,10 @@ typedef struct conv {
 static int conv_format(conv *c, const char *arg) {
     if (!strcmp(arg, "parquet")) c->fmt = FMT_PARQUET;
     else if (!strcmp(arg, "trace") || !strcmp(arg, "json")) c->fmt = FMT_TRACE;
+    else if (!strcmp(arg, "ctf")) c->fmt = FMT_CTF;
     else
-        return cli_usage_error("convert", "unknown output format '%s' (use parquet or trace)", arg);
+        return cli_usage_error("convert", "unknown output format '%s' (use parquet, trace or ctf)",
+                               arg);
     return CONV_GO;
 }
 
@@ -240,7 +252,8 @@ static int conv_operands(conv *c, int argc, char **argv) {
         if (!c->dataset[0] || !strcmp(c->dataset, "-"))
             return cli_usage_error("convert", "--dataset needs a directory, got '%s'", c->dataset);
         if (c->out) return cli_usage_error("convert", "give -o OUT or --dataset DIR, not both");
-        if (c->fmt == FMT_TRACE) return cli_usage_error("convert", "a dataset is Parquet only");
+        if (c->fmt == FMT_TRACE || c->fmt == FMT_CTF)
+            return cli_usage_error("convert", "a dataset is Parquet only");
         c->fmt = FMT_PARQUET;
         return CONV_GO;
     }
@@ -251,13 +264,14 @@ static int conv_operands(conv *c, int argc, char **argv) {
             return cli_usage_error("convert", "--format is required with -o -");
         if (ends_with(c->out, ".parquet")) c->fmt = FMT_PARQUET;
         else if (ends_with(c->out, ".json")) c->fmt = FMT_TRACE;
+        else if (ends_with(c->out, "/") || cli_is_dir(c->out)) c->fmt = FMT_CTF;
         else
             return cli_usage_error("convert",
-                                   "unknown output format for %s (use .parquet or "
-                                   ".json, or --format)",
+                                   "unknown output format for %s (use .parquet, "
+                                   ".json or DIR/, or --format)",
                                    c->out);
     }
-    if (c->fmt == FMT_TRACE && c->codec_given)
+    if (c->fmt != FMT_PARQUET && c->codec_given)
         return cli_usage_error("convert", "--compression applies to Parquet output only");
     if (c->fmt == FMT_PARQUET && strcmp(c->out, "-") && sidecar_is_input(c)) return CLI_FAIL;
     return CONV_GO;
@@ -400,7 +414,7 @@ static int conv_write(conv *c, const bb_model *model) {
     co.progress = cli_progress_update;
     co.progress_ctx = &prog;
     bb_error err;
-    cv_format fmt = c->fmt == FMT_PARQUET ? CV_PARQUET : CV_TRACE;
+    cv_format fmt = c->fmt == FMT_PARQUET ? CV_PARQUET : c->fmt == FMT_CTF ? CV_CTF : CV_TRACE;
     bool ok = cv_convert_file(model, fmt, &co, c->out, &err);
     cli_progress_done(&prog);
     if (!ok) cli_error("%s", err.message);

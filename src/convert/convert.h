@@ -5,6 +5,7 @@
  * the writers, a message buffer) and progress through a callback.
  *
  *   cv_convert_file      a model to one file (temporary renamed into place; Parquet's sidecar)
+ *   cv_convert_dir       a model to a CTF trace directory (ctf/ctf.h), written aside, renamed
  *   tw_write, tr_write, parquet_table_*, tw_views_ddl   the writers themselves,
  *                        over an fd (emit/writers.h)
  *   ds_*                 the partitioned dataset (dataset/dataset.h)
@@ -29,7 +30,7 @@
 #include "emit/writers.h"
 
 /* The output formats of cv_convert_file. */
-typedef enum cv_format { CV_PARQUET, CV_TRACE } cv_format;
+typedef enum cv_format { CV_PARQUET, CV_TRACE, CV_CTF } cv_format;
 
 /* Convert the model's records (opts->keep filters them) to `path` ("-": stdout) in format
  * `fmt`. The output is a temporary renamed into place on success, never a partial file that
@@ -38,5 +39,13 @@ typedef enum cv_format { CV_PARQUET, CV_TRACE } cv_format;
  * message naming the file and the problem. */
 bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
                      const char *path, bb_error *err);
+
+/* A conversion to a directory (CV_CTF: a CTF 1.8 trace, ctf/ctf.h): written into a hidden
+ * temporary directory beside `path` (trailing slashes ignored) and renamed into place on
+ * success; an existing `path` is replaced only when it is an empty directory or a CTF trace
+ * backbeat wrote. cv_convert_file calls it for CV_CTF. False with a message naming the
+ * directory, and nothing left behind. */
+bool cv_convert_dir(const bb_model *model, const convert_opts *opts, const char *path,
+                    bb_error *err);
 
 #endif /* BB_CONVERT_CONVERT_H */

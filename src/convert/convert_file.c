@@ -105,6 +105,7 @@ static bool commit_with_sidecar(em_out *o, const char *out, const bb_model *mode
 
 bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
                      const char *path, bb_error *err) {
+    if (fmt == CV_CTF) return cv_convert_dir(model, opts, path, err);
     em_out o;
     if (!em_out_open(&o, path, err)) return false;
     char errbuf[512] = "";
