@@ -12,7 +12,6 @@
 
 #include "cli/cli_util.h"
 #include "format/ring_file.h"
-#include "read/ring_priv.h"
 
 static void fill(const bb_ring *r, cli_ring_info *info) {
     const bb_ring_info *in = bb_ring_get_info(r);
@@ -28,11 +27,6 @@ const char *cli_ring_warning(const cli_ring_info *info) {
         return "its rings hold records but no schema could be recovered (the metadata log is "
                "damaged or lost): none of them can be decoded";
     return NULL;
-}
-
-bool cli_ring_why_empty(const char *why) {
-    const char *p = strstr(why, BB__RING_EMPTY_WHY);
-    return p != NULL;
 }
 
 /* The message without a leading "NAME: ". */
@@ -51,7 +45,7 @@ bool cli_ring_to_dump(const uint8_t *data, size_t len, uint8_t **out, size_t *ou
     memset(info, 0, sizeof *info);
     *out = NULL;
     *out_len = 0;
-    bool ok = bb__ring_open_memory(data, len, "ring", &r, &err) == BB_OK &&
+    bool ok = bb_ring_open_memory(data, len, "ring", &r, &err) == BB_OK &&
               bb_ring_snapshot(r, &dump, out_len, &err) == BB_OK;
     if (r) fill(r, info);
     bb_ring_close(r);

@@ -56,8 +56,4 @@ bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_in
 /* True when `path` is a regular file starting with the ring file magic (false when it cannot
  * be read; never blocks on a FIFO). */
 bool cli_ring_path_is(const char *path);
-
-/* True when the reason of a failed open says the file is empty (its process died before it
- * wrote the header). */
-bool cli_ring_why_empty(const char *why);
 #endif /* BACKBEAT_CLI_RINGFILE_H */
