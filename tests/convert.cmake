@@ -1,6 +1,8 @@
 # Tests of the conversion stage (src/convert, convert/convert.h) through its own API, without
 # the CLI: convert_api converts the golden dumps to Parquet and a trace and checks the bytes
-# equal `backbeat convert`'s, and that a failure is a bb_error with nothing printed.
+# equal `backbeat convert`'s, and that a failure is a bb_error with nothing printed; the record
+# filters (convert/filter.h) against a count by hand; cv_convert with filters and
+# cv_dataset_append against `backbeat convert` given the same options.
 # SPDX-License-Identifier: MIT
 add_executable(convert_api ${CMAKE_CURRENT_SOURCE_DIR}/convert/convert_api_test.c)
 target_compile_definitions(convert_api PRIVATE _GNU_SOURCE)

@@ -79,7 +79,18 @@ enum {
  * file), BB_ERR_NOT_DUMP (not a ring file), BB_ERR_VERSION, BB_ERR_TRUNCATED, BB_ERR_CORRUPT,
  * each with a message naming the file and the problem. */
 BB_API bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err);
+/* As bb_ring_open over `len` bytes at `data` holding a ring file (a copy of one, or bytes of
+ * unknown origin: a test, a fuzzer), read as a dead process's file (bb_ring_liveness says
+ * BB_RING_GONE). The bytes are not copied and must outlive the bb_ring; `name` (NULL: "ring
+ * file") is used in messages. */
+BB_API bb_status bb_ring_open_memory(const void *data, size_t len, const char *name, bb_ring **out,
+                                     bb_error *err);
 BB_API void bb_ring_close(bb_ring *ring);
+
+/* Whether `err` (from bb_ring_open or bb_ring_open_memory) refused a file its process left
+ * before it finished writing the header: BB_ERR_TRUNCATED, nothing was ever recorded in it (a
+ * process killed in its first milliseconds, or one still creating the file: retry shortly). */
+BB_API bool bb_ring_is_empty_error(const bb_error *err);
 
 /* The header, and the counters of what the last call took and skipped. */
 BB_API const bb_ring_info *bb_ring_get_info(const bb_ring *ring);

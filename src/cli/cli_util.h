@@ -26,6 +26,8 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "backbeat: <message>\nTry 'backbeat <cmd> --help'.\n" and return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A library's warning callback (convert/convert.h, merge/merge.h): cli_error("%s", msg). */
+void cli_warn(const char *msg, void *ctx);
 /* cli_usage_error for what getopt_long returned instead of an option of `cmd`: ':' (the option
  * before optind lacks its value) or '?' (an unknown option). */
 int cli_option_error(const char *cmd, int c, char **argv);
@@ -77,16 +79,14 @@ void cli_progress_done(cli_progress *p);
 /* Monotonic nanoseconds (for progress and benchmarks). */
 uint64_t cli_now_ns(void);
 
-/* Open every dump in `paths` (ring files are recovered in memory, as `backbeat recover` does,
- * with a warning when their process still runs); on failure prints the reader's message (naming the file), closes
- * what was opened and returns false. `*dumps` is a malloc'ed array of n dumps. */
+/* Open every dump in `paths` through the stage (convert/inputs.h: ring files are recovered in
+ * memory, as `backbeat recover` does, with a warning when their process still runs); on failure
+ * prints the message (naming the file) and returns false, nothing left open. `*dumps` is an
+ * array of n dumps until cli_close_dumps(*dumps, n). */
 bool cli_open_dumps(char *const *paths, size_t n, bb_dump ***dumps);
 void cli_close_dumps(bb_dump **dumps, size_t n);
 /* The bytes of a dump cli_open_dumps built in memory from a ring file (docs/RING_FILE.md), and
  * their length; NULL for a dump read from its file. */
 const uint8_t *cli_dump_memory(const bb_dump *dump, size_t *len);
-/* Open the de-duplicating model over `n` open dumps, its rings walked on up to `threads`
- * threads; on failure prints the model's message and returns false. */
-bool cli_open_model(bb_dump *const *dumps, size_t n, unsigned threads, bb_model **model);
 
 #endif /* BACKBEAT_CLI_UTIL_H */

@@ -10,7 +10,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "convert/convert.h"
+#include "merge/merge.h"
 
 static const char merge_help[] =
     "usage: backbeat merge DUMP... -o OUT.bb [--no-dedup]\n"
@@ -25,12 +25,6 @@ static const char merge_help[] =
     "Converting the merged dump gives the same rows as converting its inputs together.\n";
 
 /* ------------------------------------------------------------------ growable byte buffer */
-
-/* The stage's warnings, on stderr. */
-static void merge_warning(const char *msg, void *ctx) {
-    (void)ctx;
-    cli_error("%s", msg);
-}
 
 /* `backbeat merge`: see merge_help. */
 int cmd_merge(int argc, char **argv) {
@@ -68,7 +62,7 @@ int cmd_merge(int argc, char **argv) {
     cli_progress prog;
     cli_progress_init(&prog, "merge");
     mg_opts o = {.dedup = dedup,
-                 .warn = merge_warning,
+                 .warn = cli_warn,
                  .progress = cli_progress_update,
                  .progress_ctx = &prog,
                  .dump_memory = cli_dump_memory};

@@ -67,9 +67,9 @@ static void scan_one(const char *path) {
         size_t n = strlen(path);
         if (!strncmp(why, path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
         printf("%s\t%s%s\n", path,
-               err.status == BB_ERR_IO   ? "skipped: "
-               : cli_ring_why_empty(why) ? ""
-                                         : "invalid: ",
+               err.status == BB_ERR_IO        ? "skipped: "
+               : bb_ring_is_empty_error(&err) ? ""
+                                              : "invalid: ",
                why);
         return;
     }

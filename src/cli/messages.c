@@ -31,3 +31,8 @@ int cli_option_error(const char *cmd, int c, char **argv) {
     if (c == ':') return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
     return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
+
+void cli_warn(const char *msg, void *ctx) {
+    (void)ctx;
+    cli_error("%s", msg);
+}

@@ -54,8 +54,8 @@ bool cli_ring_scan(const char *dir, bool (*add)(void *ctx, const char *path), vo
 
 bb_status cli_ring_open_wait(const char *path, int tries, bb_ring **ring, bb_error *err) {
     bb_status st;
-    for (int k = 0; (st = bb_ring_open(path, ring, err)) != BB_OK && k < tries &&
-                    cli_ring_why_empty(err->message);
+    for (int k = 0;
+         (st = bb_ring_open(path, ring, err)) != BB_OK && k < tries && bb_ring_is_empty_error(err);
          k++)
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     return st;

@@ -1,18 +1,14 @@
-/* ringfile.c — ring files for the CLI: the library's ring reader (backbeat/ring_reader.h)
- * snapshots a file into a `.bb` dump in memory; this file only copies what the reader reports
- * into cli_ring_info and prints its errors. */
+/* ringfile.c — ring files for `recover` (and its tests and fuzz target): the library's ring
+ * reader (backbeat/ring_reader.h) snapshots a file into a `.bb` dump in memory; this file only
+ * copies what the reader reports into cli_ring_info. (Ring files given to convert, merge and
+ * inspect are opened by the stage: convert/inputs.h.) */
 /* SPDX-License-Identifier: MIT */
 #include "cli/ringfile.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "cli/cli_util.h"
-#include "format/ring_file.h"
-#include "read/ring_priv.h"
+#include "convert/inputs.h"
 
 static void fill(const bb_ring *r, cli_ring_info *info) {
     const bb_ring_info *in = bb_ring_get_info(r);
@@ -24,15 +20,7 @@ static void fill(const bb_ring *r, cli_ring_info *info) {
 }
 
 const char *cli_ring_warning(const cli_ring_info *info) {
-    if (info->written && info->events == 0)
-        return "its rings hold records but no schema could be recovered (the metadata log is "
-               "damaged or lost): none of them can be decoded";
-    return NULL;
-}
-
-bool cli_ring_why_empty(const char *why) {
-    const char *p = strstr(why, BB__RING_EMPTY_WHY);
-    return p != NULL;
+    return cv_ring_warning(info->written, info->events);
 }
 
 /* The message without a leading "NAME: ". */
@@ -51,42 +39,11 @@ bool cli_ring_to_dump(const uint8_t *data, size_t len, uint8_t **out, size_t *ou
     memset(info, 0, sizeof *info);
     *out = NULL;
     *out_len = 0;
-    bool ok = bb__ring_open_memory(data, len, "ring", &r, &err) == BB_OK &&
+    bool ok = bb_ring_open_memory(data, len, "ring", &r, &err) == BB_OK &&
               bb_ring_snapshot(r, &dump, out_len, &err) == BB_OK;
     if (r) fill(r, info);
     bb_ring_close(r);
     if (!ok) snprintf(why, cap, "%s", reason(&err, "ring"));
     *out = dump;
     return ok;
-}
-
-bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_info *info,
-                   int *alive) {
-    bb_ring *r = NULL;
-    bb_error err;
-    void *dump = NULL;
-    memset(info, 0, sizeof *info);
-    *alive = CLI_RING_UNKNOWN;
-    bool ok =
-        bb_ring_open(path, &r, &err) == BB_OK && bb_ring_snapshot(r, &dump, out_len, &err) == BB_OK;
-    if (r) {
-        fill(r, info);
-        if (ok) *alive = bb_ring_liveness(r);
-    }
-    bb_ring_close(r);
-    if (!ok) cli_error("%s", err.message);
-    *out = dump;
-    return ok;
-}
-
-bool cli_ring_path_is(const char *path) {
-    uint8_t magic[BB_RING_MAGIC_SIZE];
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct stat sb;
-    bool is = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-              read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
-              memcmp(magic, BB_RING_MAGIC, BB_RING_MAGIC_SIZE) == 0;
-    close(fd);
-    return is;
 }

@@ -1,6 +1,6 @@
 /* ringfile.h — the CLI's side of ring files (docs/RING_FILE.md): the library's reader
- * (backbeat/ring_reader.h, src/read/ring_*.c) turned into what `recover`, `inspect`, `convert`
- * and `merge` print and use: a `.bb` dump in memory, and what the recovery kept and skipped. */
+ * (backbeat/ring_reader.h, src/read/ring_*.c) turned into what `recover` prints and uses: a
+ * `.bb` dump in memory, and what the recovery kept and skipped. */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_RINGFILE_H
 #define BACKBEAT_CLI_RINGFILE_H
@@ -48,16 +48,4 @@ const char *cli_ring_warning(const cli_ring_info *info);
 bool cli_ring_to_dump(const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
                       cli_ring_info *info, char *why, size_t cap);
 
-/* Open the ring file `path` and snapshot it (bb_ring_snapshot); *alive as bb_ring_liveness.
- * On failure prints "PATH: reason" and returns false. */
-bool cli_ring_load(const char *path, uint8_t **out, size_t *out_len, cli_ring_info *info,
-                   int *alive);
-
-/* True when `path` is a regular file starting with the ring file magic (false when it cannot
- * be read; never blocks on a FIFO). */
-bool cli_ring_path_is(const char *path);
-
-/* True when the reason of a failed open says the file is empty (its process died before it
- * wrote the header). */
-bool cli_ring_why_empty(const char *why);
 #endif /* BACKBEAT_CLI_RINGFILE_H */

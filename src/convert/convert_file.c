@@ -1,6 +1,7 @@
 /* convert/convert_file.c — one conversion to one output file: the writer streams into a
  * temporary (or stdout) that is renamed into place only when it succeeded; a Parquet file gets
- * its OUT.views.sql sidecar, the two committed together (see convert/convert.h). */
+ * its OUT.views.sql sidecar, the two committed together (see convert/convert.h); and
+ * cv_convert, the whole conversion of input paths to one file in one call. */
 /* SPDX-License-Identifier: MIT */
 #include "convert/convert.h"
 
@@ -9,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/error_set.h"
+#include "convert/session.h"
 
 #define io_err(err, ...) bb__err_set((err), BB_ERR_IO, UINT64_MAX, NULL, __VA_ARGS__)
 
@@ -103,6 +107,25 @@ static bool commit_with_sidecar(em_out *o, const char *out, const bb_model *mode
     return ok;
 }
 
+static bool ends_with(const char *s, const char *suf) {
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && !strcasecmp(s + n - k, suf);
+}
+
+/* An existing directory (through symlinks): `-o DIR` of a CTF trace. */
+static bool is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool cv_format_of_path(const char *path, cv_format *fmt) {
+    if (ends_with(path, ".parquet")) *fmt = CV_PARQUET;
+    else if (ends_with(path, ".json")) *fmt = CV_TRACE;
+    else if (ends_with(path, "/") || is_dir(path)) *fmt = CV_CTF;
+    else return false;
+    return true;
+}
+
 bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *opts,
                      const char *path, bb_error *err) {
     if (fmt == CV_CTF) return cv_convert_dir(model, opts, path, err);
@@ -121,4 +144,40 @@ bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *o
     if (fmt == CV_PARQUET && o.tmp)
         return commit_with_sidecar(&o, path, model, opts->view_rank, err);
     return em_out_commit(&o, err);
+}
+
+/* Whether `path` names the same file (device and inode) as one of the inputs (err set). */
+static bool is_input(const cv_request *rq, const char *path, bb_error *err) {
+    struct stat so, si;
+    if (stat(path, &so) != 0) return false;
+    for (size_t i = 0; i < rq->ninputs; i++)
+        if (stat(rq->inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            io_err(err, "cannot write %s: it is the input %s", path, rq->inputs[i]);
+            return true;
+        }
+    return false;
+}
+
+/* Whether the output, or the sidecar a Parquet file also gets, is one of the inputs. */
+static bool output_is_input(const cv_request *rq, cv_format fmt, const char *out, bb_error *err) {
+    if (!strcmp(out, "-")) return false;
+    if (is_input(rq, out, err)) return true;
+    if (fmt != CV_PARQUET) return false;
+    size_t n = strlen(out) + sizeof ".views.sql";
+    char *sidecar = malloc(n);
+    if (!sidecar) return false; /* the write itself reports the lack of memory */
+    snprintf(sidecar, n, "%s.views.sql", out);
+    bool is = is_input(rq, sidecar, err);
+    free(sidecar);
+    return is;
+}
+
+bool cv_convert(const cv_request *rq, cv_format fmt, const char *out, bb_error *err) {
+    if (output_is_input(rq, fmt, out, err)) return false;
+    cv_session s;
+    if (!cv_session_open(rq, rq->inputs, rq->ninputs, false, &s, err)) return false;
+    convert_opts co = cv_session_opts(rq, fmt, &s, out);
+    bool ok = cv_convert_file(s.model, fmt, &co, out, err);
+    cv_session_close(&s);
+    return ok;
 }

@@ -72,12 +72,8 @@ struct bb_ring {
     bool ranges_failed; /* out of memory while noting them: write everything */
 };
 
-/* Open a ring file held in memory (not copied; it must outlive the bb_ring): read as a dead
- * process's file. For tests and the fuzz target. */
-bb_status bb__ring_open_memory(const uint8_t *data, size_t len, const char *name, bb_ring **out,
-                               bb_error *err);
-
-/* The reason given for a file its process left before finishing the header. */
+/* The reason given for a file its process left before finishing the header
+ * (bb_ring_is_empty_error looks for it). */
 #define BB__RING_EMPTY_WHY \
     "empty: its process ended before it finished writing the header (nothing was recorded)"
 

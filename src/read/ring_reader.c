@@ -173,12 +173,19 @@ static bb_status make(const uint8_t *d, size_t len, int fd, bool mapped, const c
     return BB_OK;
 }
 
-/* Contract: see ring_priv.h. */
-bb_status bb__ring_open_memory(const uint8_t *data, size_t len, const char *name, bb_ring **out,
-                               bb_error *err) {
+/* Contract: see ring_reader.h. */
+bb_status bb_ring_open_memory(const void *data, size_t len, const char *name, bb_ring **out,
+                              bb_error *err) {
     static const uint8_t none[1];
+    if (!out || (!data && len))
+        return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
     *out = NULL;
     return make(len ? data : none, len, -1, false, name ? name : "ring file", out, err);
+}
+
+/* Contract: see ring_reader.h. */
+bool bb_ring_is_empty_error(const bb_error *err) {
+    return err && err->status == BB_ERR_TRUNCATED && strstr(err->message, BB__RING_EMPTY_WHY);
 }
 
 /* Contract: see ring_reader.h. */

@@ -1,12 +1,15 @@
 /* convert_api_test.c — the conversion stage's second caller: dumps converted to Parquet and to
  * a trace through convert/convert.h alone (no CLI code linked), byte for byte what `backbeat
- * convert` writes for the same inputs, with nothing printed and failures as bb_error values.
+ * convert` writes for the same inputs, with nothing printed and failures as bb_error values;
+ * the record filters (convert/filter.h) against a count by hand; cv_convert with filters and
+ * cv_dataset_append, the CLI's one calls, against the CLI with the same options.
  *
  * Usage: convert_api_test BACKBEAT_CLI WORK_DIR (inputs: the golden dumps in
  * $BACKBEAT_COMPAT_DIR; exit 77 without them).
  */
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +71,12 @@ static bool same_file(const char *a, const char *b, int skip) {
     return same;
 }
 
-/* `backbeat convert INPUTS... -o OUT`; its exit status. */
-static int run_cli(const char *cli, char **inputs, size_t n, const char *out) {
-    char *argv[16] = {(char *)cli, "convert"};
+/* `backbeat convert INPUTS... OPTS...` (opts NULL-terminated, may be NULL); its exit status. */
+static int run_cli_opts(const char *cli, char **inputs, size_t n, char *const *opts) {
+    char *argv[32] = {(char *)cli, "convert"};
     size_t k = 2;
     for (size_t i = 0; i < n; i++) argv[k++] = inputs[i];
-    argv[k++] = "-o";
-    argv[k++] = (char *)out;
+    for (size_t i = 0; opts && opts[i] && k < 31; i++) argv[k++] = opts[i];
     argv[k] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
@@ -84,6 +86,12 @@ static int run_cli(const char *cli, char **inputs, size_t n, const char *out) {
     int st = -1;
     if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `backbeat convert INPUTS... -o OUT`; its exit status. */
+static int run_cli(const char *cli, char **inputs, size_t n, const char *out) {
+    char *opts[] = {"-o", (char *)out, NULL};
+    return run_cli_opts(cli, inputs, n, opts);
 }
 
 /* Open the inputs as one de-duplicating model (what the CLI does); false on failure. */
@@ -159,6 +167,126 @@ static void failure_is_a_value(const char *work, char *input) {
     bb_dump_close(dump);
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Warnings the stage gave, one line each. */
+typedef struct warnings {
+    char text[4096];
+    int count;
+} warnings;
+
+static void collect(const char *msg, void *ctx) {
+    warnings *w = ctx;
+    size_t n = strlen(w->text);
+    snprintf(w->text + n, sizeof w->text - n, "%s\n", msg);
+    w->count++;
+}
+
+/* The filters through convert/filter.h against a count by hand: --since relative to the first
+ * record, an event pattern, an instance; warnings for a pattern and an instance that match
+ * nothing. */
+static void filter_counts(char **inputs, size_t n) {
+    bb_dump *dumps[8];
+    bb_model *model;
+    if (!open_model(inputs, n, dumps, &model)) return;
+    const char *events[] = {"*Sample", "no-such-event*"};
+    uint64_t inst[] = {0xa1a2a3a4a5a6a7a8ull, 0x42};
+    uint64_t ts[2] = {0, 0}, nrec = 0; /* the first record's time, the middle one's */
+    bb_model_iter *it;
+    bb_mrecord r;
+    if (bb_model_iter_new(model, &it) == BB_OK) {
+        for (uint64_t total = bb_model_record_count(model); bb_model_next(it, &r); nrec++)
+            if (nrec == 0 || nrec == total / 2) ts[nrec != 0] = r.rec.ts;
+        bb_model_iter_free(it);
+    }
+    cv_filter_spec spec = {.since_set = true,
+                           .since_rel = true,
+                           .since = ts[1] - ts[0],
+                           .events = events,
+                           .nevents = 2,
+                           .inst = inst,
+                           .ninst = 2};
+    warnings w = {"", 0};
+    cv_filter *f = NULL;
+    bb_error err;
+    CHECK(cv_filter_open(&spec, model, collect, &w, &f, &err), "cv_filter_open: %s", err.message);
+    CHECK(
+        w.count == 2 &&
+            strstr(w.text, "warning: --event 'no-such-event*' matches no event in the inputs\n") &&
+            strstr(w.text, "warning: --instance 0000000000000042 is not in the inputs\n"),
+        "warnings: '%s'", w.text);
+    uint64_t kept = 0, want = 0, all = 0;
+    if (f && bb_model_iter_new(model, &it) == BB_OK) {
+        while (bb_model_next(it, &r)) {
+            all++;
+            const bb_rschema *sc = bb_model_find_schema(model, r.rec.event_id);
+            bool sample =
+                sc && sc->name.len >= 6 && !memcmp(sc->name.ptr + sc->name.len - 6, "Sample", 6);
+            want += r.rec.ts >= ts[1] && sample && r.rec.instance_id == inst[0];
+            kept += cv_filter_keep(&r, f);
+        }
+        bb_model_iter_free(it);
+    }
+    CHECK(f && cv_filter_active(f) && want > 0 && want < all && kept == want,
+          "the filter kept %llu of %llu records, by hand %llu", (unsigned long long)kept,
+          (unsigned long long)all, (unsigned long long)want);
+    cv_filter_free(f);
+    bb_model_close(model);
+    for (size_t i = 0; i < n; i++) bb_dump_close(dumps[i]);
+}
+
+/* cv_convert with filters, and cv_dataset_append, against the same options given to
+ * `backbeat convert`: the same bytes. */
+static void filtered_and_dataset(const char *cli, const char *work, char **inputs, size_t n) {
+    char api[4096], via_cli[4096];
+    snprintf(api, sizeof api, "%s/filtered.api.parquet", work);
+    snprintf(via_cli, sizeof via_cli, "%s/filtered.cli.parquet", work);
+    const char *events[] = {"*Sample"};
+    cv_request rq = {
+        .inputs = inputs,
+        .ninputs = n,
+        .level = 3,
+        .threads = 1,
+        .filter = {
+            .since_set = true, .since_rel = true, .since = 1000, .events = events, .nevents = 1}};
+    bb_error err;
+    CHECK(cv_convert(&rq, CV_PARQUET, api, &err), "cv_convert %s: %s", api, err.message);
+    char *opts[] = {"--event", "*Sample", "--since", "+1us", "--threads", "1", "-o", via_cli, NULL};
+    CHECK(run_cli_opts(cli, inputs, n, opts) == 0, "backbeat convert -o %s failed", via_cli);
+    CHECK(same_file(api, via_cli, 0), "%s and %s differ", api, via_cli);
+    /* refused: the output is an input */
+    CHECK(!cv_convert(&rq, CV_TRACE, inputs[0], &err) && strstr(err.message, "it is the input"),
+          "converting onto an input: '%s'", err.message);
+    char dsa[4096], dsc[4096], pa[4300], pc[4300];
+    snprintf(dsa, sizeof dsa, "%s/ds.api", work);
+    snprintf(dsc, sizeof dsc, "%s/ds.cli", work);
+    nftw(dsa, rm_one, 16, FTW_DEPTH | FTW_PHYS); /* a dataset of an earlier run */
+    nftw(dsc, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    cv_dataset ds = {.dir = dsa};
+    CHECK(ds_parse_spec("host,date", &ds.spec, &err), "ds_parse_spec: %s", err.message);
+    cv_dataset_report rep;
+    CHECK(cv_dataset_append(&rq, &ds, &rep, &err), "cv_dataset_append: %s", err.message);
+    char *dopts[] = {"--event", "*Sample",   "--since", "+1us", "--threads",
+                     "1",       "--dataset", dsc,       NULL};
+    CHECK(run_cli_opts(cli, inputs, n, dopts) == 0, "backbeat convert --dataset %s failed", dsc);
+    const char *part = "host=fixture-host/date=1970-01-01/part-a1a2a3a4a5a6a7a8-0.parquet";
+    snprintf(pa, sizeof pa, "%s/%s", dsa, part);
+    snprintf(pc, sizeof pc, "%s/%s", dsc, part);
+    CHECK(same_file(pa, pc, 0), "%s and %s differ", pa, pc);
+    snprintf(pa, sizeof pa, "%s/_backbeat/schema.bb", dsa);
+    snprintf(pc, sizeof pc, "%s/_backbeat/schema.bb", dsc);
+    CHECK(same_file(pa, pc, 0), "%s and %s differ", pa, pc);
+    /* the same inputs again: every record is in the dataset already, no part is added */
+    CHECK(cv_dataset_append(&rq, &ds, &rep, &err), "second append: %s", err.message);
+    snprintf(pa, sizeof pa, "%s/host=fixture-host/date=1970-01-01/part-a1a2a3a4a5a6a7a8-1.parquet",
+             dsa);
+    CHECK(access(pa, F_OK) != 0, "a second append of the same records wrote %s", pa);
+}
+
 int main(int argc, char **argv) {
     const char *compat = getenv("BACKBEAT_COMPAT_DIR");
     if (argc != 3 || !compat || !*compat) {
@@ -181,9 +309,12 @@ int main(int argc, char **argv) {
     convert_both(cli, work, "basic", basic, 1);
     convert_both(cli, work, "multi", multi, 3);
     failure_is_a_value(work, paths[0]);
+    filter_counts(multi, 3);
+    filtered_and_dataset(cli, work, multi, 3);
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
     else
         printf(
-            "convert API: Parquet, trace and sidecar DDL equal the CLI's; failures are values\n");
+            "convert API: Parquet, trace and sidecar DDL equal the CLI's, filtered and as a dataset "
+            "append too; filters as counted by hand; failures are values\n");
     return failures ? 1 : 0;
 }
