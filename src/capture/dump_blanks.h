@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backbeat/dump_writer.h"
+#include "format/sink.h"
 
 /* Byte ranges of a shard's region the writer writes as zeros instead of the region's bytes:
  * get(ctx, shard, k, &off, &len) gives range k (region offsets, not wrapping) for k = 0, 1, ...
@@ -19,8 +20,9 @@ typedef struct bb__dump_blanks {
     void *ctx;
 } bb__dump_blanks;
 
-/* bb_dump_write, with the shards' regions blanked where `blanks` says (NULL: none). */
-bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
+/* bb_dump_write into a format sink, with the shards' regions blanked where `blanks` says (NULL:
+ * none). */
+bb_status bb__dump_write_blanked(const bb_dump_input *in, bb__sink sink, uint8_t *scratch,
                                  bb_error *err, const bb__dump_blanks *blanks);
 
 #endif

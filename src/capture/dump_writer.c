@@ -3,10 +3,11 @@
  * bb_dump_write validates the input and computes every section's length first, writes the
  * envelope and the section table, then streams the bodies in the reference order: Schema,
  * Intern, one Views per text, one Shard per ring, Meta. The bytes of each piece, and their
- * sizes, come from the shared encoders of dump_sections.h (also used by `backbeat merge`), fed
- * from the descriptors through thin adapters. Small items are packed into a fixed-size stack
- * buffer flushed to the sink; large regions (ring snapshots, view texts, long intern entries) go
- * to the sink directly. Nothing is allocated and only async-signal-safe operations are used (no
+ * sizes, come from the shared encoders of format/sections.h (also used by `backbeat merge`),
+ * fed from the descriptors through thin adapters; so does the section table
+ * (bb__table_instance). The public bb_sink is taken as the format's sink (format/sink.h),
+ * which it mirrors. Small items are packed into a fixed-size stack buffer flushed to the sink;
+ * large regions (ring snapshots, view texts, long intern entries) go to the sink directly. Nothing is allocated and only async-signal-safe operations are used (no
  * stdio, no locale, no malloc), so with the fd sink the whole write may run inside a signal
  * handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
  */
@@ -91,7 +92,7 @@ static bb_status check_str(const char *s, int opt, const char *label, const wher
 }
 
 /* ---------------------------------------------------------------------------------------
- * Adapters from program descriptors to the neutral wire descriptions of dump_sections.h
+ * Adapters from program descriptors to the neutral wire descriptions of format/sections.h
  * (input already validated: strings non-NULL where required and at most 65535 bytes).
  */
 
@@ -238,78 +239,78 @@ typedef struct layout {
     uint64_t intern_len;
     uint64_t meta_len;
     uint64_t total;
-    uint16_t section_count;
 } layout;
+
+/* BB_ERR_INVALID with the message `what`. */
+static bb_status invalid(bb_error *err, const char *what) {
+    bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+    bb__errmsg_str(&m, what);
+    return BB_ERR_INVALID;
+}
+
+/* Check the view texts and the shards' callbacks and capacities. */
+static bb_status check_views_shards(const bb_dump_input *in, bb_error *err) {
+    if (in->view_count && !in->views)
+        return invalid(err, "dump writer: views is NULL but view_count is not 0");
+    for (size_t i = 0; i < in->view_count; i++) {
+        if (in->views[i]) continue;
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: view text #");
+        bb__errmsg_u64(&m, i);
+        bb__errmsg_str(&m, " is NULL");
+        return BB_ERR_INVALID;
+    }
+    if (in->shard_count && (!in->shard_capacity || !in->shard_region))
+        return invalid(err, "dump writer: shard callbacks are NULL but shard_count is not 0");
+    for (uint32_t i = 0; i < in->shard_count; i++) {
+        uint64_t cap = in->shard_capacity(in->ctx, i);
+        if (cap != 0 && (cap & (cap - 1)) == 0 && cap <= SIZE_MAX) continue;
+        bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
+        bb__errmsg_str(&m, "dump writer: shard ");
+        bb__errmsg_u64(&m, i);
+        bb__errmsg_str(&m, " capacity ");
+        bb__errmsg_u64(&m, cap);
+        bb__errmsg_str(&m, " is not a power of two");
+        return BB_ERR_INVALID;
+    }
+    return BB_OK;
+}
+
+/* The lengths of the repeated sections, for the format's table builder (ctx: the input). */
+static uint64_t view_len(const void *ctx, size_t i) {
+    const bb_dump_input *in = ctx;
+    return cstr_len(in->views[i]);
+}
+
+static uint64_t shard_cap(const void *ctx, uint32_t i) {
+    const bb_dump_input *in = ctx;
+    return in->shard_capacity(in->ctx, i);
+}
+
+/* The dump's sections, in the reference order, as the format lays them out. */
+static bb__instance_shape shape_of(const bb_dump_input *in, const layout *lay) {
+    bb__instance_shape s = {lay->schema_len, lay->intern_len, lay->meta_len, in->view_count,
+                            in->shard_count, view_len,        shard_cap,     in};
+    return s;
+}
 
 /* Validate `in` and compute its layout. */
 static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
-    bb__errmsg m;
-    if (!in) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: input is NULL");
-        return BB_ERR_INVALID;
-    }
-    uint64_t sections = 3u + (uint64_t)in->view_count + in->shard_count;
-    if (sections > UINT16_MAX) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: more than 65535 sections (views + shards + 3)");
-        return BB_ERR_INVALID;
-    }
-    lay->section_count = (uint16_t)sections;
+    if (!in) return invalid(err, "dump writer: input is NULL");
+    if (3u + (uint64_t)in->view_count + in->shard_count > UINT16_MAX)
+        return invalid(err, "dump writer: more than 65535 sections (views + shards + 3)");
     bb_status st;
     if ((st = size_schema(in, &lay->schema_len, err))) return st;
     if ((st = size_intern(in, &lay->intern_len, err))) return st;
-
-    size_t host_len = in->host ? cstr_len(in->host) : 0;
-    if (host_len > UINT16_MAX) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: host is longer than 65535 bytes");
-        return BB_ERR_INVALID;
-    }
+    if (in->host && cstr_len(in->host) > UINT16_MAX)
+        return invalid(err, "dump writer: host is longer than 65535 bytes");
     lay->meta_len = bb__wire_meta_size(wire_cstr(in->host ? in->host : ""));
-
-    uint64_t total = bb__dump_body_start((size_t)sections);
-    int ok = add_u64(&total, lay->schema_len) && add_u64(&total, lay->intern_len) &&
-             add_u64(&total, lay->meta_len);
-    if (in->view_count && !in->views) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: views is NULL but view_count is not 0");
-        return BB_ERR_INVALID;
-    }
-    for (size_t i = 0; ok && i < in->view_count; i++) {
-        if (!in->views[i]) {
-            m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            bb__errmsg_str(&m, "dump writer: view text #");
-            bb__errmsg_u64(&m, i);
-            bb__errmsg_str(&m, " is NULL");
-            return BB_ERR_INVALID;
-        }
-        ok = add_u64(&total, cstr_len(in->views[i]));
-    }
-    if (in->shard_count && (!in->shard_capacity || !in->shard_region)) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: shard callbacks are NULL but shard_count is not 0");
-        return BB_ERR_INVALID;
-    }
-    for (uint32_t i = 0; ok && i < in->shard_count; i++) {
-        uint64_t cap = in->shard_capacity(in->ctx, i);
-        if (cap == 0 || (cap & (cap - 1)) != 0 || cap > SIZE_MAX) {
-            m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-            bb__errmsg_str(&m, "dump writer: shard ");
-            bb__errmsg_u64(&m, i);
-            bb__errmsg_str(&m, " capacity ");
-            bb__errmsg_u64(&m, cap);
-            bb__errmsg_str(&m, " is not a power of two");
-            return BB_ERR_INVALID;
-        }
-        ok = add_u64(&total, BB_SHARD_HEADER_SIZE) && add_u64(&total, cap);
-    }
-    if (!ok) {
-        m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
-        bb__errmsg_str(&m, "dump writer: dump size overflows 64 bits");
-        return BB_ERR_INVALID;
-    }
-    lay->total = total;
+    if ((st = check_views_shards(in, err))) return st;
+    bb__table t;
+    bb__instance_shape shape = shape_of(in, lay);
+    bb__table_instance(&t, (bb__sink){NULL, NULL}, &shape);
+    lay->total = bb__table_end(&t);
+    if (!lay->total) return invalid(err, "dump writer: dump size overflows 64 bits");
     return BB_OK;
 }
 
@@ -324,7 +325,7 @@ uint64_t bb_dump_size(const bb_dump_input *in) {
  */
 
 typedef struct out {
-    bb_sink sink;
+    bb__sink sink;
     uint64_t pos; /* bytes handed to out_* so far = offset in the dump */
     int failed;   /* sticky: the sink's non-zero return code */
     uint64_t fail_pos;
@@ -380,7 +381,7 @@ static void out_bytes(out *o, const void *p, size_t n) {
     o->pos += n;
 }
 
-/* bb_sink callback over an `out` (ctx), for the encoders of dump_sections.h: always accepts
+/* Sink callback over an `out` (ctx), for the encoders of format/sections.h: always accepts
  * (a sink failure is kept sticky in the `out`). */
 static int out_sink_write(void *ctx, const void *p, size_t n) {
     out_bytes(ctx, p, n);
@@ -412,8 +413,8 @@ static void out_region(out *o, const uint8_t *region, uint64_t cap, const bb__du
     }
 }
 
-static bb_sink out_sink(out *o) {
-    bb_sink s = {out_sink_write, o};
+static bb__sink out_sink(out *o) {
+    bb__sink s = {out_sink_write, o};
     return s;
 }
 
@@ -423,7 +424,7 @@ static bb_sink out_sink(out *o) {
 
 /* The Schema section body (input validated by plan). */
 static void write_schema(out *o, const bb_dump_input *in) {
-    bb_sink s = out_sink(o);
+    bb__sink s = out_sink(o);
     bb__enc_schema_count(s, (uint32_t)in->event_count);
     for (size_t i = 0; i < in->event_count; i++) {
         const bb_event_desc *ev = in->events[i];
@@ -442,7 +443,7 @@ static void write_schema(out *o, const bb_dump_input *in) {
 /* Returns 0 if an intern entry changed size since sizing. */
 static int write_intern(out *o, const bb_dump_input *in, uint64_t expect_len) {
     uint64_t start = o->pos;
-    bb_sink s = out_sink(o);
+    bb__sink s = out_sink(o);
     bb__enc_intern_header(s, in->instance_id, (uint32_t)in->intern_count);
     for (size_t i = 0; i < in->intern_count; i++) {
         bb_intern_item it = in->intern_get(in->ctx, i);
@@ -481,11 +482,12 @@ static bb_status sink_error(bb_error *err, const out *o) {
 }
 
 bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err) {
-    return bb__dump_write_blanked(in, sink, scratch, err, NULL);
+    bb__sink k = {sink.write, sink.ctx};
+    return bb__dump_write_blanked(in, k, scratch, err, NULL);
 }
 
 /* Contract: see dump_blanks.h. */
-bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t *scratch,
+bb_status bb__dump_write_blanked(const bb_dump_input *in, bb__sink sink, uint8_t *scratch,
                                  bb_error *err, const bb__dump_blanks *blanks) {
     layout lay;
     bb_status st = plan(in, &lay, err);
@@ -504,22 +506,10 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, bb_sink sink, uint8_t 
     o.len = 0;
 
     /* Envelope, then the section table: bodies back to back in table order. */
-    bb_sink s = out_sink(&o);
-    bb__enc_envelope(s, lay.section_count);
-    uint64_t off = bb__dump_body_start(lay.section_count);
-#define ENTRY(kind, len)                           \
-    do {                                           \
-        uint64_t l_ = (len);                       \
-        bb__enc_section_entry(s, (kind), off, l_); \
-        off += l_;                                 \
-    } while (0)
-    ENTRY(BB_SECTION_SCHEMA, lay.schema_len);
-    ENTRY(BB_SECTION_INTERN, lay.intern_len);
-    for (size_t i = 0; i < in->view_count; i++) ENTRY(BB_SECTION_VIEWS, cstr_len(in->views[i]));
-    for (uint32_t i = 0; i < in->shard_count; i++)
-        ENTRY(BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + in->shard_capacity(in->ctx, i));
-    ENTRY(BB_SECTION_META, lay.meta_len);
-#undef ENTRY
+    bb__sink s = out_sink(&o);
+    bb__table t;
+    bb__instance_shape shape = shape_of(in, &lay);
+    bb__table_instance(&t, s, &shape);
 
     /* Bodies. */
     uint64_t body_start = o.pos;

@@ -335,7 +335,7 @@ nomem:
     return BB_ERR_NOMEM;
 }
 
-static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err);
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb_error *err);
 
 /* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. Inside a
  * file-size guard: past RLIMIT_FSIZE a write fails (EFBIG, reported) instead of killing. */
@@ -355,7 +355,7 @@ static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error
     return st;
 }
 
-static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_error *err) {
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb_error *err) {
     bb_dump_input in;
     dump_ctx c;
     gathered g;
@@ -370,7 +370,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb_sink sink, bb_
                     (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
-    st = bb_dump_write(&in, sink, scratch, err);
+    st = bb__dump_write_blanked(&in, sink, scratch, err, NULL);
     free(scratch);
     gathered_free(&g);
     return st;
@@ -437,7 +437,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     bb_status st = gather(&in, &g, err);
     if (st != BB_OK) return st;
     uint64_t size = bb_dump_size(&in);
-    bb_buffer_sink buf = {malloc(size ? (size_t)size : 1), (size_t)size, 0};
+    bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
     uint8_t *scratch = malloc((size_t)rec->hot.capacity);
     if (!buf.data || !scratch) {
         free(buf.data);
@@ -447,7 +447,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
                     (unsigned long long)size);
         return BB_ERR_NOMEM;
     }
-    st = bb_dump_write(&in, bb_sink_buffer(&buf), scratch, err);
+    st = bb__dump_write_blanked(&in, bb__sink_membuf(&buf), scratch, err, NULL);
     free(scratch);
     gathered_free(&g);
     if (st != BB_OK) {

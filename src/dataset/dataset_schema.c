@@ -22,48 +22,9 @@
 #include "dataset/dataset.h"
 #include "emit/view_order.h"
 #include "format/sections.h"
+#include "format/sink.h"
 #include "format/wire.h"
 #include "parquet/buf.h"
-
-/* bb_sink into a pq_buf. */
-static int buf_write(void *ctx, const void *d, size_t n) {
-    pq_buf *b = ctx;
-    pq_buf_put(b, d, n);
-    return b->failed ? ENOMEM : 0;
-}
-
-static bb__wire_str wire(bb_strview v, bool present) {
-    bb__wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
-    return w;
-}
-
-/* One schema entry, re-encoded from its decoded form. */
-static void encode_schema(bb_sink sink, const bb_rschema *s) {
-    bb__wire_event we = {.id = s->id,
-                         .name = wire(s->name, true),
-                         .description = wire(s->description, s->has_description),
-                         .record_size = s->record_size,
-                         .phase = s->phase,
-                         .field_count = (uint16_t)s->field_count};
-    bb__enc_schema_event(sink, &we);
-    for (size_t i = 0; i < s->field_count; i++) {
-        const bb_rfield *f = &s->fields[i];
-        bb__wire_field wf = {.name = wire(f->name, true),
-                             .description = wire(f->description, f->has_description),
-                             .unit = wire(f->unit, f->has_unit),
-                             .sentinel = f->sentinel,
-                             .offset = f->offset,
-                             .width = f->width,
-                             .label_count = (uint16_t)f->label_count,
-                             .type = f->type,
-                             .type_arg = f->type_arg,
-                             .role = f->role,
-                             .has_sentinel = f->has_sentinel ? 1 : 0};
-        bb__enc_schema_field(sink, &wf);
-        for (size_t l = 0; l < f->label_count; l++)
-            bb__enc_schema_label(sink, f->labels[l].value, wire(f->labels[l].label, true));
-    }
-}
 
 /* The Views sections of the dump: the model's distinct view sets, oldest rank first (view_of,
  * *nsets; rank_of their ranks); false when out of memory. */
@@ -77,51 +38,48 @@ static bool view_sets(const bb_model *m, const uint64_t *rank, size_t **view_of,
 
 /* The whole dump into `out`, the sets' ranks into `ranks`; false when out of memory or past
  * the format's section count. */
-static bool encode(const bb_model *m, const uint64_t *rank, pq_buf *out, pq_buf *ranks) {
-    pq_buf schema = {0};
-    bb_sink ss = {buf_write, &schema};
+static bool encode(const bb_model *m, const uint64_t *rank, bb__membuf *out, pq_buf *ranks) {
+    bb__membuf schema = {0};
+    bb__sink ss = bb__sink_membuf(&schema);
     bb__enc_schema_count(ss, (uint32_t)bb_model_schema_count(m));
-    for (size_t i = 0; i < bb_model_schema_count(m); i++) encode_schema(ss, bb_model_schema(m, i));
-    size_t nsets = 0, ns = 1;
+    for (size_t i = 0; i < bb_model_schema_count(m); i++)
+        bb__enc_schema_decoded(ss, bb_model_schema(m, i));
+    size_t nsets = 0;
     size_t *view_of = NULL;
     uint64_t *rank_of = NULL;
-    bool ok = view_sets(m, rank, &view_of, &rank_of, &nsets) && !schema.failed;
-    bb__section_ref *secs = ok ? calloc(nsets + 1, sizeof *secs) : NULL;
-    ok = secs && nsets < 65535;
-    if (ok) {
-        secs[0] = (bb__section_ref){BB_SECTION_SCHEMA, schema.len, 0};
+    bool ok = view_sets(m, rank, &view_of, &rank_of, &nsets) && !schema.failed && nsets < 65535;
+    if (ok) { /* the table (Schema, one Views per set), then the bodies */
+        bb__table t;
+        bb__table_begin(&t, bb__sink_membuf(out), nsets + 1);
+        bb__table_add(&t, BB_SECTION_SCHEMA, schema.len);
         for (size_t k = 0; k < nsets; k++)
-            secs[ns++] = (bb__section_ref){BB_SECTION_VIEWS, bb_model_view(m, view_of[k]).len, 0};
-        bb__sections_layout(secs, ns);
-        bb_sink os = {buf_write, out};
-        bb__enc_header(os, secs, ns);
-        for (size_t i = 0; i < ns && !out->failed; i++) {
-            while (out->len < secs[i].offset && !out->failed) pq_buf_byte(out, 0);
-            if (i == 0) pq_buf_put(out, schema.data, schema.len);
-            else pq_buf_put(out, bb_model_view(m, view_of[i - 1]).ptr, secs[i].len);
-        }
+            bb__table_add(&t, BB_SECTION_VIEWS, bb_model_view(m, view_of[k]).len);
+        ok = bb__table_end(&t) != 0;
+        bb__membuf_put(out, schema.data, schema.len);
         for (size_t k = 0; k < nsets; k++) {
+            bb_strview v = bb_model_view(m, view_of[k]);
+            bb__membuf_put(out, v.ptr, v.len);
             char line[48];
             int len = snprintf(line, sizeof line, "%llu %016llx\n", (unsigned long long)rank_of[k],
-                               (unsigned long long)em_view_text_hash(bb_model_view(m, view_of[k])));
+                               (unsigned long long)em_view_text_hash(v));
             pq_buf_put(ranks, line, (size_t)len);
         }
-        ok = !out->failed && !ranks->failed;
+        ok = ok && !out->failed && !ranks->failed;
     }
-    free(secs);
     free(view_of);
     free(rank_of);
-    pq_buf_free(&schema);
+    free(schema.data);
     return ok;
 }
 
 bool ds_schema_encode(const char *dir, const bb_model *model, const uint64_t *rank, ds_blob *schema,
                       ds_blob *ranks, bb_error *err) {
-    pq_buf b = {0}, r = {0};
+    bb__membuf b = {0};
+    pq_buf r = {0};
     if (!encode(model, rank, &b, &r)) {
         ds_err(err, "cannot write %s/_backbeat/schema.bb: out of memory (or too many view sets)",
                dir);
-        pq_buf_free(&b);
+        free(b.data);
         pq_buf_free(&r);
         return false;
     }

@@ -1,5 +1,5 @@
-/* dump_sections.c — the `.bb` wire encoding of envelope, section table and section bodies
- * (FORMAT.md v1), shared by the dump writer and `backbeat merge` (see dump_sections.h).
+/* sections.c — the `.bb` wire encoding of envelope, section table and section bodies
+ * (FORMAT.md v1), shared by every writer of `.bb` bytes (see sections.h).
  *
  * Integers are packed little-endian into small stack arrays and handed to the sink; nothing is
  * allocated and no library function other than the sink is called, so the encoders are
@@ -8,12 +8,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "format/sections.h"
 
+#include <errno.h>
+
+#include "backbeat/reader.h"
 #include "backbeat/schema.h"
 #include "common/le_bytes.h"
 
 /* An encoding in progress: the sink and its first failure (sticky). */
 typedef struct enc {
-    bb_sink sink;
+    bb__sink sink;
     int rc;
 } enc;
 
@@ -67,16 +70,7 @@ uint64_t bb__dump_body_start(size_t section_count) {
     return BB_DUMP_ENVELOPE_SIZE + (uint64_t)BB_DUMP_TABLE_ENTRY_SIZE * section_count;
 }
 
-uint64_t bb__sections_layout(bb__section_ref *secs, size_t n) {
-    uint64_t off = bb__dump_body_start(n);
-    for (size_t i = 0; i < n; i++) {
-        secs[i].offset = off;
-        off += secs[i].len;
-    }
-    return off;
-}
-
-int bb__enc_envelope(bb_sink sink, uint16_t section_count) {
+int bb__enc_envelope(bb__sink sink, uint16_t section_count) {
     enc e = {sink, 0};
     put(&e, BB_DUMP_MAGIC, BB_DUMP_MAGIC_SIZE);
     put_u16(&e, BB_DUMP_FORMAT_VERSION);
@@ -86,7 +80,7 @@ int bb__enc_envelope(bb_sink sink, uint16_t section_count) {
     return e.rc;
 }
 
-int bb__enc_section_entry(bb_sink sink, uint16_t kind, uint64_t offset, uint64_t len) {
+int bb__enc_section_entry(bb__sink sink, uint16_t kind, uint64_t offset, uint64_t len) {
     enc e = {sink, 0};
     put_u16(&e, kind);
     put_u16(&e, 0); /* reserved */
@@ -95,11 +89,63 @@ int bb__enc_section_entry(bb_sink sink, uint16_t kind, uint64_t offset, uint64_t
     return e.rc;
 }
 
-int bb__enc_header(bb_sink sink, const bb__section_ref *secs, size_t n) {
-    int rc = bb__enc_envelope(sink, (uint16_t)n);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = bb__enc_section_entry(sink, secs[i].kind, secs[i].offset, secs[i].len);
-    return rc;
+void bb__table_begin(bb__table *t, bb__sink sink, size_t count) {
+    t->sink = sink;
+    t->count = count;
+    t->added = 0;
+    t->next = bb__dump_body_start(count);
+    t->rc = 0;
+    t->invalid = count > UINT16_MAX;
+    if (!t->invalid && sink.write) t->rc = bb__enc_envelope(sink, (uint16_t)count);
+}
+
+uint64_t bb__table_add(bb__table *t, uint16_t kind, uint64_t len) {
+    uint64_t at = t->next;
+    if (t->invalid || t->added == t->count || len > UINT64_MAX - at) {
+        t->invalid = 1;
+        return at;
+    }
+    if (t->rc == 0 && t->sink.write) t->rc = bb__enc_section_entry(t->sink, kind, at, len);
+    t->added++;
+    t->next = at + len;
+    return at;
+}
+
+uint64_t bb__table_end(const bb__table *t) {
+    return t->invalid || t->rc || t->added != t->count ? 0 : t->next;
+}
+
+uint64_t bb__sections_layout(bb__section_ref *secs, size_t n) {
+    bb__table t;
+    bb__table_begin(&t, (bb__sink){NULL, NULL}, n);
+    for (size_t i = 0; i < n; i++) secs[i].offset = bb__table_add(&t, secs[i].kind, secs[i].len);
+    return bb__table_end(&t);
+}
+
+int bb__enc_header(bb__sink sink, const bb__section_ref *secs, size_t n) {
+    bb__table t;
+    bb__table_begin(&t, sink, n);
+    for (size_t i = 0; i < n; i++) bb__table_add(&t, secs[i].kind, secs[i].len);
+    return t.rc ? t.rc : t.invalid ? EINVAL : 0;
+}
+
+size_t bb__instance_section_count(const bb__instance_shape *s) {
+    return 3u + s->view_count + s->shard_count;
+}
+
+void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s) {
+    bb__table_begin(t, sink, bb__instance_section_count(s));
+    bb__table_add(t, BB_SECTION_SCHEMA, s->schema_len);
+    bb__table_add(t, BB_SECTION_INTERN, s->intern_len);
+    for (size_t i = 0; i < s->view_count; i++)
+        bb__table_add(t, BB_SECTION_VIEWS, s->view_len(s->ctx, i));
+    for (uint32_t i = 0; i < s->shard_count; i++) {
+        uint64_t cap = s->shard_capacity(s->ctx, i);
+        bb__table_add(t, BB_SECTION_SHARD,
+                      cap > UINT64_MAX - BB_SHARD_HEADER_SIZE ? UINT64_MAX
+                                                              : BB_SHARD_HEADER_SIZE + cap);
+    }
+    bb__table_add(t, BB_SECTION_META, s->meta_len);
 }
 
 /* ---------------------------------------------------------------- Schema */
@@ -117,13 +163,13 @@ uint64_t bb__wire_field_size(const bb__wire_field *f) {
 
 uint64_t bb__wire_label_size(bb__wire_str label) { return 8u + str_size(label); }
 
-int bb__enc_schema_count(bb_sink sink, uint32_t count) {
+int bb__enc_schema_count(bb__sink sink, uint32_t count) {
     enc e = {sink, 0};
     put_u32(&e, count);
     return e.rc;
 }
 
-int bb__enc_schema_event(bb_sink sink, const bb__wire_event *ev) {
+int bb__enc_schema_event(bb__sink sink, const bb__wire_event *ev) {
     enc e = {sink, 0};
     put_u64(&e, ev->id);
     put_str(&e, ev->name);
@@ -134,7 +180,7 @@ int bb__enc_schema_event(bb_sink sink, const bb__wire_event *ev) {
     return e.rc;
 }
 
-int bb__enc_schema_field(bb_sink sink, const bb__wire_field *f) {
+int bb__enc_schema_field(bb__sink sink, const bb__wire_field *f) {
     enc e = {sink, 0};
     put_str(&e, f->name);
     put_opt_str(&e, f->description);
@@ -150,23 +196,63 @@ int bb__enc_schema_field(bb_sink sink, const bb__wire_field *f) {
     return e.rc;
 }
 
-int bb__enc_schema_label(bb_sink sink, uint64_t value, bb__wire_str label) {
+int bb__enc_schema_label(bb__sink sink, uint64_t value, bb__wire_str label) {
     enc e = {sink, 0};
     put_u64(&e, value);
     put_str(&e, label);
     return e.rc;
 }
 
+/* A decoded string as a wire string (the reader bounded its length to u16). */
+static bb__wire_str wire_view(bb_strview v, int present) {
+    bb__wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
+    return w;
+}
+
+/* Field f of a decoded schema entry, without its labels. */
+static bb__wire_field wire_rfield(const bb_rfield *f) {
+    bb__wire_field w = {.name = wire_view(f->name, 1),
+                        .description = wire_view(f->description, f->has_description),
+                        .unit = wire_view(f->unit, f->has_unit),
+                        .sentinel = f->sentinel,
+                        .offset = f->offset,
+                        .width = f->width,
+                        .label_count = (uint16_t)f->label_count,
+                        .type = f->type,
+                        .type_arg = f->type_arg,
+                        .role = f->role,
+                        .has_sentinel = f->has_sentinel ? 1 : 0};
+    return w;
+}
+
+int bb__enc_schema_decoded(bb__sink sink, const bb_rschema *s) {
+    bb__wire_event we = {.id = s->id,
+                         .name = wire_view(s->name, 1),
+                         .description = wire_view(s->description, s->has_description),
+                         .record_size = s->record_size,
+                         .phase = s->phase,
+                         .field_count = (uint16_t)s->field_count};
+    int rc = bb__enc_schema_event(sink, &we);
+    for (size_t i = 0; rc == 0 && i < s->field_count; i++) {
+        const bb_rfield *f = &s->fields[i];
+        bb__wire_field wf = wire_rfield(f);
+        rc = bb__enc_schema_field(sink, &wf);
+        for (size_t l = 0; rc == 0 && l < f->label_count; l++)
+            rc = bb__enc_schema_label(sink, f->labels[l].value, wire_view(f->labels[l].label, 1));
+    }
+    return rc;
+}
+
 /* ---------------------------------------------------------------- Intern, Shard, Meta */
 
-int bb__enc_intern_header(bb_sink sink, uint64_t instance_id, uint32_t count) {
+int bb__enc_intern_header(bb__sink sink, uint64_t instance_id, uint32_t count) {
     enc e = {sink, 0};
     put_u64(&e, instance_id);
     put_u32(&e, count);
     return e.rc;
 }
 
-int bb__enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *bytes) {
+int bb__enc_intern_entry(bb__sink sink, uint32_t id, uint32_t len, const void *bytes) {
     enc e = {sink, 0};
     put_u32(&e, id);
     put_u32(&e, len);
@@ -174,7 +260,7 @@ int bb__enc_intern_entry(bb_sink sink, uint32_t id, uint32_t len, const void *by
     return e.rc;
 }
 
-int bb__enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
+int bb__enc_shard_header(bb__sink sink, uint64_t instance_id, uint32_t shard_id, uint64_t head,
                          uint64_t capacity) {
     enc e = {sink, 0};
     put_u64(&e, instance_id);
@@ -186,7 +272,7 @@ int bb__enc_shard_header(bb_sink sink, uint64_t instance_id, uint32_t shard_id, 
 
 uint64_t bb__wire_meta_size(bb__wire_str host) { return 8u + str_size(host); }
 
-int bb__enc_meta(bb_sink sink, uint64_t instance_id, bb__wire_str host) {
+int bb__enc_meta(bb__sink sink, uint64_t instance_id, bb__wire_str host) {
     enc e = {sink, 0};
     put_u64(&e, instance_id);
     put_str(&e, host);

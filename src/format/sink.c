@@ -1,15 +1,16 @@
-/* sink.c — the byte sinks of dump_writer.h (an fd, a caller's buffer) that the dump writer and
- * `backbeat merge` stream `.bb` bytes into. */
+/* sink.c — the format's byte sinks (format/sink.h): an fd, and a memory buffer that is fixed
+ * (the caller's, no heap) or growing. Both libraries write `.bb` bytes through them. */
 /* SPDX-License-Identifier: MIT */
+#include "format/sink.h"
+
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "backbeat/dump_writer.h"
-
 /* write(2) all of data to *(int *)ctx; returns 0, or the errno of the failure (EIO when write
  * returns 0). Uses only write(2): async-signal-safe. errno is left as write(2) set it. */
-static int fd_sink_write(void *ctx, const void *data, size_t len) {
+static int fd_write(void *ctx, const void *data, size_t len) {
     int fd = *(const int *)ctx;
     const uint8_t *p = data;
     while (len > 0) {
@@ -26,21 +27,52 @@ static int fd_sink_write(void *ctx, const void *data, size_t len) {
     return 0;
 }
 
-bb_sink bb_sink_fd(int *fd_storage) {
-    bb_sink s = {fd_sink_write, fd_storage};
+bb__sink bb__sink_fd(int *fd) {
+    bb__sink s = {fd_write, fd};
     return s;
 }
 
-/* Append to the bb_buffer_sink at ctx; ENOSPC (nothing appended) when it would pass cap. */
-static int buffer_sink_write(void *ctx, const void *data, size_t len) {
-    bb_buffer_sink *b = ctx;
-    if (b->len > b->cap || len > b->cap - b->len) return ENOSPC;
+bb__membuf bb__membuf_fixed(uint8_t *data, size_t cap) {
+    bb__membuf b = {data, cap, 0, 1, 0};
+    return b;
+}
+
+/* Room for `len` more bytes in a growing buffer (doubling, from 256); false when out of memory. */
+static int reserve(bb__membuf *b, size_t len) {
+    if (len > SIZE_MAX - b->len) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + len) {
+        if (cap > SIZE_MAX / 2) {
+            cap = b->len + len;
+            break;
+        }
+        cap *= 2;
+    }
+    uint8_t *p = realloc(b->data, cap);
+    if (!p) return 0;
+    b->data = p;
+    b->cap = cap;
+    return 1;
+}
+
+int bb__membuf_put(bb__membuf *b, const void *data, size_t len) {
+    if (b->len > b->cap || len > b->cap - b->len) {
+        int rc = b->fixed ? ENOSPC : reserve(b, len) ? 0 : ENOMEM;
+        if (rc) {
+            b->failed = 1;
+            return rc;
+        }
+    }
     if (len) memcpy(b->data + b->len, data, len);
     b->len += len;
     return 0;
 }
 
-bb_sink bb_sink_buffer(bb_buffer_sink *buf) {
-    bb_sink s = {buffer_sink_write, buf};
+static int membuf_write(void *ctx, const void *data, size_t len) {
+    return bb__membuf_put(ctx, data, len);
+}
+
+bb__sink bb__sink_membuf(bb__membuf *b) {
+    bb__sink s = {membuf_write, b};
     return s;
 }

@@ -19,7 +19,7 @@ void bb__sparse_fd_init(bb__sparse_fd *s, int fd) {
 /* write(2) all of p through the plain fd sink (sink.c: EINTR and short writes retried); 0 or
  * an errno. */
 static int write_all(int fd, const uint8_t *p, size_t len) {
-    bb_sink plain = bb_sink_fd(&fd);
+    bb__sink plain = bb__sink_fd(&fd);
     return plain.write(plain.ctx, p, len);
 }
 
@@ -74,8 +74,8 @@ static int sparse_write(void *ctx, const void *data, size_t len) {
     return 0;
 }
 
-bb_sink bb__sink_sparse_fd(bb__sparse_fd *s) {
-    bb_sink k = {sparse_write, s};
+bb__sink bb__sink_sparse_fd(bb__sparse_fd *s) {
+    bb__sink k = {sparse_write, s};
     return k;
 }
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "backbeat/dump_writer.h"
+#include "format/sink.h"
 
 /* State of one sparse fd sink (caller-owned; initialize with bb__sparse_fd_init). */
 typedef struct bb__sparse_fd {
@@ -18,10 +18,10 @@ typedef struct bb__sparse_fd {
 } bb__sparse_fd;
 
 void bb__sparse_fd_init(bb__sparse_fd *s, int fd);
-/* A sink over `s`: like bb_sink_fd, except that aligned 64 KiB blocks of zeros inside large
+/* A sink over `s`: like bb__sink_fd, except that aligned 64 KiB blocks of zeros inside large
  * writes become holes when the fd is a seekable regular file without O_APPEND (any other fd is
- * written to as bb_sink_fd does). Async-signal-safe (fstat, fcntl, lseek, write). */
-bb_sink bb__sink_sparse_fd(bb__sparse_fd *s);
+ * written to as bb__sink_fd does). Async-signal-safe (fstat, fcntl, lseek, write). */
+bb__sink bb__sink_sparse_fd(bb__sparse_fd *s);
 /* Pass a pending hole at the end of the output: seek to one byte before its end and write that
  * byte, so the file has its full size and the fd's offset is at the end. 0 or an errno. */
 int bb__sparse_fd_finish(bb__sparse_fd *s);

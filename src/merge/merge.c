@@ -39,78 +39,14 @@
 #include "emit/outfile.h"
 #include "read/u64map.h"
 
-typedef struct bytes {
-    uint8_t *p;
-    size_t len, cap;
-    bool oom;
-} bytes;
-
-/* Append n bytes; on allocation failure sets b->oom and drops this and later appends. */
-static void b_put(bytes *b, const void *d, size_t n) {
-    if (b->oom) return;
-    if (b->len + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n) nc *= 2;
-        uint8_t *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->len, d, n);
-    b->len += n;
-}
-
-/* bb_sink callback appending to the `bytes` at ctx; ENOMEM once an append failed. */
-static int bytes_write(void *ctx, const void *d, size_t n) {
-    bytes *b = ctx;
-    b_put(b, d, n);
-    return b->oom ? ENOMEM : 0;
-}
-
-/* b as a sink for the format/sections.h encoders. */
-static bb_sink bytes_sink(bytes *b) {
-    bb_sink s = {bytes_write, b};
-    return s;
-}
+/* A growing memory buffer (format/sink.h; {0} is an empty one): `failed` once an append ran
+ * out of memory. */
+typedef bb__membuf bytes;
 
 /* A decoded string as a wire string (the reader bounded its length to u16). */
 static bb__wire_str wire_view(bb_strview v, bool present) {
     bb__wire_str w = {v.ptr, (uint16_t)v.len, present ? 1 : 0};
     return w;
-}
-
-/* Append one schema entry of a Schema section, re-encoded from its decoded form. */
-static void encode_schema(bytes *b, const bb_rschema *s) {
-    bb_sink sink = bytes_sink(b);
-    bb__wire_event we;
-    we.id = s->id;
-    we.name = wire_view(s->name, true);
-    we.description = wire_view(s->description, s->has_description);
-    we.record_size = s->record_size;
-    we.phase = s->phase;
-    we.field_count = (uint16_t)s->field_count;
-    bb__enc_schema_event(sink, &we);
-    for (size_t i = 0; i < s->field_count; i++) {
-        const bb_rfield *f = &s->fields[i];
-        bb__wire_field wf;
-        wf.name = wire_view(f->name, true);
-        wf.description = wire_view(f->description, f->has_description);
-        wf.unit = wire_view(f->unit, f->has_unit);
-        wf.sentinel = f->sentinel;
-        wf.offset = f->offset;
-        wf.width = f->width;
-        wf.label_count = (uint16_t)f->label_count;
-        wf.type = f->type;
-        wf.type_arg = f->type_arg;
-        wf.role = f->role;
-        wf.has_sentinel = f->has_sentinel ? 1 : 0;
-        bb__enc_schema_field(sink, &wf);
-        for (size_t l = 0; l < f->label_count; l++)
-            bb__enc_schema_label(sink, f->labels[l].value, wire_view(f->labels[l].label, true));
-    }
 }
 
 /* ------------------------------------------------------------------ output plumbing */
@@ -427,22 +363,23 @@ static int collect_views(repack *rp) {
 /* Instance io's Intern section into *in when it has entries, and its Meta section into *meta
  * when it has a host. */
 static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
-    if (io->has_meta) bb__enc_meta(bytes_sink(meta), io->id, wire_view(io->host, true));
-    if (meta->oom) return false;
+    if (io->has_meta) bb__enc_meta(bb__sink_membuf(meta), io->id, wire_view(io->host, true));
+    if (meta->failed) return false;
     if (!io->nintern) return true;
-    bb_sink is = bytes_sink(in);
+    bb__sink is = bb__sink_membuf(in);
     bb__enc_intern_header(is, io->id, (uint32_t)io->nintern);
     for (size_t k = 0; k < io->nintern; k++)
         bb__enc_intern_entry(is, io->intern[k].id, (uint32_t)io->intern[k].bytes.len,
                              io->intern[k].bytes.ptr);
-    return !in->oom;
+    return !in->failed;
 }
 
 /* Encode the small sections: the union Schema, and per instance its Intern and Meta. */
 static int encode_small(repack *rp) {
     size_t nschemas = bb_model_schema_count(rp->model);
-    bb__enc_schema_count(bytes_sink(&rp->schema), (uint32_t)nschemas);
-    for (size_t i = 0; i < nschemas; i++) encode_schema(&rp->schema, bb_model_schema(rp->model, i));
+    bb__enc_schema_count(bb__sink_membuf(&rp->schema), (uint32_t)nschemas);
+    for (size_t i = 0; i < nschemas; i++)
+        bb__enc_schema_decoded(bb__sink_membuf(&rp->schema), bb_model_schema(rp->model, i));
     rp->interns = calloc(rp->ni ? rp->ni : 1, sizeof *rp->interns);
     rp->metas = calloc(rp->ni ? rp->ni : 1, sizeof *rp->metas);
     if (!rp->interns || !rp->metas) return MG_OOM;
@@ -451,7 +388,7 @@ static int encode_small(repack *rp) {
         rp->nmeta += rp->insts[i].has_meta;
         rp->nintern += rp->insts[i].nintern != 0;
     }
-    return rp->schema.oom ? MG_OOM : MG_OK;
+    return rp->schema.failed ? MG_OOM : MG_OK;
 }
 
 /* Section table: Schema, Intern per instance with entries, Views, Shard per bucket (a ring of the next
@@ -484,8 +421,8 @@ static int lay_out(repack *rp) {
     for (size_t i = 0; i < rp->ni; i++)
         if (rp->insts[i].has_meta) *s++ = (section){BB_SECTION_META, rp->metas[i].len, 0};
     rp->total = bb__sections_layout(rp->secs, rp->ns);
-    bb__enc_header(bytes_sink(&rp->env), rp->secs, rp->ns);
-    return rp->env.oom ? MG_OOM : MG_OK;
+    bb__enc_header(bb__sink_membuf(&rp->env), rp->secs, rp->ns);
+    return rp->env.failed ? MG_OOM : MG_OK;
 }
 
 /* Write (p, len) at the start of the next section. */
@@ -498,10 +435,10 @@ static int write_head(repack *rp) {
     if (!em_out_open(&rp->o, rp->out, rp->e)) return MG_FAIL;
     rp->opened = true;
     if (ftruncate(rp->o.fd, (off_t)rp->total) != 0) return io_fail(&rp->err);
-    if (!pwrite_all(rp->o.fd, rp->env.p, rp->env.len, 0)) return io_fail(&rp->err);
-    if (!put_section(rp, rp->schema.p, rp->schema.len)) return io_fail(&rp->err);
+    if (!pwrite_all(rp->o.fd, rp->env.data, rp->env.len, 0)) return io_fail(&rp->err);
+    if (!put_section(rp, rp->schema.data, rp->schema.len)) return io_fail(&rp->err);
     for (size_t i = 0; i < rp->ni; i++)
-        if (rp->insts[i].nintern && !put_section(rp, rp->interns[i].p, rp->interns[i].len))
+        if (rp->insts[i].nintern && !put_section(rp, rp->interns[i].data, rp->interns[i].len))
             return io_fail(&rp->err);
     for (size_t i = 0; i < rp->nviews; i++)
         if (!put_section(rp, rp->views[i].ptr, rp->views[i].len)) return io_fail(&rp->err);
@@ -518,14 +455,14 @@ static int write_shards_and_metas(repack *rp) {
     for (size_t i = 0; i < rp->nb; i++) {
         bucket *b = &rp->bk[i];
         uint8_t hdr[BB_SHARD_HEADER_SIZE];
-        bb_buffer_sink hb = {hdr, sizeof hdr, 0};
-        bb__enc_shard_header(bb_sink_buffer(&hb), b->instance_id, b->shard_id, b->bytes,
+        bb__membuf hb = bb__membuf_fixed(hdr, sizeof hdr);
+        bb__enc_shard_header(bb__sink_membuf(&hb), b->instance_id, b->shard_id, b->bytes,
                              b->capacity);
         b->region_off = rp->secs[rp->cur].offset + BB_SHARD_HEADER_SIZE;
         if (!put_section(rp, hdr, sizeof hdr)) return io_fail(&rp->err);
     }
     for (size_t i = 0; i < rp->ni; i++)
-        if (rp->insts[i].has_meta && !put_section(rp, rp->metas[i].p, rp->metas[i].len))
+        if (rp->insts[i].has_meta && !put_section(rp, rp->metas[i].data, rp->metas[i].len))
             return io_fail(&rp->err);
     return MG_OK;
 }
@@ -615,14 +552,14 @@ static void repack_free(repack *rp) {
         bb__u64map_free(&rp->insts[i].caps);
     }
     free(rp->insts);
-    for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].p);
-    for (size_t i = 0; rp->metas && i < rp->ni; i++) free(rp->metas[i].p);
+    for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].data);
+    for (size_t i = 0; rp->metas && i < rp->ni; i++) free(rp->metas[i].data);
     free(rp->interns);
     free(rp->metas);
     free(rp->views);
     free(rp->secs);
-    free(rp->schema.p);
-    free(rp->env.p);
+    free(rp->schema.data);
+    free(rp->env.data);
     if (rp->model) bb_model_close(rp->model);
 }
 
@@ -705,7 +642,7 @@ static int splice_registry(splicer *sp) {
     bb__u64map_init(&seen);
     size_t count = 0;
     int st = MG_OK;
-    bb__enc_schema_count(bytes_sink(&sp->schema), 0); /* patched below */
+    bb__enc_schema_count(bb__sink_membuf(&sp->schema), 0); /* patched below */
     for (size_t d = 0; d < sp->nd && st == MG_OK; d++)
         for (size_t i = 0; i < bb_dump_schema_count(sp->dumps[d]) && st == MG_OK; i++) {
             const bb_rschema *s = bb_dump_schema(sp->dumps[d], i);
@@ -714,13 +651,13 @@ static int splice_registry(splicer *sp) {
                 st = MG_OOM;
                 break;
             }
-            encode_schema(&sp->schema, s);
+            bb__enc_schema_decoded(bb__sink_membuf(&sp->schema), s);
             count++;
         }
     bb__u64map_free(&seen);
-    if (st != MG_OK || sp->schema.oom) return MG_OOM;
-    bb_buffer_sink count_at = {sp->schema.p, BB_SCHEMA_HEADER_SIZE, 0};
-    bb__enc_schema_count(bb_sink_buffer(&count_at), (uint32_t)count);
+    if (st != MG_OK || sp->schema.failed) return MG_OOM;
+    bb__membuf count_at = bb__membuf_fixed(sp->schema.data, BB_SCHEMA_HEADER_SIZE);
+    bb__enc_schema_count(bb__sink_membuf(&count_at), (uint32_t)count);
     return MG_OK;
 }
 
@@ -743,9 +680,9 @@ static int splice_layout(splicer *sp) {
             if (kind != BB_SECTION_SCHEMA) *s++ = (section){kind, len, 0};
         }
     sp->total = bb__sections_layout(sp->secs, sp->ns);
-    bb__enc_header(bytes_sink(&sp->env), sp->secs, sp->ns);
+    bb__enc_header(bb__sink_membuf(&sp->env), sp->secs, sp->ns);
     sp->buf = malloc(SPLICE_BUF);
-    return sp->env.oom || !sp->buf ? MG_OOM : MG_OK;
+    return sp->env.failed || !sp->buf ? MG_OOM : MG_OK;
 }
 
 /* Open the output at its full size; write the envelope and the Schema section. */
@@ -753,8 +690,8 @@ static int splice_head(splicer *sp) {
     if (!em_out_open(&sp->o, sp->out, sp->e)) return MG_FAIL;
     sp->opened = true;
     if (ftruncate(sp->o.fd, (off_t)sp->total) != 0) return io_fail(&sp->err);
-    if (!pwrite_all(sp->o.fd, sp->env.p, sp->env.len, 0) ||
-        !pwrite_all(sp->o.fd, sp->schema.p, sp->schema.len, sp->secs[0].offset))
+    if (!pwrite_all(sp->o.fd, sp->env.data, sp->env.len, 0) ||
+        !pwrite_all(sp->o.fd, sp->schema.data, sp->schema.len, sp->secs[0].offset))
         return io_fail(&sp->err);
     sp->cur = 1;
     return MG_OK;
@@ -820,8 +757,8 @@ static bool merge_splice(bb_dump **dumps, size_t nd, char *const *paths, const c
     if (sp.opened) em_out_abort(&sp.o);
     free(sp.buf);
     free(sp.secs);
-    free(sp.schema.p);
-    free(sp.env.p);
+    free(sp.schema.data);
+    free(sp.env.data);
     return ok;
 }
 

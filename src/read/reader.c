@@ -25,6 +25,7 @@
 #include "backbeat/reader.h"
 #include "backbeat/detail/frame.h"
 #include "common/error_set.h"
+#include "format/names.h"
 #include "format/wire.h"
 #include "read/read_cursor.h"
 #include "read/reader_internal.h"
@@ -73,12 +74,12 @@ static bb_status read_envelope(ctx *c) {
             if (!overflow && contiguous && s->offset <= n)
                 return bb__rd_fail(c, BB_ERR_TRUNCATED, n,
                                    "truncated at byte %zu (section %zu, %s, ends at byte %llu)", n,
-                                   i, bb__rd_kind_name(s->kind),
+                                   i, bb__section_kind_name(s->kind),
                                    (unsigned long long)(s->offset + s->len));
             return bb__rd_fail(c, BB_ERR_BOUNDS, ENVELOPE + SECTION_ENTRY * i,
                                "section %zu (%s) out of bounds: offset %llu + length %llu %s the "
                                "file size %zu",
-                               i, bb__rd_kind_name(s->kind), (unsigned long long)s->offset,
+                               i, bb__section_kind_name(s->kind), (unsigned long long)s->offset,
                                (unsigned long long)s->len,
                                overflow ? "overflows, exceeding" : "exceeds", n);
         }

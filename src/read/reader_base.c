@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/error_set.h"
+#include "format/names.h"
 #include "read/reader_internal.h"
 
 /* ---- allocation owned by the dump ---------------------------------------------------------- */
@@ -43,23 +44,12 @@ bb_status bb__rd_fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ..
     return st;
 }
 
-/* A section kind's name, for messages. */
-const char *bb__rd_kind_name(uint16_t kind) {
-    switch (kind) {
-    case BB_SECTION_SCHEMA: return "schema";
-    case BB_SECTION_INTERN: return "intern";
-    case BB_SECTION_SHARD: return "shard";
-    case BB_SECTION_META: return "meta";
-    case BB_SECTION_VIEWS: return "views";
-    }
-    return "unknown";
-}
-
 /* The error for a cursor that ran out inside section `si`. */
 bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb__read_cursor *cur) {
     return bb__rd_fail(c, BB_ERR_TRUNCATED, cur->fail_at,
                        "section %zu (%s) truncated at byte %llu: a structure runs past its end", si,
-                       bb__rd_kind_name(c->d->secs[si].kind), (unsigned long long)cur->fail_at);
+                       bb__section_kind_name(c->d->secs[si].kind),
+                       (unsigned long long)cur->fail_at);
 }
 
 /* ---- strings ------------------------------------------------------------------------------- */
@@ -73,9 +63,9 @@ bb_status bb__rd_str(ctx *c, size_t si, bb__read_cursor *cur, bool strict, const
     const uint8_t *p = bb__cursor_take(cur, n);
     if (!cur->ok) return bb__rd_truncated_in(c, si, cur);
     if (strict && !bb_utf8_valid(p, n))
-        return bb__rd_fail(c, BB_ERR_CORRUPT, at,
-                           "section %zu (%s): invalid UTF-8 in %s at byte %llu", si,
-                           bb__rd_kind_name(c->d->secs[si].kind), what, (unsigned long long)at);
+        return bb__rd_fail(
+            c, BB_ERR_CORRUPT, at, "section %zu (%s): invalid UTF-8 in %s at byte %llu", si,
+            bb__section_kind_name(c->d->secs[si].kind), what, (unsigned long long)at);
     out->ptr = (const char *)p;
     out->len = n;
     return BB_OK;

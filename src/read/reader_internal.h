@@ -95,8 +95,6 @@ void *bb__rd_array(bb_dump *d, size_t n, size_t size);
 /* Fill the error (if any) with "NAME: <message>" and return `st`. */
 bb_status bb__rd_fail(ctx *c, bb_status st, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* A section kind's name, for messages. */
-const char *bb__rd_kind_name(uint16_t kind);
 /* The error for a cursor that ran out inside section `si`. */
 bb_status bb__rd_truncated_in(ctx *c, size_t si, const bb__read_cursor *cur);
 /* Read a `str` (u16 length + bytes); if `strict`, invalid UTF-8 is an error. 0 on success, else

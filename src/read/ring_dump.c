@@ -14,50 +14,42 @@
 #include "format/sections.h"
 #include "read/ring_priv.h"
 
-/* Append to the bb_buffer_sink at ctx; ENOSPC when it would pass cap. */
-static int mem_write(void *ctx, const void *data, size_t len) {
-    bb_buffer_sink *b = ctx;
-    if (b->len > b->cap || len > b->cap - b->len) return ENOSPC;
-    if (len) memcpy(b->data + b->len, data, len);
-    b->len += len;
-    return 0;
+/* The lengths of the dump's repeated sections, for the format's table builder. */
+typedef struct shape_ctx {
+    const bb_ring *r;
+    const bb__ring_shard_out *sh;
+} shape_ctx;
+
+static uint64_t view_len(const void *ctx, size_t i) {
+    const shape_ctx *c = ctx;
+    return c->r->views[i].len;
 }
 
-/* Contract: see ring_priv.h. */
-bb_sink bb__ring_mem_sink(bb_buffer_sink *buf) {
-    bb_sink s = {mem_write, buf};
-    return s;
+static uint64_t shard_cap(const void *ctx, uint32_t i) {
+    const shape_ctx *c = ctx;
+    return c->sh[i].cap;
 }
 
-/* The section table: Schema, Intern, one Views per view set, one Shard per ring, Meta. */
-static bb__section_ref *plan(const bb_ring *r, const bb__ring_shard_out *sh, size_t *n,
-                             uint64_t *total) {
-    *n = 3 + r->nviews + r->info.shards;
-    if (*n > UINT16_MAX) return NULL;
-    bb__section_ref *secs = calloc(*n, sizeof *secs);
-    if (!secs) return NULL;
+/* The dump's sections: one instance in the reference order (Schema, Intern, one Views per view
+ * set, one Shard per ring, Meta). */
+static bb__instance_shape shape_of(const shape_ctx *c) {
+    const bb_ring *r = c->r;
     uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
     for (size_t i = 0; i < r->nevents; i++) schema += r->events[i].len;
     for (size_t i = 0; i < r->ninterns; i++)
         intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
     if (r->stats.intern_full)
         intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
-    size_t k = 0;
-    secs[k++] = (bb__section_ref){BB_SECTION_SCHEMA, schema, 0};
-    secs[k++] = (bb__section_ref){BB_SECTION_INTERN, intern, 0};
-    for (size_t i = 0; i < r->nviews; i++)
-        secs[k++] = (bb__section_ref){BB_SECTION_VIEWS, r->views[i].len, 0};
-    for (uint32_t i = 0; i < r->info.shards; i++)
-        secs[k++] = (bb__section_ref){BB_SECTION_SHARD, BB_SHARD_HEADER_SIZE + sh[i].cap, 0};
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
-    secs[k++] = (bb__section_ref){BB_SECTION_META, bb__wire_meta_size(host), 0};
-    *total = bb__sections_layout(secs, *n);
-    return secs;
+    bb__instance_shape s = {
+        schema,    intern, bb__wire_meta_size(host), r->nviews, r->info.shards, view_len,
+        shard_cap, c};
+    return s;
 }
 
 /* Everything but the shard bodies, which are skipped (left zero) and located. */
-static int write_bodies(const bb_ring *r, bb_buffer_sink *bs, bb__ring_shard_out *sh) {
-    bb_sink s = bb__ring_mem_sink(bs);
+static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh) {
+    bb__sink s = bb__sink_membuf(bs);
     int rc = bb__enc_schema_count(s, (uint32_t)r->nevents);
     for (size_t i = 0; !rc && i < r->nevents; i++)
         rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
@@ -103,22 +95,23 @@ static void note(bb_ring *r, const uint8_t *p, uint64_t n) {
 /* Contract: see ring_priv.h. */
 bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out, size_t *out_len,
                               bb_error *err) {
-    size_t n;
-    uint64_t total = 0;
-    bb__section_ref *secs = plan(r, sh, &n, &total);
-    if (!secs)
+    shape_ctx c = {r, sh};
+    bb__instance_shape shape = shape_of(&c);
+    bb__table t;
+    bb__table_instance(&t, (bb__sink){NULL, NULL}, &shape);
+    uint64_t total = bb__table_end(&t);
+    if (!total)
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
-                           "%s: too many view sets and shards for one dump, or out of memory",
-                           r->name);
+                           "%s: too many view sets and shards for one dump", r->name);
     uint8_t *buf = total <= SIZE_MAX ? calloc(1, (size_t)total) : NULL;
     if (!buf) {
-        free(secs);
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                            "%s: cannot allocate %llu bytes for the dump", r->name,
                            (unsigned long long)total);
     }
-    bb_buffer_sink bs = {buf, (size_t)total, 0};
-    int rc = bb__enc_header(bb__ring_mem_sink(&bs), secs, n) || write_bodies(r, &bs, sh);
+    bb__membuf bs = bb__membuf_fixed(buf, (size_t)total);
+    bb__table_instance(&t, bb__sink_membuf(&bs), &shape);
+    int rc = t.rc || write_bodies(r, &bs, sh);
     r->nranges = 0;
     r->ranges_failed = false;
     const uint8_t *at = buf; /* everything but the shard bodies */
@@ -127,7 +120,6 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
         at = sh[i].body + sh[i].cap;
     }
     if (!rc) note(r, at, (uint64_t)(buf + total - at));
-    free(secs);
     if (rc || bs.len != total) {
         free(buf);
         return bb__err_set(err, BB_ERR_CORRUPT, UINT64_MAX, NULL, "%s: encoding the dump failed",

@@ -18,8 +18,8 @@ static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *s
     size_t body = BB_SCHEMA_HEADER_SIZE + len, start = bb__dump_body_start(1);
     uint8_t *buf = malloc(start + body);
     if (!buf) return false;
-    bb_buffer_sink bs = {buf, start + body, 0};
-    bb_sink sink = bb__ring_mem_sink(&bs);
+    bb__membuf bs = bb__membuf_fixed(buf, start + body);
+    bb__sink sink = bb__sink_membuf(&bs);
     bb__section_ref sec = {BB_SECTION_SCHEMA, body, 0};
     bb__sections_layout(&sec, 1);
     int rc = bb__enc_header(sink, &sec, 1) || bb__enc_schema_count(sink, 1) ||

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backbeat/dump_writer.h"
 #include "backbeat/ring_reader.h"
 #include "format/rseq_margin.h"
 
@@ -137,9 +136,6 @@ typedef struct bb__ring_shard_out {
  * the shard bodies; their places are set in shards[i].body. */
 bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *shards, uint8_t **out,
                               size_t *out_len, bb_error *err);
-
-/* A sink appending to a caller's buffer (bb_sink_buffer's behaviour, without libbackbeat). */
-bb_sink bb__ring_mem_sink(bb_buffer_sink *buf);
 
 /* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
  * only the file's data extents (holes stay zero in dst). */

@@ -3,12 +3,12 @@
  * fd) or written as zeros (a pipe). The snapshot's untouched zero pages are never read, so a
  * sparse ring file of gigabytes costs the memory and time of its data, not of its size. */
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/error_set.h"
+#include "format/sink.h"
 #include "read/ring_priv.h"
 
 static int by_start(const void *a, const void *b) {
@@ -16,15 +16,11 @@ static int by_start(const void *a, const void *b) {
     return x->p < y->p ? -1 : x->p > y->p;
 }
 
+/* All of p[n] to fd through the format's fd sink (EINTR and short writes retried); 0 or an
+ * errno. */
 static int write_all(int fd, const uint8_t *p, uint64_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return w < 0 ? errno : EIO;
-        p += w;
-        n -= (uint64_t)w;
-    }
-    return 0;
+    bb__sink s = bb__sink_fd(&fd);
+    return s.write(s.ctx, p, (size_t)n);
 }
 
 /* Pass `n` zero bytes: a seek where the fd allows it, else writes of zeros. */

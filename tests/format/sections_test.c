@@ -32,10 +32,10 @@ static int counter_write(void *ctx, const void *p, size_t len) {
     return 0;
 }
 
-static bb_sink counting(counter *c, uint64_t fail_at) {
+static bb__sink counting(counter *c, uint64_t fail_at) {
     memset(c, 0, sizeof *c);
     c->fail_at = fail_at;
-    bb_sink s = {counter_write, c};
+    bb__sink s = {counter_write, c};
     return s;
 }
 
@@ -61,7 +61,7 @@ static bb__wire_str sample(int k) {
 #define EXPECT_ENCODES(what, size, call)                                                        \
     do {                                                                                        \
         counter c_;                                                                             \
-        bb_sink sink = counting(&c_, UINT64_MAX);                                               \
+        bb__sink sink = counting(&c_, UINT64_MAX);                                              \
         int rc_ = (call);                                                                       \
         CHECK(rc_ == 0 && c_.n == (size), "%s: rc %d, %llu bytes, size says %llu", what, rc_,   \
               (unsigned long long)c_.n, (unsigned long long)(size));                            \

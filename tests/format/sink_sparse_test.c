@@ -63,7 +63,7 @@ static uint64_t roundtrip(const char *path, int flags, const uint8_t *in, size_t
     CHECK(write(fd, "hello", 5) == 5);
     bb__sparse_fd s;
     bb__sparse_fd_init(&s, fd);
-    bb_sink k = bb__sink_sparse_fd(&s);
+    bb__sink k = bb__sink_sparse_fd(&s);
     for (size_t off = 0; off < n; off += chunk)
         CHECK(k.write(k.ctx, in + off, n - off < chunk ? n - off : chunk) == 0);
     CHECK(bb__sparse_fd_finish(&s) == 0);
@@ -115,7 +115,7 @@ static void sink_cases(void) {
     close(p[0]);
     bb__sparse_fd s;
     bb__sparse_fd_init(&s, p[1]);
-    bb_sink k = bb__sink_sparse_fd(&s);
+    bb__sink k = bb__sink_sparse_fd(&s);
     CHECK(k.write(k.ctx, all_zero, n) == 0 && bb__sparse_fd_finish(&s) == 0 && s.holes == 0);
     close(p[1]);
     int st = 0;
