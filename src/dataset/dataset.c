@@ -1,7 +1,7 @@
 /* dataset.c — `convert --dataset DIR`: the partition keys, the lock, the schema dump's path
  * (see dataset/dataset.h; the append itself is dataset_append.c). */
 /* SPDX-License-Identifier: MIT */
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

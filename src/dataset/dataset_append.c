@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 #include "emit/text.h"
 #include "parquet/buf.h"
 

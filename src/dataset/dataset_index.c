@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 #include "dataset/dataset_runs.h"
 
 #define MAGIC "BBIDX1\0\0"

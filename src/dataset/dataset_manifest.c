@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 #include "emit/text.h"
 #include "parquet/buf.h"
 

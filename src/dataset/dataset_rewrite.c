@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 
 /* The manifest's sources, then the schema dump, as one model; false after a message. */
 static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t *schema, size_t len,

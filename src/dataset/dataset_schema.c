@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 #include "emit/view_order.h"
 #include "format/sections.h"
 #include "format/sink.h"

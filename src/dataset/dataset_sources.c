@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 
 #define CHUNK (1u << 20)
 

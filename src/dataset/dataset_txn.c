@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 
 #define JOURNAL "journal"
 #define JOURNAL_MAGIC "BBJOURNAL1\n"
