@@ -86,7 +86,7 @@ if(TARGET backbeat_cli)
   target_compile_definitions(tail_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>"
     BB_RING_CHILD="$<TARGET_FILE:ring_child>" BB_RING_PLUGIN="$<TARGET_FILE:bb_ring_plugin>")
   add_dependencies(tail_test backbeat_cli ring_child bb_ring_plugin)
-  foreach(sc follow flood dead)
+  foreach(sc follow flood dead truncated)
     add_test(NAME cli_tail_${sc} COMMAND tail_test ${sc})
     set_tests_properties(cli_tail_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS concurrent)
   endforeach()
