@@ -7,8 +7,9 @@
  *   sparse-intern  (issue 43.2) the base file with a header announcing 2^28 intern entries,
  *              then 2^32 - 1 entries and a 4 GiB arena: the table and arena holes, the regions
  *              after them shifted, the checksum recomputed (a few MB of blocks): read by the
- *              table's data extents, memory per entry present (was 11 s and 4.4 GB, 66 s and
- *              20 GB);
+ *              table's data extents, memory per entry present (was 12 s and 4.4 GB, 66 s and
+ *              20 GB); and a metadata log of 4 GiB, all a hole past its entries, the tail word
+ *              saying it is in use;
  *   fifo       a FIFO named like a ring file in a scanned directory is named and skipped, and as
  *              an input of recover / inspect / convert / merge fails at once naming the file.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
@@ -193,26 +194,32 @@ static void sparse(const uint8_t *base, size_t len) {
     unlink(path);
 }
 
-/* The base file with `entries` intern entries and an arena of `bytes`: its own entries and
- * arena bytes first, the rest holes, the rings moved after them. */
-static bool write_sparse_intern(const uint8_t *base, const char *path, uint32_t entries,
-                                uint32_t bytes) {
+/* The base file with a metadata log of `log` bytes (0: its own), `entries` intern entries and
+ * an arena of `bytes`: its own log, entries and arena bytes first, the rest holes, the regions
+ * after them moved. A longer log's tail word says it is all in use. */
+static bool write_sparse_intern(const uint8_t *base, const char *path, uint64_t log,
+                                uint32_t entries, uint32_t bytes) {
+    uint64_t meta = get64(base, BB_RH_META_OFF), meta_len = get64(base, BB_RH_META_LEN);
     uint64_t intern = get64(base, BB_RH_INTERN_OFF), arena = get64(base, BB_RH_ARENA_OFF);
     uint64_t rings = get64(base, BB_RH_RINGS_OFF), cap = get64(base, BB_RH_CAPACITY);
     uint32_t n0 = get32(base, BB_RH_INTERN_ENTRIES), b0 = get32(base, BB_RH_INTERN_BYTES);
-    uint64_t arena2 = (intern + (uint64_t)entries * BB_RING_INTERN_ENTRY + 4095) / 4096 * 4096;
+    uint64_t log2 = log ? log : meta_len, intern2 = (meta + log2 + 4095) / 4096 * 4096;
+    uint64_t arena2 = (intern2 + (uint64_t)entries * BB_RING_INTERN_ENTRY + 4095) / 4096 * 4096;
     uint64_t rings2 = (arena2 + bytes + 4095) / 4096 * 4096, size = rings2 + 2 * cap;
     uint8_t *h = malloc(intern);
     memcpy(h, base, intern);
     memcpy(h + BB_RH_INTERN_ENTRIES, &entries, 4);
     memcpy(h + BB_RH_INTERN_BYTES, &bytes, 4);
+    put64(h, BB_RH_META_LEN, log2);
+    if (log) put64(h, BB_RH_META_TAIL, log2);
+    put64(h, BB_RH_INTERN_OFF, intern2);
     put64(h, BB_RH_ARENA_OFF, arena2);
     put64(h, BB_RH_RINGS_OFF, rings2);
     put64(h, BB_RH_FILE_SIZE, size);
     put64(h, BB_RH_CHECK, bb__ring_fnv64(h, BB_RING_CHECKED));
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     bool ok = fd >= 0 && pwrite(fd, h, intern, 0) == (ssize_t)intern &&
-              pwrite(fd, base + intern, (size_t)n0 * 16, (off_t)intern) == (ssize_t)n0 * 16 &&
+              pwrite(fd, base + intern, (size_t)n0 * 16, (off_t)intern2) == (ssize_t)n0 * 16 &&
               pwrite(fd, base + arena, b0, (off_t)arena2) == (ssize_t)b0 &&
               pwrite(fd, base + rings, 2 * cap, (off_t)rings2) == (ssize_t)(2 * cap) &&
               ftruncate(fd, (off_t)size) == 0;
@@ -221,19 +228,23 @@ static bool write_sparse_intern(const uint8_t *base, const char *path, uint32_t 
     return ok;
 }
 
-/* Header counts that announce intern tables of 2^28 and 2^32 - 1 entries over holes. */
+/* Header counts that announce intern tables of 2^28 and 2^32 - 1 entries, and a metadata log
+ * of 4 GiB, over holes. */
 static void sparse_intern(const uint8_t *base) {
     static const struct {
+        uint64_t log;
         uint32_t entries, bytes;
         const char *what;
-    } cases[] = {{UINT32_C(1) << 28, 0, "2^28 entries"},
-                 {UINT32_MAX, UINT32_MAX - 4095, "2^32-1 entries, 4 GiB arena"}};
+    } cases[] = {{0, UINT32_C(1) << 28, 0, "2^28 entries"},
+                 {0, UINT32_MAX, UINT32_MAX - 4095, "2^32-1 entries, 4 GiB arena"},
+                 {UINT64_C(1) << 32, 0, 0, "4 GiB metadata log"}};
     char path[128], out[128];
     snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a4.ring", g_dir);
     snprintf(out, sizeof out, "%s/sparse_intern.bb", g_dir);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint32_t n = cases[k].entries ? cases[k].entries : get32(base, BB_RH_INTERN_ENTRIES);
         uint32_t bytes = cases[k].bytes ? cases[k].bytes : get32(base, BB_RH_INTERN_BYTES);
-        bool ok = write_sparse_intern(base, path, cases[k].entries, bytes);
+        bool ok = write_sparse_intern(base, path, cases[k].log, n, bytes);
         CHECK(ok, "write %s", path);
         if (!ok) continue;
         char what[96];
