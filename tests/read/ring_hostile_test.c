@@ -10,6 +10,9 @@
  *              table's data extents, memory per entry present (was 12 s and 4.4 GB, 66 s and
  *              20 GB); and a metadata log of 4 GiB, all a hole past its entries, the tail word
  *              saying it is in use;
+ *   truncated  (issue 43.1, the library) a ring file opened with bb_ring_open, then truncated to
+ *              8 KiB: bb_ring_snapshot and bb_ring_follow return BB_ERR_TRUNCATED naming the
+ *              file ("truncated under the reader"), never SIGBUS;
  *   fifo       a FIFO named like a ring file in a scanned directory is named and skipped, and as
  *              an input of recover / inspect / convert / merge fails at once naming the file.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
@@ -29,6 +32,7 @@
 
 #include "../support/check.h"
 #include "backbeat/backbeat.h"
+#include "backbeat/ring_reader.h"
 #include "format/ring_file.h"
 
 BB_EVENT(rh_ev, "ring_hostile", "Ev", "a record", BB_FIELD(uint64_t, n, "a counter"));
@@ -262,6 +266,30 @@ static void sparse_intern(const uint8_t *base) {
     }
 }
 
+/* The reader API over a file truncated after it was opened. */
+static void truncated(const uint8_t *base, size_t len) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a5.ring", g_dir);
+    CHECK(write_file(path, base, len), "write %s", path);
+    bb_ring *r = NULL;
+    bb_error err;
+    CHECK(bb_ring_open(path, &r, &err) == BB_OK, "open: %s", err.message);
+    if (!r) return;
+    CHECK(truncate(path, 8192) == 0, "truncate: %s", strerror(errno));
+    void *dump = NULL;
+    size_t n = 0;
+    bb_status st = bb_ring_snapshot(r, &dump, &n, &err);
+    CHECK(st == BB_ERR_TRUNCATED && strstr(err.message, "truncated under the reader") &&
+              strstr(err.message, path) && !dump,
+          "snapshot: status %d, %s", (int)st, err.message);
+    bb_ring_cursor cur[2] = {{BB_RING_OLDEST, 0, 0, 0}, {BB_RING_OLDEST, 0, 0, 0}};
+    st = bb_ring_follow(r, cur, &dump, &n, &err);
+    CHECK(st == BB_ERR_TRUNCATED && !dump, "follow: status %d, %s", (int)st, err.message);
+    printf("%-28s %s\n", "truncated: snapshot, follow", err.message);
+    bb_ring_close(r);
+    unlink(path);
+}
+
 /* A FIFO as a scanned entry and as every kind of input: named, never waited on. */
 static void fifo(void) {
     char path[128], out[128], msg[128];
@@ -305,6 +333,7 @@ int main(void) {
     all_slots(base, len);
     sparse(base, len);
     sparse_intern(base);
+    truncated(base, len);
     fifo();
     free(base);
     rmdir(g_dir);
