@@ -69,7 +69,7 @@ set_tests_properties(ring_follow_lapped_at_zero PROPERTIES SKIP_RETURN_CODE 77 T
 # claiming the whole ring, a sparse 8 GiB file) and FIFOs as inputs (19.5).
 if(TARGET backbeat_cli)
   add_executable(ring_hostile_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_hostile_test.c)
-  target_link_libraries(ring_hostile_test PRIVATE backbeat)
+  target_link_libraries(ring_hostile_test PRIVATE backbeat backbeat_read)
   target_include_directories(ring_hostile_test PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_compile_definitions(ring_hostile_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>")
   add_dependencies(ring_hostile_test backbeat_cli)
@@ -86,7 +86,7 @@ if(TARGET backbeat_cli)
   target_compile_definitions(tail_test PRIVATE _GNU_SOURCE BB_CLI="$<TARGET_FILE:backbeat_cli>"
     BB_RING_CHILD="$<TARGET_FILE:ring_child>" BB_RING_PLUGIN="$<TARGET_FILE:bb_ring_plugin>")
   add_dependencies(tail_test backbeat_cli ring_child bb_ring_plugin)
-  foreach(sc follow flood dead)
+  foreach(sc follow flood dead truncated)
     add_test(NAME cli_tail_${sc} COMMAND tail_test ${sc})
     set_tests_properties(cli_tail_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS concurrent)
   endforeach()

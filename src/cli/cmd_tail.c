@@ -83,6 +83,7 @@ typedef struct tail_state {
     uint8_t *arena;
     size_t arena_len, arena_cap;
     size_t name_width; /* text: the widest event name so far */
+    bool file_failed;  /* a followed file could not be read (named, dropped; exit 1) */
     int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
@@ -184,7 +185,8 @@ static void report_losses(tail_state *t, const source *s) {
 }
 
 /* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
- * schemas and instances are the items'). */
+ * schemas and instances are the items'). A file that cannot be read (truncated under the
+ * reader, damaged) is named, closed and dropped: the other files go on, the exit status is 1. */
 static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
     size_t len = 0;
@@ -192,7 +194,12 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     if (bb_ring_follow(s->ring, s->cur, mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(*mem, len, s->path, d, &err) != BB_OK) {
         cli_error("%s", err.message);
-        return false;
+        bb_ring_buffer_free(*mem);
+        *mem = NULL;
+        bb_ring_close(s->ring);
+        s->ring = NULL;
+        s->done = t->file_failed = true;
+        return err.status != BB_ERR_NOMEM;
     }
     report_losses(t, s);
     walk_ctx c = {t, NULL, false};
@@ -314,15 +321,16 @@ static int run(tail_state *t) {
     for (int tries = 0;; tries++) {
         size_t printed = 0;
         t->retry = 0;
-        if (!poll_all(t, &printed)) return cli_stop == 2 ? CLI_OK : CLI_FAIL;
+        if (!poll_all(t, &printed)) return cli_stop == 2 && !t->file_failed ? CLI_OK : CLI_FAIL;
         if (!t->o->follow && !t->o->since_now && t->retry && !printed && tries < 20) {
             rewind_sources(t); /* a busy writer lapped the one read: read it again */
             continue;
         }
-        if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc)) return CLI_OK;
+        if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc))
+            return t->file_failed ? CLI_FAIL : CLI_OK;
         struct timespec nap = {0, printed ? 10000000L : 20000000L};
         nanosleep(&nap, NULL);
-        if (cli_stop) return CLI_OK;
+        if (cli_stop) return t->file_failed ? CLI_FAIL : CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
             last_scan = cli_now_ns();

@@ -42,7 +42,8 @@ static const char top_help[] =
     "  -h, --help           show this help\n"
     "\n"
     "Files open when top starts are counted from their current heads. Exit 0 on SIGINT /\n"
-    "SIGTERM or after the iterations asked for.\n";
+    "SIGTERM or after the iterations asked for; 1 when a watched file could not be read\n"
+    "(named on stderr and no longer shown; the others go on).\n";
 
 /* What the command line asks for. */
 typedef struct top_opts {
@@ -59,6 +60,7 @@ typedef struct top_state {
     top_proc *procs;
     size_t nprocs, cap;
     em_obuf out;
+    bool file_failed; /* a watched file could not be read (named, dropped; exit 1) */
 } top_state;
 
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
@@ -202,7 +204,7 @@ static int count_one(const bb_record *r, void *vctx) {
 }
 
 /* Follow p once: count the records committed since the last call, and the bytes lost. */
-static bool poll_proc(top_proc *p) {
+static bool poll_proc(top_proc *p, bb_status *st) {
     void *mem = NULL;
     size_t len = 0;
     bb_dump *d = NULL;
@@ -211,6 +213,7 @@ static bool poll_proc(top_proc *p) {
         bb_dump_open_memory(mem, len, p->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
         cli_error("%s", err.message);
+        *st = err.status;
         return false;
     }
     uint32_t n = bb_ring_get_info(p->ring)->shards;
@@ -229,7 +232,10 @@ static bool poll_proc(top_proc *p) {
     }
     bb_dump_close(d);
     bb_ring_buffer_free(mem);
-    if (c.failed) cli_error("out of memory");
+    if (c.failed) {
+        cli_error("out of memory");
+        *st = BB_ERR_NOMEM;
+    }
     return !c.failed;
 }
 
@@ -248,9 +254,18 @@ static void reset_counts(top_state *t) {
     }
 }
 
+/* Follow every file once. A file that cannot be read (truncated under the reader, damaged)
+ * is named by poll_proc, closed and no longer shown: the others go on, the exit status is 1. */
 static bool poll_all(top_state *t) {
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].ring && !poll_proc(&t->procs[i])) return false;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        top_proc *p = &t->procs[i];
+        bb_status st = BB_OK;
+        if (!p->ring || poll_proc(p, &st)) continue;
+        if (st == BB_ERR_NOMEM) return false;
+        bb_ring_close(p->ring);
+        p->ring = NULL;
+        t->file_failed = true;
+    }
     return true;
 }
 
@@ -311,14 +326,15 @@ static int run(top_state *t) {
     uint64_t start = cli_now_ns();
     for (uint64_t it = 1; !t->o->iterations || it <= t->o->iterations; it++) {
         if (!one_interval(t, start)) return CLI_FAIL;
-        if (cli_stop) return CLI_OK;
+        if (cli_stop) break;
         uint64_t now = cli_now_ns();
-        if (!render(t, it, now - start)) return t->out.failed == EPIPE ? CLI_OK : CLI_FAIL;
+        if (!render(t, it, now - start))
+            return t->out.failed == EPIPE && !t->file_failed ? CLI_OK : CLI_FAIL;
         reset_counts(t);
         prune(t);
         start = now;
     }
-    return CLI_OK;
+    return t->file_failed ? CLI_FAIL : CLI_OK;
 }
 
 static bool state_init(top_state *t, const top_opts *o) {

@@ -3,8 +3,10 @@
  * id, and view sets, kept once per text) from where the last call stopped to the log's tail,
  * and the intern table's entries that became ready (their hash matching their bytes). */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backbeat/detail/frame.h"
 #include "backbeat/reader.h"
@@ -100,6 +102,18 @@ static bool take_views(bb_ring *r, const uint8_t *p, uint32_t len) {
     return true;
 }
 
+/* The log entries of 24 zero bytes (each skipped as damaged) from meta_pos on that lie wholly
+ * in a hole of the file, at most `max`: a dead file's log that is a hole is stepped over by its
+ * data extents (SEEK_DATA), with the result the entry-by-entry walk gives. */
+static uint64_t hole_steps(const bb_ring *r, uint64_t max) {
+    if (r->fd < 0 || !r->mapped) return 0;
+    uint64_t at = r->g.meta + r->meta_pos;
+    off_t data = lseek(r->fd, (off_t)at, SEEK_DATA);
+    if (data < 0) return errno == ENXIO ? max : 0;
+    uint64_t k = ((uint64_t)data - at) / BB_RME_HEAD;
+    return k < max ? k : max;
+}
+
 /* Walk the log from meta_pos to its tail. */
 static bool walk_meta(bb_ring *r, bool live) {
     uint64_t end =
@@ -112,6 +126,13 @@ static bool walk_meta(bb_ring *r, bool live) {
         uint32_t len = bb__ring_get32(e, BB_RME_OFF_LEN);
         uint64_t need = BB_RME_HEAD + ((uint64_t)len + 7) / 8 * 8;
         if (magic != BB_RME_MAGIC && live) return true; /* being written: a later call */
+        uint64_t skip =
+            magic == 0 && len == 0 ? hole_steps(r, (end - r->meta_pos) / BB_RME_HEAD) : 0;
+        if (skip > 1) {
+            r->stats.meta_skipped += (size_t)skip;
+            r->meta_pos += skip * BB_RME_HEAD;
+            continue;
+        }
         if (len > BB_RME_MAX_LEN || need > end - r->meta_pos) {
             r->stats.meta_stopped = true;
             return true;
@@ -130,6 +151,18 @@ static bool walk_meta(bb_ring *r, bool live) {
     return true;
 }
 
+static uint8_t taken(const bb_ring *r, uint32_t i) {
+    const uint8_t *c = r->intern_taken[i / BB__RING_INTERN_CHUNK];
+    return c ? c[i % BB__RING_INTERN_CHUNK] : 0;
+}
+
+static bool set_taken(bb_ring *r, uint32_t i, uint8_t v) {
+    uint8_t **c = &r->intern_taken[i / BB__RING_INTERN_CHUNK];
+    if (!*c && !(*c = calloc(BB__RING_INTERN_CHUNK, 1))) return false;
+    (*c)[i % BB__RING_INTERN_CHUNK] = v;
+    return true;
+}
+
 /* Decide intern entry i: taken (its bytes validate), rejected for good (they never can), or
  * left for a later call (not ready yet). Each string's bytes have their own place in the
  * arena, so the taken lengths add up to at most its size: past that the table is inconsistent
@@ -140,34 +173,59 @@ static bool intern_one(bb_ring *r, uint32_t i, bool *pending) {
     uint32_t off = bb__ring_get32(e, 0), len = bb__ring_get32(e, 4), hash = bb__ring_get32(e, 8);
     *pending = ready != 1;
     if (*pending) return true;
-    r->intern_taken[i] = 2;
+    if (!set_taken(r, i, 2)) return false;
     if (off > r->g.bytes || len > r->g.bytes - off || len > UINT16_MAX || len > r->intern_budget)
         return true;
     if (bb__ring_fnv32(BB_RING_FNV32_INIT, r->d + r->g.arena + off, len) != hash) return true;
     r->intern_budget -= len;
     if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) return false;
     r->interns[r->ninterns++] = (bb__ring_intern){i, off, len};
-    r->intern_taken[i] = 1;
-    return true;
+    return set_taken(r, i, 1);
 }
 
-/* The entries from the first undecided one on. A live writer fills entries nearly in order:
- * the scan stops after 64 undecided entries in a row (the rest is empty); a dead one's table
- * is scanned whole. */
+/* The first entry at or after i that the file holds bytes for (entries in a hole read as zeros:
+ * never ready), and in *end the first entry past that data extent (SEEK_DATA / SEEK_HOLE; the
+ * whole table for memory, or where the file system cannot tell). A sparse table announcing
+ * 2^32 entries costs its data extents, not its length. */
+static uint32_t next_present(const bb_ring *r, uint32_t i, uint32_t *end) {
+    uint64_t base = r->g.intern, n = r->g.entries;
+    *end = r->g.entries;
+    if (r->fd < 0 || !r->mapped) return i;
+    off_t at = (off_t)(base + (uint64_t)i * BB_RING_INTERN_ENTRY);
+    off_t data = lseek(r->fd, at, SEEK_DATA);
+    if (data < 0) return errno == ENXIO ? r->g.entries : i;
+    uint64_t first = ((uint64_t)data - base) / BB_RING_INTERN_ENTRY;
+    if (first >= n) return r->g.entries;
+    off_t hole = lseek(r->fd, data, SEEK_HOLE);
+    if (hole > data) {
+        uint64_t past = ((uint64_t)hole - base + BB_RING_INTERN_ENTRY - 1) / BB_RING_INTERN_ENTRY;
+        *end = (uint32_t)(past < n ? past : n);
+    }
+    return first > i ? (uint32_t)first : i;
+}
+
+/* The entries from the first undecided one on, by the table's data extents. A live writer
+ * fills entries nearly in order: the scan stops after 64 undecided entries in a row (a hole
+ * counts as its entries; the rest is empty); a dead one's table is scanned whole. */
 static bool take_interns(bb_ring *r, bool live) {
     if (!r->intern_taken && r->g.entries) {
-        r->intern_taken = calloc(r->g.entries, 1);
+        r->intern_taken = calloc(BB__RING_INTERN_CHUNKS(r->g.entries), sizeof *r->intern_taken);
         if (!r->intern_taken) return false;
     }
-    uint32_t run = 0;
+    uint32_t run = 0, end = r->intern_scan;
     for (uint32_t i = r->intern_scan; i < r->g.entries && !(live && run >= 64); i++) {
-        if (r->intern_taken[i]) continue;
+        if (i >= end) {
+            uint32_t at = next_present(r, i, &end);
+            run = at - i > 64 ? 64 : run + (at - i);
+            if ((i = at) >= r->g.entries || (live && run >= 64)) break;
+        }
+        if (taken(r, i)) continue;
         bool pending;
         if (!intern_one(r, i, &pending)) return false;
         run = pending ? run + 1 : 0;
         if (!pending && i == r->intern_scan) r->intern_scan = i + 1;
     }
-    while (r->intern_scan < r->g.entries && r->intern_taken[r->intern_scan]) r->intern_scan++;
+    while (r->intern_scan < r->g.entries && taken(r, r->intern_scan)) r->intern_scan++;
     return true;
 }
 

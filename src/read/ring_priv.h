@@ -57,7 +57,10 @@ struct bb_ring {
     /* the intern table */
     bb__ring_intern *interns;
     size_t ninterns;
-    uint8_t *intern_taken;  /* one byte per entry: taken (1) or rejected for good (2) */
+    uint8_t **intern_taken; /* per chunk of BB__RING_INTERN_CHUNK entries, NULL until one of
+                             * them is decided; then a byte per entry: taken (1) or rejected
+                             * for good (2). Memory follows the entries present, not the count
+                             * the header announces. */
     uint32_t intern_scan;   /* entries below it are all decided */
     uint64_t intern_budget; /* arena bytes not yet claimed by taken entries */
     uint32_t *stalls;       /* per shard: follow calls in a row stopped by an unknown position */
@@ -70,6 +73,11 @@ struct bb_ring {
     size_t nranges, ranges_cap;
     bool ranges_failed; /* out of memory while noting them: write everything */
 };
+
+/* Intern entries per chunk of bb_ring.intern_taken, and the chunks of a table of n entries. */
+#define BB__RING_INTERN_CHUNK 16384u
+#define BB__RING_INTERN_CHUNKS(n) \
+    (((uint64_t)(n) + BB__RING_INTERN_CHUNK - 1) / BB__RING_INTERN_CHUNK)
 
 /* The reason given for a file its process left before finishing the header
  * (bb_ring_is_empty_error looks for it). */

@@ -233,6 +233,8 @@ void bb_ring_close(bb_ring *r) {
     free(r->view_hash);
     free(r->sizes);
     free(r->interns);
+    for (uint64_t i = 0; r->intern_taken && i < BB__RING_INTERN_CHUNKS(r->g.entries); i++)
+        free(r->intern_taken[i]);
     free(r->intern_taken);
     free(r->stalls);
     free(r->ranges);

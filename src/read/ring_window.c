@@ -12,9 +12,11 @@
  * call), so nothing it returns can still change. A dead process's file gets the blanking of
  * docs/RING_FILE.md "Records in flight". */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backbeat/reader.h"
 #include "common/error_set.h"
@@ -180,11 +182,30 @@ static void call_free(call *c) {
     free(c->anns);
 }
 
+/* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
+ * touching the mapping past its new end would raise SIGBUS). Checked before each access
+ * window: the metadata, cursors and announcements, then each ring's copy. A truncate between
+ * this check and the copy still raises SIGBUS (docs/HOSTILE_INPUTS.md). */
+static bb_status still_whole(const bb_ring *r, bb_error *err) {
+    struct stat sb;
+    if (!r->mapped || r->fd < 0) return BB_OK;
+    if (fstat(r->fd, &sb) != 0)
+        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot stat: %s", r->name,
+                           strerror(errno));
+    if (sb.st_size >= 0 && (uint64_t)sb.st_size >= r->len) return BB_OK;
+    return bb__err_set(err, BB_ERR_TRUNCATED, UINT64_MAX, NULL,
+                       "%s: truncated under the reader (%lld of the %zu bytes it had); not read "
+                       "further",
+                       r->name, (long long)sb.st_size, r->len);
+}
+
 /* Snapshot (cursors NULL) or follow. */
 static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t *len,
                      bb_error *err) {
     call c;
-    bb_status st = BB_ERR_NOMEM;
+    bb_status st = still_whole(r, err);
+    if (st != BB_OK) return st;
+    st = BB_ERR_NOMEM;
     if (!call_init(&c, r, cursors != NULL)) {
         call_free(&c);
         return bb__err_set(err, st, UINT64_MAX, NULL, "%s: out of memory", r->name);
@@ -195,9 +216,17 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
         plan_ring(&c, i, cursors ? &cursors[i] : NULL);
         r->stats.written |= c.h0[i] != 0;
     }
-    st = bb__ring_dump_build(r, c.out, dump, len, err);
-    for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++)
+    st = still_whole(r, err); /* the dump's schemas, views and strings are the file's */
+    if (st == BB_OK) st = bb__ring_dump_build(r, c.out, dump, len, err);
+    for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) {
+        if ((st = still_whole(r, err)) != BB_OK) {
+            free(*dump);
+            *dump = NULL;
+            *len = 0;
+            break;
+        }
         read_ring(&c, i, cursors ? &cursors[i] : NULL);
+    }
     call_free(&c);
     return st;
 }

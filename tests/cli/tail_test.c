@@ -10,6 +10,11 @@
  *           losses reported, and still no foreign or duplicate record; SIGINT ends tail, exit 0.
  *   dead    a SIGKILLed process's file: tail prints its records and exits 0, with and without
  *           --follow.
+ *   truncated  (issue 43.1) two writers in one directory followed with `tail --follow --scan`
+ *           and watched with `top --scan`; one ring file is truncated to 8 KiB under them: the
+ *           readers name that file ("truncated under the reader"), go on with the other one
+ *           (its records keep coming) and exit 1 (not 135, SIGBUS). The truncated file's
+ *           writer dies of SIGBUS (docs/RING_FILE.md "A truncated ring file").
  *   rate    (a figure, not in ctest: scripts/bench.sh section `live`) the record rate a
  *           `tail --follow --format jsonl` keeps up with: 2 paced writer threads on 1 MiB rings
  *           at rising rates, 2 s each; per rate the records written, printed and the bytes
@@ -22,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -271,6 +278,126 @@ static void dead(void) {
     unlink(ring);
 }
 
+/* The ring file of dir other than `not` (into out[cap]); false if none. */
+static bool other_ring(const char * not, char *out, size_t cap) {
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    bool found = false;
+    while (d && !found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".ring")) continue;
+        snprintf(out, cap, "%s/%s", g_dir, e->d_name);
+        found = strcmp(out, not ) != 0;
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+static bool err_says(const char *what) {
+    char text[8192] = "";
+    FILE *f = fopen(g_err, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f) fclose(f);
+    return strstr(text, what) != NULL;
+}
+
+/* Two paced writers (one thread, 1 record per ms, 6 s) in g_dir; their ring files. */
+static bool two_writers(ring_child c[2], char a[512], char b[512]) {
+    char *args[] = {"paced", "1", "1", "6000", NULL};
+    if (!spawn(&c[0], args, "64k", a, 512)) return false;
+    char env_dir[128];
+    snprintf(env_dir, sizeof env_dir, "BACKBEAT_RING_DIR=%s", g_dir);
+    char *env[] = {env_dir, "BACKBEAT_BYTES=64k", "BACKBEAT_ENABLE=1", "BACKBEAT_SHARDS=2", NULL};
+    if (!ring_spawn(&c[1], BB_RING_CHILD, args, env, NULL)) return false;
+    for (int k = 0; k < 500; k++) {
+        if (other_ring(a, b, 512)) return true;
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    return false;
+}
+
+/* Take tail's lines for `secs` seconds (it prints 1 record per ms per live writer). */
+static void read_for(FILE *f, tally *t, double secs) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    char line[4096];
+    do {
+        if (!fgets(line, sizeof line, f)) return;
+        take_line(t, line);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    } while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+}
+
+/* `backbeat top` in the background: stdout to out, stderr to err. */
+static pid_t start_top(char *const *args, const char *out, const char *err) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        alarm(90);
+        execv(BB_CLI, args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static bool file_says(const char *path, const char *what) {
+    char text[8192] = "";
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f) fclose(f);
+    return strstr(text, what) != NULL;
+}
+
+static void truncated(void) {
+    ring_child c[2];
+    char a[512], b[512], topout[128], toperr[128];
+    if (!two_writers(c, a, b)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    snprintf(topout, sizeof topout, "%s/top.out", g_dir);
+    snprintf(toperr, sizeof toperr, "%s/top.err", g_dir);
+    char *top[] = {"backbeat",     "top", "--scan",   g_dir,   "--interval", "100",
+                   "--iterations", "15",  "--format", "jsonl", NULL};
+    pid_t tp = start_top(top, topout, toperr);
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "--follow", "--format", "jsonl", "--scan", g_dir, NULL};
+    pid_t tail = start_tail(targs, &out);
+    tally t;
+    memset(&t, 0, sizeof t);
+    read_for(out, &t, 0.4); /* top and tail have read both files (the pipe kept drained) */
+    CHECK(truncate(b, 8192) == 0, "truncate %s: %s", b, strerror(errno));
+    read_for(out, &t, 0.3);
+    size_t before = t.lines; /* the other writer's records still come */
+    read_for(out, &t, 0.5);
+    kill(tail, SIGINT);
+    read_all(out, &t);
+    int st = wait_exit(tail), ts = wait_exit(tp);
+    CHECK(st == 1, "tail --follow --scan exited %d (expected 1: a file failed)", st);
+    CHECK(t.lines >= before + 100, "the other file's watch ended (%zu lines after the truncation)",
+          t.lines - before);
+    CHECK(err_says("truncated under the reader") && err_says(b), "tail did not name the file");
+    if (st != 1) show_err();
+    CHECK(ts == 1, "top --scan exited %d (expected 1: a file failed)", ts);
+    CHECK(file_says(toperr, "truncated under the reader") && file_says(toperr, b),
+          "top did not name the file");
+    CHECK(file_says(topout, "\"iteration\":15") || file_says(topout, "15"),
+          "top did not go on to its last iteration");
+    printf("truncated: tail exit %d, %zu lines (%zu after the truncation), top exit %d\n", st,
+           t.lines, t.lines - before, ts);
+    unlink(topout);
+    unlink(toperr);
+    for (int i = 0; i < 2; i++) ring_kill(&c[i]);
+    unlink(a);
+    unlink(b);
+    tally_free(&t);
+}
+
 /* Lines on `f` (a cheap count: the reader of tail's output must not be what falls behind). */
 static uint64_t count_lines(FILE *f) {
     char buf[1 << 16];
@@ -326,6 +453,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "follow")) follow();
     else if (!strcmp(argv[1], "flood")) flood();
     else if (!strcmp(argv[1], "dead")) dead();
+    else if (!strcmp(argv[1], "truncated")) truncated();
     else if (!strcmp(argv[1], "rate")) rate();
     else return 2;
     unlink(g_err);

@@ -4,6 +4,15 @@
  *              blanking must stay linear in the ring, not slots x ring;
  *   sparse     2 rings of 4 GiB, a few records, the rest holes (8 GiB, almost no blocks): walked
  *              by its data extents, never materialised, and recovered into a sparse dump;
+ *   sparse-intern  (issue 43.2) the base file with a header announcing 2^28 intern entries,
+ *              then 2^32 - 1 entries and a 4 GiB arena: the table and arena holes, the regions
+ *              after them shifted, the checksum recomputed (a few MB of blocks): read by the
+ *              table's data extents, memory per entry present (was 12 s and 4.4 GB, 66 s and
+ *              20 GB); and a metadata log of 4 GiB, all a hole past its entries, the tail word
+ *              saying it is in use;
+ *   truncated  (issue 43.1, the library) a ring file opened with bb_ring_open, then truncated to
+ *              8 KiB: bb_ring_snapshot and bb_ring_follow return BB_ERR_TRUNCATED naming the
+ *              file ("truncated under the reader"), never SIGBUS;
  *   fifo       a FIFO named like a ring file in a scanned directory is named and skipped, and as
  *              an input of recover / inspect / convert / merge fails at once naming the file.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
@@ -23,6 +32,7 @@
 
 #include "../support/check.h"
 #include "backbeat/backbeat.h"
+#include "backbeat/ring_reader.h"
 #include "format/ring_file.h"
 
 BB_EVENT(rh_ev, "ring_hostile", "Ev", "a record", BB_FIELD(uint64_t, n, "a counter"));
@@ -188,6 +198,98 @@ static void sparse(const uint8_t *base, size_t len) {
     unlink(path);
 }
 
+/* The base file with a metadata log of `log` bytes (0: its own), `entries` intern entries and
+ * an arena of `bytes`: its own log, entries and arena bytes first, the rest holes, the regions
+ * after them moved. A longer log's tail word says it is all in use. */
+static bool write_sparse_intern(const uint8_t *base, const char *path, uint64_t log,
+                                uint32_t entries, uint32_t bytes) {
+    uint64_t meta = get64(base, BB_RH_META_OFF), meta_len = get64(base, BB_RH_META_LEN);
+    uint64_t intern = get64(base, BB_RH_INTERN_OFF), arena = get64(base, BB_RH_ARENA_OFF);
+    uint64_t rings = get64(base, BB_RH_RINGS_OFF), cap = get64(base, BB_RH_CAPACITY);
+    uint32_t n0 = get32(base, BB_RH_INTERN_ENTRIES), b0 = get32(base, BB_RH_INTERN_BYTES);
+    uint64_t log2 = log ? log : meta_len, intern2 = (meta + log2 + 4095) / 4096 * 4096;
+    uint64_t arena2 = (intern2 + (uint64_t)entries * BB_RING_INTERN_ENTRY + 4095) / 4096 * 4096;
+    uint64_t rings2 = (arena2 + bytes + 4095) / 4096 * 4096, size = rings2 + 2 * cap;
+    uint8_t *h = malloc(intern);
+    memcpy(h, base, intern);
+    memcpy(h + BB_RH_INTERN_ENTRIES, &entries, 4);
+    memcpy(h + BB_RH_INTERN_BYTES, &bytes, 4);
+    put64(h, BB_RH_META_LEN, log2);
+    if (log) put64(h, BB_RH_META_TAIL, log2);
+    put64(h, BB_RH_INTERN_OFF, intern2);
+    put64(h, BB_RH_ARENA_OFF, arena2);
+    put64(h, BB_RH_RINGS_OFF, rings2);
+    put64(h, BB_RH_FILE_SIZE, size);
+    put64(h, BB_RH_CHECK, bb__ring_fnv64(h, BB_RING_CHECKED));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    bool ok = fd >= 0 && pwrite(fd, h, intern, 0) == (ssize_t)intern &&
+              pwrite(fd, base + intern, (size_t)n0 * 16, (off_t)intern2) == (ssize_t)n0 * 16 &&
+              pwrite(fd, base + arena, b0, (off_t)arena2) == (ssize_t)b0 &&
+              pwrite(fd, base + rings, 2 * cap, (off_t)rings2) == (ssize_t)(2 * cap) &&
+              ftruncate(fd, (off_t)size) == 0;
+    if (fd >= 0) close(fd);
+    free(h);
+    return ok;
+}
+
+/* Header counts that announce intern tables of 2^28 and 2^32 - 1 entries, and a metadata log
+ * of 4 GiB, over holes. */
+static void sparse_intern(const uint8_t *base) {
+    static const struct {
+        uint64_t log;
+        uint32_t entries, bytes;
+        const char *what;
+    } cases[] = {{0, UINT32_C(1) << 28, 0, "2^28 entries"},
+                 {0, UINT32_MAX, UINT32_MAX - 4095, "2^32-1 entries, 4 GiB arena"},
+                 {UINT64_C(1) << 32, 0, 0, "4 GiB metadata log"}};
+    char path[128], out[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a4.ring", g_dir);
+    snprintf(out, sizeof out, "%s/sparse_intern.bb", g_dir);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint32_t n = cases[k].entries ? cases[k].entries : get32(base, BB_RH_INTERN_ENTRIES);
+        uint32_t bytes = cases[k].bytes ? cases[k].bytes : get32(base, BB_RH_INTERN_BYTES);
+        bool ok = write_sparse_intern(base, path, cases[k].log, n, bytes);
+        CHECK(ok, "write %s", path);
+        if (!ok) continue;
+        char what[96];
+        char *ins[] = {"backbeat", "inspect", path, NULL};
+        char *rec[] = {"backbeat", "recover", path, "-o", out, NULL};
+        char *tail[] = {"backbeat", "tail", path, NULL};
+        snprintf(what, sizeof what, "%s: inspect", cases[k].what);
+        CHECK(bounded(what, ins, NULL) == 0, "%s failed", what);
+        snprintf(what, sizeof what, "%s: recover", cases[k].what);
+        CHECK(bounded(what, rec, NULL) == 0, "%s failed", what);
+        snprintf(what, sizeof what, "%s: tail", cases[k].what);
+        CHECK(bounded(what, tail, NULL) == 0, "%s failed", what);
+        unlink(out);
+        unlink(path);
+    }
+}
+
+/* The reader API over a file truncated after it was opened. */
+static void truncated(const uint8_t *base, size_t len) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000a5.ring", g_dir);
+    CHECK(write_file(path, base, len), "write %s", path);
+    bb_ring *r = NULL;
+    bb_error err;
+    CHECK(bb_ring_open(path, &r, &err) == BB_OK, "open: %s", err.message);
+    if (!r) return;
+    CHECK(truncate(path, 8192) == 0, "truncate: %s", strerror(errno));
+    void *dump = NULL;
+    size_t n = 0;
+    bb_status st = bb_ring_snapshot(r, &dump, &n, &err);
+    CHECK(st == BB_ERR_TRUNCATED && strstr(err.message, "truncated under the reader") &&
+              strstr(err.message, path) && !dump,
+          "snapshot: status %d, %s", (int)st, err.message);
+    bb_ring_cursor cur[2] = {{BB_RING_OLDEST, 0, 0, 0}, {BB_RING_OLDEST, 0, 0, 0}};
+    st = bb_ring_follow(r, cur, &dump, &n, &err);
+    CHECK(st == BB_ERR_TRUNCATED && !dump, "follow: status %d, %s", (int)st, err.message);
+    printf("%-28s %s\n", "truncated: snapshot, follow", err.message);
+    bb_ring_close(r);
+    unlink(path);
+}
+
 /* A FIFO as a scanned entry and as every kind of input: named, never waited on. */
 static void fifo(void) {
     char path[128], out[128], msg[128];
@@ -230,6 +332,8 @@ int main(void) {
     }
     all_slots(base, len);
     sparse(base, len);
+    sparse_intern(base);
+    truncated(base, len);
     fifo();
     free(base);
     rmdir(g_dir);
