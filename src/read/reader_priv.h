@@ -8,6 +8,7 @@
 #define BB_READER_PRIV_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "backbeat/reader.h"
 #include "common/le_bytes.h"
@@ -18,8 +19,19 @@ static inline uint64_t bb__shard_low(const bb_rshard *s) {
 }
 
 /* Copy `n` bytes of the ring starting at absolute position `pos` into `dst`, wrapping at the
- * physical end of the region. Requires n <= capacity. */
-void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n);
+ * physical end of the region. Requires n <= capacity. Inline, like the reads below, so that
+ * this header uses no function of the files that include it. */
+static inline void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
+    size_t mask = (size_t)(s->capacity - 1);
+    size_t at = (size_t)pos & mask;
+    size_t first = (size_t)s->capacity - at;
+    if (first >= n) {
+        memcpy(dst, s->region + at, n);
+    } else {
+        memcpy(dst, s->region + at, first);
+        memcpy((uint8_t *)dst + first, s->region, n - first);
+    }
+}
 
 /* Little-endian u16 / u64 at absolute ring position `pos`, wrapping. */
 static inline uint16_t bb__ring_u16(const bb_rshard *s, uint64_t pos) {

@@ -13,18 +13,6 @@
 
 /* ---- rings --------------------------------------------------------------------------------- */
 
-void bb__shard_copy(const bb_rshard *s, uint64_t pos, void *dst, size_t n) {
-    size_t mask = (size_t)(s->capacity - 1);
-    size_t at = (size_t)pos & mask;
-    size_t first = (size_t)s->capacity - at;
-    if (first >= n) {
-        memcpy(dst, s->region + at, n);
-    } else {
-        memcpy(dst, s->region + at, first);
-        memcpy((uint8_t *)dst + first, s->region, n - first);
-    }
-}
-
 bool bb__ring_record_at(const bb_dump *d, const bb_rshard *s, uint64_t pos, uint8_t *buf,
                         const bb_rschema **hint, bb_record *out) {
     uint64_t id = bb__ring_u64(s, pos + BB__FRAME_ID);
