@@ -55,6 +55,17 @@ bb_node_test(dataset_index dataset_index.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:pq_g
 bb_node_test(parquet_wide parquet_wide.mjs ${BB_PQ_CONVERT_KIND} ${BB_PQ_CONVERT}
              $<TARGET_FILE:pq_gendump>)
 # Many long interned strings: read back exactly, dictionary kept, budget unaffected.
+# dataset_gen: a merge-shaped dump of many small instances, an instance with a hostile host
+# (issue 43, findings 3-5; tests/js/dataset_hostile.mjs).
+add_executable(dataset_gen ${BB_CONV_DIR}/dataset_gen.c)
+target_link_libraries(dataset_gen PRIVATE backbeat)
+add_executable(rusage_run ${BB_CONV_DIR}/rusage_run.c)
+# Hostile datasets by shape (issue 43): 1 024 instances in one dump cost what a one-file
+# conversion costs (peak RSS side by side, a part's footer lists its instance only); invalid
+# UTF-8 and long host names as partition values DuckDB reads; a failed append creates nothing
+# and its message keeps its reason.
+bb_node_test(dataset_hostile dataset_hostile.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:dataset_gen>
+             $<TARGET_FILE:rusage_run>)
 add_executable(pq_genstrings ${BB_CONV_DIR}/pq_genstrings.c)
 target_compile_definitions(pq_genstrings PRIVATE _GNU_SOURCE)
 target_link_libraries(pq_genstrings PRIVATE backbeat)

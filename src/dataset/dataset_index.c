@@ -7,8 +7,8 @@
  * Only the files of the instances the inputs hold are read, so an append costs its input plus
  * those instances' history, not the whole dataset.
  *
- * The model yields each instance's records in that key order (model_iter.c), so a lookup
- * advances a cursor through the mapped old file, and the instance's new file, a temporary of
+ * The records come one instance at a time, each instance's in that key order (model_groups.c),
+ * so a lookup advances a cursor through the mapped old file, and the instance's new file, a temporary of
  * the append's transaction (committed by its journal with the parts), is the merge of the old
  * entries and the records written, streamed as they come. A file written before the index was
  * kept sorted (one sorted run per append, or any order) is sorted first into a scratch file of
@@ -39,6 +39,7 @@ typedef struct inst_keys {
     ds_run old;  /* the old entries, sorted (the file itself, or a sorted scratch copy) */
     size_t emit; /* old entries copied to the new file so far */
     bool open;   /* the new file is being written into w */
+    int fd;      /* its temporary (the transaction's) */
     ds_kw w;
 } inst_keys;
 
@@ -180,6 +181,7 @@ static bool open_new(ds_index *x, inst_keys *ik, bb_error *err) {
     snprintf(final, sizeof final, "_backbeat/index/%s", name);
     int fd = ds_txn_file(x->t, final, err);
     if (fd < 0) return false;
+    ik->fd = fd;
     if (!ds_kw_open(&ik->w, fd, DS_RUN_W16)) {
         ds_err(err, "out of memory");
         return false;
@@ -277,20 +279,32 @@ bool ds_index_seal(ds_index *x, bb_error *err) {
     return ok;
 }
 
-bool ds_index_save(ds_index *x, bb_error *err) {
-    for (size_t i = 0; i < x->ninst; i++) {
-        inst_keys *ik = &x->insts[i];
-        if (!ik->open) continue;
-        ik->emit = ds_run_copy_below(&ik->old, ik->emit, NULL, &ik->w);
-        ik->open = false;
-        int e = ds_kw_finish(&ik->w);
-        if (e) {
-            char name[32];
-            index_name(name, sizeof name, ik->id);
-            ds_err(err, "cannot write %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
-            return false;
-        }
+/* Complete instance ik's new file (its old entries past the last record added copied). */
+static bool save_one(ds_index *x, inst_keys *ik, bb_error *err) {
+    if (!ik->open) return true;
+    ik->emit = ds_run_copy_below(&ik->old, ik->emit, NULL, &ik->w);
+    ik->open = false;
+    int e = ds_kw_finish(&ik->w);
+    if (e) {
+        char name[32];
+        index_name(name, sizeof name, ik->id);
+        ds_err(err, "cannot write %s/_backbeat/index/%s: %s", x->h->dir, name, strerror(e));
+        return false;
     }
+    return true;
+}
+
+bool ds_index_done(ds_index *x, uint64_t inst, bb_error *err) {
+    inst_keys *ik = x->t ? inst_of(x, inst) : NULL;
+    if (!ik || !ik->open) return true;
+    bool ok = save_one(x, ik, err) && ds_txn_close(x->t, ik->fd, err);
+    ds_run_unmap(&ik->old); /* its lookups are over */
+    return ok;
+}
+
+bool ds_index_save(ds_index *x, bb_error *err) {
+    for (size_t i = 0; i < x->ninst; i++)
+        if (!save_one(x, &x->insts[i], err)) return false;
     return true;
 }
 

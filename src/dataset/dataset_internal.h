@@ -28,6 +28,13 @@ typedef struct ds_route {
  * instance), *nparts of them, adding their bytes to *bytes; 0, or 1 after a message. */
 int ds_route_parts(const ds_route *r, size_t *nparts, uint64_t *bytes, bb_error *err);
 
+/* ---- dataset_txn.c: paths in messages ---- */
+/* "DIR/rel" (rel may be NULL) for a message, at most DS_PATH_MSG - 1 bytes: a longer path keeps
+ * its start and its end around "..." (a bb_error holds 256 bytes: what follows the path, the
+ * reason, must fit). Returns buf. */
+#define DS_PATH_MSG 120
+const char *ds_path_msg(char buf[DS_PATH_MSG], const char *dir, const char *rel);
+
 /* ---- dataset_txn.c: an append's files, committed as a whole ---- */
 /* Open `rel` ("a/b") under directory fd dfd one component at a time with O_NOFOLLOW (a symlink
  * is ELOOP / ENOTDIR), creating missing ones when `create`; the fd, or -1 with errno. */
@@ -50,6 +57,9 @@ ds_txn *ds_txn_begin(const ds_handle *h, bb_error *err);
  * message. */
 int ds_txn_file(ds_txn *t, const char *final, bb_error *err);
 int ds_txn_part(ds_txn *t, const char *rel, uint64_t inst, bb_error *err);
+/* Close the temporary fd of t now that it is complete (its durability is the commit's: one
+ * syncfs); false after a message. */
+bool ds_txn_close(ds_txn *t, int fd, bb_error *err);
 /* ds_txn_file with its whole content. */
 bool ds_txn_put(ds_txn *t, const char *final, const void *data, size_t len, bb_error *err);
 /* At the commit, once the new parts are named: the file `final` holding `head` (taken,
@@ -71,11 +81,15 @@ ds_index *ds_index_load(const ds_handle *h, ds_txn *t, const bb_model *model, bb
  * NULL after a message. */
 ds_index *ds_index_scratch(const ds_handle *h, bb_error *err);
 /* Whether the dataset (a scratch set: a sealed replay) holds r's key; lookups advance cursors
- * as the records come in the model's order. */
+ * as the records come: one instance at a time, each in the model's order. */
 bool ds_index_has(ds_index *x, const bb_record *r);
-/* Remember a record written in this run; records come in the model's order. False after a
- * message. */
+/* Remember a record written in this run; records come one instance at a time, each in the
+ * model's order. False after a message. */
 bool ds_index_add(ds_index *x, const bb_record *r, bb_error *err);
+/* Instance `inst` has no more records to add: its new file is completed and closed (the
+ * transaction commits it), its old one unmapped; a scratch set does nothing. False after a
+ * message. */
+bool ds_index_done(ds_index *x, uint64_t inst, bb_error *err);
 /* A scratch set: the current replay ends (what it added is found by the next ones). */
 bool ds_index_seal(ds_index *x, bb_error *err);
 /* Complete the new index files of the instances that gained keys (the transaction commits

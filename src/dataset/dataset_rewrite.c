@@ -13,6 +13,7 @@
 
 #include "common/error_set.h"
 #include "dataset/dataset_internal.h"
+#include "read/model_groups.h"
 
 /* The manifest's sources, then the schema dump, as one model; false after a message. */
 static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t *schema, size_t len,
@@ -32,20 +33,24 @@ static bool open_replay(const ds_handle *h, const ds_manifest *m, const uint8_t 
     return true;
 }
 
-/* Only which records the append kept, into rx; false after a message. */
+/* Only which records the append kept, into rx: one instance at a time, as the parts are
+ * routed (the set's keys are in that order); false after a message. */
 static bool replay_keys(const ds_handle *h, const bb_model *model, ds_shape *s, ds_index *rx,
                         bb_error *err) {
-    bb_model_iter *it;
-    if (bb_model_iter_new(model, &it) != BB_OK) {
-        ds_err(err, "%s: out of memory", h->dir);
-        return false;
+    bb__model_groups *g = bb__model_groups_new(model);
+    bool ok = g != NULL;
+    for (size_t i = 0; ok && i < bb_model_instance_count(model); i++) {
+        bb_model_iter *it = NULL;
+        ok = bb__model_groups_iter(g, i, &it) == BB_OK;
+        bb_mrecord mr;
+        while (ok && bb_model_next(it, &mr))
+            if (ds_shape_keep(&mr, s) && !ds_index_has(rx, &mr.rec))
+                ok = ds_index_add(rx, &mr.rec, err);
+        if (!it) ds_err(err, "%s: out of memory", h->dir);
+        bb_model_iter_free(it);
     }
-    bb_mrecord mr;
-    bool ok = true;
-    while (ok && bb_model_next(it, &mr))
-        if (ds_shape_keep(&mr, s) && !ds_index_has(rx, &mr.rec))
-            ok = ds_index_add(rx, &mr.rec, err);
-    bb_model_iter_free(it);
+    if (!g) ds_err(err, "%s: out of memory", h->dir);
+    bb__model_groups_free(g);
     return ok;
 }
 

@@ -15,8 +15,8 @@
 #include "dataset/dataset_runs.h"
 
 int ds_rkey_cmp(const ds_rkey *a, const ds_rkey *b) {
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
     if (a->inst != b->inst) return a->inst < b->inst ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
     if (a->shard != b->shard) return a->shard < b->shard ? -1 : 1;
     return a->off < b->off ? -1 : a->off > b->off;
 }

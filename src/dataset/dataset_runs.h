@@ -15,7 +15,8 @@
 
 #include "emit/obuf.h"
 
-/* FORMAT.md's duplicate key, ordered as the model yields records: ts, instance, shard, offset. */
+/* FORMAT.md's duplicate key, ordered as a dataset routes records (one instance at a time, each
+ * in the model's order): instance, ts, shard, offset. */
 typedef struct ds_rkey {
     uint64_t ts, inst;
     uint32_t shard, off;

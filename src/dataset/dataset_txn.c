@@ -12,6 +12,7 @@
  * always holds a whole append or none of it, and a retry adds exactly what is missing.
  * Directories inside the dataset are opened O_NOFOLLOW one component at a time and files with
  * O_NOFOLLOW: a symlink planted inside a dataset is refused or replaced, never followed.
+ * Also: the paths of the dataset shortened for messages (ds_path_msg).
  */
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
@@ -47,16 +48,44 @@ struct ds_txn {
     long fault, step;               /* BACKBEAT_DATASET_FAULT: _exit at that step (tests) */
     char *manifest, *manifest_head; /* ds_txn_set_manifest */
     bool committed;                 /* the journal is in place: the temporaries are its, not ours */
+    struct made {
+        char *rel;  /* a partition directory path this append created ... */
+        size_t top; /* ... from its prefix of this length on */
+    } * made;
+    size_t nmade;
 };
+
+/* The start of the UTF-8 character holding byte i of s (a cut never splits one). */
+static size_t char_start(const char *s, size_t i) {
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+    return i;
+}
+
+const char *ds_path_msg(char buf[DS_PATH_MSG], const char *dir, const char *rel) {
+    char full[8192];
+    int n = snprintf(full, sizeof full, "%s%s%s", dir, rel ? "/" : "", rel ? rel : "");
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof full ? (size_t)n : sizeof full - 1;
+    if (len < DS_PATH_MSG) {
+        memcpy(buf, full, len + 1);
+        return buf;
+    }
+    size_t head = char_start(full, 56), tail = len - (DS_PATH_MSG - 1 - head - 3);
+    while (tail < len && ((unsigned char)full[tail] & 0xC0) == 0x80) tail++;
+    snprintf(buf, DS_PATH_MSG, "%.*s...%s", (int)head, full, full + tail);
+    return buf;
+}
 
 /* Test hook: the appender dies at fault step K (BACKBEAT_DATASET_FAULT=K), as a kill would. */
 static void step(ds_txn *t) {
     if (t && t->fault > 0 && ++t->step == t->fault) _exit(70);
 }
 
-int ds_open_dirs(int dfd, const char *rel, bool create) {
+/* ds_open_dirs; *made (when given): the length of the prefix of rel that ends with the first
+ * directory this call created (each one after it was created too), 0 when it made none. */
+static int open_dirs(int dfd, const char *rel, bool create, size_t *made) {
     int fd = dup(dfd);
     const char *p = rel;
+    if (made) *made = 0;
     while (fd >= 0 && *p) {
         size_t n = strcspn(p, "/");
         char comp[256];
@@ -72,10 +101,12 @@ int ds_open_dirs(int dfd, const char *rel, bool create) {
             errno = EINVAL;
             return -1;
         }
-        if (create && mkdirat(fd, comp, 0777) != 0 && errno != EEXIST) {
+        bool mk = create && mkdirat(fd, comp, 0777) == 0;
+        if (create && !mk && errno != EEXIST) {
             close(fd);
             return -1;
         }
+        if (mk && made && !*made) *made = (size_t)(p - rel) + n;
         int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int e = errno;
         close(fd);
@@ -84,6 +115,10 @@ int ds_open_dirs(int dfd, const char *rel, bool create) {
         p += n + (p[n] == '/');
     }
     return fd;
+}
+
+int ds_open_dirs(int dfd, const char *rel, bool create) {
+    return open_dirs(dfd, rel, create, NULL);
 }
 
 bool ds_read_small(int dfd, const char *name, char *buf, size_t cap, bool *exists) {
@@ -136,15 +171,18 @@ static bool apply_one(const ds_handle *h, int tfd, const char *tmp, const char *
     char rel[4096];
     size_t dn = slash ? (size_t)(slash - final) : 0;
     if (dn >= sizeof rel) {
-        ds_err(err, "cannot commit %s/%s: %s", h->dir, final, strerror(ENAMETOOLONG));
+        char pm[DS_PATH_MSG];
+        ds_err(err, "cannot commit %s: %s", ds_path_msg(pm, h->dir, final), strerror(ENAMETOOLONG));
         return false;
     }
     memcpy(rel, final, dn);
     rel[dn] = 0;
     int dfd = ds_open_dirs(h->dfd, rel, true);
-    bool ok =
-        dfd >= 0 && renameat(tfd, tmp, dfd, slash ? slash + 1 : final) == 0 && fsync(dfd) == 0;
-    if (!ok) ds_err(err, "cannot commit %s/%s: %s", h->dir, final, strerror(errno));
+    bool ok = dfd >= 0 && renameat(tfd, tmp, dfd, slash ? slash + 1 : final) == 0;
+    if (!ok) {
+        char pm[DS_PATH_MSG];
+        ds_err(err, "cannot commit %s: %s", ds_path_msg(pm, h->dir, final), strerror(errno));
+    }
     if (dfd >= 0) close(dfd);
     return ok;
 }
@@ -166,6 +204,11 @@ static bool apply_journal(const ds_handle *h, int tfd, char *text, ds_txn *t, bb
         ok = apply_one(h, tfd, line, tab + 1, err);
         step(t);
         line = nl + 1;
+    }
+    /* The renames on the disk (one syncfs) before the journal goes. */
+    if (ok && syncfs(h->bfd) != 0) {
+        ds_err(err, "cannot commit %s: %s", h->dir, strerror(errno));
+        ok = false;
     }
     if (ok && (unlinkat(h->bfd, JOURNAL, 0) != 0 || fsync(h->bfd) != 0)) {
         ds_err(err, "cannot remove %s/_backbeat/" JOURNAL ": %s", h->dir, strerror(errno));
@@ -337,12 +380,46 @@ static bool read_counter(const ds_handle *h, uint64_t *next, bb_error *err) {
     return true;
 }
 
+/* Remember that rel's directories from its prefix of `top` bytes on were made by this append;
+ * false when out of memory. */
+static bool remember_made(ds_txn *t, const char *rel, size_t top) {
+    struct made *v = realloc(t->made, (t->nmade + 1) * sizeof *v);
+    if (!v) return false;
+    t->made = v;
+    v[t->nmade].rel = strdup(rel);
+    v[t->nmade].top = top;
+    if (!v[t->nmade].rel) return false;
+    t->nmade++;
+    return true;
+}
+
+/* A failed append: the partition directories it made go, deepest first (each is empty: its
+ * parts were never renamed into it). */
+static void remove_made(ds_txn *t) {
+    for (size_t i = t->nmade; i-- > 0;) {
+        char *rel = t->made[i].rel;
+        for (size_t n = strlen(rel); n >= t->made[i].top && n > 0;) {
+            rel[n] = 0;
+            if (unlinkat(t->h->dfd, rel, AT_REMOVEDIR) != 0) break;
+            char *slash = strrchr(rel, '/');
+            n = slash ? (size_t)(slash - rel) : 0;
+        }
+    }
+}
+
 /* Name part e: the first part-<inst>-<n>.parquet free in its directory, n from `base` (the
  * append's number) on; *next past every n used. False after a message. */
 static bool name_part(ds_txn *t, entry *e, uint64_t base, uint64_t *next, bb_error *err) {
-    int dfd = ds_open_dirs(t->h->dfd, e->final, true);
+    size_t top;
+    int dfd = open_dirs(t->h->dfd, e->final, true, &top);
+    if (top && !remember_made(t, e->final, top)) {
+        if (dfd >= 0) close(dfd);
+        dfd = -1;
+        errno = ENOMEM;
+    }
     if (dfd < 0) {
-        ds_err(err, "cannot create %s/%s: %s", t->h->dir, e->final, strerror(errno));
+        char pm[DS_PATH_MSG];
+        ds_err(err, "cannot create %s: %s", ds_path_msg(pm, t->h->dir, e->final), strerror(errno));
         return false;
     }
     char name[64];
@@ -380,19 +457,25 @@ void ds_txn_set_manifest(ds_txn *t, const char *final, char *head) {
     t->manifest_head = head;
 }
 
-/* Close entries [from, to) complete on disk; false after a message. */
+/* Close entries [from, to) (their data reaches the disk with the commit's syncfs); false
+ * after a message. */
 static bool close_entries(ds_txn *t, size_t from, size_t to, bb_error *err) {
     for (size_t i = from; i < to; i++) {
         entry *e = &t->v[i];
         if (e->fd < 0) continue;
-        bool ok = fsync(e->fd) == 0;
-        ok = close(e->fd) == 0 && ok;
+        bool ok = close(e->fd) == 0;
         e->fd = -1;
         if (!ok) {
             ds_err(err, "cannot write %s/%s: %s", t->h->dir, e->final, strerror(errno));
             return false;
         }
     }
+    return true;
+}
+
+bool ds_txn_close(ds_txn *t, int fd, bb_error *err) {
+    for (size_t i = t->n; i-- > 0;) /* the entries closed early are the latest ones */
+        if (t->v[i].fd == fd) return close_entries(t, i, i + 1, err);
     return true;
 }
 
@@ -476,7 +559,9 @@ static bool write_journal(ds_txn *t, bb_error *err) {
 
 bool ds_txn_commit(ds_txn *t, bb_error *err) {
     if (!prepare(t, err)) return false;
-    if (fsync(t->tfd) != 0) {
+    /* Every temporary, the directories made for the parts and _backbeat/tmp itself on the disk
+     * before the journal: one syncfs, not an fsync per file (thousands of parts). */
+    if (syncfs(t->tfd) != 0) {
         ds_err(err, "cannot write %s/_backbeat/tmp: %s", t->h->dir, strerror(errno));
         return false;
     }
@@ -498,6 +583,9 @@ void ds_txn_free(ds_txn *t) {
         if (!t->committed) (void)unlinkat(t->tfd, t->v[i].tmp, 0);
         free(t->v[i].final);
     }
+    if (!t->committed) remove_made(t);
+    for (size_t i = 0; i < t->nmade; i++) free(t->made[i].rel);
+    free(t->made);
     free(t->v);
     free(t->manifest);
     free(t->manifest_head);

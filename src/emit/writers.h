@@ -48,13 +48,16 @@ int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *
              size_t errlen);
 
 /* The Parquet table writer as a stream, for outputs that split one model's records over
- * several files (convert --dataset): every table has the whole model's layout. The errbuf
+ * several files (convert --dataset): every table has the whole model's layout. With `only`
+ * (non-NULL), every row comes from that one instance of the model: its footer lists only it
+ * (backbeat.instances, backbeat.host), so a table costs the same whatever the count of the
+ * model's instances (rows of another instance are written, not listed). The errbuf
  * given to open stays the table's message buffer. open returns NULL (message set) on failure;
  * row and finish return 0, or non-zero with the message set; finish writes the last row group
  * and the footer; free releases (after finish, or to give up). */
 typedef struct tw_table tw_table;
-tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
-                        size_t errlen);
+tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, const bb_rinstance *only,
+                        int out_fd, char *errbuf, size_t errlen);
 int tw_table_row(tw_table *t, const bb_mrecord *rec);
 int tw_table_finish(tw_table *t);
 void tw_table_free(tw_table *t);

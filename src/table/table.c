@@ -233,8 +233,9 @@ out:
     return rc;
 }
 
-/* Layout, compressor, columns and instances of a new table; 0, or 1 with the message set. */
-static int start(writer *w) {
+/* Layout, compressor, columns and instances (the model's, or `only`) of a new table; 0, or 1
+ * with the message set. */
+static int start(writer *w, const bb_rinstance *only) {
     const convert_opts *o = w->opts;
     if (!tw_layout_build(w->model, &w->lay)) return fail(w, "%s", "out of memory");
     if (!pq_ctx_init(&w->ctx, &w->out, o ? o->compression_level : 3))
@@ -250,13 +251,13 @@ static int start(writer *w) {
     for (size_t i = 0; i < w->lay.nleaves; i++)
         pq_col_init(&w->cols[i], &w->ctx, w->lay.leaves[i].type, w->lay.leaves[i].max_def,
                     w->lay.leaves[i].dict);
-    w->ninst = bb_model_instance_count(w->model);
+    w->ninst = only ? 1 : bb_model_instance_count(w->model);
     size_t ni = w->ninst ? w->ninst : 1;
     w->inst = aligned_alloc(_Alignof(instance_slot), ni * sizeof *w->inst); /* a multiple */
     if (!w->inst) return fail(w, "%s", "out of memory");
     memset(w->inst, 0, ni * sizeof *w->inst);
     for (size_t i = 0; i < w->ninst; i++) {
-        w->inst[i].inst = bb_model_instance(w->model, i);
+        w->inst[i].inst = only ? only : bb_model_instance(w->model, i);
         w->inst[i].id = w->inst[i].inst->instance_id;
     }
     tw_sizes(o, &w->rg_max, &w->budget);
@@ -303,7 +304,7 @@ static int finish(writer *w) {
 /* The whole conversion; 0, or 1 with the message set. */
 static int run(writer *w) {
     const convert_opts *o = w->opts;
-    int rc = start(w);
+    int rc = start(w, NULL);
     if (rc) return rc;
     bb_model_iter *it;
     if (bb_model_iter_new(w->model, &it) != BB_OK) return fail(w, "%s", "out of memory");
@@ -354,8 +355,8 @@ struct tw_table {
     writer w;
 };
 
-tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out_fd, char *errbuf,
-                        size_t errlen) {
+tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, const bb_rinstance *only,
+                        int out_fd, char *errbuf, size_t errlen) {
     if (errbuf && errlen) errbuf[0] = 0;
     tw_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -364,7 +365,7 @@ tw_table *tw_table_open(const bb_model *model, const convert_opts *opts, int out
     }
     t->w = (writer){
         .model = model, .opts = opts, .out = {.fd = out_fd}, .err = errbuf, .errlen = errlen};
-    if (start(&t->w)) {
+    if (start(&t->w, only)) {
         tw_table_free(t);
         return NULL;
     }
