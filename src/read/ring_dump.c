@@ -58,9 +58,9 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
     if (!rc && full)
         rc = bb__enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
                                   BB_INTERN_FULL_TEXT);
-    for (size_t i = 0; !rc && i < r->ninterns; i++) { /* validated once: the file may change */
+    for (size_t i = 0; !rc && i < r->ninterns; i++) { /* the copies validated: never the file */
         const bb__ring_intern *e = &r->interns[i];
-        rc = bb__enc_intern_entry(s, e->index + 1, e->len, r->d + r->g.arena + e->off);
+        rc = bb__enc_intern_entry(s, e->index + 1, e->len, e->p);
     }
     for (size_t i = 0; !rc && i < r->nviews; i++)
         rc = s.write(s.ctx, r->views[i].p, r->views[i].len);

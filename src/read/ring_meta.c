@@ -1,7 +1,9 @@
 /* ring_meta.c — what a ring file says besides its rings, read incrementally: the metadata log
  * (docs/RING_FILE.md "The metadata log": schemas, each checked by the reader and kept once per
  * id, and view sets, kept once per text) from where the last call stopped to the log's tail,
- * and the intern table's entries that became ready (their hash matching their bytes). */
+ * and the intern table's entries that became ready (their hash matching their bytes). What is
+ * taken is copied out of the file first and checked on the copy, which is what the dumps are
+ * built from: a writer (or anyone) changing the file later changes nothing already taken. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,14 +49,9 @@ static bool grow(void *v, size_t n, size_t size) {
     return true;
 }
 
-static int by_id(const void *a, const void *b) {
-    uint64_t x = ((const bb__ring_size *)a)->id, y = ((const bb__ring_size *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
 static const bb__ring_size *find_size(const bb_ring *r, uint64_t id) {
-    bb__ring_size key = {id, 0};
-    return r->nevents ? bsearch(&key, r->sizes, r->nevents, sizeof key, by_id) : NULL;
+    uintptr_t at = (uintptr_t)bb__u64map_get(&r->size_ix, id);
+    return at ? &r->sizes[at - 1] : NULL;
 }
 
 /* Contract: see ring_priv.h. */
@@ -63,41 +60,57 @@ int32_t bb__ring_size_of(void *ring, uint64_t id) {
     return s ? (int32_t)s->size : -1;
 }
 
-/* A schema entry: kept when the reader accepts it and its id is new. Sizes stay sorted
- * (insertion: schemas are few, and each id is inserted once). */
-static bool take_event(bb_ring *r, const uint8_t *p, uint32_t len) {
+/* A private copy of p[len] (NULL: out of memory). */
+static uint8_t *copy_of(const uint8_t *p, size_t len) {
+    uint8_t *c = malloc(len ? len : 1);
+    if (c) memcpy(c, p, len);
+    return c;
+}
+
+/* A schema entry, copied out of the file first (it is checked, and later encoded, from the
+ * copy): kept when the reader accepts it and its id is new. Lookups by id go through a hash
+ * map: the log may hold any number of schemas, each costs the same. */
+static bool take_event(bb_ring *r, const uint8_t *file, uint32_t len) {
     uint64_t id;
     uint16_t size;
-    if (!check_schema(p, len, &id, &size)) {
-        r->stats.meta_skipped++;
+    uint8_t *p = copy_of(file, len);
+    if (!p) return false;
+    bool ok = check_schema(p, len, &id, &size);
+    if (!ok) r->stats.meta_skipped++;
+    if (!ok || find_size(r, id)) { /* rejected, or the same schema again */
+        free(p);
         return true;
     }
-    if (find_size(r, id)) return true; /* the same schema again */
     if (!grow(&r->events, r->nevents, sizeof *r->events) ||
-        !grow(&r->sizes, r->nevents, sizeof *r->sizes))
+        !grow(&r->sizes, r->nevents, sizeof *r->sizes) ||
+        !bb__u64map_put(&r->size_ix, id, (void *)(uintptr_t)(r->nevents + 1))) {
+        free(p);
         return false;
-    size_t at = r->nevents;
-    while (at > 0 && r->sizes[at - 1].id > id) {
-        r->sizes[at] = r->sizes[at - 1];
-        at--;
     }
-    r->sizes[at] = (bb__ring_size){id, size};
+    r->sizes[r->nevents] = (bb__ring_size){id, size};
     r->events[r->nevents++] = (bb__ring_piece){p, len};
     bb__rseq_frames_add(&r->frames, BB__FRAME_SIZE(size));
     return true;
 }
 
-/* A view set's text, once (a plugin loaded again registers it again). Compared by hash, then
- * bytes; the view sets of a process are few, and the log bounds them. */
-static bool take_views(bb_ring *r, const uint8_t *p, uint32_t len) {
+/* A view set's text, once (a plugin loaded again registers it again), copied out of the file.
+ * Found by hash (probed one up past a different text of the same hash), then bytes. */
+static bool take_views(bb_ring *r, const uint8_t *file, uint32_t len) {
+    uint8_t *p = copy_of(file, len);
+    if (!p) return false;
     uint64_t h = bb__ring_fnv64(p, len);
-    for (size_t i = 0; i < r->nviews; i++)
-        if (r->view_hash[i] == h && r->views[i].len == len && !memcmp(r->views[i].p, p, len))
+    for (uintptr_t at; (at = (uintptr_t)bb__u64map_get(&r->view_ix, h)) != 0; h++) {
+        const bb__ring_piece *v = &r->views[at - 1];
+        if (v->len == len && !memcmp(v->p, p, len)) {
+            free(p);
             return true;
+        }
+    }
     if (!grow(&r->views, r->nviews, sizeof *r->views) ||
-        !grow(&r->view_hash, r->nviews, sizeof *r->view_hash))
+        !bb__u64map_put(&r->view_ix, h, (void *)(uintptr_t)(r->nviews + 1))) {
+        free(p);
         return false;
-    r->view_hash[r->nviews] = h;
+    }
     r->views[r->nviews++] = (bb__ring_piece){p, len};
     return true;
 }
@@ -176,10 +189,18 @@ static bool intern_one(bb_ring *r, uint32_t i, bool *pending) {
     if (!set_taken(r, i, 2)) return false;
     if (off > r->g.bytes || len > r->g.bytes - off || len > UINT16_MAX || len > r->intern_budget)
         return true;
-    if (bb__ring_fnv32(BB_RING_FNV32_INIT, r->d + r->g.arena + off, len) != hash) return true;
+    uint8_t *p = copy_of(r->d + r->g.arena + off, len); /* checked and encoded from the copy */
+    if (!p) return false;
+    if (bb__ring_fnv32(BB_RING_FNV32_INIT, p, len) != hash) {
+        free(p);
+        return true;
+    }
     r->intern_budget -= len;
-    if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) return false;
-    r->interns[r->ninterns++] = (bb__ring_intern){i, off, len};
+    if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) {
+        free(p);
+        return false;
+    }
+    r->interns[r->ninterns++] = (bb__ring_intern){i, len, p};
     return set_taken(r, i, 1);
 }
 

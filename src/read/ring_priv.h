@@ -13,6 +13,7 @@
 
 #include "backbeat/ring_reader.h"
 #include "format/rseq_margin.h"
+#include "read/u64map.h"
 
 /* The regions of a validated header (offsets into the file). */
 typedef struct bb__ring_regions {
@@ -20,17 +21,20 @@ typedef struct bb__ring_regions {
     uint32_t entries, bytes, slot_count, tag_base;
 } bb__ring_regions;
 
+/* Bytes taken from the file: a private copy (malloc'ed), checked and later encoded from it,
+ * never read from the shared mapping again (its writer, or a rewrite, may change the file). */
 typedef struct bb__ring_piece {
     const uint8_t *p;
     size_t len;
 } bb__ring_piece;
 
-/* An intern entry that validated: id = index + 1, bytes at arena + off. */
+/* An intern entry that validated: id = index + 1, its bytes copied (p, len). */
 typedef struct bb__ring_intern {
-    uint32_t index, off, len;
+    uint32_t index, len;
+    const uint8_t *p;
 } bb__ring_intern;
 
-/* An event id and its record size, kept sorted by id for the walks' lookups. */
+/* An event id and its record size (found through size_ix). */
 typedef struct bb__ring_size {
     uint64_t id;
     uint32_t size;
@@ -51,8 +55,10 @@ struct bb_ring {
     size_t nevents;
     bb__ring_piece *views;
     size_t nviews;
-    uint64_t *view_hash;    /* FNV-1a 64 of each view text (parallel to views) */
-    bb__ring_size *sizes;   /* nevents entries, sorted by id */
+    bb__u64map view_ix;     /* FNV-1a 64 of a view text (probed up past a collision) ->
+                             * its index + 1 */
+    bb__ring_size *sizes;   /* nevents entries, parallel to events */
+    bb__u64map size_ix;     /* event id -> its index in sizes + 1 */
     bb__rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
     /* the intern table */
     bb__ring_intern *interns;

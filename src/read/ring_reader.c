@@ -228,10 +228,14 @@ void bb_ring_close(bb_ring *r) {
     if (!r) return;
     if (r->mapped) munmap((void *)(uintptr_t)r->d, r->len);
     if (r->fd >= 0) close(r->fd);
+    for (size_t i = 0; i < r->nevents; i++) free((void *)(uintptr_t)r->events[i].p);
+    for (size_t i = 0; i < r->nviews; i++) free((void *)(uintptr_t)r->views[i].p);
+    for (size_t i = 0; i < r->ninterns; i++) free((void *)(uintptr_t)r->interns[i].p);
     free(r->events);
     free(r->views);
-    free(r->view_hash);
+    bb__u64map_free(&r->view_ix);
     free(r->sizes);
+    bb__u64map_free(&r->size_ix);
     free(r->interns);
     for (uint64_t i = 0; r->intern_taken && i < BB__RING_INTERN_CHUNKS(r->g.entries); i++)
         free(r->intern_taken[i]);

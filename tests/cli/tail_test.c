@@ -15,6 +15,9 @@
  *           readers name that file ("truncated under the reader"), go on with the other one
  *           (its records keep coming) and exit 1 (not 135, SIGBUS). The truncated file's
  *           writer dies of SIGBUS (docs/RING_FILE.md "A truncated ring file").
+ *   rewritten  (issue 43.6) the same two writers; one file's metadata log overwritten under
+ *           them: both files' records keep coming, tail and top exit 0 (what was taken from
+ *           the log was copied when taken, never decoded from the file again).
  *   rate    (a figure, not in ctest: scripts/bench.sh section `live`) the record rate a
  *           `tail --follow --format jsonl` keeps up with: 2 paced writer threads on 1 MiB rings
  *           at rising rates, 2 s each; per rate the records written, printed and the bytes
@@ -36,6 +39,7 @@
 #include "../capture/ring/ring_check.h"
 #include "../capture/ring/ring_proc.h"
 #include "../support/check.h"
+#include "format/ring_file.h"
 
 #define THREADS 8
 #define FRAME 42 /* ring_test::Rec: 24 field bytes + 18 */
@@ -410,6 +414,86 @@ static void truncated(void) {
     tally_free(&t);
 }
 
+/* Take tail's lines for `secs` seconds; the number of them that name `inst` (16 hex). */
+static size_t read_inst(FILE *f, tally *t, double secs, const char *inst) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    char line[4096], want[64];
+    snprintf(want, sizeof want, "\"instance_id\":\"%s\"", inst);
+    size_t n = 0;
+    do {
+        if (!fgets(line, sizeof line, f)) break;
+        take_line(t, line);
+        n += strstr(line, want) != NULL;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    } while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+    return n;
+}
+
+/* The metadata log of ring file `path` (its region per the header) overwritten with 0xA5. */
+static bool rewrite_log(const char *path) {
+    int fd = open(path, O_RDWR);
+    uint64_t meta = 0, len = 0;
+    bool ok = fd >= 0 && pread(fd, &meta, 8, BB_RH_META_OFF) == 8 &&
+              pread(fd, &len, 8, BB_RH_META_LEN) == 8 && len > 0 && len < (1u << 26);
+    uint8_t *junk = ok ? malloc((size_t)len) : NULL;
+    if (junk) memset(junk, 0xA5, (size_t)len);
+    ok = junk && pwrite(fd, junk, (size_t)len, (off_t)meta) == (ssize_t)len;
+    free(junk);
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* (issue 43.6) The metadata log of one of two followed ring files rewritten under tail
+ * --follow --scan and top --scan: what they took from it was copied when taken, so both files'
+ * records keep coming and both exit 0 (was exit 1, "section 0 (schema) truncated": the
+ * schemas were encoded again from the shared mapping). */
+static void rewritten(void) {
+    ring_child c[2];
+    char a[512], b[512], topout[128], toperr[128];
+    if (!two_writers(c, a, b)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b, *dot = strrchr(base, '.');
+    char inst[17] = "";
+    if (dot && dot - base > 16) memcpy(inst, dot - 16, 16);
+    snprintf(topout, sizeof topout, "%s/top.out", g_dir);
+    snprintf(toperr, sizeof toperr, "%s/top.err", g_dir);
+    char *top[] = {"backbeat",     "top", "--scan",   g_dir,   "--interval", "100",
+                   "--iterations", "15",  "--format", "jsonl", NULL};
+    pid_t tp = start_top(top, topout, toperr);
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "--follow", "--format", "jsonl", "--scan", g_dir, NULL};
+    pid_t tail = start_tail(targs, &out);
+    tally t;
+    memset(&t, 0, sizeof t);
+    size_t early = read_inst(out, &t, 0.4, inst);
+    CHECK(rewrite_log(b), "rewrite the log of %s: %s", b, strerror(errno));
+    read_inst(out, &t, 0.2, inst);
+    size_t after = read_inst(out, &t, 0.5, inst); /* the rewritten file's records still come */
+    kill(tail, SIGINT);
+    read_all(out, &t);
+    int st = wait_exit(tail), ts = wait_exit(tp);
+    CHECK(early > 0, "no record of %s before the rewrite", inst);
+    CHECK(after >= 100, "the rewritten file's watch ended (%zu of its lines after)", after);
+    CHECK(st == 0, "tail --follow --scan exited %d (expected 0)", st);
+    CHECK(t.bad == 0, "%zu lines that are not their writer's records", t.bad);
+    if (st != 0) show_err();
+    CHECK(ts == 0, "top --scan exited %d (expected 0)", ts);
+    CHECK(file_says(topout, "{\"iteration\":15,"), "top did not go on to its last iteration");
+    if (ts != 0) CHECK(!file_says(toperr, "backbeat"), "top said something");
+    printf("rewritten: tail exit %d, %zu lines, %zu of the rewritten file after the rewrite; top "
+           "exit %d\n",
+           st, t.lines, after, ts);
+    unlink(topout);
+    unlink(toperr);
+    for (int i = 0; i < 2; i++) ring_kill(&c[i]);
+    unlink(a);
+    unlink(b);
+    tally_free(&t);
+}
+
 /* Lines on `f` (a cheap count: the reader of tail's output must not be what falls behind). */
 static uint64_t count_lines(FILE *f) {
     char buf[1 << 16];
@@ -466,6 +550,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "flood")) flood();
     else if (!strcmp(argv[1], "dead")) dead();
     else if (!strcmp(argv[1], "truncated")) truncated();
+    else if (!strcmp(argv[1], "rewritten")) rewritten();
     else if (!strcmp(argv[1], "rate")) rate();
     else return 2;
     unlink(g_err);
