@@ -165,7 +165,9 @@ static uint64_t copy_newest_first(struct bb__recorder_hot *h, uint32_t i, uint8_
         /* an RMW, not a load: it cannot be ordered before the copy's reads */
         uint64_t hn = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
         cut = bb__ring_copy_cut(h0, hn, rseq_margin(h, i, ev, hn), cap);
-        if (cut > bottom || bottom == 0) break;
+        uint64_t ctop = top - (k - 1) * chunk; /* the chunks above were whole when copied */
+        if (cut > bottom) return cut < ctop ? cut : ctop;
+        if (bottom == 0) break;
     }
     return cut;
 }
@@ -358,13 +360,15 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     in->ctx = c;
 }
 
-/* The snapshot's copy buffer, mapped and faulted in before any ring is read (MAP_POPULATE):
- * page faults taken during the copy (~10 us each on some VMs: 40 ms for 16 MiB) would give the
- * writers time to lap it. NULL when it cannot be mapped. */
+/* The snapshot's copy buffer, written once before any ring is read: the first store to a page
+ * costs a fault (and, on some VMs, the host's own: ~100 ms for 16 MiB where a warm copy takes
+ * 1 ms), and a copy that slow lets the writers lap it. NULL when it cannot be mapped. */
 static uint8_t *scratch_alloc(uint64_t cap) {
     void *p = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED) return NULL;
+    memset(p, 0, (size_t)cap);
+    return p;
 }
 
 static void scratch_free(uint8_t *p, uint64_t cap) {

@@ -126,13 +126,12 @@ static uint64_t cut_now(call *c, uint32_t i) {
  * the copy stops at the first chunk that bound reaches into (a writer lapping a slow copy takes
  * the oldest records, never the newest). */
 static uint64_t copy_newest_first(call *c, uint32_t i, uint64_t start, uint64_t top) {
-    const uint64_t chunk = (uint64_t)256 << 10;
-    uint64_t cut = 0;
-    for (uint64_t hi = top; hi > start;) {
+    uint64_t chunk = (uint64_t)64 << 10, cut = 0; /* doubling to 1 MiB: the newest first */
+    for (uint64_t hi = top; hi > start; chunk = chunk < ((uint64_t)1 << 20) ? chunk * 2 : chunk) {
         uint64_t lo = hi - start > chunk ? hi - chunk : start;
         bb__ring_copy(c->r, i, lo, hi, c->out[i].body, c->out[i].cap);
         cut = cut_now(c, i);
-        if (cut > lo) break;
+        if (cut > lo) return cut < hi ? cut : hi; /* the chunks above were whole when copied */
         hi = lo;
     }
     return cut;
@@ -230,6 +229,32 @@ static bb_status still_whole(const bb_ring *r, bb_error *err) {
                        r->name, (long long)sb.st_size, r->len);
 }
 
+/* A running process's snapshot reads ring i's head (and the records then in flight) again right
+ * before copying it, so that the rings dumped before it, and building the dump, do not give its
+ * writers time to lap it; the dump's shard header gets the new head. */
+static bool refresh(call *c, uint32_t i) {
+    c->h0[i] = bb__ring_load64(c->r->d, cursor_off(c->r, i));
+    free(c->anns);
+    c->anns = NULL;
+    if (!bb__ring_announcements(c->r, true, &c->anns, &c->nanns)) return false;
+    slice(c);
+    plan_ring(c, i, NULL);
+    bb__ring_dump_set_head(&c->out[i], c->h0[i]);
+    return true;
+}
+
+/* The dump's ring bodies written once before the heads are read again (refresh): the first
+ * store to a page costs a fault, on some VMs the host's too (~100 ms for 16 MiB), and a copy
+ * that slow lets the writers lap it. Only rings that have wrapped, in a file whose blocks are
+ * all there: a sparse file's holes cost no memory. */
+static void pretouch(call *c) {
+    struct stat sb;
+    uint64_t cap = c->r->info.capacity;
+    if (fstat(c->r->fd, &sb) != 0 || (uint64_t)sb.st_blocks * 512 < c->r->len) return;
+    for (uint32_t i = 0; i < c->r->info.shards; i++)
+        if (c->h0[i] >= cap) memset(c->out[i].body, 0, (size_t)cap);
+}
+
 /* Snapshot (cursors NULL) or follow. */
 static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t *len,
                      bb_error *err) {
@@ -249,11 +274,19 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
     }
     st = still_whole(r, err); /* the dump's schemas, views and strings are the file's */
     if (st == BB_OK) st = bb__ring_dump_build(r, c.out, dump, len, err);
+    if (st == BB_OK && c.live && !cursors) pretouch(&c);
     for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) {
         if ((st = still_whole(r, err)) != BB_OK) {
             free(*dump);
             *dump = NULL;
             *len = 0;
+            break;
+        }
+        if (c.live && !cursors && !refresh(&c, i)) {
+            free(*dump);
+            *dump = NULL;
+            *len = 0;
+            st = bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "%s: out of memory", r->name);
             break;
         }
         read_ring(&c, i, cursors ? &cursors[i] : NULL);
