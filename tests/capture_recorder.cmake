@@ -29,6 +29,9 @@ set_tests_properties(recorder_concurrent_no_rseq PROPERTIES LABELS concurrent
 # Lapped writers (200 threads on 2 shards of 16 KiB, dumping meanwhile): no wrong record in any
 # dump. Not labelled concurrent: lapped writers race on ring bytes by design (TSan would say so).
 bb_test(recorder_lapped SOURCES ${BB_REC}/lapped.c ${BB_REC}/rec_util.c)
+# A live dump of 8 threads recording back to back keeps every shard (issue 37).
+bb_test(recorder_live_complete SOURCES ${BB_REC}/live_complete.c ${BB_REC}/rec_util.c)
+set_tests_properties(recorder_live_complete PROPERTIES TIMEOUT 120)
 set_tests_properties(recorder_lapped PROPERTIES TIMEOUT 120)
 # Instruction budget of one record (ptrace single-stepping; counts in insn_budget.txt). Built at
 # -O2 whatever the build type, like a user's release build; the _tight twin lowers every budget

@@ -6,10 +6,13 @@
  * dlclose'd plugin still in the rings decode. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "capture/recorder_internal.h"
@@ -118,48 +121,118 @@ static uint64_t rseq_margin(const struct bb__recorder_hot *h, uint32_t shard,
 }
 _Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's largest frame");
 
-/* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
- * So that no stale bytes pass for a record:
- *  - records that were in flight when the head was read (announced by their threads, see
- *    inflight.c) are copied again once complete, or zeroed if their writer does not
- *    finish within a few milliseconds (it is descheduled: its slot holds bytes of an older lap);
- *  - cut: bytes of the window [head - cap, head) that writers may have overwritten during the
- *    copy (positions from head to the cursor re-read after the copy, one lap later), and the
- *    part of the window that lapped writers may have written into: the window loses every
- *    record that starts below the highest such position (drop_lapped). */
-void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
-                             const bb__dump_events *ev) {
-    struct bb__recorder_hot *h = &rec->hot;
-    uint64_t cap = h->capacity;
-    uint64_t *cursor = &h->cursors[i].head;
+/* The snapshot copies a ring a chunk at a time, newest chunk first, re-reading the cursor after
+ * each: when writers lap the copy (a busy process, a slow copy), what they overwrote is the
+ * oldest part of the window, the copy stops there, and the newest records are already safe. */
+#define BB__SNAP_CHUNK ((uint64_t)256 << 10)
+
+/* While copying shard `i`, the calling thread runs on CPU i (when it may), so that the writers
+ * of that CPU's shard (rseq: only they write it; fetch_add: those whose CPU hint is i) wait for
+ * the copy instead of lapping it. Best effort: `pinned` says whether `old` must be restored. */
+typedef struct pin {
+    bool pinned;
+    cpu_set_t old;
+} pin;
+
+static void pin_to(pin *p, uint32_t cpu) {
+    p->pinned = false;
+    if (cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof p->old, &p->old) != 0) return;
+    if (!CPU_ISSET(cpu, &p->old) || CPU_COUNT(&p->old) == 1) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    p->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+static void unpin(const pin *p) {
+    if (p->pinned) (void)sched_setaffinity(0, sizeof p->old, &p->old);
+}
+
+/* Copy the ring's chunks into buf newest first and return the cut they need: the bytes of a
+ * chunk are intact from the bound seen right after its copy up (bb__ring_copy_cut: below it,
+ * writes one lap later may have changed them while they were read). The copy stops at the
+ * first chunk that bound reaches into; everything below it is cut, copied or not. */
+static uint64_t copy_newest_first(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
+                                  const bb__dump_events *ev) {
+    uint64_t cap = h->capacity, chunk = cap < BB__SNAP_CHUNK ? cap : BB__SNAP_CHUNK;
     const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
-    uint64_t h0 = __atomic_load_n(cursor, __ATOMIC_ACQUIRE);
-    bb__inflight fl[256];
-    int budget = 250; /* at most ~5 ms of waiting per shard */
-    size_t nfl = bb__inflight_collect(h, i, h0, fl, 256, &budget);
-    racy_copy(buf, ring, (size_t)cap);
-    uint64_t low = h0 > cap ? h0 - cap : 0;
+    uint64_t *cursor = &h->cursors[i].head;
+    uint64_t top = (h0 + chunk - 1) / chunk * chunk, cut = 0;
+    for (uint64_t k = 1; k <= cap / chunk; k++) {
+        uint64_t bottom = top > k * chunk ? top - k * chunk : 0;
+        uint64_t off = (top - k * chunk) & (cap - 1);
+        racy_copy(buf + off, ring + off, (size_t)chunk);
+        /* an RMW, not a load: it cannot be ordered before the copy's reads */
+        uint64_t hn = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
+        cut = bb__ring_copy_cut(h0, hn, rseq_margin(h, i, ev, hn), cap);
+        uint64_t ctop = top - (k - 1) * chunk; /* the chunks above were whole when copied */
+        if (cut > bottom) return cut < ctop ? cut : ctop;
+        if (bottom == 0) break;
+    }
+    return cut;
+}
+
+/* A copy that lost more than a tenth of its window to writers that lapped it (the copying
+ * thread was preempted, and the shard's writers ran) is taken again, at most this many times in
+ * all. */
+#define BB__SNAP_ATTEMPTS 4
+static bool lapped_much(const struct bb__recorder_hot *h, uint64_t h0, uint64_t end) {
+    uint64_t low = h0 > h->capacity ? h0 - h->capacity : 0;
+    return end > low && (end - low) * 10 > h0 - low;
+}
+
+/* Records in flight at h0 (fl): each is copied again once its writer completes it, or blanked if
+ * the writer does not finish within the dump's waiting budget (it is descheduled: its slot holds
+ * bytes of an older lap). A copy taken again is blanked too when writes one lap later may have
+ * reached it meanwhile (below the bound at the end). */
+static void settle_inflight(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
+                            const bb__inflight *fl, size_t nfl, const bb__dump_events *ev,
+                            int *budget) {
+    uint64_t cap = h->capacity, low = h0 > cap ? h0 - cap : 0;
+    const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
     for (size_t k = 0; k < nfl; k++) {
         uint64_t from = fl[k].pos > low ? fl[k].pos : low;
         uint64_t to = fl[k].pos + fl[k].len < h0 ? fl[k].pos + fl[k].len : h0;
         if (to <= from) continue;
-        if (bb__inflight_wait(h, &fl[k], &budget)) {
-            /* complete now: take its final bytes (a lap overwriting them is caught below) */
-            uint64_t off = from & (cap - 1), n = to - from;
-            uint64_t first = cap - off < n ? cap - off : n;
-            racy_copy_bytes(buf + off, ring + off, (size_t)first);
-            if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
-        } else {
+        if (!bb__inflight_wait(h, &fl[k], budget)) {
             bb__ring_blank(buf, cap, from, to);
+            continue;
         }
+        uint64_t off = from & (cap - 1), n = to - from;
+        uint64_t first = cap - off < n ? cap - off : n;
+        racy_copy_bytes(buf + off, ring + off, (size_t)first);
+        if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
+        uint64_t hn = __atomic_fetch_add(&h->cursors[i].head, 0, __ATOMIC_ACQ_REL);
+        if (from < bb__ring_copy_cut(h0, hn, rseq_margin(h, i, ev, hn), cap))
+            bb__ring_blank(buf, cap, from, to);
     }
-    /* An RMW, not a load: it cannot be ordered before the copies' reads. Positions below
-     * h1 - cap may have been overwritten during the copy (by writes one lap later; positions
-     * < cap hit nothing old): they are cut like a lapped writer's bytes. */
-    uint64_t h1 = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL);
-    uint64_t margin = rseq_margin(h, i, ev, h1); /* the margin at h1 bounds any since h0 */
+}
+
+/* Contract: copy ring `i` into buf and set *head to the cursor read (acquire) before the copy.
+ * So that no stale bytes pass for a record: records in flight at that moment are settled
+ * (settle_inflight); the window loses every record that starts below the highest position that
+ * writes one lap later may have changed while it was copied (copy_newest_first), or that lapped
+ * writers may have written into (drop_lapped). The copy runs on the shard's own CPU (pin_to). */
+void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
+                             const bb__dump_events *ev) {
+    struct bb__recorder_hot *h = &rec->hot;
+    pin p;
+    pin_to(&p, i);
+    uint64_t h0, end;
+    bb__inflight fl[256];
+    size_t nfl;
+    int budget = 250; /* at most ~5 ms of waiting for writers per shard, all attempts together */
+    for (int attempt = 1;; attempt++) {
+        h0 = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
+        nfl = bb__inflight_collect(h, i, h0, fl, 256, &budget);
+        end = copy_newest_first(h, i, buf, h0, ev);
+        if (attempt == BB__SNAP_ATTEMPTS || !lapped_much(h, h0, end)) break;
+        sched_yield(); /* preempted during the copy: try again from a fresh time slice */
+    }
+    settle_inflight(h, i, buf, h0, fl, nfl, ev, &budget);
+    unpin(&p);
     *head = h0;
-    drop_lapped(h, i, buf, h0, fl, nfl, ev, bb__ring_copy_cut(h0, h1, margin, cap));
+    drop_lapped(h, i, buf, h0, fl, nfl, ev, end);
 }
 
 /* Contract: see recorder.h. */
@@ -287,6 +360,21 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     in->ctx = c;
 }
 
+/* The snapshot's copy buffer, written once before any ring is read: the first store to a page
+ * costs a fault (and, on some VMs, the host's own: ~100 ms for 16 MiB where a warm copy takes
+ * 1 ms), and a copy that slow lets the writers lap it. NULL when it cannot be mapped. */
+static uint8_t *scratch_alloc(uint64_t cap) {
+    void *p = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    memset(p, 0, (size_t)cap);
+    return p;
+}
+
+static void scratch_free(uint8_t *p, uint64_t cap) {
+    if (p) munmap(p, (size_t)cap);
+}
+
 /* Heap-allocated registry and views snapshots for a normal dump. */
 typedef struct gathered {
     const bb_event_desc **events;
@@ -362,7 +450,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
     input_init(&in, &c, rec, host, false);
     bb_status st = gather(&in, &g, err);
     if (st != BB_OK) return st;
-    uint8_t *scratch = malloc((size_t)rec->hot.capacity);
+    uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!scratch) {
         gathered_free(&g);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
@@ -371,7 +459,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
         return BB_ERR_NOMEM;
     }
     st = bb__dump_write_blanked(&in, sink, scratch, err, NULL);
-    free(scratch);
+    scratch_free(scratch, rec->hot.capacity);
     gathered_free(&g);
     return st;
 }
@@ -438,17 +526,17 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     if (st != BB_OK) return st;
     uint64_t size = bb_dump_size(&in);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
-    uint8_t *scratch = malloc((size_t)rec->hot.capacity);
+    uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!buf.data || !scratch) {
         free(buf.data);
-        free(scratch);
+        scratch_free(scratch, rec->hot.capacity);
         gathered_free(&g);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "dump: cannot allocate %llu bytes",
                     (unsigned long long)size);
         return BB_ERR_NOMEM;
     }
     st = bb__dump_write_blanked(&in, bb__sink_membuf(&buf), scratch, err, NULL);
-    free(scratch);
+    scratch_free(scratch, rec->hot.capacity);
     gathered_free(&g);
     if (st != BB_OK) {
         free(buf.data);

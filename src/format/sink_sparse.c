@@ -59,15 +59,22 @@ static int sparse_write(void *ctx, const void *data, size_t len) {
         int rc = pass_hole(s);
         return rc ? rc : write_all(s->fd, p, len);
     }
-    while (len > 0) {
+    while (len > 0) { /* a run of zero blocks becomes a hole, a run of others one write */
         size_t n = len < BB_SPARSE_BLOCK ? len : BB_SPARSE_BLOCK;
         if (n == BB_SPARSE_BLOCK && all_zero(p, n)) {
             s->hole += n;
-        } else {
-            int rc = pass_hole(s);
-            if (!rc) rc = write_all(s->fd, p, n);
-            if (rc) return rc;
+            p += n;
+            len -= n;
+            continue;
         }
+        while (n < len) {
+            size_t more = len - n < BB_SPARSE_BLOCK ? len - n : BB_SPARSE_BLOCK;
+            if (more == BB_SPARSE_BLOCK && all_zero(p + n, more)) break;
+            n += more;
+        }
+        int rc = pass_hole(s);
+        if (!rc) rc = write_all(s->fd, p, n);
+        if (rc) return rc;
         p += n;
         len -= n;
     }

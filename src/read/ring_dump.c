@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
+#include "common/le_bytes.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
 #include "read/ring_priv.h"
@@ -128,6 +129,12 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
     *out = buf;
     *out_len = bs.len;
     return BB_OK;
+}
+
+/* Contract: see ring_priv.h. */
+void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head) {
+    shard->head = head;
+    bb__le_put_u64(shard->body - 16, head);
 }
 
 /* Copy file bytes [off, off + n) to dst, only where the file has data (SEEK_DATA/SEEK_HOLE);

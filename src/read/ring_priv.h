@@ -151,6 +151,11 @@ typedef struct bb__ring_shard_out {
 bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *shards, uint8_t **out,
                               size_t *out_len, bb_error *err);
 
+/* Set the head a built dump's shard section carries (FORMAT.md: the u64 head, then the u64
+ * capacity, just before the body): a live snapshot reads each ring's head again right before
+ * copying it. */
+void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head);
+
 /* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
  * only the file's data extents (holes stay zero in dst). */
 void bb__ring_copy(bb_ring *r, uint32_t shard, uint64_t from, uint64_t to, uint8_t *dst,

@@ -82,8 +82,9 @@ static void plan_ring(call *c, uint32_t i, const bb_ring_cursor *cur) {
 
 /* A running process's snapshot: the records in flight in the window whose writers finished
  * since are copied again; the rest stay announced (blanked by bb__ring_inflight). */
-static void recopy_done(call *c, uint32_t i, bb__ring_ann *a, size_t n) {
+static size_t recopy_done(call *c, uint32_t i, bb__ring_ann *a, size_t n) {
     int budget = 32;
+    size_t again = 0;
     for (size_t k = 0; k < n; k++) {
         if (a[k].pos == UINT64_MAX || a[k].pos < c->start[i] || a[k].pos >= c->h0[i]) continue;
         const uint8_t *e = c->r->d + c->r->g.slots + (uint64_t)a[k].slot * BB_RING_SLOT_STRIDE;
@@ -96,12 +97,44 @@ static void recopy_done(call *c, uint32_t i, bb__ring_ann *a, size_t n) {
                 uint64_t to = a[k].pos + a[k].len < c->h0[i] ? a[k].pos + a[k].len : c->h0[i];
                 bb__ring_copy(c->r, i, a[k].pos, to, c->out[i].body, c->out[i].cap);
                 a[k].pos = UINT64_MAX - 1; /* complete: neither blanked nor a hole */
+                again++;
                 break;
             }
             if (budget-- <= 0) break;
             sched_yield();
         }
     }
+    return again;
+}
+
+/* The bound below which writes one lap later may have changed ring i's bytes, with its head
+ * read now (after the caller's copy: a fence first) and the rseq margin at that head. */
+static uint64_t cut_now(call *c, uint32_t i) {
+    bb_ring *r = c->r;
+#if !defined(__SANITIZE_THREAD__) /* gcc's TSan has no fences (-Wtsan); it checks races, not this */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the copy's reads before the head read */
+#endif
+    uint64_t cap = r->info.capacity, h0 = c->h0[i];
+    uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_HEAD) : h0;
+    uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_BIG_FRAME);
+    uint64_t margin = bb__rseq_margin(h1, cap, bb__rseq_shard_frame(&r->frames, kept));
+    return bb__ring_copy_cut(h0, h1, margin, cap);
+}
+
+/* Copy ring i's [start, top) into its dump shard, newest chunk first, and return the cut the
+ * copy needs: a chunk's bytes are intact from the bound seen right after it was copied up, so
+ * the copy stops at the first chunk that bound reaches into (a writer lapping a slow copy takes
+ * the oldest records, never the newest). */
+static uint64_t copy_newest_first(call *c, uint32_t i, uint64_t start, uint64_t top) {
+    uint64_t chunk = (uint64_t)64 << 10, cut = 0; /* doubling to 1 MiB: the newest first */
+    for (uint64_t hi = top; hi > start; chunk = chunk < ((uint64_t)1 << 20) ? chunk * 2 : chunk) {
+        uint64_t lo = hi - start > chunk ? hi - chunk : start;
+        bb__ring_copy(c->r, i, lo, hi, c->out[i].body, c->out[i].cap);
+        cut = cut_now(c, i);
+        if (cut > lo) return cut < hi ? cut : hi; /* the chunks above were whole when copied */
+        hi = lo;
+    }
+    return cut;
 }
 
 /* Read ring i into its dump shard and cut it; fills *cur when following. */
@@ -112,19 +145,16 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     uint64_t dcap = c->out[i].cap;
     if (c->follow) top = top < h0 ? top : h0;
     else top = h0;
-    bb__ring_copy(r, i, start, top, body, dcap);
+    uint64_t end = copy_newest_first(c, i, start, top);
     bb__ring_ann *a = c->anns + c->a0[i];
-    if (c->live && !c->follow) recopy_done(c, i, a, c->an[i]);
+    size_t again = c->live && !c->follow ? recopy_done(c, i, a, c->an[i]) : 0;
     bb__ring_view v = {body, dcap, top, start, r};
     uint64_t late = bb__ring_inflight(&v, a, c->an[i]);
-#if !defined(__SANITIZE_THREAD__) /* gcc's TSan has no fences (-Wtsan); it checks races, not this */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the copy's reads before the second head read */
-#endif
-    uint64_t h1 = c->live ? bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_HEAD) : h0;
     uint64_t marked = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_DAMAGED_BELOW);
-    uint64_t kept = bb__ring_load64(r->d, cursor_off(r, i) + BB_RC_BIG_FRAME); /* after the copy */
-    uint64_t margin = bb__rseq_margin(h1, cap, bb__rseq_shard_frame(&r->frames, kept));
-    uint64_t end = bb__ring_copy_cut(h0, h1, margin, cap);
+    if (again) { /* records copied again after the chunks: the bound after them */
+        uint64_t e = cut_now(c, i);
+        if (e > end) end = e;
+    }
     uint64_t low = h0 > cap ? h0 - cap : 0;
     if (late > h0) late = h0;
     if (late > end) end = late;
@@ -199,6 +229,32 @@ static bb_status still_whole(const bb_ring *r, bb_error *err) {
                        r->name, (long long)sb.st_size, r->len);
 }
 
+/* A running process's snapshot reads ring i's head (and the records then in flight) again right
+ * before copying it, so that the rings dumped before it, and building the dump, do not give its
+ * writers time to lap it; the dump's shard header gets the new head. */
+static bool refresh(call *c, uint32_t i) {
+    c->h0[i] = bb__ring_load64(c->r->d, cursor_off(c->r, i));
+    free(c->anns);
+    c->anns = NULL;
+    if (!bb__ring_announcements(c->r, true, &c->anns, &c->nanns)) return false;
+    slice(c);
+    plan_ring(c, i, NULL);
+    bb__ring_dump_set_head(&c->out[i], c->h0[i]);
+    return true;
+}
+
+/* The dump's ring bodies written once before the heads are read again (refresh): the first
+ * store to a page costs a fault, on some VMs the host's too (~100 ms for 16 MiB), and a copy
+ * that slow lets the writers lap it. Only rings that have wrapped, in a file whose blocks are
+ * all there: a sparse file's holes cost no memory. */
+static void pretouch(call *c) {
+    struct stat sb;
+    uint64_t cap = c->r->info.capacity;
+    if (fstat(c->r->fd, &sb) != 0 || (uint64_t)sb.st_blocks * 512 < c->r->len) return;
+    for (uint32_t i = 0; i < c->r->info.shards; i++)
+        if (c->h0[i] >= cap) memset(c->out[i].body, 0, (size_t)cap);
+}
+
 /* Snapshot (cursors NULL) or follow. */
 static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t *len,
                      bb_error *err) {
@@ -218,11 +274,19 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
     }
     st = still_whole(r, err); /* the dump's schemas, views and strings are the file's */
     if (st == BB_OK) st = bb__ring_dump_build(r, c.out, dump, len, err);
+    if (st == BB_OK && c.live && !cursors) pretouch(&c);
     for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) {
         if ((st = still_whole(r, err)) != BB_OK) {
             free(*dump);
             *dump = NULL;
             *len = 0;
+            break;
+        }
+        if (c.live && !cursors && !refresh(&c, i)) {
+            free(*dump);
+            *dump = NULL;
+            *len = 0;
+            st = bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "%s: out of memory", r->name);
             break;
         }
         read_ring(&c, i, cursors ? &cursors[i] : NULL);
