@@ -8,6 +8,12 @@
  *  - Writers under dumps: one writer thread pinned to the first CPU records for a fixed number
  *    of events, alone and while another thread (on the second CPU when there is one) dumps back
  *    to back to a file; thread CPU ns per record, medians of REPS alternating runs.
+ *  - A busy process (issue 37): 8 threads record back to back into 2 shards of 16 and of 64 MiB
+ *    while the main thread dumps to memory: per shard, the share of the ring kept as whole
+ *    records (min and median of REPS dumps).
+ *  - Dumps at the disk's speed (issue 37): 2 x 512 MiB full rings dumped to a file against
+ *    writing the same number of bytes in 1 MiB write(2) calls (what `dd bs=1M` does) to the same
+ *    directory, interleaved; medians and the ratio.
  * Usage: dump_cost DIR [reps] */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
@@ -20,9 +26,10 @@
 #include <unistd.h>
 
 #include <backbeat/backbeat.h>
+#include <backbeat/reader.h>
 
-BB_EVENT(dc_ev, "bench::dump", "Tick", NULL, BB_KEY(uint64_t, n, NULL),
-         BB_FIELD(uint32_t, a, NULL), BB_FIELD(uint32_t, b, NULL));
+BB_EVENT(dc_ev, "bench::dump", "Tick", NULL, BB_KEY(uint64_t, n, NULL), BB_FIELD(uint32_t, a, NULL),
+         BB_FIELD(uint32_t, b, NULL));
 
 static int REPS = 7;
 static const char *DIR_;
@@ -142,6 +149,107 @@ static double writer_run(uint64_t n) {
     return (thread_ns() - t0) / (double)n;
 }
 
+static bb_recorder *busy_rec;
+static int busy_stop; /* atomic */
+static void *busy_writer(void *arg) {
+    for (uint64_t i = (uint64_t)(uintptr_t)arg << 48;
+         !__atomic_load_n(&busy_stop, __ATOMIC_RELAXED); i++)
+        BB_RECORD(busy_rec, dc_ev, .n = i, .a = 1, .b = 2);
+    return NULL;
+}
+
+/* Share of shard `sh`'s ring kept as whole records in the dump `buf`. */
+static int count_one(const bb_record *r, void *ctx) {
+    (void)r;
+    (*(uint64_t *)ctx)++;
+    return 0;
+}
+static double kept_share(const void *buf, size_t len, uint32_t sh, uint64_t cap) {
+    bb_dump *d = NULL;
+    if (bb_dump_open_memory(buf, len, "busy", &d, NULL) != BB_OK) return -1;
+    uint64_t n = 0;
+    const bb_rinstance *in = bb_dump_instance_count(d) ? bb_dump_instance(d, 0) : NULL;
+    if (in && sh < in->shard_count) bb_shard_walk(d, &in->shards[sh], count_one, &n, NULL);
+    bb_dump_close(d);
+    return (double)n * (16 + sizeof(dc_ev) + 2) / (double)cap;
+}
+
+static void busy(const cpu_set_t *allowed, uint32_t mib) {
+    uint64_t cap = (uint64_t)mib << 20;
+    busy_rec = make(2, cap);
+    if (!busy_rec) return;
+    sched_setaffinity(0, sizeof *allowed, allowed); /* the writers run anywhere */
+    pthread_t t[8];
+    __atomic_store_n(&busy_stop, 0, __ATOMIC_RELAXED);
+    for (uintptr_t i = 0; i < 8; i++) pthread_create(&t[i], NULL, busy_writer, (void *)i);
+    struct timespec nap = {0, 300 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    double k[2][64];
+    for (int r = 0; r < REPS; r++) {
+        void *buf = NULL;
+        size_t len = 0;
+        bb_recorder_dump_buffer(busy_rec, &buf, &len, NULL);
+        for (uint32_t sh = 0; sh < 2; sh++) k[sh][r] = buf ? kept_share(buf, len, sh, cap) : 0;
+        free(buf);
+    }
+    __atomic_store_n(&busy_stop, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 8; i++) pthread_join(t[i], NULL);
+    pin(cpus[0]);
+    for (uint32_t sh = 0; sh < 2; sh++) {
+        double lo = 1e9;
+        for (int r = 0; r < REPS; r++) lo = k[sh][r] < lo ? k[sh][r] : lo;
+        printf("   busy (8 writers), 2 x %u MiB, live dump to memory: shard %u keeps %.1f%% of its "
+               "ring (min %.1f%%)\n",
+               mib, sh, 100 * median(k[sh], REPS), 100 * lo);
+    }
+    bb_recorder_free(busy_rec);
+}
+
+/* Seconds to write `bytes` in 1 MiB write(2) calls to a new file in DIR_ (then removed). */
+static double dd_like(uint64_t bytes) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump_cost_dd.bin", DIR_);
+    static char block[1 << 20];
+    memset(block, 0x5a, sizeof block);
+    double t0 = now_s();
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int fd = fileno(f);
+    for (uint64_t w = 0; w < bytes; w += sizeof block)
+        if (write(fd, block, sizeof block) != (ssize_t)sizeof block) break;
+    fclose(f);
+    double s = now_s() - t0;
+    unlink(path);
+    return s;
+}
+
+static void against_dd(void) {
+    bb_recorder *rec = make(2, 512u << 20);
+    if (!rec) {
+        printf("   2 x 512 MiB: cannot map 1 GiB here\n");
+        return;
+    }
+    fill(rec, 512u << 20);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump_cost_1g.bb", DIR_);
+    double ours[64], dd[64];
+    struct stat st = {0};
+    int reps = REPS < 5 ? REPS : 5;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        bb_recorder_dump_path(rec, path, NULL, NULL);
+        ours[r] = now_s() - t0;
+        stat(path, &st);
+        unlink(path);
+        dd[r] = dd_like((uint64_t)st.st_size);
+    }
+    double o = median(ours, reps), d = median(dd, reps);
+    printf("   2 x 512 MiB full rings (%.0f MiB): dump to file %.3f s, 1 MiB writes of as many "
+           "bytes %.3f s: dump at %.2fx that rate\n",
+           (double)st.st_size / 1048576.0, o, d, d / o);
+    bb_recorder_free(rec);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: dump_cost DIR [reps]\n");
@@ -164,7 +272,8 @@ int main(int argc, char **argv) {
            bb_recorder_clock_name(full));
     fill(full, 16u << 20);
     printf("   (a thread records into its CPU's shard: %d of the 16 shards are full, the rest "
-           "empty)\n", ncpu < 16 ? ncpu : 16);
+           "empty)\n",
+           ncpu < 16 ? ncpu : 16);
     report("16 x 16 MiB, filled: dump to file", full, true);
     report("16 x 16 MiB, filled: dump to memory", full, false);
     bb_recorder_free(full);
@@ -184,6 +293,10 @@ int main(int argc, char **argv) {
     } else {
         printf("   64 x 64 MiB: cannot map 4 GiB here\n");
     }
+
+    busy(&allowed, 16);
+    busy(&allowed, 64);
+    against_dd();
 
     wrec = make(16, 16u << 20);
     fill(wrec, 16u << 20);
