@@ -10,6 +10,10 @@
 
 #include "backbeat/reader.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A log call site, read from its schema's description. The views point into the schema. */
 typedef struct lf_site {
     int level; /* 0 trace .. 5 fatal */
@@ -38,5 +42,9 @@ lf_cache *lf_cache_new(void);
 void lf_cache_free(lf_cache *c);
 /* The site of `schema`, NULL when it is no log call site (or out of memory). */
 const lf_site *lf_cache_get(lf_cache *c, const bb_rschema *schema);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,15 +31,16 @@ static inline test_line *test_log_lines(bb_recorder *rec, size_t *n, size_t *oth
     bb_model *m = NULL;
     bb_model_iter *it = NULL;
     test_line *out = NULL;
+    lf_cache *cache = NULL;
+    bb_mrecord r;
     *n = 0;
     if (others) *others = 0;
     if (bb_recorder_dump_buffer(rec, &buf, &len, &err) != BB_OK) return NULL;
     if (bb_dump_open_memory(buf, len, "log-test", &d, &err) != BB_OK) goto done;
     if (bb_model_open(&d, 1, true, &m, &err) != BB_OK || bb_model_iter_new(m, &it) != BB_OK)
         goto done;
-    out = calloc(bb_model_record_count(m) + 1, sizeof *out);
-    lf_cache *cache = lf_cache_new();
-    bb_mrecord r;
+    out = (test_line *)calloc(bb_model_record_count(m) + 1, sizeof *out);
+    cache = lf_cache_new();
     while (out && bb_model_next(it, &r)) {
         const lf_site *s = lf_cache_get(cache, r.rec.schema);
         if (!s) {
