@@ -27,6 +27,8 @@ bool lf_site_parse(const bb_rschema *schema, lf_site *out);
 
 /* "trace" .. "fatal" ("?" for another number). */
 const char *lf_level_name(int level);
+/* The number of a level name ("trace" .. "fatal"); false for another text. */
+bool lf_level_parse(const char *name, int *out);
 
 /* Format the message of one record of `site`: the format with each conversion replaced by its
  * argument (field i is argument i) as snprintf formats it. Interned strings resolve through
@@ -35,6 +37,12 @@ const char *lf_level_name(int level);
  * another kind "(invalid)"; %n writes nothing. */
 size_t lf_format(const lf_site *site, const bb_rschema *schema, const uint8_t *fields,
                  const bb_rinstance *inst, char *out, size_t cap);
+
+/* One line of a log file: "<seconds>.<nanoseconds> [<who> ]<level> <file>:<line> <message>"
+ * (no newline), the time the record's; `who` (the process, say) may be NULL. Same bounds and
+ * return as lf_format. */
+size_t lf_line(const lf_site *site, const bb_rschema *schema, const bb_record *rec,
+               const bb_rinstance *inst, const char *who, char *out, size_t cap);
 
 /* A cache of parsed sites by schema (several readers hold one each). */
 typedef struct lf_cache lf_cache;

@@ -12,6 +12,12 @@ static const char magic[] = "backbeat-log 1\n";
 
 const char *lf_level_name(int level) { return level >= 0 && level <= 5 ? levels[level] : "?"; }
 
+bool lf_level_parse(const char *name, int *out) {
+    for (int i = 0; name && i < 6; i++)
+        if (!strcmp(name, levels[i])) return *out = i, true;
+    return false;
+}
+
 /* The value of line `key: value` at *p (which it passes); false when the line is not that. */
 static bool take(const char **p, const char *end, const char *key, bb_strview *out, bool rest) {
     size_t k = strlen(key);

@@ -55,6 +55,7 @@ BB_API void bb__log_sites_remove(bb__log_site *const *begin, bb__log_site *const
 /* A line at or above bb__log_dump_min was recorded into `rec`. */
 BB_API void bb__log_fired(bb_recorder *rec, int level);
 
+#ifndef BACKBEAT_COMPILED_OUT
 /* The sites of the object this file is linked into (the linker's bounds of the section). */
 extern bb__log_site *const __start_bb_log_sites[] __attribute__((weak, visibility("hidden")));
 extern bb__log_site *const __stop_bb_log_sites[] __attribute__((weak, visibility("hidden")));
@@ -74,6 +75,7 @@ __attribute__((destructor, unused)) static void bb__log_sites_dtor(void) {
         bb__log_sites_remove(__start_bb_log_sites, __stop_bb_log_sites);
     }
 }
+#endif
 
 /* Never called: the compiler checks a call site's format against its arguments through it. */
 static inline __attribute__((format(printf, 1, 2))) void bb__log_check(const char *format, ...) {
