@@ -24,3 +24,5 @@ foreach(lang c c++)
            COMMAND ${CMAKE_C_COMPILER} -x ${lang} -Wall -Werror -fsyntax-only
                    -I${CMAKE_SOURCE_DIR}/include ${BB_LF}/mismatch.c)
 endforeach()
+bb_test(logfmt_dump_on_log SOURCES ${BB_LF}/dump_on_log.c LIBS bb_emit)
+target_include_directories(logfmt_dump_on_log PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
