@@ -21,8 +21,8 @@
 
 #include <backbeat/backbeat.h>
 
-BB_EVENT(dc_ev, "bench::dump", "Tick", NULL, BB_KEY(uint64_t, n, NULL),
-         BB_FIELD(uint32_t, a, NULL), BB_FIELD(uint32_t, b, NULL));
+BB_EVENT(dc_ev, "bench::dump", "Tick", NULL, BB_KEY(uint64_t, n, NULL), BB_FIELD(uint32_t, a, NULL),
+         BB_FIELD(uint32_t, b, NULL));
 
 static int REPS = 7;
 static const char *DIR_;
@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
            bb_recorder_clock_name(full));
     fill(full, 16u << 20);
     printf("   (a thread records into its CPU's shard: %d of the 16 shards are full, the rest "
-           "empty)\n", ncpu < 16 ? ncpu : 16);
+           "empty)\n",
+           ncpu < 16 ? ncpu : 16);
     report("16 x 16 MiB, filled: dump to file", full, true);
     report("16 x 16 MiB, filled: dump to memory", full, false);
     bb_recorder_free(full);

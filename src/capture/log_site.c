@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "backbeat/log.h"
-#include "capture/log_internal.h"
+#include "capture/log_hook.h"
 
 int bb__log_min = BB_INFO;
 int bb__log_dump_min = BB_LOG_OFF + 1;

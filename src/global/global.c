@@ -23,7 +23,7 @@
 
 #include "backbeat/global.h"
 #include "backbeat/log.h"
-#include "capture/log_internal.h"
+#include "capture/log_hook.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
 #include "global/global_internal.h"

@@ -1,8 +1,8 @@
-/* log_internal.h — what the global recorder sets in the log call sites' machinery (log_site.c):
+/* log_hook.h — what the global recorder sets in the log call sites' machinery (log_site.c):
  * the hook a recorded line at the dump level calls. */
 /* SPDX-License-Identifier: MIT */
-#ifndef BB_CAPTURE_LOG_INTERNAL_H
-#define BB_CAPTURE_LOG_INTERNAL_H
+#ifndef BB_CAPTURE_LOG_HOOK_H
+#define BB_CAPTURE_LOG_HOOK_H
 
 #include "backbeat/recorder.h"
 
