@@ -26,3 +26,7 @@ foreach(lang c c++)
 endforeach()
 bb_test(logfmt_dump_on_log SOURCES ${BB_LF}/dump_on_log.c LIBS bb_emit)
 target_include_directories(logfmt_dump_on_log PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
+# The CLI's readers of log lines over the demo's dumps: backbeat log (levels, several dumps in
+# one order) and the trace's log instants.
+add_test(NAME logfmt_cli COMMAND sh ${BB_LF}/cli_log.sh $<TARGET_FILE:backbeat_cli>
+                                 $<TARGET_FILE:demo>)
