@@ -164,7 +164,10 @@ int main(int argc, char **argv) {
             printf("\n");
         }
     }
-    // Every variant captured: the newest BB_LOG line reads back (log.sh checks with backbeat log).
+    // Every variant captured: the newest BB_LOG line reads back (log.sh checks with backbeat log;
+    // the last round's later variants may have lapped the rings, so BB_LOG runs last).
+    uint64_t last_ns;
+    loop(V_LOG3, n, 0, &last_ns);
     std::string dump = dir + "/log_side.bb";
     bb_error err;
     if (bb_recorder_dump_path(rec, dump.c_str(), nullptr, &err) != BB_OK) {
