@@ -18,10 +18,8 @@
 
 #include <backbeat/backbeat.h>
 
-BB_EVENT(gh_ev, "bench", "GlobalHot", "Hot-path benchmark event.",
-         BB_KEY(uint64_t, key, "A key."),
-         BB_FIELD(uint32_t, len, "A length."),
-         BB_FIELD(uint32_t, kind, "A kind."));
+BB_EVENT(gh_ev, "bench", "GlobalHot", "Hot-path benchmark event.", BB_KEY(uint64_t, key, "A key."),
+         BB_FIELD(uint32_t, len, "A length."), BB_FIELD(uint32_t, kind, "A kind."));
 
 enum { N = 2000000, REPS = 21 };
 
@@ -32,8 +30,7 @@ static uint64_t now_ns(void) {
 }
 
 __attribute__((noinline)) static void run_local(bb_recorder *rec) {
-    for (uint64_t i = 0; i < N; i++)
-        BB_RECORD(rec, gh_ev, .key = i, .len = (uint32_t)i, .kind = 3);
+    for (uint64_t i = 0; i < N; i++) BB_RECORD(rec, gh_ev, .key = i, .len = (uint32_t)i, .kind = 3);
 }
 
 __attribute__((noinline)) static void run_global(void) {
@@ -55,9 +52,11 @@ static result measure(bb_recorder *local) {
     for (int r = 0; r < REPS; r++) {
         /* alternate which one goes first, so neither always runs on a warmer cache */
         uint64_t t0 = now_ns();
-        if (r & 1) run_global(); else run_local(local);
+        if (r & 1) run_global();
+        else run_local(local);
         uint64_t t1 = now_ns();
-        if (r & 1) run_local(local); else run_global();
+        if (r & 1) run_local(local);
+        else run_global();
         uint64_t t2 = now_ns();
         l[r] = (double)((r & 1) ? t2 - t1 : t1 - t0) / N;
         g[r] = (double)((r & 1) ? t1 - t0 : t2 - t1) / N;
@@ -110,8 +109,7 @@ int main(void) {
     printf("   %-9s %10s %10s %10s\n", "", "local", "global", "extra");
     printf("   %-9s %7.2f ns %7.2f ns %+7.2f ns (x%.3f)\n", "enabled", on.local, on.global,
            on.extra, (on.local + on.extra) / on.local);
-    printf("   %-9s %7.2f ns %7.2f ns %+7.2f ns\n", "disabled", off.local, off.global,
-           off.extra);
+    printf("   %-9s %7.2f ns %7.2f ns %+7.2f ns\n", "disabled", off.local, off.global, off.extra);
     printf("   (extra = median of paired per-repetition differences; BB_GRECORD adds one load of\n"
            "    the thread-local recorder pointer and one predictable branch per event)\n");
     bb_recorder_free(local);

@@ -72,17 +72,17 @@ typedef enum { F_TSC, F_MONO, F_MANUAL, F_USER } floor_kind;
 static uint64_t tsc_mult = 0x66666666ull, tsc_base, manual_ns;
 static uint64_t (*volatile user_fn)(void *) = user_clock;
 
-#define FLOOR_BODY(CLOCK_EXPR)                                                                  \
-    for (uint64_t i = 0; i < n; i++) {                                                         \
-        uint64_t ts = (CLOCK_EXPR);                                                            \
-        bench_ev ev = {.conn_id = i, .len = (uint32_t)i, .role = (bench_role)(i & 1)};         \
-        uint64_t pos = __atomic_fetch_add(&f->head, 34, __ATOMIC_ACQ_REL);                     \
-        uint8_t *dst = f->ring + (pos & (RING - 1));                                           \
-        uint16_t len = 32;                                                                     \
-        memcpy(dst, &ts, 8);                                                                   \
-        memcpy(dst + 8, &id, 8);                                                               \
-        memcpy(dst + 16, &ev, 16);                                                             \
-        memcpy(dst + 32, &len, 2);                                                             \
+#define FLOOR_BODY(CLOCK_EXPR)                                                         \
+    for (uint64_t i = 0; i < n; i++) {                                                 \
+        uint64_t ts = (CLOCK_EXPR);                                                    \
+        bench_ev ev = {.conn_id = i, .len = (uint32_t)i, .role = (bench_role)(i & 1)}; \
+        uint64_t pos = __atomic_fetch_add(&f->head, 34, __ATOMIC_ACQ_REL);             \
+        uint8_t *dst = f->ring + (pos & (RING - 1));                                   \
+        uint16_t len = 32;                                                             \
+        memcpy(dst, &ts, 8);                                                           \
+        memcpy(dst + 8, &id, 8);                                                       \
+        memcpy(dst + 16, &ev, 16);                                                     \
+        memcpy(dst + 32, &len, 2);                                                     \
     }
 
 /* The ring has 64 spare bytes past RING, so the floor needs no wrap handling. */
@@ -102,7 +102,7 @@ __attribute__((noinline)) static void floor_mono(struct floor_ring *f, uint64_t 
     FLOOR_BODY(__extension__({
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 17u;
+        (uint64_t) t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 17u;
     }))
 }
 __attribute__((noinline)) static void floor_manual(struct floor_ring *f, uint64_t n, uint64_t id) {
@@ -262,9 +262,11 @@ int main(int argc, char **argv) {
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     printf("== recorder hot path (%s), pinned to CPU %d, %d repetitions x %llu events, "
-           "medians\n", when, cpus[0], REPS, (unsigned long long)N);
+           "medians\n",
+           when, cpus[0], REPS, (unsigned long long)N);
     printf("   event: u64 key + u32 + u8 enum (+3 bytes explicit padding) = 16 field bytes, "
-           "34-byte records, %u KiB rings\n", RING / 1024);
+           "34-byte records, %u KiB rings\n",
+           RING / 1024);
 
     const struct {
         bb_clock_kind kind;
@@ -273,8 +275,9 @@ int main(int argc, char **argv) {
                   {BB_CLOCK_MONOTONIC, F_MONO},
                   {BB_CLOCK_MANUAL, F_MANUAL},
                   {BB_CLOCK_USER, F_USER}};
-    printf("   per-event cost in thread CPU time; record and floor runs alternate; ratio = median of "
-           "per-pair ratios\n");
+    printf(
+        "   per-event cost in thread CPU time; record and floor runs alternate; ratio = median of "
+        "per-pair ratios\n");
     printf("   %-10s %12s %12s %8s\n", "clock", "record ns", "floor ns", "ratio");
     bb_recorder *def = NULL;
     for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
@@ -311,7 +314,8 @@ int main(int argc, char **argv) {
                "%.1f M events/s: %.2fx\n",
                bb_recorder_clock_name(def), t1, cpus[0], cpus[1], t2, t2 / t1);
         printf("   throughput per CPU-second (excludes time the shared machine gave to others): "
-               "1 thread %.1f, 2 threads %.1f M events/s: %.2fx\n", c1, c2, c2 / c1);
+               "1 thread %.1f, 2 threads %.1f M events/s: %.2fx\n",
+               c1, c2, c2 / c1);
     } else {
         printf("   throughput: only one CPU available, 2-thread run skipped\n");
     }

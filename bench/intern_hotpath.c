@@ -15,10 +15,8 @@
 
 #include <backbeat/backbeat.h>
 
-BB_EVENT(ih_ev, "bench", "Lookup", "A key lookup.",
-         BB_KEY(uint64_t, conn, "The connection."),
-         BB_INTERN_DYN_F(key, "The key looked up."),
-         BB_FIELD(uint32_t, len, "Value length."));
+BB_EVENT(ih_ev, "bench", "Lookup", "A key lookup.", BB_KEY(uint64_t, conn, "The connection."),
+         BB_INTERN_DYN_F(key, "The key looked up."), BB_FIELD(uint32_t, len, "Value length."));
 
 enum { N = 2000000, REPS = 11, NKEYS = 64 };
 static char keys[NKEYS][40];
@@ -90,7 +88,8 @@ static double two_threads(void) {
 
 int main(void) {
     for (int k = 0; k < NKEYS; k++)
-        key_len[k] = (size_t)snprintf(keys[k], sizeof keys[k], "session:%08x:user-%d", k * 2654435761u, k);
+        key_len[k] =
+            (size_t)snprintf(keys[k], sizeof keys[k], "session:%08x:user-%d", k * 2654435761u, k);
     rec = bb_recorder_new(0, 1 << 22);
     if (!rec) return 1;
     bb_recorder_enable(rec, true);
@@ -106,9 +105,10 @@ int main(void) {
     qsort(i1, REPS, sizeof i1[0], cmp);
     qsort(i2, REPS, sizeof i2[0], cmp);
     double mr = r[REPS / 2], m1 = i1[REPS / 2], m2 = i2[REPS / 2];
-    printf("intern: record %.1f ns | record+intern 1 thread %.1f ns (%.2fx) | 2 threads %.1f ns per call "
-           "(%.2fx one thread) [%s commit, %u shards]\n",
-           mr, m1, m1 / mr, m2, m2 / m1, bb_recorder_commit_name(rec), bb_recorder_shard_count(rec));
+    printf(
+        "intern: record %.1f ns | record+intern 1 thread %.1f ns (%.2fx) | 2 threads %.1f ns per call "
+        "(%.2fx one thread) [%s commit, %u shards]\n",
+        mr, m1, m1 / mr, m2, m2 / m1, bb_recorder_commit_name(rec), bb_recorder_shard_count(rec));
     bb_recorder_free(rec);
     return 0;
 }

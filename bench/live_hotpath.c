@@ -111,7 +111,8 @@ static pid_t start_reader(int mode, int cpu) {
     dup2(null, 1);
     dup2(null, 2);
     char *tail[] = {"backbeat", "tail", "--follow", "--format", "jsonl", (char *)g_ring, NULL};
-    char *top[] = {"backbeat", "top", "--format", "jsonl", "--interval", "100", (char *)g_ring, NULL};
+    char *top[] = {"backbeat",   "top", "--format",     "jsonl",
+                   "--interval", "100", (char *)g_ring, NULL};
     execv(g_cli, mode == 1 ? tail : top);
     _exit(127);
 }
@@ -136,7 +137,8 @@ static double median(const double *v, int n) {
 
 /* One variant: rounds of the three modes, each round in a rotated order. */
 static void variant(const char *name, int wcpu, int rcpu) {
-    double cpu[MODES][MAX_ROUNDS], wall[MODES][MAX_ROUNDS], q[MODES][MAX_ROUNDS], qw[MODES][MAX_ROUNDS];
+    double cpu[MODES][MAX_ROUNDS], wall[MODES][MAX_ROUNDS], q[MODES][MAX_ROUNDS],
+        qw[MODES][MAX_ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
         for (int k = 0; k < MODES; k++) {
             int m = (r + k) % MODES;
@@ -189,8 +191,7 @@ int main(int argc, char **argv) {
            dir, cpus, RING / 1024, bb_recorder_clock_name(g_rec), bb_recorder_cpu_hint_name(g_rec),
            THREADS, (unsigned long long)N, ROUNDS);
     variant("shared: nothing pinned (reader and writers compete for the CPUs)", -1, -1);
-    if (cpus >= 2)
-        variant("pinned: writers on CPU 0, reader on CPU 1 (as taskset -c 1)", 0, 1);
+    if (cpus >= 2) variant("pinned: writers on CPU 0, reader on CPU 1 (as taskset -c 1)", 0, 1);
     bb_recorder_free(g_rec);
     return 0;
 }

@@ -37,13 +37,31 @@ BB_EVENT(side_ev, "bench::net", "PacketSent", "A packet was sent.",
 
 #define RING (1u << 20)
 
-enum { V_BARE, V_IDEAL_TSC, V_IDEAL_TSC_PLAIN, V_IDEAL_MONO, V_TSC_RSEQ, V_TSC_FA, V_MONO_RSEQ,
-       V_MONO_FA, V_DISABLED, V_LTTNG, V_LTTNG_OFF, V_COUNT };
-static const char *const vname[V_COUNT] = {
-    "bare loop", "ideal: rdtsc + lock xadd + memcpy", "ideal: rdtsc + plain add + memcpy",
-    "ideal: monotonic + lock xadd + memcpy", "BB_RECORD tsc, rseq", "BB_RECORD tsc, fetch_add",
-    "BB_RECORD monotonic, rseq", "BB_RECORD monotonic, fetch_add", "BB_RECORD disabled",
-    "LTTng-UST tracepoint (snapshot session)", "LTTng-UST tracepoint, not enabled"};
+enum {
+    V_BARE,
+    V_IDEAL_TSC,
+    V_IDEAL_TSC_PLAIN,
+    V_IDEAL_MONO,
+    V_TSC_RSEQ,
+    V_TSC_FA,
+    V_MONO_RSEQ,
+    V_MONO_FA,
+    V_DISABLED,
+    V_LTTNG,
+    V_LTTNG_OFF,
+    V_COUNT
+};
+static const char *const vname[V_COUNT] = {"bare loop",
+                                           "ideal: rdtsc + lock xadd + memcpy",
+                                           "ideal: rdtsc + plain add + memcpy",
+                                           "ideal: monotonic + lock xadd + memcpy",
+                                           "BB_RECORD tsc, rseq",
+                                           "BB_RECORD tsc, fetch_add",
+                                           "BB_RECORD monotonic, rseq",
+                                           "BB_RECORD monotonic, fetch_add",
+                                           "BB_RECORD disabled",
+                                           "LTTng-UST tracepoint (snapshot session)",
+                                           "LTTng-UST tracepoint, not enabled"};
 
 static bb_recorder *recs[V_COUNT];
 static struct {
@@ -73,18 +91,18 @@ static inline uint64_t mono(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-#define IDEAL_BODY(CLOCK, RESERVE)                                                             \
-    for (uint64_t i = 0; i < n; i++) {                                                         \
-        uint64_t ts = (CLOCK);                                                                 \
-        side_ev ev = {.conn_id = base + i, .len = (uint32_t)i, .role = (side_role)(i & 1)};    \
-        uint64_t pos = (RESERVE);                                                              \
-        uint8_t *dst = ideal_ring + (pos & (RING - 1));                                        \
-        uint16_t len = 32;                                                                     \
-        memcpy(dst, &ts, 8);                                                                   \
-        memcpy(dst + 8, &event_id, 8);                                                         \
-        memcpy(dst + 16, &ev, 16);                                                             \
-        memcpy(dst + 32, &len, 2);                                                             \
-        __asm__ volatile("" ::: "memory");                                                     \
+#define IDEAL_BODY(CLOCK, RESERVE)                                                          \
+    for (uint64_t i = 0; i < n; i++) {                                                      \
+        uint64_t ts = (CLOCK);                                                              \
+        side_ev ev = {.conn_id = base + i, .len = (uint32_t)i, .role = (side_role)(i & 1)}; \
+        uint64_t pos = (RESERVE);                                                           \
+        uint8_t *dst = ideal_ring + (pos & (RING - 1));                                     \
+        uint16_t len = 32;                                                                  \
+        memcpy(dst, &ts, 8);                                                                \
+        memcpy(dst + 8, &event_id, 8);                                                      \
+        memcpy(dst + 16, &ev, 16);                                                          \
+        memcpy(dst + 32, &len, 2);                                                          \
+        __asm__ volatile("" ::: "memory");                                                  \
     }
 /* The ideal ring has 64 spare bytes past RING: no wrap handling. */
 __attribute__((noinline)) static void run_ideal_tsc(uint64_t n, uint64_t base) {
@@ -174,8 +192,10 @@ static void slow_rounds(const double *a, const double *b, int n, char *out, size
         kb += xb;
         both += xa && xb;
     }
-    snprintf(out, cap, "slow rounds (> 1.08x own median) of %d: tsc rseq %d, its ideal %d, "
-             "both in the same round %d", n, ka, kb, both);
+    snprintf(out, cap,
+             "slow rounds (> 1.08x own median) of %d: tsc rseq %d, its ideal %d, "
+             "both in the same round %d",
+             n, ka, kb, both);
 }
 
 /* A recorder of `clock` on `commit` ("rseq" or "fetch_add"); NULL when this host cannot give
@@ -226,8 +246,7 @@ int main(int argc, char **argv) {
     bb_recorder *def = bb_recorder_new(64, RING);
     int vdef = strcmp(bb_recorder_clock_name(def), "tsc") == 0
                    ? (strcmp(bb_recorder_commit_name(def), "rseq") == 0 ? V_TSC_RSEQ : V_TSC_FA)
-                   : (strcmp(bb_recorder_commit_name(def), "rseq") == 0 ? V_MONO_RSEQ
-                                                                         : V_MONO_FA);
+                   : (strcmp(bb_recorder_commit_name(def), "rseq") == 0 ? V_MONO_RSEQ : V_MONO_FA);
     bool tsc = vdef == V_TSC_RSEQ || vdef == V_TSC_FA;
     int vfall = tsc ? V_TSC_FA : V_MONO_FA, videal = tsc ? V_IDEAL_TSC : V_IDEAL_MONO;
 
@@ -264,7 +283,8 @@ int main(int argc, char **argv) {
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     printf("== backbeat vs LTTng-UST (%s), pinned to CPU %d, %d rounds x %llu events, "
-           "thread CPU time\n", when, cpu, rounds, (unsigned long long)n);
+           "thread CPU time\n",
+           when, cpu, rounds, (unsigned long long)n);
     printf("   default recorder: clock %s, commit %s, cpu hint %s\n", bb_recorder_clock_name(def),
            bb_recorder_commit_name(def), bb_recorder_cpu_hint_name(def));
     printf("   %-42s %9s %9s %9s\n", "ns/event", "median", "min", "max");
@@ -293,12 +313,11 @@ int main(int argc, char **argv) {
          "x"},
         {"monotonic fetch_add / monotonic lock-prefixed ideal", q_mono_fa, true, "x"},
         {"LTTng / default path (goal >= 10)", q_lttng, available(V_LTTNG), "x"},
-        {"LTTng / tsc rseq path", q_lttng_tsc, available(V_LTTNG) && available(V_TSC_RSEQ),
-         "x"},
+        {"LTTng / tsc rseq path", q_lttng_tsc, available(V_LTTNG) && available(V_TSC_RSEQ), "x"},
         {"LTTng / tsc lock-prefixed ideal (what any path can reach)", q_lttng_ideal,
          available(V_LTTNG) && available(V_IDEAL_TSC), "x"},
-        {"LTTng / monotonic rseq path", q_lttng_mono,
-         available(V_LTTNG) && available(V_MONO_RSEQ), "x"},
+        {"LTTng / monotonic rseq path", q_lttng_mono, available(V_LTTNG) && available(V_MONO_RSEQ),
+         "x"},
         {"disabled - bare loop (goal <= 0.3)", d_dis, available(V_DISABLED), " ns"},
         {"LTTng not enabled - bare loop", d_lttng_off, available(V_LTTNG_OFF), " ns"},
     };

@@ -62,10 +62,11 @@ static bb_recorder *make(const char *dir, long cpus) {
     o.bytes_per_shard = RING;
     bb_recorder *rec = NULL;
     bb_error err;
-    bb_status st = dir ? bb_recorder_create_ring(&o, dir, false, &rec, &err)
-                       : bb_recorder_create(&o, &rec);
+    bb_status st =
+        dir ? bb_recorder_create_ring(&o, dir, false, &rec, &err) : bb_recorder_create(&o, &rec);
     if (st != BB_OK) {
-        printf("   %-24s unavailable: %s\n", dir ? dir : "anonymous", dir ? err.message : bb_strerror(st));
+        printf("   %-24s unavailable: %s\n", dir ? dir : "anonymous",
+               dir ? err.message : bb_strerror(st));
         return NULL;
     }
     bb_recorder_enable(rec, true);
@@ -89,7 +90,8 @@ int main(int argc, char **argv) {
     CPU_SET(sched_getcpu(), &set);
     sched_setaffinity(0, sizeof set, &set);
     printf("== file-backed rings vs anonymous (same run, CPU %d pinned): %d repetitions x %llu "
-           "events, medians of thread CPU ns/event\n", sched_getcpu(), REPS, (unsigned long long)N);
+           "events, medians of thread CPU ns/event\n",
+           sched_getcpu(), REPS, (unsigned long long)N);
     bb_recorder *rec[MAX_REC];
     double t[MAX_REC][64], q[MAX_REC][64];
     for (int k = 0; k < nrec; k++) rec[k] = make(dirs[k], cpus);

@@ -4,6 +4,7 @@
  * SECONDS into a ring file in DIR, to watch with `backbeat tail` / `backbeat top`; the file is
  * removed at the end. Usage: demo OUT.bb | demo --live DIR SECONDS */
 /* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include <backbeat/backbeat.h>
+#include <backbeat/log.h>
 
 /* What a request asks for. */
 BB_ENUM(kv_method, uint8_t, (KV_GET, 0, "GET"), (KV_PUT, 1, "PUT"), (KV_DELETE, 2, "DELETE"));
@@ -30,8 +32,7 @@ BB_SPAN_EXIT_EVENT(req_end, "demo::kv", "RequestEnd", "A request was answered.",
                    BB_SPAN_ID(uint64_t, span, "The request's span."),
                    BB_PARENT_SPAN_ID(uint64_t, parent, "The enclosing span (0: none)."),
                    BB_FIELD(uint32_t, bytes, "Size of the answer.", BB_UNIT("bytes")),
-                   BB_ENUM_F(kv_status, status, "How it ended."),
-                   BB_FIELD(uint8_t[3], pad, NULL));
+                   BB_ENUM_F(kv_status, status, "How it ended."), BB_FIELD(uint8_t[3], pad, NULL));
 BB_SPAN_ENTER_EVENT(lookup_begin, "demo::cache", "LookupBegin", "A cache lookup started.",
                     BB_SPAN_ID(uint64_t, span, "The lookup's span."),
                     BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
@@ -39,24 +40,22 @@ BB_SPAN_EXIT_EVENT(lookup_end, "demo::cache", "LookupEnd", "A cache lookup finis
                    BB_SPAN_ID(uint64_t, span, "The lookup's span."),
                    BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
 BB_EVENT(cache_miss, "demo::cache", "Miss", "The key was not cached.",
-         BB_KEY(uint64_t, key, "The key."),
-         BB_FIELD(uint32_t, worker, "The worker thread."),
+         BB_KEY(uint64_t, key, "The key."), BB_FIELD(uint32_t, worker, "The worker thread."),
          BB_FIELD(uint32_t, latency_us, "Simulated backend latency.", BB_UNIT("us"),
                   BB_SENTINEL(0xFFFFFFFFu)));
 
-BB_VIEWS(demo_views,
-         "CREATE OR REPLACE VIEW demo_requests AS\n"
-         "  SELECT b.instance_id, b.span, b.ts_nanos AS start_ns,\n"
-         "         e.ts_nanos - b.ts_nanos AS duration_ns,\n"
-         "         b.\"demo::kv::RequestBegin\".method AS method,\n"
-         "         b.\"demo::kv::RequestBegin\".route AS route,\n"
-         "         b.\"demo::kv::RequestBegin\".client AS client,\n"
-         "         e.\"demo::kv::RequestEnd\".status AS status\n"
-         "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e\n"
-         "    USING (instance_id, span);\n"
-         "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
-         "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
-         "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");
+BB_VIEWS(demo_views, "CREATE OR REPLACE VIEW demo_requests AS\n"
+                     "  SELECT b.instance_id, b.span, b.ts_nanos AS start_ns,\n"
+                     "         e.ts_nanos - b.ts_nanos AS duration_ns,\n"
+                     "         b.\"demo::kv::RequestBegin\".method AS method,\n"
+                     "         b.\"demo::kv::RequestBegin\".route AS route,\n"
+                     "         b.\"demo::kv::RequestBegin\".client AS client,\n"
+                     "         e.\"demo::kv::RequestEnd\".status AS status\n"
+                     "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e\n"
+                     "    USING (instance_id, span);\n"
+                     "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
+                     "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
+                     "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");
 
 #define WORKERS 4
 #define REQUESTS 2500
@@ -105,6 +104,7 @@ static void *serve(void *arg) {
     static const char *const clients[] = {"curl/8.5", "kv-cli/1.2", "python-requests/2.31",
                                           "Go-http-client/1.1", "backup-agent"};
     char client[64];
+    BB_LOG(rec, BB_INFO, "worker %u starts (%s)", (unsigned)w->id, live_until ? "live" : "batch");
     for (int i = 0; serving(i); i++) {
         uint64_t key = next(w) % 1000;
         kv_method m = (kv_method)(next(w) % 3);
@@ -116,9 +116,13 @@ static void *serve(void *arg) {
                                       .client = bb_intern_str(rec, client), .method = m);
         bool hit = lookup(w, span, key);
         kv_status st = hit ? KV_OK : (next(w) % 5 == 0 ? KV_ERROR : KV_NOT_FOUND);
+        if (st == KV_ERROR) /* a log line: formatted only when the dump is read */
+            BB_LOG(rec, BB_ERROR, "key %" PRIu64 " failed for %s (request %d, span %016" PRIx64 ")",
+                   key, client, i, span);
         BB_SPAN_EXIT(rec, req_end, span, .bytes = hit ? (uint32_t)(64 + next(w) % 4096) : 0,
                      .status = st);
     }
+    BB_LOG(rec, BB_INFO, "worker %u done", (unsigned)w->id);
     return NULL;
 }
 

@@ -129,6 +129,15 @@ if want lttng; then
   bash "$(dirname "$0")/../bench/lttng.sh" "$B"
 fi
 
+# ---------------------------------------------------------------- log: log lines side by side
+# BB_LOG (three integers; one string) against BB_RECORD of the same fields, spdlog's async
+# logger to a file, LTTng-UST tracef and fprintf to a buffered file, one and two threads, same
+# rounds; then the read side's formatting rate (bench/log.sh; installs spdlog and LTTng from
+# Debian when missing).
+if want log; then
+  bash "$(dirname "$0")/../bench/log.sh" "$B"
+fi
+
 # ---------------------------------------------------------------- global: BB_GRECORD vs BB_RECORD
 # What recording through the global recorder costs over a local recorder (issue 5;
 # bench/global_hotpath.c): same event, clock and ring; enabled and disabled.

@@ -155,6 +155,7 @@ add_test(NAME events_strict_modes
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/strict_modes.sh
                  ${CMAKE_SOURCE_DIR}/include "${BB_STRICT_CCS}" "${BB_STRICT_CXXS}"
                  ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/all_features.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/capture/strict/log_features.c
                  ${CMAKE_SOURCE_DIR}/examples/hello.c ${CMAKE_SOURCE_DIR}/examples/async_span.c)
 
 # BB_VIEWS in a header included by three files: one view set in snapshots and dumps.

@@ -21,6 +21,7 @@
 #include "cli/ring_scan.h"
 #include "cli/ringfile.h"
 #include "emit/obuf.h"
+#include "logfmt/logfmt.h"
 
 static const char tail_help[] =
     "usage: backbeat tail [--follow] [--format text|jsonl] [--event NAME]... [--instance HEX]...\n"
@@ -35,6 +36,8 @@ static const char tail_help[] =
     "      --format F       text (one aligned line per record; the default on a terminal) or\n"
     "                       jsonl (one JSON object per line: ts_nanos, event, event_id,\n"
     "                       instance_id, shard, then the event's fields; the default otherwise)\n"
+    "                       A log line (BB_LOG) prints as \"time level file:line message\" (text)\n"
+    "                       or with level, file, line, function and message members (jsonl).\n"
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
     "      --instance HEX   only records of this instance id (repeatable)\n"
     "      --since-now      start at the current heads instead of the oldest record held\n"
@@ -225,8 +228,27 @@ static bool is_padding(const bb_rfield *f) {
     return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
 }
 
+/* A log record's level, file, line, function and message as JSON members. */
+static void log_jsonl(em_obuf *b, const item *it, const lf_site *site, const uint8_t *fields) {
+    char msg[8192];
+    bb_record r = {.ts = it->ts, .schema = it->schema, .fields = fields};
+    size_t n = lf_format(site, it->schema, r.fields, it->inst, msg, sizeof msg);
+    em_obuf_puts(b, ",\"level\":\"");
+    em_obuf_puts(b, lf_level_name(site->level));
+    em_obuf_puts(b, "\",\"file\":");
+    em_obuf_json_str(b, site->file.ptr, site->file.len);
+    em_obuf_puts(b, ",\"line\":");
+    em_obuf_u64(b, site->line);
+    em_obuf_puts(b, ",\"function\":");
+    em_obuf_json_str(b, site->function.ptr, site->function.len);
+    em_obuf_puts(b, ",\"message\":");
+    em_obuf_json_str(b, msg, n);
+}
+
 static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     const bb_rschema *s = it->schema;
+    lf_site site;
+    bool is_log = lf_site_parse(s, &site);
     em_obuf_puts(b, "{\"ts_nanos\":");
     em_obuf_json_u64(b, it->ts);
     em_obuf_puts(b, ",\"event\":");
@@ -237,6 +259,7 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     em_obuf_hex16(b, it->inst->instance_id);
     em_obuf_puts(b, "\",\"shard\":");
     em_obuf_u64(b, it->shard);
+    if (is_log) log_jsonl(b, it, &site, fields);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
         em_obuf_putc(b, ',');
@@ -250,6 +273,15 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
 static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
+    lf_site site;
+    if (lf_site_parse(s, &site)) { /* a log line: time level file:line message */
+        char line[8192];
+        bb_record r = {.ts = it->ts, .schema = s, .fields = fields};
+        size_t n = lf_line(&site, s, &r, it->inst, NULL, line, sizeof line);
+        em_obuf_write(b, line, n);
+        em_obuf_putc(b, '\n');
+        return;
+    }
     if (s->name.len > t->name_width) t->name_width = s->name.len;
     em_obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
                    (unsigned long long)(it->ts / 1000000000u),

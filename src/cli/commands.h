@@ -14,5 +14,6 @@ int cmd_skill(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_tail(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 
 #endif /* BACKBEAT_CLI_COMMANDS_H */

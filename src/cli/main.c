@@ -21,6 +21,7 @@ static const char top_help[] =
     "  convert DUMP... -o OUT     convert to Parquet (.parquet) or a Perfetto/Chrome trace (.json)\n"
     "  merge DUMP... -o OUT.bb    combine dumps into one multi-instance dump\n"
     "  recover FILE... -o OUT.bb  turn ring files of dead processes into a dump (--scan DIR)\n"
+    "  log INPUT...               the log lines of dumps and ring files, in one time order\n"
     "  tail RINGFILE...           print the records of running processes' ring files (--follow)\n"
     "  top [--scan DIR]           records per second, losses and ring fill of running processes\n"
     "  skill                      print a Markdown guide to the tool and its output\n"
@@ -60,6 +61,7 @@ int main(int argc, char **argv) {
             if (!strcmp(argv[2], "skill")) return cmd_skill(2, sub);
             if (!strcmp(argv[2], "recover")) return cmd_recover(2, sub);
             if (!strcmp(argv[2], "tail")) return cmd_tail(2, sub);
+            if (!strcmp(argv[2], "log")) return cmd_log(2, sub);
             if (!strcmp(argv[2], "top")) return cmd_top(2, sub);
             return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
         }
@@ -76,6 +78,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "skill")) return cmd_skill(argc - 1, argv + 1);
     if (!strcmp(cmd, "recover")) return cmd_recover(argc - 1, argv + 1);
     if (!strcmp(cmd, "tail")) return cmd_tail(argc - 1, argv + 1);
+    if (!strcmp(cmd, "log")) return cmd_log(argc - 1, argv + 1);
     if (!strcmp(cmd, "top")) return cmd_top(argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "backbeat/global.h"
+#include "backbeat/log.h"
+#include "capture/log_hook.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
 #include "global/global_internal.h"
@@ -350,6 +352,13 @@ static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
 }
 
 /* Build the recorder (g_lock held). Returns it or NULL (g_dead set). */
+/* A log line at or above BACKBEAT_DUMP_ON_LOG was recorded (log_site.c): a dump of the global
+ * recorder, if that is where it went. */
+static void log_fired(bb_recorder *rec, int level) {
+    (void)level;
+    if (rec == __atomic_load_n(&bb__global_rec, __ATOMIC_ACQUIRE)) bb_global_trigger();
+}
+
 static bb_recorder *build_locked(void) {
     if (!g_cfg_ready) {
         bb__g_config_parse(&g_cfg, env_get, NULL, warn_stderr, NULL, sysconf(_SC_NPROCESSORS_ONLN),
@@ -403,6 +412,10 @@ static bb_recorder *build_locked(void) {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
     }
     __atomic_store_n(&bb__global_rec, rec, __ATOMIC_RELEASE);
+    if (g_cfg.dump_on_log <= BB_FATAL) {
+        bb__log_dump_hook_set(log_fired);
+        __atomic_store_n(&bb__log_dump_min, g_cfg.dump_on_log, __ATOMIC_RELAXED);
+    }
     return rec;
 }
 

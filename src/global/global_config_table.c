@@ -218,6 +218,13 @@ static const bb__g_word policy_words[] = {{"keep-oldest", BB__G_KEEP_OLDEST},
                                           {"keep-newest", BB__G_KEEP_NEWEST},
                                           {"keep_newest", BB__G_KEEP_NEWEST},
                                           {NULL, 0}};
+/* Log levels (include/backbeat/log.h's BB_TRACE..BB_FATAL; 7 = never). */
+static const bb__g_word level_words[] = {{"trace", 0},   {"debug", 1}, {"info", 2},  {"warn", 3},
+                                         {"warning", 3}, {"error", 4}, {"fatal", 5}, {"off", 6},
+                                         {"none", 6},    {NULL, 0}};
+static const bb__g_word dump_level_words[] = {
+    {"trace", 0}, {"debug", 1}, {"info", 2}, {"warn", 3}, {"warning", 3},
+    {"error", 4}, {"fatal", 5}, {"off", 7},  {"none", 7}, {NULL, 0}};
 static const bb__g_word clock_words[] = {{"tsc", 0}, {"monotonic", 0}, {NULL, 0}};
 static const bb__g_word commit_words[] = {{"fetch_add", 0}, {"rseq", 0}, {NULL, 0}};
 
@@ -325,6 +332,24 @@ const bb__g_var bb__g_vars[] = {
      .doc = "the recorder's clock: `tsc` or `monotonic` (read by every recorder, see "
             "`recorder.h`)",
      .doc_default = "the fastest accurate one"},
+    {.name = "BACKBEAT_LOG_LEVEL",
+     .parse = var_check,
+     .words = level_words,
+     .why = "is not a log level (trace, debug, info, warn, error, fatal, off)",
+     .used = "info",
+     .doc = "log lines (`BB_LOG`) below this level are not recorded: `trace`, `debug`, `info`, "
+            "`warn`, `error`, `fatal` or `off` (read by every recorder, see `log.h`)",
+     .doc_default = "`info`"},
+    {.name = "BACKBEAT_DUMP_ON_LOG",
+     .parse = var_word,
+     FIELD(dump_on_log),
+     .def = 7,
+     .words = dump_level_words,
+     .why = "is not a log level (trace, debug, info, warn, error, fatal, off)",
+     .used = "off",
+     .doc = "a log line at or above this level recorded into the global recorder (`BB_GLOG`) "
+            "triggers a dump, like `bb_global_trigger` (throttled alike)",
+     .doc_default = "off"},
     {.name = "BACKBEAT_RING_DIR",
      .parse = var_text,
      FIELD(ring_dir),

@@ -51,6 +51,7 @@ typedef struct bb__g_config {
     bool ring_keep;          /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
     uint32_t intern_entries; /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
     uint32_t intern_bytes;   /* and string bytes (0 = the library's 1 MiB) */
+    int dump_on_log;         /* BACKBEAT_DUMP_ON_LOG: a log level (log.h), BB_LOG_OFF + 1 = never */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid

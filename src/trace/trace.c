@@ -15,6 +15,8 @@
  *   scope, `args` = the decoded fields. Names are qualified event names whatever versions were
  *   converted together (never "#<id>"); when several versions share a name, the fields objects
  *   carry "backbeat.event_id" (16 hex) to tell them apart.
+ * - Log lines (BB_LOG call sites, src/logfmt): "I" instants named by the formatted message,
+ *   `cat` "log", args {level, file, line, function, event}.
  * - Spans: an enter and its exit (matched by (instance_id, span_id), stack-wise when an id is
  *   re-entered) become ONE complete "X" event named after the enter event with a trailing
  *   Start/Enter/Begin stripped, `cat` = the first `::` segment, args {span_id, enter_event,
@@ -73,6 +75,7 @@
 #include "trace/trace_lanes.h"
 #include "trace/trace_par.h"
 #include "emit/writers.h"
+#include "logfmt/logfmt.h"
 #include "read/u64map.h"
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
@@ -97,6 +100,8 @@ typedef struct ev_info {
      * "cat":<cat>', the display name as a JSON string; the fields' plan */
     frag inst_name, span_name_json, display_json;
     tr_plan plan;
+    bool is_log; /* a log call site (BB_LOG): an instant named by its message */
+    lf_site site;
 } ev_info;
 
 typedef struct proc {
@@ -267,6 +272,7 @@ static ev_info *event_info_new(tw *w, const bb_rschema *s) {
              frag_make(&e->display_json, room, render_str, e->display, NULL);
     }
     ok = ok && tr_plan_make(&e->plan, s);
+    e->is_log = lf_site_parse(s, &e->site);
     if (!ok || !bb__u64map_put(&w->events, s->id, e)) {
         ev_free(e);
         return NULL;
@@ -430,6 +436,30 @@ static void write_instant(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const
         put_fields(w, ev, r->rec.schema, r->rec.fields, r->instance);
     }
     em_obuf_putc(b, '}');
+}
+
+/* A log record: an "I" instant named by its formatted message, category "log", with its level,
+ * file, line, function and event as args. */
+static void write_log(tw *w, const bb_mrecord *r, const ev_info *ev, thr *t) {
+    em_obuf *b = &w->out;
+    char msg[4096];
+    size_t n = lf_format(&ev->site, r->rec.schema, r->rec.fields, r->instance, msg, sizeof msg);
+    sep(w);
+    em_obuf_write(b, t->ipfx, t->ipfx_len);
+    em_obuf_usec(b, r->rec.ts - w->base);
+    em_obuf_puts(b, ",\"name\":");
+    em_obuf_json_str(b, msg, n);
+    em_obuf_puts(b, ",\"cat\":\"log\",\"args\":{\"level\":\"");
+    em_obuf_puts(b, lf_level_name(ev->site.level));
+    em_obuf_puts(b, "\",\"file\":");
+    em_obuf_json_str(b, ev->site.file.ptr, ev->site.file.len);
+    em_obuf_puts(b, ",\"line\":");
+    em_obuf_u64(b, ev->site.line);
+    em_obuf_puts(b, ",\"function\":");
+    em_obuf_json_str(b, ev->site.function.ptr, ev->site.function.len);
+    em_obuf_puts(b, ",\"event\":");
+    em_obuf_write(b, ev->display_json.p, ev->display_json.n);
+    em_obuf_puts(b, "}}");
 }
 
 static uint64_t span_key(uint64_t instance_id, uint64_t span_id) {
@@ -663,6 +693,7 @@ static int trace_record(tw *w, const bb_mrecord *r, char *errbuf, size_t errlen)
     if (!t) return REC_STOP;
     if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0) span_enter(w, r, ev, t);
     else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0) span_exit(w, r, ev, t);
+    else if (ev->is_log) write_log(w, r, ev, t);
     else write_instant(w, r, ev, t, NULL);
     return REC_NEXT;
 }

@@ -99,6 +99,12 @@ static void check_messages(void) {
                    "BACKBEAT_RING_KEEP=\"maybe\" is not a boolean; using off");
     expect_message("BACKBEAT_CLOCK", "TSC",
                    "BACKBEAT_CLOCK=\"TSC\" is not tsc or monotonic; using the default clock");
+    expect_message("BACKBEAT_LOG_LEVEL", "loud",
+                   "BACKBEAT_LOG_LEVEL=\"loud\" is not a log level (trace, debug, info, warn, "
+                   "error, fatal, off); using info");
+    expect_message("BACKBEAT_DUMP_ON_LOG", "7",
+                   "BACKBEAT_DUMP_ON_LOG=\"7\" is not a log level (trace, debug, info, warn, "
+                   "error, fatal, off); using off");
     expect_message("BACKBEAT_COMMIT", "RSEQ",
                    "BACKBEAT_COMMIT=\"RSEQ\" is not rseq or fetch_add; using the default commit "
                    "path");
@@ -177,12 +183,15 @@ int main(void) {
     SET("BACKBEAT_DUMP_ON_EXIT", "TRUE");
     SET("BACKBEAT_RING_DIR", "/dev/shm/rings");
     SET("BACKBEAT_RING_KEEP", "1");
+    SET("BACKBEAT_DUMP_ON_LOG", "Error");
+    SET("BACKBEAT_LOG_LEVEL", "warning");
     parse(&c, &v, &w);
     CHECK(w.n == 0);
     CHECK(c.enable);
     CHECK(c.shards == 3);
     CHECK(c.bytes == 65536);
     CHECK_STR(c.path, "/var/tmp/app.trace.bb");
+    CHECK(c.dump_on_log == 4); /* BB_ERROR */
     CHECK(!c.path_is_default);
     CHECK(c.throttle_ms == 0);
     CHECK(c.max_dumps == 0);
@@ -273,6 +282,8 @@ int main(void) {
     expect_warn("BACKBEAT_CLOCK", "rdtsc", "the default clock", &c);
     expect_warn("BACKBEAT_RING_KEEP", "maybe", "off", &c);
     CHECK(!c.ring_keep);
+    expect_warn("BACKBEAT_DUMP_ON_LOG", "errors", "off", &c);
+    CHECK(c.dump_on_log == 7); /* never */
     {
         static char long_dir[PATH_MAX];
         memset(long_dir, 'd', sizeof long_dir - 1);

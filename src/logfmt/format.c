@@ -1,0 +1,315 @@
+/* format.c — a log record's message: the call site's format with each conversion replaced by its
+ * recorded argument, formatted by snprintf one conversion spec at a time (so every flag, width,
+ * precision and length modifier means what C's printf makes of it). */
+/* SPDX-License-Identifier: MIT */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <wchar.h>
+
+#include "logfmt/logfmt.h"
+
+/* Widths and precisions above this are clamped (a format read from a dump is input too). */
+#define LF_MAX_WIDTH 4096
+/* Interned strings longer than this are cut for formatting. */
+#define LF_MAX_STR 4096
+
+enum arg_kind { A_NONE, A_INT, A_UINT, A_DBL, A_PTR, A_STR, A_BAD };
+
+typedef struct arg {
+    enum arg_kind kind;
+    int64_t i;
+    uint64_t u;
+    double d;
+    const char *s; /* A_STR: NUL-terminated (in `text`, or a literal) */
+} arg;
+
+typedef struct out {
+    char *p;
+    size_t len, cap; /* len < cap */
+} out;
+
+static void put(out *o, const char *s, size_t n) {
+    size_t room = o->cap - 1 - o->len;
+    if (n > room) n = room;
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+    o->p[o->len] = '\0';
+}
+
+static bool desc_is(const bb_rfield *f, const char *what) {
+    size_t n = strlen(what);
+    return f->has_description && f->description.len == n &&
+           memcmp(f->description.ptr, what, n) == 0;
+}
+
+static uint64_t le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    return v;
+}
+
+/* The recorded string of a `string` field: byte 0 the length (255 cut, 254 NULL), then bytes. */
+static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
+    unsigned n = p[0];
+    a->kind = A_STR;
+    if (n == 254) {
+        a->s = "(null)";
+        return;
+    }
+    bool cut = n == 255;
+    if (cut || n > width - 1) n = (unsigned)(width - 1);
+    memcpy(text, p + 1, n);
+    memcpy(text + n, cut ? "..." : "", cut ? 4 : 1);
+    for (unsigned k = 0; k < n; k++)
+        if (!text[k]) text[k] = ' '; /* a NUL inside would end the text early */
+    a->s = text;
+}
+
+/* Argument `i` of the record. `text` holds a string argument's bytes (LF_MAX_STR + 4). */
+static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const bb_rinstance *inst,
+                   char *text) {
+    arg a = {.kind = A_NONE};
+    if (i >= s->field_count) return a;
+    const bb_rfield *f = &s->fields[i];
+    if ((size_t)f->offset + f->width > s->record_size) return a.kind = A_BAD, a;
+    if (f->type == BB_TYPE_BYTES) {
+        if (!desc_is(f, "string") || f->width < 1) return a.kind = A_BAD, a;
+        string_arg(fields + f->offset, f->width, text, &a);
+        return a;
+    }
+    if (f->type == BB_TYPE_U64 && f->width == 8 &&
+        (desc_is(f, "double") || desc_is(f, "long double"))) {
+        uint64_t bits = le64(fields + f->offset);
+        memcpy(&a.d, &bits, 8);
+        return a.kind = A_DBL, a;
+    }
+    bb_value v = bb_decode_field(s, i, fields, inst);
+    switch (v.kind) {
+    case BB_VALUE_UINT: a.kind = desc_is(f, "pointer") ? A_PTR : A_UINT, a.u = v.u; break;
+    case BB_VALUE_INT: a.kind = A_INT, a.i = v.i; break;
+    case BB_VALUE_BOOL: a.kind = A_UINT, a.u = v.b; break;
+    case BB_VALUE_ENUM: a.kind = A_UINT, a.u = v.u; break;
+    case BB_VALUE_STRING:
+        a.kind = A_STR;
+        if (v.has_label) {
+            size_t n = v.str.len < LF_MAX_STR ? v.str.len : LF_MAX_STR;
+            memcpy(text, v.str.ptr, n);
+            text[n] = '\0';
+            for (size_t k = 0; k < n; k++)
+                if (!text[k]) text[k] = ' ';
+        } else {
+            snprintf(text, LF_MAX_STR, "#%llu", (unsigned long long)v.u);
+        }
+        a.s = text;
+        break;
+    default: a.kind = A_BAD; break;
+    }
+    return a;
+}
+
+/* One conversion spec, parsed. */
+typedef struct spec {
+    char flags[8];
+    int nflags;
+    int width, prec; /* -1: none; after '*' resolved */
+    char len[3];     /* "", "hh", "h", "l", "ll", "j", "z", "t", "L" */
+    char conv;
+} spec;
+
+static int64_t as_int(const arg *a) {
+    return a->kind == A_INT ? a->i : a->kind == A_DBL ? (int64_t)a->d : (int64_t)a->u;
+}
+static uint64_t as_uint(const arg *a) { return a->kind == A_INT ? (uint64_t)a->i : a->u; }
+
+static void conv_text(const spec *sp, char *buf) {
+    int n = 0;
+    buf[n++] = '%';
+    for (int k = 0; k < sp->nflags; k++) buf[n++] = sp->flags[k];
+    if (sp->width >= 0) n += sprintf(buf + n, "%d", sp->width);
+    if (sp->prec >= 0) n += sprintf(buf + n, ".%d", sp->prec);
+    n += sprintf(buf + n, "%s%c", sp->len, sp->conv);
+}
+
+static void emit_signed(out *o, const char *f, const spec *sp, int64_t v) {
+    size_t room = o->cap - o->len;
+    char *d = o->p + o->len;
+    int n;
+    if (!strcmp(sp->len, "hh")) n = snprintf(d, room, f, (int)(signed char)v);
+    else if (!strcmp(sp->len, "h")) n = snprintf(d, room, f, (int)(short)v);
+    else if (!strcmp(sp->len, "l")) n = snprintf(d, room, f, (long)v);
+    else if (!strcmp(sp->len, "ll")) n = snprintf(d, room, f, (long long)v);
+    else if (!strcmp(sp->len, "j")) n = snprintf(d, room, f, (intmax_t)v);
+    else if (!strcmp(sp->len, "z")) n = snprintf(d, room, f, (ssize_t)v);
+    else if (!strcmp(sp->len, "t")) n = snprintf(d, room, f, (ptrdiff_t)v);
+    else n = snprintf(d, room, f, (int)v);
+    if (n > 0) o->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+static void emit_unsigned(out *o, const char *f, const spec *sp, uint64_t v) {
+    size_t room = o->cap - o->len;
+    char *d = o->p + o->len;
+    int n;
+    if (!strcmp(sp->len, "hh")) n = snprintf(d, room, f, (unsigned)(unsigned char)v);
+    else if (!strcmp(sp->len, "h")) n = snprintf(d, room, f, (unsigned)(unsigned short)v);
+    else if (!strcmp(sp->len, "l")) n = snprintf(d, room, f, (unsigned long)v);
+    else if (!strcmp(sp->len, "ll")) n = snprintf(d, room, f, (unsigned long long)v);
+    else if (!strcmp(sp->len, "j")) n = snprintf(d, room, f, (uintmax_t)v);
+    else if (!strcmp(sp->len, "z")) n = snprintf(d, room, f, (size_t)v);
+    else if (!strcmp(sp->len, "t")) n = snprintf(d, room, f, (ptrdiff_t)v);
+    else n = snprintf(d, room, f, (unsigned)v);
+    if (n > 0) o->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* Format one conversion with its argument. */
+static void emit(out *o, const spec *sp, const arg *a) {
+    char f[64];
+    conv_text(sp, f);
+    size_t room = o->cap - o->len;
+    char *d = o->p + o->len;
+    int n = -1;
+    if (a->kind == A_NONE) {
+        put(o, "(missing)", 9);
+        return;
+    }
+    switch (sp->conv) {
+    case 'd':
+    case 'i':
+        if (a->kind == A_STR || a->kind == A_BAD) break;
+        emit_signed(o, f, sp, as_int(a));
+        return;
+    case 'o':
+    case 'u':
+    case 'x':
+    case 'X':
+        if (a->kind == A_STR || a->kind == A_BAD || a->kind == A_DBL) break;
+        emit_unsigned(o, f, sp, as_uint(a));
+        return;
+    case 'c':
+    case 'C':
+        if (a->kind != A_INT && a->kind != A_UINT) break;
+        if (sp->conv == 'C' || !strcmp(sp->len, "l")) n = snprintf(d, room, f, (wint_t)as_uint(a));
+        else n = snprintf(d, room, f, (int)as_int(a));
+        break;
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A':
+        if (a->kind != A_DBL) break;
+        if (!strcmp(sp->len, "L")) n = snprintf(d, room, f, (long double)a->d);
+        else n = snprintf(d, room, f, a->d);
+        break;
+    case 's':
+        if (a->kind != A_STR || sp->len[0]) break;
+        n = snprintf(d, room, f, a->s);
+        break;
+    case 'p':
+        if (a->kind != A_PTR && a->kind != A_UINT) break;
+        n = snprintf(d, room, f, (void *)(uintptr_t)a->u);
+        break;
+    default: break;
+    }
+    if (n < 0) {
+        put(o, "(invalid)", 9);
+        return;
+    }
+    o->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* A decimal number of the format, clamped. */
+static int number(const char **p, const char *end) {
+    long v = 0;
+    while (*p < end && **p >= '0' && **p <= '9') {
+        v = v * 10 + (**p - '0');
+        if (v > LF_MAX_WIDTH) v = LF_MAX_WIDTH;
+        (*p)++;
+    }
+    return (int)v;
+}
+
+/* An int argument for '*' (width or precision). */
+static int star(const bb_rschema *s, size_t *ai, const uint8_t *fields, const bb_rinstance *inst,
+                char *text) {
+    arg a = get_arg(s, (*ai)++, fields, inst, text);
+    int64_t v = a.kind == A_INT || a.kind == A_UINT ? as_int(&a) : 0;
+    if (v > LF_MAX_WIDTH) v = LF_MAX_WIDTH;
+    if (v < -LF_MAX_WIDTH) v = -LF_MAX_WIDTH;
+    return (int)v;
+}
+
+/* Parse the spec after '%' at *p; false (and *p unmoved) if it is no conversion. */
+static bool parse_spec(const char **p, const char *end, spec *sp, const bb_rschema *s, size_t *ai,
+                       const uint8_t *fields, const bb_rinstance *inst, char *text) {
+    const char *q = *p;
+    memset(sp, 0, sizeof *sp);
+    sp->width = sp->prec = -1;
+    while (q < end && strchr("-+ #0'I", *q) && *q) {
+        if (sp->nflags < 7) sp->flags[sp->nflags++] = *q;
+        q++;
+    }
+    if (q < end && *q == '*') {
+        q++;
+        int w = star(s, ai, fields, inst, text);
+        if (w < 0) {
+            if (sp->nflags < 7) sp->flags[sp->nflags++] = '-';
+            w = -w;
+        }
+        sp->width = w;
+    } else if (q < end && *q >= '0' && *q <= '9') {
+        sp->width = number(&q, end);
+    }
+    if (q < end && *q == '.') {
+        q++;
+        if (q < end && *q == '*') {
+            q++;
+            int pr = star(s, ai, fields, inst, text);
+            sp->prec = pr < 0 ? -1 : pr;
+        } else {
+            sp->prec = number(&q, end);
+        }
+    }
+    int n = 0;
+    while (q < end && n < 2 && strchr("hlLjztq", *q) && *q) sp->len[n++] = *q++;
+    if (!strcmp(sp->len, "q")) strcpy(sp->len, "ll");
+    if (q >= end) return false;
+    sp->conv = *q++;
+    *p = q;
+    return true;
+}
+
+size_t lf_format(const lf_site *site, const bb_rschema *s, const uint8_t *fields,
+                 const bb_rinstance *inst, char *buf, size_t cap) {
+    if (!cap) return 0;
+    out o = {buf, 0, cap};
+    buf[0] = '\0';
+    char text[LF_MAX_STR + 4];
+    const char *p = site->format.ptr, *end = p + site->format.len;
+    size_t ai = 0;
+    while (p < end) {
+        const char *pct = memchr(p, '%', (size_t)(end - p));
+        if (!pct) pct = end;
+        put(&o, p, (size_t)(pct - p));
+        if (pct == end) break;
+        p = pct + 1;
+        spec sp;
+        if (!parse_spec(&p, end, &sp, s, &ai, fields, inst, text)) {
+            put(&o, pct, (size_t)(end - pct));
+            break;
+        }
+        if (sp.conv == '%') put(&o, "%", 1);
+        else if (sp.conv == 'n') ai++;
+        else if (sp.conv == 'm') put(&o, "(errno)", 7);
+        else if (!strchr("diouxXcCeEfFgGaAsp", sp.conv)) put(&o, pct, (size_t)(p - pct));
+        else {
+            arg a = get_arg(s, ai++, fields, inst, text);
+            emit(&o, &sp, &a);
+        }
+    }
+    return o.len;
+}

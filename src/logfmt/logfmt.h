@@ -1,0 +1,58 @@
+/* logfmt.h — log lines as their readers show them: which schema is a log call site (the encoding
+ * of docs/LOG_LINES.md) and a record's message formatted as C's printf would have. */
+/* SPDX-License-Identifier: MIT */
+#ifndef BB_LOGFMT_H
+#define BB_LOGFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backbeat/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A log call site, read from its schema's description. The views point into the schema. */
+typedef struct lf_site {
+    int level; /* 0 trace .. 5 fatal */
+    uint32_t line;
+    bb_strview file, function, format;
+} lf_site;
+
+/* True (and *out filled) if `schema` is a log call site: namespace `backbeat.log` and a
+ * description in the documented encoding. */
+bool lf_site_parse(const bb_rschema *schema, lf_site *out);
+
+/* "trace" .. "fatal" ("?" for another number). */
+const char *lf_level_name(int level);
+/* The number of a level name ("trace" .. "fatal"); false for another text. */
+bool lf_level_parse(const char *name, int *out);
+
+/* Format the message of one record of `site`: the format with each conversion replaced by its
+ * argument (field i is argument i) as snprintf formats it. Interned strings resolve through
+ * `inst` (may be NULL). Writes at most cap - 1 bytes and a NUL (cap > 0); returns the bytes
+ * written. A conversion without a matching argument writes "(missing)", one whose argument has
+ * another kind "(invalid)"; %n writes nothing. */
+size_t lf_format(const lf_site *site, const bb_rschema *schema, const uint8_t *fields,
+                 const bb_rinstance *inst, char *out, size_t cap);
+
+/* One line of a log file: "<seconds>.<nanoseconds> [<who> ]<level> <file>:<line> <message>"
+ * (no newline), the time the record's; `who` (the process, say) may be NULL. Same bounds and
+ * return as lf_format. */
+size_t lf_line(const lf_site *site, const bb_rschema *schema, const bb_record *rec,
+               const bb_rinstance *inst, const char *who, char *out, size_t cap);
+
+/* A cache of parsed sites by schema (several readers hold one each). */
+typedef struct lf_cache lf_cache;
+lf_cache *lf_cache_new(void);
+void lf_cache_free(lf_cache *c);
+/* The site of `schema`, NULL when it is no log call site (or out of memory). */
+const lf_site *lf_cache_get(lf_cache *c, const bb_rschema *schema);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
