@@ -61,7 +61,8 @@ typedef struct source {
     char *path;
     bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
     bb_ring_cursor *cur;
-    bool done; /* its process is gone and its rings are drained */
+    uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
+    bool done;      /* its process is gone and its rings are drained */
 } source;
 
 /* One record of a poll, its field bytes copied (a wrapping record's are the walker's). */
@@ -126,7 +127,8 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     }
     uint32_t n = bb_ring_get_info(s->ring)->shards;
     s->cur = calloc(n, sizeof *s->cur);
-    if (!s->cur) return false;
+    s->from = calloc(n, sizeof *s->from);
+    if (!s->cur || !s->from) return false;
     for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
     return true;
 }
@@ -177,11 +179,11 @@ static int take(const bb_record *r, void *vctx) {
 static void report_losses(tail_state *t, const source *s) {
     const bb_ring_info *in = bb_ring_get_info(s->ring);
     for (uint32_t i = 0; i < in->shards; i++) t->retry |= s->cur[i].head != 0;
-    for (uint32_t i = 0; i < in->shards; i++)
-        if (s->cur[i].lost)
-            fprintf(stderr,
-                    "backbeat: tail: %s: ring %u lost %llu bytes (the writer lapped the reader)\n",
-                    s->path, i, (unsigned long long)s->cur[i].lost);
+    for (uint32_t i = 0; i < in->shards; i++) {
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
+        cli_ring_report_loss("tail", s->path, i, s->from[i], what, bytes);
+    }
 }
 
 /* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
@@ -191,6 +193,7 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
     size_t len = 0;
     bb_error err;
+    for (uint32_t i = 0; i < bb_ring_get_info(s->ring)->shards; i++) s->from[i] = s->cur[i].pos;
     if (bb_ring_follow(s->ring, s->cur, mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(*mem, len, s->path, d, &err) != BB_OK) {
         cli_error("%s", err.message);
@@ -342,6 +345,7 @@ static void state_free(tail_state *t) {
     for (size_t i = 0; i < t->nsrc; i++) {
         bb_ring_close(t->src[i].ring);
         free(t->src[i].cur);
+        free(t->src[i].from);
         free(t->src[i].path);
     }
     free(t->src);

@@ -82,6 +82,7 @@ static void proc_free(top_proc *p) {
     free(p->ev);
     free(p->cur);
     free(p->head0);
+    free(p->from);
     free(p->shard_n);
     free(p->shard_lost);
     free(p->path);
@@ -95,7 +96,8 @@ static bool proc_start(top_proc *p, bool now) {
     p->head0 = calloc(n, sizeof *p->head0);
     p->shard_n = calloc(n, sizeof *p->shard_n);
     p->shard_lost = calloc(n, sizeof *p->shard_lost);
-    if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost) return false;
+    p->from = calloc(n, sizeof *p->from);
+    if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost || !p->from) return false;
     if (!now) return true;
     for (uint32_t i = 0; i < n; i++) p->cur[i].pos = BB_RING_NOW;
     void *mem = NULL;
@@ -209,6 +211,7 @@ static bool poll_proc(top_proc *p, bb_status *st) {
     size_t len = 0;
     bb_dump *d = NULL;
     bb_error err;
+    for (uint32_t i = 0; i < bb_ring_get_info(p->ring)->shards; i++) p->from[i] = p->cur[i].pos;
     if (bb_ring_follow(p->ring, p->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, p->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
@@ -218,8 +221,14 @@ static bool poll_proc(top_proc *p, bb_status *st) {
     }
     uint32_t n = bb_ring_get_info(p->ring)->shards;
     for (uint32_t i = 0; i < n; i++) {
-        p->shard_lost[i] += p->cur[i].lost;
-        p->lost_total += p->cur[i].lost;
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(p->from[i], &p->cur[i], &bytes);
+        if (what == CLI_LOSS_LAPPED) {
+            p->shard_lost[i] = cli_sat_add(p->shard_lost[i], bytes);
+            p->lost_total = cli_sat_add(p->lost_total, bytes);
+        } else if (what != CLI_LOSS_NONE) {
+            cli_ring_report_loss("top", p->path, i, p->from[i], what, bytes);
+        }
     }
     count_ctx c = {p, NULL, 0, false};
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
