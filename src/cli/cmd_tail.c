@@ -38,11 +38,16 @@ static const char tail_help[] =
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
     "      --instance HEX   only records of this instance id (repeatable)\n"
     "      --since-now      start at the current heads instead of the oldest record held\n"
-    "      --scan DIR       every backbeat.*.ring file of DIR (non-regular entries skipped)\n"
+    "      --scan DIR       every backbeat.*.ring file of DIR (symbolic links and non-regular\n"
+    "                       entries skipped, never followed)\n"
     "  -h, --help           show this help\n"
     "\n"
     "A record overwritten while it was read is dropped, never printed. When the writers lap the\n"
-    "reader, stderr says how many bytes of which ring were lost, once per occurrence.\n";
+    "reader, stderr says how many bytes of which ring were lost, once per occurrence; a head\n"
+    "that goes back or jumps forward over 1 TiB is named as damage, never counted as lost.\n"
+    "Exit 0 on success or SIGINT / SIGTERM; 1 when a file could not be read, or a --scan file\n"
+    "was skipped (a link, not a ring file, over the open-file limit: named on stderr; the\n"
+    "others are still printed).\n";
 
 /* What the command line asks for. */
 typedef struct tail_opts {
@@ -85,6 +90,7 @@ typedef struct tail_state {
     size_t arena_len, arena_cap;
     size_t name_width; /* text: the widest event name so far */
     bool file_failed;  /* a followed file could not be read (named, dropped; exit 1) */
+    bool skipped;      /* a scanned file could not be opened (named, skipped; exit 1) */
     int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
@@ -120,9 +126,11 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     t->nsrc++;
     bb_error err;
     /* A file just created has no header yet ("empty"): following, give its writer a second. */
-    if (cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
+    if ((scanned && cli_ring_is_link(path, &err)) ||
+        cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
         cli_error("%s%s", scanned ? "skipped: " : "", err.message);
         s->done = true;
+        t->skipped |= scanned;
         return scanned;
     }
     uint32_t n = bb_ring_get_info(s->ring)->shards;
@@ -324,16 +332,17 @@ static int run(tail_state *t) {
     for (int tries = 0;; tries++) {
         size_t printed = 0;
         t->retry = 0;
-        if (!poll_all(t, &printed)) return cli_stop == 2 && !t->file_failed ? CLI_OK : CLI_FAIL;
+        if (!poll_all(t, &printed))
+            return cli_stop == 2 && !(t->file_failed || t->skipped) ? CLI_OK : CLI_FAIL;
         if (!t->o->follow && !t->o->since_now && t->retry && !printed && tries < 20) {
             rewind_sources(t); /* a busy writer lapped the one read: read it again */
             continue;
         }
         if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc))
-            return t->file_failed ? CLI_FAIL : CLI_OK;
+            return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         struct timespec nap = {0, printed ? 10000000L : 20000000L};
         nanosleep(&nap, NULL);
-        if (cli_stop) return t->file_failed ? CLI_FAIL : CLI_OK;
+        if (cli_stop) return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
             last_scan = cli_now_ns();

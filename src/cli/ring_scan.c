@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli_util.h"
@@ -87,4 +88,12 @@ void cli_ring_report_loss(const char *cmd, const char *path, uint32_t ring, uint
                 "backbeat: %s: %s: ring %u head jumped from %llu to %llu, more than 1 TiB in one "
                 "read (the file is damaged; nothing counted as lost)\n",
                 cmd, path, ring, f, b);
+}
+
+bool cli_ring_is_link(const char *path, bb_error *err) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode)) return false;
+    err->status = BB_ERR_IO;
+    snprintf(err->message, sizeof err->message, "%s: a symbolic link, not followed", path);
+    return true;
 }

@@ -22,6 +22,11 @@ bool cli_ring_name(const char *name);
  * false; false after a message when DIR cannot be listed, or when add returned false. */
 bool cli_ring_scan(const char *dir, bool (*add)(void *ctx, const char *path), void *ctx);
 
+/* Whether `path` is a symbolic link (lstat); a scanned link is named and skipped, never
+ * followed: it would show its target's records twice, or a file outside the directory
+ * (issue 43). Fills *err ("PATH: a symbolic link, not followed") when it is one. */
+bool cli_ring_is_link(const char *path, bb_error *err);
+
 /* bb_ring_open, retried every 10 ms up to `tries` more times while the file is still empty (its
  * writer has not written the header yet). */
 bb_status cli_ring_open_wait(const char *path, int tries, bb_ring **ring, bb_error *err);

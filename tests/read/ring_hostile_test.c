@@ -17,6 +17,8 @@
  *              an input of recover / inspect / convert / merge fails at once naming the file;
  *   many-schemas  (issue 43.7) a metadata log of 100 001 and 400 001 distinct schemas: inspect
  *              of the second costs about 4x the first, not 20x (a sorted insertion per schema).
+ *   scan-links  (issue 43.8) a symbolic link named like a ring file, and a FIFO, in a directory
+ *              read by `tail --scan` / `top --scan`: skipped, never followed, exit 1.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
  * Usage: ring_hostile_test [CASE...] (all cases by default; 77 when ring files cannot be made
  * here). */
@@ -324,6 +326,54 @@ static void fifo(void) {
     unlink(msg);
 }
 
+/* Lines of the file at `path` (0 when it cannot be read). */
+static size_t count_lines(const char *path) {
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;) n += c == '\n';
+    if (f) fclose(f);
+    return n;
+}
+
+/* (issue 43.8) A symbolic link named like a ring file in a scanned directory, to a ring file of
+ * the same directory: `tail --scan` and `top --scan` name and skip it (never follow it: the
+ * target's records were printed twice) and exit 1 (a file was skipped); the records printed
+ * are the target's, once. A FIFO skipped by `tail --scan` / `top --scan` exits 1 as well (was
+ * 0: a skipped file, the open-file limit's included, was only named). */
+static void scan_links(const uint8_t *base, size_t len) {
+    char path[128], link[128], fifo_path[128], out[128], once[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000b1.ring", g_dir);
+    snprintf(link, sizeof link, "%s/backbeat.2.00000000000000b2.ring", g_dir);
+    snprintf(fifo_path, sizeof fifo_path, "%s/backbeat.3.00000000000000b3.ring", g_dir);
+    snprintf(out, sizeof out, "%s/scan.out", g_dir);
+    snprintf(once, sizeof once, "%s/one.out", g_dir);
+    CHECK(write_file(path, base, len), "write %s", path);
+    CHECK(symlink("backbeat.1.00000000000000b1.ring", link) == 0, "symlink: %s", strerror(errno));
+    char *one[] = {"backbeat", "tail", "--format", "jsonl", path, NULL};
+    CHECK(bounded("links: tail FILE", one, once) == 0, "tail of the file failed");
+    char *scan[] = {"backbeat", "tail", "--format", "jsonl", "--scan", g_dir, NULL};
+    int st = bounded("links: tail --scan", scan, out);
+    size_t want = count_lines(once), got = count_lines(out);
+    CHECK(st == 1, "tail --scan with a link exited %d (expected 1: a file skipped)", st);
+    CHECK(want > 0 && got == want, "tail --scan printed %zu lines, the file alone %zu", got, want);
+    char *top[] = {"backbeat", "top", "--scan", g_dir, "--once", "--format", "jsonl", NULL};
+    st = bounded("links: top --scan", top, out);
+    CHECK(st == 1, "top --scan with a link exited %d (expected 1)", st);
+    CHECK(count_lines(out) == 1, "top --scan showed %zu rows (expected 1: the file)",
+          count_lines(out));
+    unlink(link);
+    CHECK(mkfifo(fifo_path, 0600) == 0, "mkfifo: %s", strerror(errno));
+    st = bounded("fifo: tail --scan", scan, out);
+    CHECK(st == 1, "tail --scan with a FIFO exited %d (expected 1)", st);
+    CHECK(count_lines(out) == want, "tail --scan with a FIFO printed %zu lines", count_lines(out));
+    unlink(fifo_path);
+    st = bounded("plain: tail --scan", scan, out);
+    CHECK(st == 0, "tail --scan of the file alone exited %d", st);
+    unlink(path);
+    unlink(out);
+    unlink(once);
+}
+
 static bool want_case(int argc, char **argv, const char *name) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], name)) return true;
@@ -406,6 +456,7 @@ int main(int argc, char **argv) {
     if (CASE("truncated")) truncated(base, len);
     if (CASE("fifo")) fifo();
     if (CASE("many-schemas")) many_schemas(base);
+    if (CASE("scan-links")) scan_links(base, len);
     free(base);
     rmdir(g_dir);
     return failures ? 1 : 0;
