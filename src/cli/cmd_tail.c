@@ -67,6 +67,8 @@ typedef struct source {
     bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
     bb_ring_cursor *cur;
     uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
+    bool scanned;   /* found by --scan: skipped when it cannot be opened (else an error) */
+    bool dropped;   /* could not be opened or read: named once, never retried */
     bool done;      /* its process is gone and its rings are drained */
 } source;
 
@@ -114,8 +116,31 @@ static bool have_source(const tail_state *t, const char *path) {
     return false;
 }
 
-/* Open `path` and add it; an explicit input that fails is an error (false), a scanned one is
- * named once and skipped. */
+/* Open source `s`, its cursors at the start; an explicit input that fails is an error (false),
+ * a scanned one is named once and skipped (dropped). */
+static bool open_source(tail_state *t, source *s) {
+    bb_error err;
+    /* A file just created has no header yet ("empty"): following, give its writer a second. */
+    if ((s->scanned && cli_ring_is_link(s->path, &err)) ||
+        cli_ring_open_wait(s->path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
+        cli_error("%s%s", s->scanned ? "skipped: " : "", err.message);
+        s->done = s->dropped = true;
+        t->skipped |= s->scanned;
+        return s->scanned;
+    }
+    uint32_t n = bb_ring_get_info(s->ring)->shards;
+    free(s->cur);
+    free(s->from);
+    s->cur = calloc(n, sizeof *s->cur);
+    s->from = calloc(n, sizeof *s->from);
+    if (!s->cur || !s->from) return false;
+    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
+    return true;
+}
+
+/* Add `path`. Following, it is opened now and stays open; otherwise it is opened when it is
+ * read and closed right after, so that a directory of thousands of files holds one open at a
+ * time (issue 43: every file was open at once, those past the open-file limit skipped). */
 static bool add_source(tail_state *t, const char *path, bool scanned) {
     size_t cap = t->nsrc;
     if (!grow(&t->src, &cap, t->nsrc + 1, sizeof *t->src)) return false;
@@ -123,22 +148,9 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     if (!s->path) return false;
+    s->scanned = scanned;
     t->nsrc++;
-    bb_error err;
-    /* A file just created has no header yet ("empty"): following, give its writer a second. */
-    if ((scanned && cli_ring_is_link(path, &err)) ||
-        cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
-        cli_error("%s%s", scanned ? "skipped: " : "", err.message);
-        s->done = true;
-        t->skipped |= scanned;
-        return scanned;
-    }
-    uint32_t n = bb_ring_get_info(s->ring)->shards;
-    s->cur = calloc(n, sizeof *s->cur);
-    s->from = calloc(n, sizeof *s->from);
-    if (!s->cur || !s->from) return false;
-    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
-    return true;
+    return !t->o->follow || open_source(t, s);
 }
 
 /* A ring file of the --scan directory, unless it is followed already. */
@@ -209,7 +221,7 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
         *mem = NULL;
         bb_ring_close(s->ring);
         s->ring = NULL;
-        s->done = t->file_failed = true;
+        s->done = s->dropped = t->file_failed = true;
         return err.status != BB_ERR_NOMEM;
     }
     report_losses(t, s);
@@ -292,8 +304,16 @@ static bool poll_all(tail_state *t, size_t *printed) {
     bb_dump **d = calloc(n ? n : 1, sizeof *d);
     void **mem = calloc(n ? n : 1, sizeof *mem);
     bool ok = d && mem;
-    for (size_t i = 0; ok && i < n; i++)
-        if (!t->src[i].done) ok = poll_source(t, &t->src[i], &d[i], &mem[i]);
+    for (size_t i = 0; ok && i < n; i++) {
+        source *s = &t->src[i];
+        if (!s->done && !s->ring) ok = open_source(t, s);
+        if (!ok || s->done) continue;
+        ok = poll_source(t, s, &d[i], &mem[i]);
+        if (!t->o->follow && s->ring) { /* read once: its dump is in memory, the file closed */
+            bb_ring_close(s->ring);
+            s->ring = NULL;
+        }
+    }
     *printed = t->nitems;
     if (ok && !print_items(t)) {
         if (t->out.failed != EPIPE)
@@ -314,8 +334,8 @@ static void rewind_sources(tail_state *t) {
     for (size_t i = 0; i < t->nsrc; i++) {
         source *s = &t->src[i];
         for (uint32_t k = 0; s->ring && k < bb_ring_get_info(s->ring)->shards; k++)
-            s->cur[k].pos = BB_RING_OLDEST;
-        s->done = !s->ring;
+            s->cur[k].pos = BB_RING_OLDEST; /* (a file read once is opened again) */
+        s->done = s->dropped;
     }
 }
 
