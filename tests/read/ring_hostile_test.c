@@ -20,7 +20,8 @@
  *   scan-links  (issue 43.8) a symbolic link named like a ring file, and a FIFO, in a directory
  *              read by `tail --scan` / `top --scan`: skipped, never followed, exit 1.
  *   scan-many  (issue 43.8) 120 ring files read by `tail --scan` under an open-file limit of
- *              24: all read, one open at a time, exit 0, memory not per file mapped.
+ *              24: all read, one open at a time, exit 0, memory not per file mapped; and by
+ *              `top --scan --once` and `tail --follow --scan`: the pages mapped in let go.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
  * Usage: ring_hostile_test [CASE...] (all cases by default; 77 when ring files cannot be made
  * here). */
@@ -410,6 +411,21 @@ static void scan_many(const uint8_t *base, size_t len) {
     printf("many: one file %ld MiB, %d files %ld MiB peak RSS\n", rss1 >> 20, FILES, rssn >> 20);
     CHECK(rssn < rss1 + FILES * (256L << 10), "tail --scan of %d files: %ld MiB peak (one: %ld)",
           FILES, rssn >> 20, rss1 >> 20);
+    /* following, every file stays open (top, tail --follow), but the pages a follow call
+     * mapped in are let go after it: the peak does not hold every file's pages */
+    char *top[] = {"backbeat", "top", "--scan", sub, "--once", "--format", "jsonl", NULL};
+    char *follow[] = {"backbeat", "tail", "--follow", "--format", "jsonl", "--scan", sub, NULL};
+    char *const *watch[] = {top, follow};
+    for (int k = 0; k < 2; k++) {
+        st = run(watch[k], &secs, &rssn, out);
+        printf("many: %s --scan of %d files: exit %d, %.2f s, %ld MiB peak RSS\n", watch[k][1],
+               FILES, st, secs, rssn >> 20);
+        CHECK(st == 0, "%s --scan of %d files exited %d", watch[k][1], FILES, st);
+        CHECK(rssn < rss1 + FILES * (256L << 10), "%s --scan of %d files: %ld MiB peak",
+              watch[k][1], FILES, rssn >> 20);
+    }
+    CHECK(count_lines(out) == want, "tail --follow --scan printed %zu lines of %zu",
+          count_lines(out), want);
     for (unsigned i = 0; i < FILES; i++) {
         snprintf(path, sizeof path, "%s/backbeat.%u.%016x.ring", sub, 100 + i, 0xc000 + i);
         unlink(path);
