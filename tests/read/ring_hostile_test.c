@@ -366,6 +366,15 @@ static void scan_links(const uint8_t *base, size_t len) {
     CHECK(st == 1, "top --scan with a link exited %d (expected 1)", st);
     CHECK(count_lines(out) == 1, "top --scan showed %zu rows (expected 1: the file)",
           count_lines(out));
+    char *list[] = {"backbeat", "recover", "--scan", g_dir, NULL};
+    CHECK(bounded("links: recover --scan", list, out) == 0, "recover --scan failed");
+    char text[4096] = "";
+    FILE *f = fopen(out, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f) fclose(f);
+    CHECK(count_lines(out) == 2 && strstr(text, "skipped: a symbolic link, not followed"),
+          "recover --scan says: %s", text);
     unlink(link);
     CHECK(mkfifo(fifo_path, 0600) == 0, "mkfifo: %s", strerror(errno));
     st = bounded("fifo: tail --scan", scan, out);
