@@ -33,7 +33,7 @@ static const char recover_help[] =
     "      --force          recover even a file whose process is still running (a snapshot of\n"
     "                       rings being written)\n"
     "      --scan DIR       list DIR's ring files: path, pid, host, start time, size, and\n"
-    "                       whether the process is gone\n"
+    "                       whether the process is gone (symbolic links skipped, never followed)\n"
     "  -h, --help           show this help\n"
     "\n"
     "Records keep the keys a dump of the live process gives them: recovered and live dumps of\n"
@@ -58,11 +58,12 @@ static const char *state_text(int alive, uint32_t state) {
 }
 
 /* One line of --scan for the ring file `path`: opened read-only and non-blocking, so that a
- * FIFO (or any other non-regular entry) is named and skipped, never waited on. */
+ * FIFO (or any other non-regular entry) is named and skipped, never waited on; a symbolic link
+ * is named and skipped, never followed (issue 43). */
 static void scan_one(const char *path) {
     bb_ring *r = NULL;
     bb_error err;
-    if (bb_ring_open(path, &r, &err) != BB_OK) {
+    if (cli_ring_is_link(path, &err) || bb_ring_open(path, &r, &err) != BB_OK) {
         const char *why = err.message;
         size_t n = strlen(path);
         if (!strncmp(why, path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;

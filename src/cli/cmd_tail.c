@@ -41,11 +41,16 @@ static const char tail_help[] =
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
     "      --instance HEX   only records of this instance id (repeatable)\n"
     "      --since-now      start at the current heads instead of the oldest record held\n"
-    "      --scan DIR       every backbeat.*.ring file of DIR (non-regular entries skipped)\n"
+    "      --scan DIR       every backbeat.*.ring file of DIR (symbolic links and non-regular\n"
+    "                       entries skipped, never followed)\n"
     "  -h, --help           show this help\n"
     "\n"
     "A record overwritten while it was read is dropped, never printed. When the writers lap the\n"
-    "reader, stderr says how many bytes of which ring were lost, once per occurrence.\n";
+    "reader, stderr says how many bytes of which ring were lost, once per occurrence; a head\n"
+    "that goes back or jumps forward over 1 TiB is named as damage, never counted as lost.\n"
+    "Exit 0 on success or SIGINT / SIGTERM; 1 when a file could not be read, or a --scan file\n"
+    "was skipped (a link, not a ring file, over the open-file limit: named on stderr; the\n"
+    "others are still printed).\n";
 
 /* What the command line asks for. */
 typedef struct tail_opts {
@@ -64,7 +69,10 @@ typedef struct source {
     char *path;
     bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
     bb_ring_cursor *cur;
-    bool done; /* its process is gone and its rings are drained */
+    uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
+    bool scanned;   /* found by --scan: skipped when it cannot be opened (else an error) */
+    bool dropped;   /* could not be opened or read: named once, never retried */
+    bool done;      /* its process is gone and its rings are drained */
 } source;
 
 /* One record of a poll, its field bytes copied (a wrapping record's are the walker's). */
@@ -87,6 +95,7 @@ typedef struct tail_state {
     size_t arena_len, arena_cap;
     size_t name_width; /* text: the widest event name so far */
     bool file_failed;  /* a followed file could not be read (named, dropped; exit 1) */
+    bool skipped;      /* a scanned file could not be opened (named, skipped; exit 1) */
     int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
@@ -110,8 +119,31 @@ static bool have_source(const tail_state *t, const char *path) {
     return false;
 }
 
-/* Open `path` and add it; an explicit input that fails is an error (false), a scanned one is
- * named once and skipped. */
+/* Open source `s`, its cursors at the start; an explicit input that fails is an error (false),
+ * a scanned one is named once and skipped (dropped). */
+static bool open_source(tail_state *t, source *s) {
+    bb_error err;
+    /* A file just created has no header yet ("empty"): following, give its writer a second. */
+    if ((s->scanned && cli_ring_is_link(s->path, &err)) ||
+        cli_ring_open_wait(s->path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
+        cli_error("%s%s", s->scanned ? "skipped: " : "", err.message);
+        s->done = s->dropped = true;
+        t->skipped |= s->scanned;
+        return s->scanned;
+    }
+    uint32_t n = bb_ring_get_info(s->ring)->shards;
+    free(s->cur);
+    free(s->from);
+    s->cur = calloc(n, sizeof *s->cur);
+    s->from = calloc(n, sizeof *s->from);
+    if (!s->cur || !s->from) return false;
+    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
+    return true;
+}
+
+/* Add `path`. Following, it is opened now and stays open; otherwise it is opened when it is
+ * read and closed right after, so that a directory of thousands of files holds one open at a
+ * time (issue 43: every file was open at once, those past the open-file limit skipped). */
 static bool add_source(tail_state *t, const char *path, bool scanned) {
     size_t cap = t->nsrc;
     if (!grow(&t->src, &cap, t->nsrc + 1, sizeof *t->src)) return false;
@@ -119,19 +151,9 @@ static bool add_source(tail_state *t, const char *path, bool scanned) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     if (!s->path) return false;
+    s->scanned = scanned;
     t->nsrc++;
-    bb_error err;
-    /* A file just created has no header yet ("empty"): following, give its writer a second. */
-    if (cli_ring_open_wait(path, t->o->follow ? 100 : 0, &s->ring, &err) != BB_OK) {
-        cli_error("%s%s", scanned ? "skipped: " : "", err.message);
-        s->done = true;
-        return scanned;
-    }
-    uint32_t n = bb_ring_get_info(s->ring)->shards;
-    s->cur = calloc(n, sizeof *s->cur);
-    if (!s->cur) return false;
-    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = t->o->since_now ? BB_RING_NOW : BB_RING_OLDEST;
-    return true;
+    return !t->o->follow || open_source(t, s);
 }
 
 /* A ring file of the --scan directory, unless it is followed already. */
@@ -180,11 +202,11 @@ static int take(const bb_record *r, void *vctx) {
 static void report_losses(tail_state *t, const source *s) {
     const bb_ring_info *in = bb_ring_get_info(s->ring);
     for (uint32_t i = 0; i < in->shards; i++) t->retry |= s->cur[i].head != 0;
-    for (uint32_t i = 0; i < in->shards; i++)
-        if (s->cur[i].lost)
-            fprintf(stderr,
-                    "backbeat: tail: %s: ring %u lost %llu bytes (the writer lapped the reader)\n",
-                    s->path, i, (unsigned long long)s->cur[i].lost);
+    for (uint32_t i = 0; i < in->shards; i++) {
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
+        cli_ring_report_loss("tail", s->path, i, s->from[i], what, bytes);
+    }
 }
 
 /* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
@@ -194,6 +216,7 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
     size_t len = 0;
     bb_error err;
+    for (uint32_t i = 0; i < bb_ring_get_info(s->ring)->shards; i++) s->from[i] = s->cur[i].pos;
     if (bb_ring_follow(s->ring, s->cur, mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(*mem, len, s->path, d, &err) != BB_OK) {
         cli_error("%s", err.message);
@@ -201,7 +224,7 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
         *mem = NULL;
         bb_ring_close(s->ring);
         s->ring = NULL;
-        s->done = t->file_failed = true;
+        s->done = s->dropped = t->file_failed = true;
         return err.status != BB_ERR_NOMEM;
     }
     report_losses(t, s);
@@ -313,8 +336,16 @@ static bool poll_all(tail_state *t, size_t *printed) {
     bb_dump **d = calloc(n ? n : 1, sizeof *d);
     void **mem = calloc(n ? n : 1, sizeof *mem);
     bool ok = d && mem;
-    for (size_t i = 0; ok && i < n; i++)
-        if (!t->src[i].done) ok = poll_source(t, &t->src[i], &d[i], &mem[i]);
+    for (size_t i = 0; ok && i < n; i++) {
+        source *s = &t->src[i];
+        if (!s->done && !s->ring) ok = open_source(t, s);
+        if (!ok || s->done) continue;
+        ok = poll_source(t, s, &d[i], &mem[i]);
+        if (!t->o->follow && s->ring) { /* read once: its dump is in memory, the file closed */
+            bb_ring_close(s->ring);
+            s->ring = NULL;
+        }
+    }
     *printed = t->nitems;
     if (ok && !print_items(t)) {
         if (t->out.failed != EPIPE)
@@ -335,8 +366,8 @@ static void rewind_sources(tail_state *t) {
     for (size_t i = 0; i < t->nsrc; i++) {
         source *s = &t->src[i];
         for (uint32_t k = 0; s->ring && k < bb_ring_get_info(s->ring)->shards; k++)
-            s->cur[k].pos = BB_RING_OLDEST;
-        s->done = !s->ring;
+            s->cur[k].pos = BB_RING_OLDEST; /* (a file read once is opened again) */
+        s->done = s->dropped;
     }
 }
 
@@ -353,16 +384,17 @@ static int run(tail_state *t) {
     for (int tries = 0;; tries++) {
         size_t printed = 0;
         t->retry = 0;
-        if (!poll_all(t, &printed)) return cli_stop == 2 && !t->file_failed ? CLI_OK : CLI_FAIL;
+        if (!poll_all(t, &printed))
+            return cli_stop == 2 && !(t->file_failed || t->skipped) ? CLI_OK : CLI_FAIL;
         if (!t->o->follow && !t->o->since_now && t->retry && !printed && tries < 20) {
             rewind_sources(t); /* a busy writer lapped the one read: read it again */
             continue;
         }
         if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc))
-            return t->file_failed ? CLI_FAIL : CLI_OK;
+            return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         struct timespec nap = {0, printed ? 10000000L : 20000000L};
         nanosleep(&nap, NULL);
-        if (cli_stop) return t->file_failed ? CLI_FAIL : CLI_OK;
+        if (cli_stop) return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
             last_scan = cli_now_ns();
@@ -374,6 +406,7 @@ static void state_free(tail_state *t) {
     for (size_t i = 0; i < t->nsrc; i++) {
         bb_ring_close(t->src[i].ring);
         free(t->src[i].cur);
+        free(t->src[i].from);
         free(t->src[i].path);
     }
     free(t->src);

@@ -30,7 +30,8 @@ static const char top_help[] =
     "second, the ring fill, the bytes lost when the writers lapped top and the metadata entries\n"
     "the writer dropped. The files are read only: the writers are not affected.\n"
     "\n"
-    "      --scan DIR       every backbeat.*.ring file of DIR (non-regular entries skipped);\n"
+    "      --scan DIR       every backbeat.*.ring file of DIR (symbolic links and\n"
+    "                       non-regular entries skipped, never followed);\n"
     "                       new files are picked up and counted from their first record\n"
     "      --interval MS    the refresh interval in milliseconds (10..3600000; default 1000)\n"
     "      --shards         a row per shard (ring) too\n"
@@ -43,7 +44,8 @@ static const char top_help[] =
     "\n"
     "Files open when top starts are counted from their current heads. Exit 0 on SIGINT /\n"
     "SIGTERM or after the iterations asked for; 1 when a watched file could not be read\n"
-    "(named on stderr and no longer shown; the others go on).\n";
+    "(named on stderr and no longer shown; the others go on), or a --scan file was skipped (a\n"
+    "link, not a ring file, over the open-file limit: named on stderr once).\n";
 
 /* What the command line asks for. */
 typedef struct top_opts {
@@ -61,6 +63,7 @@ typedef struct top_state {
     size_t nprocs, cap;
     em_obuf out;
     bool file_failed; /* a watched file could not be read (named, dropped; exit 1) */
+    bool skipped;     /* a scanned file could not be opened (named, skipped; exit 1) */
 } top_state;
 
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
@@ -82,6 +85,7 @@ static void proc_free(top_proc *p) {
     free(p->ev);
     free(p->cur);
     free(p->head0);
+    free(p->from);
     free(p->shard_n);
     free(p->shard_lost);
     free(p->path);
@@ -95,7 +99,8 @@ static bool proc_start(top_proc *p, bool now) {
     p->head0 = calloc(n, sizeof *p->head0);
     p->shard_n = calloc(n, sizeof *p->shard_n);
     p->shard_lost = calloc(n, sizeof *p->shard_lost);
-    if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost) return false;
+    p->from = calloc(n, sizeof *p->from);
+    if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost || !p->from) return false;
     if (!now) return true;
     for (uint32_t i = 0; i < n; i++) p->cur[i].pos = BB_RING_NOW;
     void *mem = NULL;
@@ -128,8 +133,10 @@ static bool add_proc(top_state *t, const char *path, bool scanned, bool now) {
     t->nprocs++;
     bb_error err;
     /* A file just created has no header yet: give its writer a moment. */
-    if (cli_ring_open_wait(path, scanned ? 50 : 0, &p->ring, &err) != BB_OK) {
+    if ((scanned && cli_ring_is_link(path, &err)) ||
+        cli_ring_open_wait(path, scanned ? 50 : 0, &p->ring, &err) != BB_OK) {
         cli_error("%s%s", scanned ? "skipped: " : "", err.message);
+        t->skipped |= scanned;
         return scanned;
     }
     return proc_start(p, now);
@@ -209,6 +216,7 @@ static bool poll_proc(top_proc *p, bb_status *st) {
     size_t len = 0;
     bb_dump *d = NULL;
     bb_error err;
+    for (uint32_t i = 0; i < bb_ring_get_info(p->ring)->shards; i++) p->from[i] = p->cur[i].pos;
     if (bb_ring_follow(p->ring, p->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, p->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
@@ -218,8 +226,14 @@ static bool poll_proc(top_proc *p, bb_status *st) {
     }
     uint32_t n = bb_ring_get_info(p->ring)->shards;
     for (uint32_t i = 0; i < n; i++) {
-        p->shard_lost[i] += p->cur[i].lost;
-        p->lost_total += p->cur[i].lost;
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(p->from[i], &p->cur[i], &bytes);
+        if (what == CLI_LOSS_LAPPED) {
+            p->shard_lost[i] = cli_sat_add(p->shard_lost[i], bytes);
+            p->lost_total = cli_sat_add(p->lost_total, bytes);
+        } else if (what != CLI_LOSS_NONE) {
+            cli_ring_report_loss("top", p->path, i, p->from[i], what, bytes);
+        }
     }
     count_ctx c = {p, NULL, 0, false};
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
@@ -329,12 +343,12 @@ static int run(top_state *t) {
         if (cli_stop) break;
         uint64_t now = cli_now_ns();
         if (!render(t, it, now - start))
-            return t->out.failed == EPIPE && !t->file_failed ? CLI_OK : CLI_FAIL;
+            return t->out.failed == EPIPE && !(t->file_failed || t->skipped) ? CLI_OK : CLI_FAIL;
         reset_counts(t);
         prune(t);
         start = now;
     }
-    return t->file_failed ? CLI_FAIL : CLI_OK;
+    return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
 }
 
 static bool state_init(top_state *t, const top_opts *o) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli_util.h"
@@ -59,4 +60,40 @@ bb_status cli_ring_open_wait(const char *path, int tries, bb_ring **ring, bb_err
          k++)
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     return st;
+}
+
+cli_ring_loss cli_ring_loss_of(uint64_t from, const bb_ring_cursor *cur, uint64_t *bytes) {
+    bool position = from != BB_RING_OLDEST && from != BB_RING_NOW;
+    *bytes = cur->head;
+    if (position && cur->head < from) return CLI_LOSS_BACK;
+    if (position && cur->head - from > CLI_RING_JUMP) return CLI_LOSS_JUMP;
+    *bytes = cur->lost;
+    return cur->lost ? CLI_LOSS_LAPPED : CLI_LOSS_NONE;
+}
+
+void cli_ring_report_loss(const char *cmd, const char *path, uint32_t ring, uint64_t from,
+                          cli_ring_loss what, uint64_t bytes) {
+    unsigned long long b = bytes, f = from;
+    if (what == CLI_LOSS_LAPPED)
+        fprintf(stderr,
+                "backbeat: %s: %s: ring %u lost %llu bytes (the writer lapped the reader)\n", cmd,
+                path, ring, b);
+    else if (what == CLI_LOSS_BACK)
+        fprintf(stderr,
+                "backbeat: %s: %s: ring %u head went back from %llu to %llu (the file was "
+                "rewritten or is damaged; nothing counted as lost)\n",
+                cmd, path, ring, f, b);
+    else if (what == CLI_LOSS_JUMP)
+        fprintf(stderr,
+                "backbeat: %s: %s: ring %u head jumped from %llu to %llu, more than 1 TiB in one "
+                "read (the file is damaged; nothing counted as lost)\n",
+                cmd, path, ring, f, b);
+}
+
+bool cli_ring_is_link(const char *path, bb_error *err) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode)) return false;
+    err->status = BB_ERR_IO;
+    snprintf(err->message, sizeof err->message, "%s: a symbolic link, not followed", path);
+    return true;
 }

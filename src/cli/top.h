@@ -26,6 +26,7 @@ typedef struct top_proc {
     uint64_t *head0;     /* per shard: the writer's cursor at the interval's start */
     uint64_t *shard_n;   /* per shard: records this interval */
     uint64_t *shard_lost;
+    uint64_t *from;      /* per shard: the cursor before the last follow call (its losses) */
     uint64_t n, total;   /* records this interval, since top started */
     uint64_t lost_total; /* bytes lost (the writer lapped top) since top started */
     top_event *ev;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/ring_scan.h"
 #include "cli/top.h"
 
 #define NAME_W 40
@@ -43,8 +44,8 @@ static void proc_sums(const top_proc *p, uint64_t *bytes, uint64_t *lost, double
     double f = 0;
     *bytes = *lost = 0;
     for (uint32_t i = 0; i < n; i++) {
-        *bytes += shard_bytes(p, i);
-        *lost += p->shard_lost[i];
+        *bytes = cli_sat_add(*bytes, shard_bytes(p, i));
+        *lost = cli_sat_add(*lost, p->shard_lost[i]);
         f += shard_fill(p, i);
     }
     *fill = n ? f / n : 0.0;

@@ -389,10 +389,39 @@ const size_t bb__g_var_count = sizeof bb__g_vars / sizeof bb__g_vars[0];
 
 /* ---- parsing the environment ------------------------------------------------------------- */
 
+/* The first 200 bytes of `value` as a message may show them: a control byte, a quote, a
+ * backslash or a byte >= 0x7f escaped (\n, \t, \", \\, \xNN), so that a value cannot forge a
+ * line of its own on stderr (issue 43). */
+static void escape_value(char *out, size_t cap, const char *value) {
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; value[i] && i < 200 && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)value[i];
+        const char *esc = c == '\n'   ? "\\n"
+                          : c == '\t' ? "\\t"
+                          : c == '"'  ? "\\\""
+                          : c == '\\' ? "\\\\"
+                                      : NULL;
+        if (esc) {
+            memcpy(out + o, esc, 2);
+            o += 2;
+        } else if (c < 0x20 || c >= 0x7f) {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = '\0';
+}
+
 static void warnf(bb__g_warn_fn warn, void *ctx, const char *var, const char *value,
                   const char *why, const char *used) {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s=\"%.200s\" %s; using %s", var, value, why, used);
+    char shown[4 * 200 + 8], msg[1024];
+    escape_value(shown, sizeof shown, value);
+    snprintf(msg, sizeof msg, "%s=\"%s\" %s; using %s", var, shown, why, used);
     warn(msg, ctx);
 }
 

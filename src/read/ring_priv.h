@@ -104,6 +104,10 @@ bool bb__ring_meta_update(bb_ring *r, bool live);
 int32_t bb__ring_size_of(void *ring, uint64_t id);
 
 /* Little-endian loads from the file (atomic where the writer stores them). */
+/* Let go of the file pages the mapping of r holds (they stay in the page cache; a later read
+ * maps them in again): called once what was read was copied, so that a reader of thousands of
+ * ring files does not hold every file's pages (issue 43). */
+void bb__ring_let_go(const bb_ring *r);
 uint32_t bb__ring_get32(const uint8_t *d, uint64_t off);
 uint64_t bb__ring_get64(const uint8_t *d, uint64_t off);
 uint64_t bb__ring_load64(const uint8_t *d, uint64_t off); /* acquire */

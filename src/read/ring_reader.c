@@ -219,8 +219,14 @@ bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err) {
     if (st != BB_OK) {
         if (map) munmap(map, len);
         close(fd);
+    } else {
+        bb__ring_let_go(*out); /* the header and metadata were copied while validated */
     }
     return st;
+}
+
+void bb__ring_let_go(const bb_ring *r) {
+    if (r->mapped && r->len) madvise((void *)(uintptr_t)r->d, r->len, MADV_DONTNEED);
 }
 
 /* Contract: see ring_reader.h. */

@@ -328,6 +328,7 @@ bb_status bb_ring_follow(bb_ring *r, bb_ring_cursor *cursors, void **dump, size_
     *dump = NULL;
     *len = 0;
     bb_status st = run(r, cursors, &buf, len, err);
+    bb__ring_let_go(r); /* what was read is in the dump (issue 43: 3 000 files, 1.9 GB) */
     if (st == BB_OK) {
         *dump = buf;
         bb__err_clear(err);

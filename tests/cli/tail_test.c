@@ -18,6 +18,8 @@
  *   rewritten  (issue 43.6) the same two writers; one file's metadata log overwritten under
  *           them: both files' records keep coming, tail and top exit 0 (what was taken from
  *           the log was copied when taken, never decoded from the file again).
+ *   headjump  (issue 43.8) one file's heads jumped forward by 2^62, the other's set back to 0
+ *           under the same two readers: named as such, never counted as bytes lost; exit 0.
  *   rate    (a figure, not in ctest: scripts/bench.sh section `live`) the record rate a
  *           `tail --follow --format jsonl` keeps up with: 2 paced writer threads on 1 MiB rings
  *           at rising rates, 2 s each; per rate the records written, printed and the bytes
@@ -494,6 +496,73 @@ static void rewritten(void) {
     tally_free(&t);
 }
 
+/* Ring `shard`'s head in ring file `path` set to f(head) (the writer's cursor, shared). */
+static bool poke_head(const char *path, uint32_t shard, bool jump) {
+    int fd = open(path, O_RDWR);
+    uint64_t cursors = 0, head = 0;
+    off_t at = 0;
+    bool ok = fd >= 0 && pread(fd, &cursors, 8, BB_RH_CURSORS_OFF) == 8;
+    at = (off_t)(cursors + (uint64_t)shard * BB_RING_CURSOR_STRIDE + BB_RC_HEAD);
+    ok = ok && pread(fd, &head, 8, at) == 8;
+    head = jump ? head + ((uint64_t)1 << 62) : 0;
+    ok = ok && pwrite(fd, &head, 8, at) == 8;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* (issue 43.8) A head that jumps forward by 2^62 (file b) or back to 0 (file a) under tail
+ * --follow --scan and top --scan: named as such ("head jumped", "head went back"), never
+ * reported or summed as bytes lost (was "lost 9223372036846261188 bytes"); both exit 0. */
+static void headjump(void) {
+    ring_child c[2];
+    char a[512], b[512], topout[128], toperr[128];
+    if (!two_writers(c, a, b)) {
+        CHECK(0, "spawn");
+        return;
+    }
+    snprintf(topout, sizeof topout, "%s/top.out", g_dir);
+    snprintf(toperr, sizeof toperr, "%s/top.err", g_dir);
+    char *top[] = {"backbeat",     "top", "--scan",   g_dir,   "--interval", "100",
+                   "--iterations", "12",  "--format", "jsonl", NULL};
+    pid_t tp = start_top(top, topout, toperr);
+    FILE *out;
+    char *targs[] = {"backbeat", "tail", "--follow", "--format", "jsonl", "--scan", g_dir, NULL};
+    pid_t tail = start_tail(targs, &out);
+    tally t;
+    memset(&t, 0, sizeof t);
+    read_for(out, &t, 0.4);
+    bool poked = true;
+    for (uint32_t i = 0; i < 2; i++) poked &= poke_head(b, i, true) && poke_head(a, i, false);
+    CHECK(poked, "poke the heads: %s", strerror(errno));
+    read_for(out, &t, 0.8);
+    kill(tail, SIGINT);
+    read_all(out, &t);
+    int st = wait_exit(tail), ts = wait_exit(tp);
+    CHECK(st == 0, "tail exited %d (expected 0)", st);
+    CHECK(err_says("head jumped from") && err_says(b), "tail did not name the jump");
+    CHECK(err_says("head went back from") && err_says(a), "tail did not name the step back");
+    CHECK(!err_says(" lost 46") && !err_says(" lost 92") && !err_says(" lost 18"),
+          "tail reported the jump as bytes lost");
+    if (st != 0 || !err_says("head jumped")) show_err();
+    CHECK(ts == 0, "top exited %d (expected 0)", ts);
+    CHECK(file_says(toperr, "head jumped from") && file_says(toperr, "head went back from"),
+          "top did not name the jump and the step back");
+    bool summed = false; /* no writer laps top here: every total stays 0 */
+    for (char d = '1'; d <= '9'; d++) {
+        char what[32];
+        snprintf(what, sizeof what, "\"lost_bytes_total\":%c", d);
+        summed |= file_says(topout, what);
+    }
+    CHECK(!summed, "top counted the jump as bytes lost");
+    printf("headjump: tail exit %d, %zu lines; top exit %d\n", st, t.lines, ts);
+    unlink(topout);
+    unlink(toperr);
+    for (int i = 0; i < 2; i++) ring_kill(&c[i]);
+    unlink(a);
+    unlink(b);
+    tally_free(&t);
+}
+
 /* Lines on `f` (a cheap count: the reader of tail's output must not be what falls behind). */
 static uint64_t count_lines(FILE *f) {
     char buf[1 << 16];
@@ -551,6 +620,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "dead")) dead();
     else if (!strcmp(argv[1], "truncated")) truncated();
     else if (!strcmp(argv[1], "rewritten")) rewritten();
+    else if (!strcmp(argv[1], "headjump")) headjump();
     else if (!strcmp(argv[1], "rate")) rate();
     else return 2;
     unlink(g_err);

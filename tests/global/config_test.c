@@ -108,6 +108,12 @@ static void check_messages(void) {
     expect_message("BACKBEAT_COMMIT", "RSEQ",
                    "BACKBEAT_COMMIT=\"RSEQ\" is not rseq or fetch_add; using the default commit "
                    "path");
+    /* issue 43: a value's control bytes are escaped, so a newline cannot forge a second
+     * "backbeat:" line on stderr */
+    expect_message(
+        "BACKBEAT_SHARDS", "2\nbackbeat: forged\x1b[2J\"\\\x7f",
+        "BACKBEAT_SHARDS=\"2\\nbackbeat: forged\\x1b[2J\\\"\\\\\\x7f\" is not a positive "
+        "integer; using 3");
 }
 
 /* The table itself: every row named, documented and parsed; no name twice; each variable set

@@ -17,6 +17,11 @@
  *              an input of recover / inspect / convert / merge fails at once naming the file;
  *   many-schemas  (issue 43.7) a metadata log of 100 001 and 400 001 distinct schemas: inspect
  *              of the second costs about 4x the first, not 20x (a sorted insertion per schema).
+ *   scan-links  (issue 43.8) a symbolic link named like a ring file, and a FIFO, in a directory
+ *              read by `tail --scan` / `top --scan`: skipped, never followed, exit 1.
+ *   scan-many  (issue 43.8) 120 ring files read by `tail --scan` under an open-file limit of
+ *              24: all read, one open at a time, exit 0, memory not per file mapped; and by
+ *              `top --scan --once` and `tail --follow --scan`: the pages mapped in let go.
  * Each CLI run is a child whose wall time and peak RSS (wait4's rusage) are checked.
  * Usage: ring_hostile_test [CASE...] (all cases by default; 77 when ring files cannot be made
  * here). */
@@ -55,6 +60,7 @@ BB_EVENT(rh_ev, "ring_hostile", "Ev", "a record", BB_FIELD(uint64_t, n, "a count
 #endif
 
 static char g_dir[64];
+static rlim_t g_nofile; /* when set, the CLI's open-file limit (RLIMIT_NOFILE) */
 
 /* Run the CLI with args; its exit status (-1: killed by the timeout), wall seconds, peak RSS. */
 static int run(char *const *args, double *secs, long *rss, const char *out) {
@@ -67,6 +73,7 @@ static int run(char *const *args, double *secs, long *rss, const char *out) {
         dup2(fd, 1);
         dup2(null, 2);
         alarm(120); /* a hang fails rather than blocks */
+        if (g_nofile) setrlimit(RLIMIT_NOFILE, &(struct rlimit){g_nofile, g_nofile});
         execv(BB_CLI, args);
         _exit(127);
     }
@@ -324,6 +331,119 @@ static void fifo(void) {
     unlink(msg);
 }
 
+/* Lines of the file at `path` (0 when it cannot be read). */
+static size_t count_lines(const char *path) {
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;) n += c == '\n';
+    if (f) fclose(f);
+    return n;
+}
+
+/* (issue 43.8) A symbolic link named like a ring file in a scanned directory, to a ring file of
+ * the same directory: `tail --scan` and `top --scan` name and skip it (never follow it: the
+ * target's records were printed twice) and exit 1 (a file was skipped); the records printed
+ * are the target's, once. A FIFO skipped by `tail --scan` / `top --scan` exits 1 as well (was
+ * 0: a skipped file, the open-file limit's included, was only named). */
+static void scan_links(const uint8_t *base, size_t len) {
+    char path[128], link[128], fifo_path[128], out[128], once[128];
+    snprintf(path, sizeof path, "%s/backbeat.1.00000000000000b1.ring", g_dir);
+    snprintf(link, sizeof link, "%s/backbeat.2.00000000000000b2.ring", g_dir);
+    snprintf(fifo_path, sizeof fifo_path, "%s/backbeat.3.00000000000000b3.ring", g_dir);
+    snprintf(out, sizeof out, "%s/scan.out", g_dir);
+    snprintf(once, sizeof once, "%s/one.out", g_dir);
+    CHECK(write_file(path, base, len), "write %s", path);
+    CHECK(symlink("backbeat.1.00000000000000b1.ring", link) == 0, "symlink: %s", strerror(errno));
+    char *one[] = {"backbeat", "tail", "--format", "jsonl", path, NULL};
+    CHECK(bounded("links: tail FILE", one, once) == 0, "tail of the file failed");
+    char *scan[] = {"backbeat", "tail", "--format", "jsonl", "--scan", g_dir, NULL};
+    int st = bounded("links: tail --scan", scan, out);
+    size_t want = count_lines(once), got = count_lines(out);
+    CHECK(st == 1, "tail --scan with a link exited %d (expected 1: a file skipped)", st);
+    CHECK(want > 0 && got == want, "tail --scan printed %zu lines, the file alone %zu", got, want);
+    char *top[] = {"backbeat", "top", "--scan", g_dir, "--once", "--format", "jsonl", NULL};
+    st = bounded("links: top --scan", top, out);
+    CHECK(st == 1, "top --scan with a link exited %d (expected 1)", st);
+    CHECK(count_lines(out) == 1, "top --scan showed %zu rows (expected 1: the file)",
+          count_lines(out));
+    char *list[] = {"backbeat", "recover", "--scan", g_dir, NULL};
+    CHECK(bounded("links: recover --scan", list, out) == 0, "recover --scan failed");
+    char text[4096] = "";
+    FILE *f = fopen(out, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f) fclose(f);
+    CHECK(count_lines(out) == 2 && strstr(text, "skipped: a symbolic link, not followed"),
+          "recover --scan says: %s", text);
+    unlink(link);
+    CHECK(mkfifo(fifo_path, 0600) == 0, "mkfifo: %s", strerror(errno));
+    st = bounded("fifo: tail --scan", scan, out);
+    CHECK(st == 1, "tail --scan with a FIFO exited %d (expected 1)", st);
+    CHECK(count_lines(out) == want, "tail --scan with a FIFO printed %zu lines", count_lines(out));
+    unlink(fifo_path);
+    st = bounded("plain: tail --scan", scan, out);
+    CHECK(st == 0, "tail --scan of the file alone exited %d", st);
+    unlink(path);
+    unlink(out);
+    unlink(once);
+}
+
+/* (issue 43.8) 120 ring files in a directory read by `tail --scan` under an open-file limit of
+ * 24: every file read (one open at a time), exit 0, and a peak RSS that does not grow with the
+ * mappings of every file (was: every file open and mapped until the print, the files past the
+ * limit skipped with exit 0; 3 000 files took 1.9 GB). */
+static void scan_many(const uint8_t *base, size_t len) {
+    char sub[128], path[192], out[192], once[192];
+    snprintf(sub, sizeof sub, "%s/many", g_dir);
+    CHECK(mkdir(sub, 0700) == 0, "mkdir %s: %s", sub, strerror(errno));
+    enum { FILES = 120 };
+    for (unsigned i = 0; i < FILES; i++) {
+        snprintf(path, sizeof path, "%s/backbeat.%u.%016x.ring", sub, 100 + i, 0xc000 + i);
+        CHECK(write_file(path, base, len), "write %s", path);
+    }
+    snprintf(out, sizeof out, "%s/many.out", g_dir);
+    snprintf(once, sizeof once, "%s/one.out", g_dir);
+    char *one[] = {"backbeat", "tail", "--format", "jsonl", path, NULL};
+    double secs;
+    long rss1, rssn;
+    CHECK(run(one, &secs, &rss1, once) == 0, "tail of one file failed");
+    char *scan[] = {"backbeat", "tail", "--format", "jsonl", "--scan", sub, NULL};
+    g_nofile = 24;
+    int st = bounded("many: tail --scan (nofile 24)", scan, out);
+    g_nofile = 0;
+    run(scan, &secs, &rssn, out);
+    size_t want = count_lines(once) * FILES, got = count_lines(out);
+    CHECK(st == 0, "tail --scan of %d files under an open-file limit of 24 exited %d", FILES, st);
+    CHECK(got == want && want > 0, "tail --scan printed %zu lines of %zu", got, want);
+    /* the records are kept (they are sorted by time across the files), the mappings are not:
+     * each file maps ~1 MiB (the old peak grew by that per file: 120 MiB here) */
+    printf("many: one file %ld MiB, %d files %ld MiB peak RSS\n", rss1 >> 20, FILES, rssn >> 20);
+    CHECK(rssn < rss1 + FILES * (256L << 10), "tail --scan of %d files: %ld MiB peak (one: %ld)",
+          FILES, rssn >> 20, rss1 >> 20);
+    /* following, every file stays open (top, tail --follow), but the pages a follow call
+     * mapped in are let go after it: the peak does not hold every file's pages */
+    char *top[] = {"backbeat", "top", "--scan", sub, "--once", "--format", "jsonl", NULL};
+    char *follow[] = {"backbeat", "tail", "--follow", "--format", "jsonl", "--scan", sub, NULL};
+    char *const *watch[] = {top, follow};
+    for (int k = 0; k < 2; k++) {
+        st = run(watch[k], &secs, &rssn, out);
+        printf("many: %s --scan of %d files: exit %d, %.2f s, %ld MiB peak RSS\n", watch[k][1],
+               FILES, st, secs, rssn >> 20);
+        CHECK(st == 0, "%s --scan of %d files exited %d", watch[k][1], FILES, st);
+        CHECK(rssn < rss1 + FILES * (256L << 10), "%s --scan of %d files: %ld MiB peak",
+              watch[k][1], FILES, rssn >> 20);
+    }
+    CHECK(count_lines(out) == want, "tail --follow --scan printed %zu lines of %zu",
+          count_lines(out), want);
+    for (unsigned i = 0; i < FILES; i++) {
+        snprintf(path, sizeof path, "%s/backbeat.%u.%016x.ring", sub, 100 + i, 0xc000 + i);
+        unlink(path);
+    }
+    rmdir(sub);
+    unlink(out);
+    unlink(once);
+}
+
 static bool want_case(int argc, char **argv, const char *name) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], name)) return true;
@@ -406,6 +526,8 @@ int main(int argc, char **argv) {
     if (CASE("truncated")) truncated(base, len);
     if (CASE("fifo")) fifo();
     if (CASE("many-schemas")) many_schemas(base);
+    if (CASE("scan-links")) scan_links(base, len);
+    if (CASE("scan-many")) scan_many(base, len);
     free(base);
     rmdir(g_dir);
     return failures ? 1 : 0;
