@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backbeat/global.h"
+#include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
 #include "global/global_internal.h"
@@ -49,6 +50,7 @@ static struct sigaction g_prev_trigger; /* what ours chains to: the original, or
                                          * handler ours went over at re-arming */
 static int g_trigger_sig;               /* atomic (the dumper thread reads it) */
 static int g_rearmed;                   /* atomic: the process's first use re-armed the handlers */
+static int g_exit_done;                 /* atomic: at_exit ran in this process */
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
 static __thread bool t_building __attribute__((tls_model("initial-exec")));
@@ -59,7 +61,7 @@ static __thread bool t_attaching __attribute__((tls_model("initial-exec")));
 
 static const char *env_get(const char *name, void *ctx) {
     (void)ctx;
-    return getenv(name);
+    return bb__g_env_get(name);
 }
 
 static void warn_stderr(const char *message, void *ctx) {
@@ -141,16 +143,30 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
     t_in_trigger = false;
 }
 
+/* Whether `rec` ever took a record (a shard's cursor moved). */
+static bool recorded_any(const bb_recorder *rec) {
+    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
+    for (uint32_t i = 0; i < h->shard_count; i++)
+        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
+    return false;
+}
+
+/* The exit handler, registered when the recorder is built and again at the process's first
+ * record: the later registration runs first, before the program's destructors (which unregister
+ * its schemas and view sets) when the library was built at load as a shared library; the other
+ * call then does nothing. A process that never recorded writes no exit dump and leaves no ring
+ * file (BACKBEAT_RING_KEEP notwithstanding): short-lived control commands leave nothing. */
 static void at_exit(void) {
     gstate *st = state();
-    if (!st) return;
-    if (st->dumper && g_cfg.dump_on_exit) {
+    if (!st || __atomic_exchange_n(&g_exit_done, 1, __ATOMIC_ACQ_REL)) return;
+    bool any = recorded_any(st->rec);
+    if (st->dumper && g_cfg.dump_on_exit && any) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
     } else if (st->dumper) {
         bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
     }
-    bb__ring_backing_exit(st->rec); /* a normal exit removes the ring file (unless kept) */
+    bb__ring_backing_exit(st->rec, !any); /* a normal exit removes the ring file (unless kept) */
 }
 
 static void fork_prepare(void) {
@@ -175,11 +191,12 @@ static void fork_child(void) {
     }
     /* The parent's recorder and dumper are left alone (their memory is the parent's copy). */
     bb__global_tls = NULL; /* the forking thread, the child's only one */
+    g_exit_done = 0;
     __atomic_store_n(&bb__global_rec, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&g_state, NULL, __ATOMIC_RELEASE);
     /* (a parent that could not build it stays without one: g_dead is inherited) */
     if (g_cfg_ready && g_cfg.path_is_default)
-        bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
+        bb__g_default_path(g_cfg.path, sizeof g_cfg.path, bb__g_env_get("TMPDIR"), (long)getpid());
 }
 
 /* "signal 10 (SIGUSR1)" into out[cap], async-signal-safe (no strsignal). */
@@ -423,6 +440,7 @@ static bb_recorder *build(void) {
 /* The process's first use: handlers the program installed over ours while setting up (after
  * the library loaded, before it recorded) are gone over again, ours chaining to them. */
 static void rearm(void) {
+    atexit(at_exit); /* after the program's destructors were registered: runs before them */
     int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
     if (sig) install_trigger_signal(sig);
     if (g_cfg.dump_on_crash) bb__g_crash_rearm();
@@ -517,6 +535,7 @@ static bool wanted_at_load(void) {
  * first use (no recorder, no thread). If building fails, the dump signal still gets a handler,
  * so that it never takes its default action (for usr1/usr2, killing the program). */
 __attribute__((constructor)) static void global_ctor(void) {
+    bb__g_env_snapshot();
     if (!wanted_at_load()) return;
     build();
     if (__atomic_load_n(&g_dead, __ATOMIC_ACQUIRE) && g_cfg_ready && g_cfg.signal)

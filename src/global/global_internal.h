@@ -120,6 +120,16 @@ bool bb__g_parse_signal(const char *s, int *out);
 /* The default base path for `pid`: ${TMPDIR:-/tmp}/backbeat.<pid>.bb (TMPDIR if non-empty). */
 void bb__g_default_path(char *out, size_t cap, const char *tmpdir, long pid);
 
+/* ---- the starting environment (global_env.c) ------------------------------------------- */
+
+/* Copy the BACKBEAT_* variables and TMPDIR of the environment as it is now (called once, when
+ * the library loads). Allocation failure leaves no copy. */
+void bb__g_env_snapshot(void);
+/* The variable `name` as the environment has it now, else as it had it at the snapshot (a
+ * program that removed it, or cleared its environment, keeps the value it started with); NULL
+ * when neither has it. */
+const char *bb__g_env_get(const char *name);
+
 /* ---- naming (global_name.c; everything here is async-signal-safe) ----------------------- */
 
 /* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20]. */
