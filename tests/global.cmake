@@ -96,3 +96,15 @@ foreach(link shared static)
                    $<TARGET_FILE:global_views_${link}> ${CMAKE_CURRENT_BINARY_DIR}/global_env_${link})
   set_tests_properties(global_env_${link} PROPERTIES TIMEOUT 60)
 endforeach()
+# An nginx-like daemon in a crash loop: the directory's budget, views, span ids, quiet control
+# commands (issue 38; tests/global/daemon_check.sh).
+add_executable(global_daemon_prog ${CMAKE_CURRENT_SOURCE_DIR}/global/daemon_prog.c)
+target_compile_definitions(global_daemon_prog PRIVATE _GNU_SOURCE)
+target_link_libraries(global_daemon_prog PRIVATE backbeat)
+if(TARGET backbeat_cli)
+  add_test(NAME global_daemon
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/daemon_check.sh
+                   $<TARGET_FILE:global_daemon_prog> $<TARGET_FILE:backbeat_cli>
+                   ${CMAKE_CURRENT_BINARY_DIR}/global_daemon_work)
+  set_tests_properties(global_daemon PROPERTIES LABELS "no-sanitize" TIMEOUT 120)
+endif()

@@ -40,7 +40,9 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static gstate *g_state; /* atomic: published with release */
 static int g_dead;      /* atomic: building failed; bb_global() stays NULL */
 static bb_status g_dead_status;
-static bb__g_config g_cfg; /* parsed once per process tree */
+static bb__g_config g_cfg;         /* parsed once per process tree */
+static bb__g_budget g_budget;      /* the dump directory's (bb__g_budget_enter) */
+static bb__g_budget g_ring_budget; /* BACKBEAT_RING_DIR's */
 static bool g_cfg_ready;
 static int g_inherit_enable = -1;       /* after fork: the parent's enabled state */
 static bool g_once_done;                /* atexit / atfork registered */
@@ -314,10 +316,36 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 /* The recorder with options `o`: in a ring file under BACKBEAT_RING_DIR when set (at 1 MiB per
  * ring when the configured size does not fit), falling back to anonymous memory (with a
  * message) when no file can be created, sized or mapped. */
+/* Bytes a dump (or a ring file, with its 1 MiB metadata log and in-flight table: 2 MiB) of the
+ * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
+static uint64_t file_need(bool ring) {
+    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries : 16384u;
+    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes : 1u << 20;
+    return (uint64_t)g_cfg.shards * g_cfg.bytes + bytes + entries * 16u + (64u << 10) +
+           (ring ? 2u << 20 : 0u);
+}
+
+/* Set the budgets of the dump directory and of BACKBEAT_RING_DIR from the configuration. */
+static void set_budgets(void) {
+    bb__g_budget *bs[2] = {&g_budget, &g_ring_budget};
+    for (int i = 0; i < 2; i++) {
+        bs[i]->max_use = g_cfg.dir_max_use;
+        bs[i]->keep_free = g_cfg.dir_keep_free;
+        bs[i]->policy = g_cfg.limit_policy;
+    }
+    bb__g_budget_dir(g_budget.dir, sizeof g_budget.dir, g_cfg.path);
+    snprintf(g_ring_budget.dir, sizeof g_ring_budget.dir, "%s", g_cfg.ring_dir);
+}
+
 static bb_status create_rec(bb_recorder_options *o, bb_recorder **rec) {
     bb_error err;
-    if (g_cfg.ring_dir[0]) {
+    int lock_fd = -1;
+    if (g_cfg.ring_dir[0] && bb__g_budget_enter(&g_ring_budget, file_need(true), &lock_fd) != 0) {
+        bb__g_stderr_line("no ring file (BACKBEAT_RING_DIR is over its budget); recording into "
+                          "anonymous memory (a SIGKILL loses it)");
+    } else if (g_cfg.ring_dir[0]) {
         bb_status st = create_sized(o, true, rec, &err);
+        bb__g_budget_leave(lock_fd);
         if (st != BB_ERR_IO) return st;
         char msg[400];
         snprintf(msg, sizeof msg, "%s; recording into anonymous memory (a SIGKILL loses it)",
@@ -354,6 +382,8 @@ static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
         .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
         .ctx = rec,
         .tick = on_tick,
+        .budget = &g_budget,
+        .need = file_need(false),
     };
     gs->dumper = bb__g_dumper_create(&d);
     if (!gs->dumper) {
@@ -373,6 +403,7 @@ static bb_recorder *build_locked(void) {
                            (long)getpid());
         g_cfg_ready = true;
     }
+    set_budgets();
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = g_cfg.shards;
