@@ -324,8 +324,8 @@ int bb__g_altstack_install(void);
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx);
 
-/* Report a message once-per-call-site style: write "backbeat: <msg>\n" to stderr with one
- * write(2). */
+/* Report a message once-per-call-site style: write "backbeat[<pid>]: <UTC time> <msg>\n" (the
+ * time as YYYYMMDDThhmmssmmmZ) to stderr with one write(2). Async-signal-safe. */
 void bb__g_stderr_line(const char *message);
 
 #endif /* BACKBEAT_GLOBAL_INTERNAL_H */
