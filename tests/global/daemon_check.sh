@@ -42,8 +42,26 @@ dups=$(cat "$w/out"/spans.* | sort | uniq -d | wc -l)
 echo "span ids: $nspans from $(ls "$w/out" | wc -l) workers, $dups shared"
 [ "$nspans" -ge 10000 ] || fail "only $nspans span ids"
 [ "$dups" -eq 0 ] || fail "$dups span ids shared between workers"
+# tail tells a span's enter from its exit (issue 38 finding 8), on a dead worker's ring file
+ring=$(ls "$w/dumps"/*.ring 2>/dev/null | head -1)
+if [ -n "$ring" ]; then
+  "$cli" tail --format text "$ring" >"$w/tail.txt" 2>&1
+  grep -q 'bbtest::DaemonRequest (enter)' "$w/tail.txt" && grep -q 'bbtest::DaemonRequest (exit)' "$w/tail.txt" ||
+    fail "tail does not tell enter from exit: $(head -3 "$w/tail.txt")"
+else
+  fail "no dead worker's ring file left to tail"
+fi
 # The parent and the control command recorded nothing: no file names their pid. Every
 # dump/ring file must come from the master or a worker (they all recorded).
+for r in "$w/dumps"/*.ring; do
+  [ -f "$r" ] || continue
+  pid=$(basename "$r" | cut -d. -f2)
+  [ -f "$w/out/spans.$pid" ] || fail "ring file $r is not a worker's (the parent's or a control command's)"
+done
+mkdir -p "$w/ctl"
+BACKBEAT_ENABLE=1 BACKBEAT_DUMP_ON_EXIT=1 BACKBEAT_RING_DIR="$w/ctl" BACKBEAT_RING_KEEP=1 \
+  BACKBEAT_PATH="$w/ctl/nginx.bb" "$prog" control 2>>"$w/err" || fail "control exited $?"
+[ -z "$(ls "$w/ctl")" ] || fail "the control command wrote $(ls "$w/ctl")"
 crash=$(grep -c "crash dump written" "$w/err")
 echo "crash dumps reported written: $crash"
 [ "$fails" -eq 0 ] && echo ok

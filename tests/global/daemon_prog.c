@@ -22,6 +22,9 @@
 
 BB_EVENT(dp_tick, "bbtest", "DaemonTick", "A tick of a daemon process.",
          BB_KEY(uint64_t, seq, "Sequence number."), BB_FIELD(uint64_t, span, "A span id."));
+BB_SPAN_ENTER_EVENT(dp_begin, "bbtest", "DaemonRequest", "A request of a worker.",
+                    BB_SPAN_ID(uint64_t, span, NULL));
+BB_SPAN_EXIT_EVENT(dp_end, "bbtest", "DaemonRequest", NULL, BB_SPAN_ID(uint64_t, span, NULL));
 BB_VIEWS(dp_views, "CREATE VIEW dp_ticks AS SELECT seq FROM events WHERE seq IS NOT NULL;");
 
 static void worker(const char *out) {
@@ -33,7 +36,9 @@ static void worker(const char *out) {
     FILE *f = fopen(path, "w");
     for (uint64_t i = 0; i < 50; i++) {
         uint64_t id = bb_span_id_new();
+        BB_GRECORD(dp_begin, .span = id);
         BB_GRECORD(dp_tick, .seq = i, .span = id);
+        BB_GRECORD(dp_end, .span = id);
         if (f) fprintf(f, "%llu\n", (unsigned long long)id);
     }
     if (f) fclose(f);
