@@ -76,3 +76,35 @@ add_test(NAME global_startup
                  $<TARGET_FILE:global_startup_prog> $<TARGET_FILE:global_startup_prog_dl>
                  $<TARGET_FILE:backbeat> ${CMAKE_CURRENT_BINARY_DIR}/global_startup_work)
 set_tests_properties(global_startup PROPERTIES LABELS "no-sanitize")
+# Every dump carries the program's view set, per link mode x build time x exit path
+# (issue 38 finding 2; tests/global/views_check.sh prints the table).
+add_executable(global_views_shared ${CMAKE_CURRENT_SOURCE_DIR}/global/views_prog.c)
+target_link_libraries(global_views_shared PRIVATE backbeat)
+add_executable(global_views_static ${CMAKE_CURRENT_SOURCE_DIR}/global/views_prog.c)
+target_link_libraries(global_views_static PRIVATE backbeat_static Threads::Threads)
+if(TARGET backbeat_cli)
+  add_test(NAME global_views
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/views_check.sh
+                   $<TARGET_FILE:global_views_shared> $<TARGET_FILE:global_views_static>
+                   $<TARGET_FILE:backbeat_cli> ${CMAKE_CURRENT_BINARY_DIR}/global_views_work)
+  set_tests_properties(global_views PROPERTIES LABELS "no-sanitize" TIMEOUT 60)
+endif()
+# A cleared environment keeps the settings; nothing recorded, nothing written (issue 38, 5 and 7).
+foreach(link shared static)
+  add_test(NAME global_env_${link}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/env_check.sh
+                   $<TARGET_FILE:global_views_${link}> ${CMAKE_CURRENT_BINARY_DIR}/global_env_${link})
+  set_tests_properties(global_env_${link} PROPERTIES TIMEOUT 60)
+endforeach()
+# An nginx-like daemon in a crash loop: the directory's budget, views, span ids, quiet control
+# commands (issue 38; tests/global/daemon_check.sh).
+add_executable(global_daemon_prog ${CMAKE_CURRENT_SOURCE_DIR}/global/daemon_prog.c)
+target_compile_definitions(global_daemon_prog PRIVATE _GNU_SOURCE)
+target_link_libraries(global_daemon_prog PRIVATE backbeat)
+if(TARGET backbeat_cli)
+  add_test(NAME global_daemon
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/daemon_check.sh
+                   $<TARGET_FILE:global_daemon_prog> $<TARGET_FILE:backbeat_cli>
+                   ${CMAKE_CURRENT_BINARY_DIR}/global_daemon_work)
+  set_tests_properties(global_daemon PROPERTIES LABELS "no-sanitize" TIMEOUT 120)
+endif()

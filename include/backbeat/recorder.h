@@ -204,9 +204,10 @@ BB_API bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc,
  * Spans
  * ------------------------------------------------------------------------------------------- */
 
-/* Mint a fresh span id without coordination: a per-thread counter in the high 48 bits and a
- * per-thread seed in the low 16 (distinct for the first 65536 threads of a process). Never 0.
- * Async-signal-safe. */
+/* Mint a fresh span id without coordination: each thread counts up from a random 64-bit start
+ * (getrandom), drawn again in a fork child, so ids are unique across threads, processes (fork
+ * included) and hosts with overwhelming probability: two threads minting s spans each meet with
+ * a probability of about 2s / 2^64 (n threads: n^2 s / 2^64). Never 0. Async-signal-safe. */
 BB_API uint64_t bb_span_id_new(void);
 
 /* A span in flight, as held by the scoped helper. ABI: by value in user code; its layout

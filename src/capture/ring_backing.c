@@ -208,10 +208,10 @@ bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
 }
 
 /* Mark the file closed, and remove it if it is ours to remove. */
-static void retire(bb__ring_file *rf) {
+static void retire(bb__ring_file *rf, bool drop) {
     __atomic_store_n((uint32_t *)(void *)(rf->base + BB_RH_STATE), BB_RING_STATE_CLOSED,
                      __ATOMIC_RELEASE);
-    if (!rf->keep && rf->pid == getpid()) unlink(rf->path);
+    if ((drop || !rf->keep) && rf->pid == getpid()) unlink(rf->path);
 }
 
 /* Contract: see ring_backing.h. */
@@ -219,7 +219,7 @@ void bb__ring_backing_close(bb_recorder *rec) {
     bb__ring_file *rf = rec->ring;
     if (!rf) return;
     bb__ring_meta_detach(rf);
-    if (rf->pid == getpid()) retire(rf);
+    if (rf->pid == getpid()) retire(rf, false);
     rec->hot.cursors = NULL;
     rec->hot.rings = NULL;
     rec->ring = NULL;
@@ -227,6 +227,6 @@ void bb__ring_backing_close(bb_recorder *rec) {
 }
 
 /* Contract: see ring_backing.h. */
-void bb__ring_backing_exit(bb_recorder *rec) {
-    if (rec && rec->ring && rec->ring->pid == getpid()) retire(rec->ring);
+void bb__ring_backing_exit(bb_recorder *rec, bool drop) {
+    if (rec && rec->ring && rec->ring->pid == getpid()) retire(rec->ring, drop);
 }

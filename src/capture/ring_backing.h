@@ -39,8 +39,9 @@ bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
 /* Unmap and close; remove the file when this process created it and keep is off. */
 void bb__ring_backing_close(bb_recorder *rec);
 /* At process exit (the recorder stays mapped: other threads may still record): mark the file
- * closed and remove it when this process created it and keep is off. */
-void bb__ring_backing_exit(bb_recorder *rec);
+ * closed and remove it when this process created it and keep is off or `drop` (nothing in it
+ * worth keeping). */
+void bb__ring_backing_exit(bb_recorder *rec, bool drop);
 
 /* ---- the metadata log (ring_meta.c) ------------------------------------------------------ */
 /* Start keeping `rf` current: link it, then append every registered (and kept unloaded)

@@ -1,28 +1,56 @@
-/* span.c — span ids minted without coordination (per-thread counter in the high 48 bits, a
- * per-thread seed in the low 16) and the generic span enter/exit records used by the scoped
+/* span.c — span ids minted without coordination (a per-thread counter from a random start,
+ * drawn again after fork) and the generic span enter/exit records used by the scoped
  * helper: fields are found by their role (span_id, parent_span_id) in the descriptor. */
 /* SPDX-License-Identifier: MIT */
+#include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "capture/abi_check.h"
 #include "capture/recorder_internal.h"
 
-/* Per-thread state: (counter << 16) | seed; 0 = not seeded yet. */
+/* Per-thread state: the next id; 0 = not seeded yet (in this thread since the last fork). */
 static __thread uint64_t span_state __attribute__((tls_model("initial-exec")));
-static uint32_t next_seed; /* atomic: the next thread's seed */
+static __thread uint32_t span_gen __attribute__((tls_model("initial-exec")));
+static uint32_t fork_gen = 1; /* atomic: bumped in every fork child (a thread's seed is void) */
 
-/* Contract: a fresh non-zero span id, unique within the process for the first 65536 threads
- * and 2^48 spans per thread. Async-signal-safe: a signal handler minting on the same thread
- * gets another id (the per-thread update is one atomic RMW). */
-uint64_t bb_span_id_new(void) {
-    uint64_t s = __atomic_load_n(&span_state, __ATOMIC_RELAXED);
-    if (__builtin_expect(s == 0, 0)) {
-        uint64_t seed = __atomic_fetch_add(&next_seed, 1, __ATOMIC_RELAXED) & 0xFFFFu;
-        uint64_t expect = 0;
-        __atomic_compare_exchange_n(&span_state, &expect, (UINT64_C(1) << 16) | seed, false,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+static void span_fork_child(void) { __atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED); }
+
+__attribute__((constructor)) static void span_init(void) {
+    pthread_atfork(NULL, NULL, span_fork_child);
+}
+
+/* A random 64-bit seed (getrandom; without it, time, pid and a stack address mixed). */
+static uint64_t random_seed(void) {
+    uint64_t r = 0;
+    if (syscall(SYS_getrandom, &r, sizeof r, 0) != (long)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+            ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&ts;
     }
-    return __atomic_fetch_add(&span_state, UINT64_C(1) << 16, __ATOMIC_RELAXED);
+    r ^= r >> 31; /* splitmix64's finalizer spreads the fallback's bits */
+    r *= UINT64_C(0xBF58476D1CE4E5B9);
+    r ^= r >> 27;
+    return r;
+}
+
+/* Contract: a fresh non-zero span id, unique across threads, processes (fork included) and
+ * hosts with overwhelming probability: each thread starts at a random 64-bit point (getrandom,
+ * drawn again in a fork child) and counts up by one, so two threads' ids meet only when their
+ * random starts fall within the spans they mint (about n^2 * spans / 2^64 for n threads).
+ * Async-signal-safe: a signal handler minting on the same thread gets another id (the
+ * per-thread update is one atomic RMW). */
+uint64_t bb_span_id_new(void) {
+    uint32_t gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
+    if (__builtin_expect(span_gen != gen, 0)) {
+        __atomic_store_n(&span_state, random_seed() | 1u, __ATOMIC_RELAXED);
+        span_gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
+    }
+    uint64_t id = __atomic_fetch_add(&span_state, 1, __ATOMIC_RELAXED);
+    return id ? id : __atomic_fetch_add(&span_state, 1, __ATOMIC_RELAXED);
 }
 
 /* Write the low `width` bytes of v (little-endian) at p. */

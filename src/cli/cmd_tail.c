@@ -22,6 +22,7 @@
 #include "cli/ringfile.h"
 #include "emit/obuf.h"
 #include "logfmt/logfmt.h"
+#include "format/names.h"
 
 static const char tail_help[] =
     "usage: backbeat tail [--follow] [--format text|jsonl] [--event NAME]... [--instance HEX]...\n"
@@ -276,6 +277,10 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     em_obuf_json_u64(b, it->ts);
     em_obuf_puts(b, ",\"event\":");
     em_obuf_json_str(b, s->name.ptr, s->name.len);
+    if (s->phase) {
+        em_obuf_puts(b, ",\"phase\":");
+        em_obuf_json_str(b, bb__phase_name(s->phase), strlen(bb__phase_name(s->phase)));
+    }
     em_obuf_puts(b, ",\"event_id\":\"");
     em_obuf_hex16(b, s->id);
     em_obuf_puts(b, "\",\"instance_id\":\"");
@@ -305,11 +310,14 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
         em_obuf_putc(b, '\n');
         return;
     }
-    if (s->name.len > t->name_width) t->name_width = s->name.len;
-    em_obuf_printf(b, "%llu.%09llu  %.*s%*s  %016llx/%-3u",
+    /* a span's enter and exit share the name: " (enter)" / " (exit)" tells them apart */
+    const char *ph = s->phase ? bb__phase_name(s->phase) : "";
+    size_t shown = s->name.len + (s->phase ? strlen(ph) + 3 : 0);
+    if (shown > t->name_width) t->name_width = shown;
+    em_obuf_printf(b, "%llu.%09llu  %.*s%s%s%s%*s  %016llx/%-3u",
                    (unsigned long long)(it->ts / 1000000000u),
                    (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
-                   (int)(t->name_width - s->name.len), "",
+                   s->phase ? " (" : "", ph, s->phase ? ")" : "", (int)(t->name_width - shown), "",
                    (unsigned long long)it->inst->instance_id, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;

@@ -20,6 +20,7 @@
 #include "cli/ring_scan.h"
 #include "cli/ringfile.h"
 #include "cli/top.h"
+#include "format/names.h"
 
 static const char top_help[] =
     "usage: backbeat top [--scan DIR | RINGFILE...] [--interval MS] [--shards]\n"
@@ -183,7 +184,13 @@ static top_event *event_of(top_proc *p, const bb_rschema *s) {
     top_event *e = &p->ev[p->nev];
     memset(e, 0, sizeof *e);
     e->id = s->id;
-    if (!(e->name = strndup(s->name.ptr, s->name.len))) return NULL;
+    /* a span's enter and exit are two events of one name: "name (enter)", "name (exit)" */
+    const char *ph = s->phase ? bb__phase_name(s->phase) : NULL;
+    size_t len = s->name.len + (ph ? strlen(ph) + 3 : 0);
+    if (!(e->name = malloc(len + 1))) return NULL;
+    memcpy(e->name, s->name.ptr, s->name.len);
+    if (ph) snprintf(e->name + s->name.len, len + 1 - s->name.len, " (%s)", ph);
+    e->name[len] = '\0';
     p->nev++;
     return e;
 }

@@ -24,6 +24,7 @@
 #include "backbeat/global.h"
 #include "backbeat/log.h"
 #include "capture/log_hook.h"
+#include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
 #include "global/global_internal.h"
@@ -41,7 +42,9 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static gstate *g_state; /* atomic: published with release */
 static int g_dead;      /* atomic: building failed; bb_global() stays NULL */
 static bb_status g_dead_status;
-static bb__g_config g_cfg; /* parsed once per process tree */
+static bb__g_config g_cfg;         /* parsed once per process tree */
+static bb__g_budget g_budget;      /* the dump directory's (bb__g_budget_enter) */
+static bb__g_budget g_ring_budget; /* BACKBEAT_RING_DIR's */
 static bool g_cfg_ready;
 static int g_inherit_enable = -1;       /* after fork: the parent's enabled state */
 static bool g_once_done;                /* atexit / atfork registered */
@@ -51,6 +54,7 @@ static struct sigaction g_prev_trigger; /* what ours chains to: the original, or
                                          * handler ours went over at re-arming */
 static int g_trigger_sig;               /* atomic (the dumper thread reads it) */
 static int g_rearmed;                   /* atomic: the process's first use re-armed the handlers */
+static int g_exit_done;                 /* atomic: at_exit ran in this process */
 
 /* Thread being inside build (a signal handler that records there must not re-enter). */
 static __thread bool t_building __attribute__((tls_model("initial-exec")));
@@ -61,7 +65,7 @@ static __thread bool t_attaching __attribute__((tls_model("initial-exec")));
 
 static const char *env_get(const char *name, void *ctx) {
     (void)ctx;
-    return getenv(name);
+    return bb__g_env_get(name);
 }
 
 static void warn_stderr(const char *message, void *ctx) {
@@ -143,16 +147,30 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
     t_in_trigger = false;
 }
 
+/* Whether `rec` ever took a record (a shard's cursor moved). */
+static bool recorded_any(const bb_recorder *rec) {
+    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
+    for (uint32_t i = 0; i < h->shard_count; i++)
+        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
+    return false;
+}
+
+/* The exit handler, registered when the recorder is built and again at the process's first
+ * record: the later registration runs first, before the program's destructors (which unregister
+ * its schemas and view sets) when the library was built at load as a shared library; the other
+ * call then does nothing. A process that never recorded writes no exit dump and leaves no ring
+ * file (BACKBEAT_RING_KEEP notwithstanding): short-lived control commands leave nothing. */
 static void at_exit(void) {
     gstate *st = state();
-    if (!st) return;
-    if (st->dumper && g_cfg.dump_on_exit) {
+    if (!st || __atomic_exchange_n(&g_exit_done, 1, __ATOMIC_ACQ_REL)) return;
+    bool any = recorded_any(st->rec);
+    if (st->dumper && g_cfg.dump_on_exit && any) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
     } else if (st->dumper) {
         bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
     }
-    bb__ring_backing_exit(st->rec); /* a normal exit removes the ring file (unless kept) */
+    bb__ring_backing_exit(st->rec, !any); /* a normal exit removes the ring file (unless kept) */
 }
 
 static void fork_prepare(void) {
@@ -177,11 +195,12 @@ static void fork_child(void) {
     }
     /* The parent's recorder and dumper are left alone (their memory is the parent's copy). */
     bb__global_tls = NULL; /* the forking thread, the child's only one */
+    g_exit_done = 0;
     __atomic_store_n(&bb__global_rec, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&g_state, NULL, __ATOMIC_RELEASE);
     /* (a parent that could not build it stays without one: g_dead is inherited) */
     if (g_cfg_ready && g_cfg.path_is_default)
-        bb__g_default_path(g_cfg.path, sizeof g_cfg.path, getenv("TMPDIR"), (long)getpid());
+        bb__g_default_path(g_cfg.path, sizeof g_cfg.path, bb__g_env_get("TMPDIR"), (long)getpid());
 }
 
 /* "signal 10 (SIGUSR1)" into out[cap], async-signal-safe (no strsignal). */
@@ -299,10 +318,36 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 /* The recorder with options `o`: in a ring file under BACKBEAT_RING_DIR when set (at 1 MiB per
  * ring when the configured size does not fit), falling back to anonymous memory (with a
  * message) when no file can be created, sized or mapped. */
+/* Bytes a dump (or a ring file, with its 1 MiB metadata log and in-flight table: 2 MiB) of the
+ * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
+static uint64_t file_need(bool ring) {
+    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries : 16384u;
+    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes : 1u << 20;
+    return (uint64_t)g_cfg.shards * g_cfg.bytes + bytes + entries * 16u + (64u << 10) +
+           (ring ? 2u << 20 : 0u);
+}
+
+/* Set the budgets of the dump directory and of BACKBEAT_RING_DIR from the configuration. */
+static void set_budgets(void) {
+    bb__g_budget *bs[2] = {&g_budget, &g_ring_budget};
+    for (int i = 0; i < 2; i++) {
+        bs[i]->max_use = g_cfg.dir_max_use;
+        bs[i]->keep_free = g_cfg.dir_keep_free;
+        bs[i]->policy = g_cfg.limit_policy;
+    }
+    bb__g_budget_dir(g_budget.dir, sizeof g_budget.dir, g_cfg.path);
+    snprintf(g_ring_budget.dir, sizeof g_ring_budget.dir, "%s", g_cfg.ring_dir);
+}
+
 static bb_status create_rec(bb_recorder_options *o, bb_recorder **rec) {
     bb_error err;
-    if (g_cfg.ring_dir[0]) {
+    int lock_fd = -1;
+    if (g_cfg.ring_dir[0] && bb__g_budget_enter(&g_ring_budget, file_need(true), &lock_fd) != 0) {
+        bb__g_stderr_line("no ring file (BACKBEAT_RING_DIR is over its budget); recording into "
+                          "anonymous memory (a SIGKILL loses it)");
+    } else if (g_cfg.ring_dir[0]) {
         bb_status st = create_sized(o, true, rec, &err);
+        bb__g_budget_leave(lock_fd);
         if (st != BB_ERR_IO) return st;
         char msg[400];
         snprintf(msg, sizeof msg, "%s; recording into anonymous memory (a SIGKILL loses it)",
@@ -339,6 +384,8 @@ static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
         .write_signal = g_cfg.dump_on_crash ? rec_write_signal : NULL,
         .ctx = rec,
         .tick = on_tick,
+        .budget = &g_budget,
+        .need = file_need(false),
     };
     gs->dumper = bb__g_dumper_create(&d);
     if (!gs->dumper) {
@@ -365,6 +412,7 @@ static bb_recorder *build_locked(void) {
                            (long)getpid());
         g_cfg_ready = true;
     }
+    set_budgets();
     bb_recorder_options o;
     bb_recorder_options_init(&o);
     o.shards = g_cfg.shards;
@@ -436,6 +484,7 @@ static bb_recorder *build(void) {
 /* The process's first use: handlers the program installed over ours while setting up (after
  * the library loaded, before it recorded) are gone over again, ours chaining to them. */
 static void rearm(void) {
+    atexit(at_exit); /* after the program's destructors were registered: runs before them */
     int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
     if (sig) install_trigger_signal(sig);
     if (g_cfg.dump_on_crash) bb__g_crash_rearm();
@@ -530,6 +579,7 @@ static bool wanted_at_load(void) {
  * first use (no recorder, no thread). If building fails, the dump signal still gets a handler,
  * so that it never takes its default action (for usr1/usr2, killing the program). */
 __attribute__((constructor)) static void global_ctor(void) {
+    bb__g_env_snapshot();
     if (!wanted_at_load()) return;
     build();
     if (__atomic_load_n(&g_dead, __ATOMIC_ACQUIRE) && g_cfg_ready && g_cfg.signal)

@@ -106,6 +106,28 @@ static const char *var_size(const bb__g_var *v, bb__g_config *cfg, const char *v
     return why;
 }
 
+/* A share of a file system: a size (bb__g_parse_size; 0 = no bound) or "N%" (0 to 100), stored
+ * as bytes or BB__G_PCT | N; refused: the default. */
+static const char *var_share(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                             const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    uint64_t n = v->def;
+    size_t len = value ? strlen(value) : 0;
+    char num[32];
+    bool ok = true;
+    if (len > 1 && value[len - 1] == '%' && len < sizeof num) {
+        memcpy(num, value, len - 1);
+        num[len - 1] = '\0';
+        ok = bb__g_parse_u64(num, &n) && n <= 100;
+        n |= BB__G_PCT;
+    } else if (value) {
+        ok = bb__g_parse_size(value, &n) && !(n & (BB__G_PCT | BB__G_CAP4G));
+    }
+    if (!ok) n = v->def;
+    set_uint(v, cfg, n);
+    return ok ? NULL : v->why;
+}
+
 /* A string that fits the field with lo bytes to spare; refused or unset: empty. */
 static const char *var_text(const bb__g_var *v, bb__g_config *cfg, const char *value,
                             const bb__g_env *env, char *used, size_t cap) {
@@ -294,6 +316,26 @@ const bb__g_var bb__g_vars[] = {
      .doc = "at the cap: `keep-oldest` (write no more) or `keep-newest` (delete the oldest file "
             "this process wrote)",
      .doc_default = "`keep-oldest`"},
+    {.name = "BACKBEAT_DIR_MAX_USE",
+     .parse = var_share,
+     FIELD(dir_max_use),
+     .def = BB__G_DEFAULT_MAX_USE,
+     .why = "is not a size or a percentage",
+     .used = "10%",
+     .doc = "the most the backbeat files (dumps and ring files of every process, any pid) in "
+            "the dump directory may take together: a size (`512M`, `0` = no bound) or a "
+            "percentage of its file system (`10%`); checked before each dump, under a lock "
+            "shared by every process (ENVIRONMENT.md, \"One budget per directory\")",
+     .doc_default = "`10%`, at most 4G"},
+    {.name = "BACKBEAT_DIR_KEEP_FREE",
+     .parse = var_share,
+     FIELD(dir_keep_free),
+     .def = BB__G_DEFAULT_KEEP_FREE,
+     .why = "is not a size or a percentage",
+     .used = "15%",
+     .doc = "the free space a dump or ring file must leave on the dump directory's file "
+            "system: a size or a percentage of it (`0` = none)",
+     .doc_default = "`15%`, at most 4G"},
     {.name = "BACKBEAT_HOST",
      .parse = var_host,
      FIELD(host),

@@ -118,6 +118,8 @@ static void report_failure(bb__g_dumper *d, const char *what, const char *detail
     d->o.warn(msg, d->o.warn_ctx);
 }
 
+static bb_status write_publish(bb__g_dumper *d, const char ts[20], unsigned *seq, bb_error *err);
+
 /* Write one dump (lock held). */
 static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *err) {
     bool first_refusal;
@@ -153,7 +155,35 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
     }
     d->last_ms = ms;
     d->last_seq = seq;
+    int lock_fd;
+    if (bb__g_budget_enter(d->o.budget, d->o.need, &lock_fd) != 0) {
+        __atomic_add_fetch(&d->failed, 1, __ATOMIC_RELAXED);
+        if (err) {
+            err->status = BB_ERR_FULL;
+            err->offset = UINT64_MAX;
+            snprintf(err->message, sizeof err->message,
+                     "the dump directory is over its budget (BACKBEAT_DIR_MAX_USE, "
+                     "BACKBEAT_DIR_KEEP_FREE)");
+        }
+        return BB_ERR_FULL;
+    }
+    bb_status st = write_publish(d, ts, &seq, err);
+    bb__g_budget_leave(lock_fd);
+    if (st != BB_OK) return st;
+    d->last_seq = seq;
+    bb__g_limits_commit(&d->limits, d->name);
+    __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
+    if (out && cap) {
+        size_t n = strlen(d->name);
+        if (n >= cap) n = cap - 1;
+        memcpy(out, d->name, n);
+        out[n] = '\0';
+    }
+    return BB_OK;
+}
 
+/* Write the dump into d->tmp and publish it (lock held, the directory's budget admitted it). */
+static bb_status write_publish(bb__g_dumper *d, const char ts[20], unsigned *seq, bb_error *err) {
     __atomic_store_n(&d->tmp_live, 1, __ATOMIC_RELEASE);
     int fd = open(d->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -185,7 +215,7 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
         }
         return st;
     }
-    int e = bb__g_publish(d->tmp, d->name, d->name_cap, d->base, d->dot, ts, &seq);
+    int e = bb__g_publish(d->tmp, d->name, d->name_cap, d->base, d->dot, ts, seq);
     __atomic_store_n(&d->tmp_live, 0, __ATOMIC_RELEASE);
     if (e) {
         report_failure(d, "cannot publish dump", strerror(e));
@@ -196,15 +226,6 @@ static bb_status dump_locked(bb__g_dumper *d, char *out, size_t cap, bb_error *e
                      strerror(e));
         }
         return BB_ERR_IO;
-    }
-    d->last_seq = seq;
-    bb__g_limits_commit(&d->limits, d->name);
-    __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
-    if (out && cap) {
-        size_t n = strlen(d->name);
-        if (n >= cap) n = cap - 1;
-        memcpy(out, d->name, n);
-        out[n] = '\0';
     }
     return BB_OK;
 }
@@ -333,6 +354,8 @@ static void drop_live_tmp(bb__g_dumper *d) {
     if (__atomic_load_n(&d->tmp_live, __ATOMIC_ACQUIRE)) unlink(d->tmp);
 }
 
+static int crash_write_publish(bb__g_dumper *d, const char ts[20], unsigned *seq);
+
 int bb__g_dumper_dump_signal(bb__g_dumper *d) {
     if (!d || !d->o.write_signal) return EINVAL;
     if (__atomic_exchange_n(&d->crash_busy, 1, __ATOMIC_ACQ_REL)) return EBUSY;
@@ -349,6 +372,22 @@ int bb__g_dumper_dump_signal(bb__g_dumper *d) {
     if (!bb__g_dump_name(d->crash_name, d->name_cap, d->base, d->dot, ts, seq) ||
         !tmp_name(d->crash_tmp, d->name_cap, d->crash_name, "crash."))
         return ENAMETOOLONG;
+    int lock_fd;
+    if (bb__g_budget_enter(d->o.budget, d->o.need, &lock_fd) != 0) return ENOSPC;
+    int e = crash_write_publish(d, ts, &seq);
+    bb__g_budget_leave(lock_fd);
+    if (e) return e;
+    bb__g_limits_commit(&d->limits, d->crash_name);
+    __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
+    char msg[PATH_MAX + 64];
+    size_t len = bb__g_append_str(msg, sizeof msg, 0, "crash dump written to ");
+    bb__g_append_str(msg, sizeof msg, len, d->crash_name);
+    bb__g_stderr_line(msg);
+    return 0;
+}
+
+/* The crash dump into d->crash_tmp, published (signal-safe). Returns 0 or an errno value. */
+static int crash_write_publish(bb__g_dumper *d, const char ts[20], unsigned *seq) {
     int fd = open(d->crash_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
@@ -362,17 +401,11 @@ int bb__g_dumper_dump_signal(bb__g_dumper *d) {
         bb__g_stderr_line("cannot write the crash dump");
         return e;
     }
-    e = bb__g_publish(d->crash_tmp, d->crash_name, d->name_cap, d->base, d->dot, ts, &seq);
+    e = bb__g_publish(d->crash_tmp, d->crash_name, d->name_cap, d->base, d->dot, ts, seq);
     if (e) {
         bb__g_stderr_line("cannot publish the crash dump");
         return e;
     }
-    bb__g_limits_commit(&d->limits, d->crash_name);
-    __atomic_add_fetch(&d->written, 1, __ATOMIC_RELAXED);
-    char msg[PATH_MAX + 64];
-    size_t len = bb__g_append_str(msg, sizeof msg, 0, "crash dump written to ");
-    bb__g_append_str(msg, sizeof msg, len, d->crash_name);
-    bb__g_stderr_line(msg);
     return 0;
 }
 

@@ -52,6 +52,8 @@ typedef struct bb__g_config {
     uint32_t intern_entries; /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
     uint32_t intern_bytes;   /* and string bytes (0 = the library's 1 MiB) */
     int dump_on_log;         /* BACKBEAT_DUMP_ON_LOG: a log level (log.h), BB_LOG_OFF + 1 = never */
+    uint64_t dir_max_use;    /* BACKBEAT_DIR_MAX_USE: a share (bytes or BB__G_PCT | percent) */
+    uint64_t dir_keep_free;  /* BACKBEAT_DIR_KEEP_FREE: a share */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
@@ -120,6 +122,46 @@ bool bb__g_parse_signal(const char *s, int *out);
 
 /* The default base path for `pid`: ${TMPDIR:-/tmp}/backbeat.<pid>.bb (TMPDIR if non-empty). */
 void bb__g_default_path(char *out, size_t cap, const char *tmpdir, long pid);
+
+/* ---- the dump directory's budget (global_budget.c; async-signal-safe) ------------------ */
+
+/* A share of a file system: bytes, or a percentage of its size with this bit set. */
+#define BB__G_PCT (1ull << 63)
+#define BB__G_CAP4G (1ull << 62) /* with BB__G_PCT: at most 4 GiB (the defaults, as systemd's) */
+#define BB__G_DEFAULT_MAX_USE (BB__G_PCT | BB__G_CAP4G | 10u)
+#define BB__G_DEFAULT_KEEP_FREE (BB__G_PCT | BB__G_CAP4G | 15u)
+
+typedef struct bb__g_budget {
+    char dir[PATH_MAX]; /* the directory; "" = no budget */
+    uint64_t max_use;   /* backbeat files in it at most (0 = no bound), a share (BB__G_PCT) */
+    uint64_t keep_free; /* free space left at least, a share */
+    int policy;         /* keep-newest removes the oldest files; keep-oldest writes nothing */
+    long reported_pid;  /* atomic: the process that reported its first refusal */
+} bb__g_budget;
+
+/* `share` in bytes for a file system of `fs_bytes`. */
+uint64_t bb__g_share_bytes(uint64_t share, uint64_t fs_bytes);
+
+/* Before writing a file of about `need` bytes into b->dir: take the directory's lock, measure
+ * its backbeat files (any process's) and its free space and, with keep-newest, remove the
+ * oldest dumps and ring files of dead processes until the file fits. Returns 0 (write it; the
+ * lock is held until bb__g_budget_leave(*lock_fd)) or ENOSPC (do not; reported on stderr once
+ * per process; no lock held). A NULL or empty budget admits everything. */
+int bb__g_budget_enter(bb__g_budget *b, uint64_t need, int *lock_fd);
+/* After the file was written (or not): release the lock. */
+void bb__g_budget_leave(int lock_fd);
+/* The directory of `path` ("." when it has no slash) into out[cap]. */
+void bb__g_budget_dir(char *out, size_t cap, const char *path);
+
+/* ---- the starting environment (global_env.c) ------------------------------------------- */
+
+/* Copy the BACKBEAT_* variables and TMPDIR of the environment as it is now (called once, when
+ * the library loads). Allocation failure leaves no copy. */
+void bb__g_env_snapshot(void);
+/* The variable `name` as the environment has it now, else as it had it at the snapshot (a
+ * program that removed it, or cleared its environment, keeps the value it started with); NULL
+ * when neither has it. */
+const char *bb__g_env_get(const char *name);
 
 /* ---- naming (global_name.c; everything here is async-signal-safe) ----------------------- */
 
@@ -207,6 +249,8 @@ typedef struct bb__g_dumper_opts {
     bb__g_warn_fn warn; /* NULL = stderr */
     void *warn_ctx;
     void (*tick)(void *ctx); /* NULL, or called by the dumper thread about once a second */
+    bb__g_budget *budget;    /* NULL, or the dump directory's budget (kept by the caller) */
+    uint64_t need;           /* bytes a dump is expected to take, for the budget */
 } bb__g_dumper_opts;
 
 typedef struct bb__g_dumper bb__g_dumper;
@@ -281,8 +325,8 @@ int bb__g_altstack_install(void);
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx);
 
-/* Report a message once-per-call-site style: write "backbeat: <msg>\n" to stderr with one
- * write(2). */
+/* Report a message once-per-call-site style: write "backbeat[<pid>]: <UTC time> <msg>\n" (the
+ * time as YYYYMMDDThhmmssmmmZ) to stderr with one write(2). Async-signal-safe. */
 void bb__g_stderr_line(const char *message);
 
 #endif /* BACKBEAT_GLOBAL_INTERNAL_H */

@@ -143,7 +143,13 @@ int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size
 
 void bb__g_stderr_line(const char *message) {
     char line[1024];
-    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat: ");
+    char ts[20];
+    bb__g_format_utc_ms(bb__g_realtime_ns(), ts);
+    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat[");
+    len = bb__g_append_u64(line, sizeof line - 1, len, (uint64_t)getpid());
+    len = bb__g_append_str(line, sizeof line - 1, len, "]: ");
+    len = bb__g_append_str(line, sizeof line - 1, len, ts);
+    len = bb__g_append_str(line, sizeof line - 1, len, " ");
     len = bb__g_append_str(line, sizeof line - 1, len, message);
     if (len >= sizeof line - 1) len = sizeof line - 2;
     line[len++] = '\n';

@@ -182,6 +182,7 @@ for f in $(grep -o '[A-Z_]*\.md' "$SRC/docs/man/backbeat.1" | sort -u); do
   has backbeat-cli "./usr/share/doc/backbeat-cli/$f"
 done
 grep -q '/usr/share/doc/backbeat\\-cli' "$SRC/docs/man/backbeat.1" || die "the manual page does not name /usr/share/doc/backbeat-cli"
+grep -q '/usr/share/doc/libbackbeat\\-dev' "$SRC/docs/man/backbeat.1" || die "the manual page does not name /usr/share/doc/libbackbeat-dev"
 ! field backbeat-cli Depends | grep -q 'libbackbeat' || die "backbeat-cli depends on a shared libbackbeat"
 for p in $LIBPKGS; do
   field "$p" Depends | grep -q 'libc6' || die "$p: no libc6 in Depends (shlibs)"

@@ -328,7 +328,7 @@ no_cli:;
     char *err;
     int status = finish(&c, NULL, &err);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK(count_lines_with(err, "backbeat:") == 0);
+    CHECK(count_lines_with(err, "backbeat[") == 0);
     if (*err) fprintf(stderr, "child stderr:\n%s", err);
     free(err);
     CHECK(gt_list(g_dir, "t.", ".bb", NULL, 0) == 2); /* the USR1 dump and the exit dump */
@@ -561,12 +561,12 @@ static void sc_limit(const char *policy) {
     if (!strcmp(policy, "keep-oldest")) {
         CHECK(ndump == 3 && nref == 3);
         for (int i = 0; i < ndump; i++) CHECK(access(names[i], F_OK) == 0);
-        CHECK(count_lines_with(err, "backbeat:") == 1);
+        CHECK(count_lines_with(err, "backbeat[") == 1);
         CHECK(count_lines_with(err, "keep-oldest") == 1);
     } else {
         CHECK(ndump == 6 && nref == 0);
         for (int i = 0; i < ndump; i++) CHECK((access(names[i], F_OK) == 0) == (i >= 3));
-        CHECK(count_lines_with(err, "backbeat:") == 0);
+        CHECK(count_lines_with(err, "backbeat[") == 0);
     }
     free(out);
     free(err);
@@ -588,9 +588,9 @@ static void sc_unwritable(void) {
     int status = finish(&c, &out, &err);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(count_lines_with(out, "refused") == 3);
-    CHECK(count_lines_with(err, "backbeat:") == 1);
+    CHECK(count_lines_with(err, "backbeat[") == 1);
     CHECK(count_lines_with(err, "/nonexistent-backbeat-dir/sub/") == 1);
-    if (count_lines_with(err, "backbeat:") != 1) fprintf(stderr, "child stderr:\n%s", err);
+    if (count_lines_with(err, "backbeat[") != 1) fprintf(stderr, "child stderr:\n%s", err);
     free(out);
     free(err);
 }
@@ -617,7 +617,7 @@ static void sc_fsize(void) {
     CHECK(count_lines_with(out, "refused") == 1);
     CHECK(count_lines_with(out, "EFBIG") == 1);
     CHECK(count_lines_with(out, "devfull") == 1 && count_lines_with(out, "ENOSPC") == 1);
-    CHECK(count_lines_with(err, "backbeat:") == 1);
+    CHECK(count_lines_with(err, "backbeat[") == 1);
     CHECK(count_lines_with(err, "EFBIG") == 1);
     CHECK(gt_list(g_dir, "", ".tmp", NULL, 0) == 0);
     char path[2048];
@@ -640,7 +640,7 @@ static void sc_badenv(void) {
     char *err;
     int status = finish(&c, NULL, &err);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK(count_lines_with(err, "backbeat:") == 2);
+    CHECK(count_lines_with(err, "backbeat[") == 2);
     CHECK(count_lines_with(err, "BACKBEAT_SHARDS=\"lots\"") == 1);
     CHECK(count_lines_with(err, "BACKBEAT_BYTES=\"12Q\"") == 1);
     CHECK(count_lines_with(err, "using 16M") == 1);
