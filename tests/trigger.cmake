@@ -3,3 +3,4 @@
 # SPDX-License-Identifier: MIT
 bb_test(trigger_rule INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/trigger/rule_test.c)
 bb_test(catch_recorder SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/catch_test.c LABELS concurrent)
+bb_test(catch_global SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/global_trigger_test.c)

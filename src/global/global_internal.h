@@ -47,10 +47,12 @@ typedef struct bb__g_config {
     int signal; /* 0 = none */
     bool dump_on_crash;
     bool dump_on_exit;
-    char ring_dir[PATH_MAX]; /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
-    bool ring_keep;          /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
-    uint32_t intern_entries; /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
-    uint32_t intern_bytes;   /* and string bytes (0 = the library's 1 MiB) */
+    char ring_dir[PATH_MAX];   /* BACKBEAT_RING_DIR: file-backed rings there; "" = anonymous */
+    bool ring_keep;            /* BACKBEAT_RING_KEEP: leave the ring file at a normal exit */
+    uint32_t intern_entries;   /* BACKBEAT_INTERN_LIMIT: strings (0 = the library's 16384) */
+    uint32_t intern_bytes;     /* and string bytes (0 = the library's 1 MiB) */
+    char trigger[4096];        /* BACKBEAT_TRIGGER: rules; "" = none */
+    uint64_t trigger_after_ns; /* BACKBEAT_TRIGGER_AFTER */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
@@ -255,6 +257,11 @@ void bb__g_dumper_fork_parent(bb__g_dumper *d);
  * touching its locks or thread; the object itself is leaked. Async-signal-safe. */
 void bb__g_dumper_abandon(bb__g_dumper *d);
 
+/* ---- condition triggers (global_trigger.c) ------------------------------------------------ */
+/* Arm cfg->trigger's rules on `rec`, each firing dumped through `d` after cfg->trigger_after_ns
+ * (nothing when there are no rules or no dumper). Bad rules are reported on stderr and left out. */
+struct bb_recorder;
+void bb__g_trigger_arm(struct bb_recorder *rec, bb__g_dumper *d, const bb__g_config *cfg);
 /* ---- crash handling (global_crash.c) ----------------------------------------------------- */
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT that call `dump` once (first
