@@ -307,7 +307,8 @@ bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const voi
                           size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK)
-        bb__record_armed(rec, desc, fields, bb__record_inline(rec, desc_id(desc), fields, size));
+        bb__record_armed(rec, desc, desc_id(desc), fields,
+                         bb__record_inline(rec, desc_id(desc), fields, size));
     return st;
 }
 
@@ -316,7 +317,7 @@ bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64
                              const void *fields, size_t size) {
     bb_status st = check(rec, desc, fields, size);
     if (st == BB_OK)
-        bb__record_armed(rec, desc, fields,
+        bb__record_armed(rec, desc, desc_id(desc), fields,
                          bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size));
     return st;
 }

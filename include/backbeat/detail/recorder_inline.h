@@ -386,14 +386,19 @@ BB__INLINE uint64_t bb__record_inline(bb_recorder *rec, uint64_t id, const void 
  * bb__armed, set by the registry when a rule arms the event; a collision of ids only costs a
  * lookup) is handed to the recorder's rules. Other events pay one load and a branch that is
  * never taken. */
-BB__INLINE void bb__record_armed(bb_recorder *rec, const bb_event_desc *d, const void *fields,
-                                 uint64_t ts) {
-    if (BB__UNLIKELY(
-            __atomic_load_n(
-                &bb__armed[__atomic_load_n(&d->id, __ATOMIC_RELAXED) & (BB__ARMED_SLOTS - 1)],
-                __ATOMIC_RELAXED) != 0))
+BB__INLINE void bb__record_armed(bb_recorder *rec, const bb_event_desc *d, uint64_t id,
+                                 const void *fields, uint64_t ts) {
+    if (BB__UNLIKELY(__atomic_load_n(&bb__armed[id & (BB__ARMED_SLOTS - 1)], __ATOMIC_RELAXED)))
         bb__trigger_hit(rec, d, fields, ts);
 }
+
+/* Record `ident` from `p` into `rec` (on), then look at bb__armed. */
+#define BB__RECORD_CHECKED(rec, ident, p)                                           \
+    do {                                                                            \
+        const uint64_t bb__id = bb_event_id(BB_DESC(ident));                        \
+        bb__record_armed(rec, BB_DESC(ident), bb__id, p,                            \
+                         bb__record_inline(rec, bb__id, p, BB_RECORD_SIZE(ident))); \
+    } while (0)
 
 BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const char *s,
                                       size_t len) {
@@ -439,56 +444,48 @@ BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, ui
 
 #ifndef BACKBEAT_COMPILED_OUT
 
-#define BB__RECORD_(rec_, ident, ...)                                                         \
-    do {                                                                                      \
-        bb_recorder *const bb__rec = (rec_);                                                  \
-        if (bb__recorder_on(bb__rec)) {                                                       \
-            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                                 \
-            BB__EXT_END                                                                       \
-            bb__record_armed(bb__rec, BB_DESC(ident), &bb__ev,                                \
-                             bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                                               BB_RECORD_SIZE(ident)));                       \
-        }                                                                                     \
+#define BB__RECORD_(rec_, ident, ...)                         \
+    do {                                                      \
+        bb_recorder *const bb__rec = (rec_);                  \
+        if (bb__recorder_on(bb__rec)) {                       \
+            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__}; \
+            BB__EXT_END                                       \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);      \
+        }                                                     \
     } while (0)
 
-#define BB__RECORD_PTR_(rec_, ident, ptr)                                                   \
-    do {                                                                                    \
-        bb_recorder *const bb__rec = (rec_);                                                \
-        if (bb__recorder_on(bb__rec)) {                                                     \
-            const ident *const bb__p = (ptr);                                               \
-            bb__record_armed(bb__rec, BB_DESC(ident), bb__p,                                \
-                             bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), bb__p, \
-                                               BB_RECORD_SIZE(ident)));                     \
-        }                                                                                   \
+#define BB__RECORD_PTR_(rec_, ident, ptr)              \
+    do {                                               \
+        bb_recorder *const bb__rec = (rec_);           \
+        if (bb__recorder_on(bb__rec)) {                \
+            const ident *const bb__p = (ptr);          \
+            BB__RECORD_CHECKED(bb__rec, ident, bb__p); \
+        }                                              \
     } while (0)
 
-#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                                            \
-    __extension__({                                                                           \
-        bb_recorder *const bb__rec = (rec_);                                                  \
-        uint64_t bb__sid = 0;                                                                 \
-        if (bb__recorder_on(bb__rec)) {                                                       \
-            bb__sid = bb_span_id_new();                                                       \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                       \
-            BB__EXT_END                                                                       \
-            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));                      \
-            bb__record_armed(bb__rec, BB_DESC(ident), &bb__ev,                                \
-                             bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                                               BB_RECORD_SIZE(ident)));                       \
-        }                                                                                     \
-        bb__sid;                                                                              \
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                       \
+    __extension__({                                                      \
+        bb_recorder *const bb__rec = (rec_);                             \
+        uint64_t bb__sid = 0;                                            \
+        if (bb__recorder_on(bb__rec)) {                                  \
+            bb__sid = bb_span_id_new();                                  \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                  \
+            BB__EXT_END                                                  \
+            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_)); \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);                 \
+        }                                                                \
+        bb__sid;                                                         \
     })
 
-#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                                 \
-    do {                                                                                      \
-        bb_recorder *const bb__rec = (rec_);                                                  \
-        if (bb__recorder_on(bb__rec)) {                                                       \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                                       \
-            BB__EXT_END                                                                       \
-            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);                                \
-            bb__record_armed(bb__rec, BB_DESC(ident), &bb__ev,                                \
-                             bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                                               BB_RECORD_SIZE(ident)));                       \
-        }                                                                                     \
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                  \
+    do {                                                       \
+        bb_recorder *const bb__rec = (rec_);                   \
+        if (bb__recorder_on(bb__rec)) {                        \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};        \
+            BB__EXT_END                                        \
+            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0); \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);       \
+        }                                                      \
     } while (0)
 
 #define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                 \
