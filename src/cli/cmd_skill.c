@@ -152,7 +152,12 @@ static const char *const guide[] = {
     "  `backbeat.orphan_exit: true`. A span is drawn inside another only if it descends\n"
     "  from it by `parent_span_id`; spans of one shard that overlap otherwise go on extra\n"
     "  threads named `shard N (overlap K)` (the lowest free one when the span begins).\n"
-    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"};
+    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"
+    "- A dump taken by a trigger rule (`BACKBEAT_TRIGGER`, `bb_recorder_trigger_add`) holds a\n"
+    "  `backbeat::Trigger` record: `rule` (the rule that fired), `event`, `ts`, `span_id` and\n"
+    "  `shard` of the matching record, `duration_ns` and `hung` for span rules, `after_ns`.\n"
+    "  Start there: `backbeat convert DUMP -f trace -o - --event 'backbeat::Trigger'`, then look\n"
+    "  at the records around its `ts` (`--since`/`--until`).\n"};
 
 /* `backbeat skill`: print the guide. */
 int cmd_skill(int argc, char **argv) {
