@@ -13,3 +13,8 @@ if(TARGET backbeat_cli AND TARGET demo)
      $<TARGET_FILE:backbeat_cli> inspect --json $d/demo-trigger.bb | grep -q '\"triggers\":\\[{\"instance_id\":\"[0-9a-f]*\",\"recorded_in_shard\":[0-9]*,\"ts\":\"[0-9]*\",\"span_id\":[0-9]*,\"after_ns\":40000000,\"duration_ns\":[0-9]*,\"rule\":\"span demo::kv::RequestBegin > 50ms\",\"event\":\"demo::kv::RequestBegin\",\"shard\":[0-9]*,\"hung\":[a-z]*}\\]' && \
      rm -rf $d")
 endif()
+# `backbeat watch` on a running process and on one that dies within the after-window.
+if(TARGET backbeat_cli AND TARGET demo)
+  add_test(NAME cli_watch COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/watch_test.sh
+           $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:demo> ${CMAKE_CURRENT_BINARY_DIR}/cli_watch_work)
+endif()

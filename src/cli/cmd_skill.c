@@ -56,7 +56,12 @@ static const char *const guide[] = {
     "- `backbeat top [--scan DIR | RINGFILE...] [--interval MS] [--shards] [--once |\n"
     "  --iterations N] [--format text|jsonl]` — records per second per event, process and shard,\n"
     "  bytes per second, ring fill, lap losses and metadata drops of running processes' ring\n"
-    "  files (read-only); jsonl: one object per row (`row`: process, event or shard) per interval.\n"
+    "  files (read-only); jsonl: one object per row (`row`: process, event or shard) per interval.\n",
+    "- `backbeat watch --when RULE [--when RULE]... [--after DURATION] [-o DIR] [--max N]\n"
+    "  (RINGFILE... | --scan DIR)` — follows ring files read-only and, when a rule fires (rules\n"
+    "  as BACKBEAT_TRIGGER: `span NS::Name > 50ms`, `NS::Name`, `NS::Name FIELD OP VALUE`),\n"
+    "  writes that process's rings as a dump into DIR after the after-window, one line per dump\n"
+    "  (rule, process, matching record, file); `--max N` exits after N dumps.\n"
     "- `backbeat skill` — this guide.\n"
     "\n"
     "Useful `convert` options: `-f`/`--format parquet|trace|ctf` (ctf: a CTF 1.8 directory for\n"

@@ -23,6 +23,7 @@ static const char top_help[] =
     "  recover FILE... -o OUT.bb  turn ring files of dead processes into a dump (--scan DIR)\n"
     "  tail RINGFILE...           print the records of running processes' ring files (--follow)\n"
     "  top [--scan DIR]           records per second, losses and ring fill of running processes\n"
+    "  watch --when RULE RINGFILE...  dump a process's rings when a rule fires (--scan DIR)\n"
     "  skill                      print a Markdown guide to the tool and its output\n"
     "\n"
     "options:\n"
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
             if (!strcmp(argv[2], "recover")) return cmd_recover(2, sub);
             if (!strcmp(argv[2], "tail")) return cmd_tail(2, sub);
             if (!strcmp(argv[2], "top")) return cmd_top(2, sub);
+            if (!strcmp(argv[2], "watch")) return cmd_watch(2, sub);
             return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
         }
         fputs(top_help, stdout);
@@ -77,5 +79,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "recover")) return cmd_recover(argc - 1, argv + 1);
     if (!strcmp(cmd, "tail")) return cmd_tail(argc - 1, argv + 1);
     if (!strcmp(cmd, "top")) return cmd_top(argc - 1, argv + 1);
+    if (!strcmp(cmd, "watch")) return cmd_watch(argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }
