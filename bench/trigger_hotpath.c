@@ -4,14 +4,18 @@
  * of an event a field rule names (evaluated, never true); the firing latency in process (the
  * record's commit to the callback, after-window 0); how late a hung span is caught past its
  * DURATION; and the process's extra CPU while rules are armed and nothing fires at 1 M
- * records/s (the trigger thread's polling of open spans included).
- * Usage: trigger_hotpath [records_per_round] [rounds]. */
+ * records/s (the trigger thread's polling of open spans included); with the CLI given, the
+ * firing latency of `backbeat watch` (the record's commit to its line, printed once the dump
+ * is written) on a ring file.
+ * Usage: trigger_hotpath [records_per_round] [rounds] [BACKBEAT_CLI DIR]. */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <backbeat/backbeat.h>
@@ -166,6 +170,59 @@ static double idle_cpu(bb_recorder *r, int secs) {
     return (all - writer) / wall * 100;
 }
 
+/* `backbeat watch` on a ring file of this process: record -> its line (the dump written). */
+static void watch_latency(const char *cli, const char *dir) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = 2;
+    o.bytes_per_shard = 65536;
+    bb_recorder *r = NULL;
+    bb_error err;
+    if (bb_recorder_create_ring(&o, dir, false, &r, &err) != BB_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    bb_recorder_enable(r, true);
+    enum { N = 50 };
+    int p[2];
+    if (pipe(p) != 0) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        close(p[0]);
+        char max[16];
+        snprintf(max, sizeof max, "%d", N);
+        execl(cli, cli, "watch", "--when", "bench::trig::Fire n == 7", "--max", max, "-o", dir,
+              bb_recorder_ring_path(r), (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    FILE *in = fdopen(p[0], "r");
+    sleep_ms(500); /* watch is following */
+    double lat[N];
+    char line[4096];
+    int n = 0;
+    for (; n < N; n++) {
+        double t0 = now_ns(CLOCK_MONOTONIC);
+        BB_RECORD(r, tb_fire, .n = 7);
+        if (!fgets(line, sizeof line, in)) break;
+        lat[n] = now_ns(CLOCK_MONOTONIC) - t0;
+        char *tab = strrchr(line, '\t');
+        if (tab) {
+            tab[strcspn(tab, "\n")] = '\0';
+            unlink(tab + 1);
+        }
+        sleep_ms(20);
+    }
+    fclose(in);
+    waitpid(pid, NULL, 0);
+    if (n)
+        printf("  firing latency of backbeat watch, record -> its line (dump written), after 0, "
+               "%d firings:\n    median %.3f ms  p99 %.3f ms\n",
+               n, pct(lat, n, 0.5) / 1e6, pct(lat, n, 0.99) / 1e6);
+    bb_recorder_free(r);
+}
+
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
     int rounds = argc > 2 ? atoi(argv[2]) : 9;
@@ -179,5 +236,6 @@ int main(int argc, char **argv) {
     printf("  extra CPU at 1 M records/s (span enter+exit pairs), beyond the writer thread:\n"
            "    no rule %.2f%% of a core, rules armed (nothing fires) %.2f%% of a core\n",
            base, with);
+    if (argc > 4) watch_latency(argv[3], argv[4]);
     return 0;
 }

@@ -116,10 +116,13 @@ fi
 
 # ---------------------------------------------------------------- trigger: condition triggers
 # The hot path with rules armed vs none (interleaved rounds), the firing latency in process,
-# how late a hung span is caught, the extra CPU of armed rules at 1 M records/s (issue 39;
+# how late a hung span is caught, the extra CPU of armed rules at 1 M records/s, the firing
+# latency of `backbeat watch` on a ring file (issue 39;
 # bench/trigger_hotpath.c).
 if want trigger; then
-  "$B/bench/trigger_hotpath" "${BB_TRIGGER_RECORDS:-2000000}" "${BB_TRIGGER_ROUNDS:-9}"
+  mkdir -p "$WORK/trigger"
+  "$B/bench/trigger_hotpath" "${BB_TRIGGER_RECORDS:-2000000}" "${BB_TRIGGER_ROUNDS:-9}" "$B/backbeat" "$WORK/trigger"
+  rm -rf "$WORK/trigger"
 fi
 
 # ---------------------------------------------------------------- dump: dump cost
