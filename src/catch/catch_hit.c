@@ -9,9 +9,24 @@
 
 static uint32_t intern_cb(void *rec, const char *s) { return bb_intern_str(rec, s); }
 
+/* A rule that cannot bind to an event registered after it was armed (its field unknown or of
+ * another type): left out for that event, said once by the trigger thread. */
+static void bind_failed(tc_engine *e, const char *err) {
+    uint32_t none = 0;
+    if (!__atomic_compare_exchange_n(&e->bind_err_state, &none, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;
+    size_t n = strlen(err);
+    if (n >= sizeof e->bind_err) n = sizeof e->bind_err - 1;
+    memcpy(e->bind_err, err, n);
+    e->bind_err[n] = '\0';
+    __atomic_store_n(&e->bind_err_state, 2, __ATOMIC_RELEASE);
+    sem_post(&e->sem);
+}
+
 /* Bind every rule of `t` to event `d` into b (the caller owns the entry). */
 static void bind_event(tc_engine *e, const tc_table *t, const bb_event_desc *d, tc_bound *b) {
-    char err[8];
+    char err[256];
     b->nitems = 0;
     b->name_id = bb_intern_str(e->rec, d->name);
     b->name = d->name;
@@ -28,7 +43,10 @@ static void bind_event(tc_engine *e, const tc_table *t, const bb_event_desc *d, 
         } else if (!named) {
             continue;
         } else if (r->kind == TG_FIELD) {
-            if (!tg_bind(r, d, intern_cb, e->rec, &it->cond, err, sizeof err)) continue;
+            if (!tg_bind(r, d, intern_cb, e->rec, &it->cond, err, sizeof err)) {
+                if (!strpbrk(r->pattern, "*?[")) bind_failed(e, err);
+                continue;
+            }
             it->has_cond = 1;
         }
         b->nitems++;

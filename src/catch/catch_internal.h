@@ -70,6 +70,8 @@ typedef struct tc_engine {
     uint64_t last_dump_mono;                                /* atomic; 0: none yet */
     uint64_t fired, suppressed, untracked, suppressed_seen; /* atomic */
     uint32_t ndumps;
+    uint32_t bind_err_state; /* atomic: 0 none, 1 being written, 2 ready, 3 reported */
+    char bind_err[256];      /* a rule that could not bind to an event registered late */
     sem_t sem;
     pthread_t thread;
     bool running, stop; /* stop: atomic */

@@ -123,6 +123,10 @@ void *tc_thread(void *arg) {
             while (sem_wait(&e->sem) != 0 && errno == EINTR) {}
         }
         if (__atomic_load_n(&e->pending, __ATOMIC_ACQUIRE) == 2) deliver(e);
+        if (__atomic_load_n(&e->bind_err_state, __ATOMIC_ACQUIRE) == 2) {
+            fprintf(stderr, "backbeat: trigger %s; left out for that event\n", e->bind_err);
+            __atomic_store_n(&e->bind_err_state, 3, __ATOMIC_RELAXED);
+        }
     }
     return NULL;
 }

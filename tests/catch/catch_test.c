@@ -203,11 +203,35 @@ static void bad_rules(void) {
     bb_recorder_free(rec);
 }
 
+/* A rule naming an event not registered yet (a plugin's): accepted, armed when it registers. */
+static void late_event(void) {
+    static const bb_field_desc f[] = {{.name = "y", .offset = 0, .width = 4, .type = BB_TYPE_U32}};
+    static bb_event_desc late = {.abi = BB__ABI_LAYOUT,
+                                 .name = "late::Plugin",
+                                 .fields = f,
+                                 .field_count = 1,
+                                 .record_size = 4};
+    seen s = {0};
+    bb_recorder *rec = make(&s, 0, 1);
+    bb_error err;
+    CHECK(bb_recorder_trigger_add(rec, "late::Plugin y == 1", &err) == BB_OK, "%s", err.message);
+    bb_registry_add(&late);
+    uint32_t y = 0;
+    CHECK(bb_record_event(rec, &late, &y, 4) == BB_OK, "record");
+    y = 1;
+    CHECK(bb_record_event(rec, &late, &y, 4) == BB_OK, "record");
+    wait_calls(&s, 1, 500);
+    CHECK(s.calls == 1 && !strcmp(s.event, "late::Plugin"), "the late event fired (%d)", s.calls);
+    bb_recorder_free(rec);
+    bb_registry_remove(&late);
+}
+
 int main(void) {
     slow_span();
     hung_span();
     field_rules();
     storm();
     bad_rules();
+    late_event();
     return failures ? 1 : 0;
 }
