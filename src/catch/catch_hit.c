@@ -86,10 +86,12 @@ static void span_open(tc_engine *e, uint32_t rule, const tc_bound *b, uint64_t s
         if (!__atomic_compare_exchange_n(&s->sid, &cur, TC_BUSY, false, __ATOMIC_ACQUIRE,
                                          __ATOMIC_RELAXED))
             continue;
-        s->enter_ts = ts;
-        s->rule = rule;
-        s->name_id = b->name_id;
-        s->name = b->name;
+        /* relaxed atomics: the trigger thread may read a reused slot's fields before its CAS on
+         * sid (which then fails) */
+        __atomic_store_n(&s->enter_ts, ts, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->rule, rule, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->name_id, b->name_id, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->name, b->name, __ATOMIC_RELAXED);
         __atomic_store_n(&s->sid, sid, __ATOMIC_RELEASE);
         return;
     }
@@ -104,10 +106,10 @@ static void span_close(tc_engine *e, const tc_table *t, uint32_t rule, uint64_t 
         tc_span *s = &e->spans[(sid * 0x9E3779B97F4A7C15ull + k) & (TC_SPANS - 1)];
         uint64_t cur = __atomic_load_n(&s->sid, __ATOMIC_ACQUIRE);
         if (cur == 0) return;
-        if (cur != sid || s->rule != rule) continue;
-        uint64_t enter = s->enter_ts;
-        uint32_t name_id = s->name_id;
-        const char *name = s->name;
+        if (cur != sid || __atomic_load_n(&s->rule, __ATOMIC_RELAXED) != rule) continue;
+        uint64_t enter = __atomic_load_n(&s->enter_ts, __ATOMIC_RELAXED);
+        uint32_t name_id = __atomic_load_n(&s->name_id, __ATOMIC_RELAXED);
+        const char *name = __atomic_load_n(&s->name, __ATOMIC_RELAXED);
         if (!__atomic_compare_exchange_n(&s->sid, &cur, TC_GONE, false, __ATOMIC_ACQ_REL,
                                          __ATOMIC_RELAXED))
             return; /* the watcher took it */

@@ -68,11 +68,12 @@ static void scan_spans(tc_engine *e, const tc_table *t) {
     for (uint32_t k = 0; k < TC_SPANS; k++) {
         tc_span *s = &e->spans[k];
         uint64_t sid = __atomic_load_n(&s->sid, __ATOMIC_ACQUIRE);
-        if (sid == 0 || sid >= TC_GONE || s->rule >= t->nrules) continue;
-        uint64_t enter = s->enter_ts;
-        if (now <= enter || now - enter <= t->rules[s->rule].duration_ns) continue;
-        uint32_t rule = s->rule, name_id = s->name_id;
-        const char *name = s->name;
+        uint32_t rule = __atomic_load_n(&s->rule, __ATOMIC_RELAXED);
+        if (sid == 0 || sid >= TC_GONE || rule >= t->nrules) continue;
+        uint64_t enter = __atomic_load_n(&s->enter_ts, __ATOMIC_RELAXED);
+        if (now <= enter || now - enter <= t->rules[rule].duration_ns) continue;
+        uint32_t name_id = __atomic_load_n(&s->name_id, __ATOMIC_RELAXED);
+        const char *name = __atomic_load_n(&s->name, __ATOMIC_RELAXED);
         if (__atomic_compare_exchange_n(&s->sid, &sid, TC_GONE, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED))
             tc_fire(e, t, rule, name, name_id, enter, sid, now - enter, true);

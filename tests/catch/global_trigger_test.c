@@ -22,7 +22,6 @@ BB_SPAN_EXIT_EVENT(req_end, "gt::kv", "RequestEnd", NULL, BB_SPAN_ID(uint64_t, s
 BB_EVENT(tick, "gt::other", "Tick", NULL, BB_FIELD(uint64_t, n, NULL));
 
 static uint64_t g_slow;
-static volatile int g_done;
 
 static void *worker(void *arg) {
     intptr_t id = (intptr_t)arg;
