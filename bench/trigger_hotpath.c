@@ -183,7 +183,7 @@ static void watch_latency(const char *cli, const char *dir) {
         return;
     }
     bb_recorder_enable(r, true);
-    enum { N = 50 };
+    enum { N = 20 }; /* watch spaces dumps of one process by 1 s */
     int p[2];
     if (pipe(p) != 0) return;
     pid_t pid = fork();
@@ -212,7 +212,7 @@ static void watch_latency(const char *cli, const char *dir) {
             tab[strcspn(tab, "\n")] = '\0';
             unlink(tab + 1);
         }
-        sleep_ms(20);
+        sleep_ms(1020);
     }
     fclose(in);
     waitpid(pid, NULL, 0);

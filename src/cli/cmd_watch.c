@@ -3,7 +3,8 @@
  * (trigger/rule.h, cli/watch_rules.c) on every record committed and on spans still open, and
  * when one fires waits the after-window, then writes that process's rings as a dump into the
  * output directory (as recover does) and prints one line: the rule, the process, the matching
- * record, the file. Firings of a process while its dump is pending are counted, not dumped. */
+ * record, the file. Firings of a process while its dump is pending, or within a second of its
+ * previous dump, are counted, not dumped. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ static const char watch_help[] =
     "  span NS::Name > DURATION   a span that lasted longer, or is still open that long\n"
     "  NS::Name                   any record of that event\n"
     "  NS::Name FIELD OP VALUE    OP: == != < <= > >=; a number, an enum label or a \"string\"\n"
+    "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
     "\n"
     "options:\n"
     "  --when RULE      a rule (repeatable; a bad one: exit 2)\n"
@@ -60,6 +62,7 @@ typedef struct source {
     bool pending;
     cli_firing firing;
     uint64_t due_ns, counted;
+    uint64_t last_dump_ns; /* monotonic; 0: none yet */
     unsigned n;
 } source;
 
@@ -105,15 +108,20 @@ static bool add_source(watch_state *w, const char *path, bool scanned) {
 
 static bool add_scanned(void *ctx, const char *path) { return add_source(ctx, path, true); }
 
-/* A firing of source s: pending until its after-window is over; counted while pending. */
+/* Dumps of one process are at least this far apart (a storm fills no disk). */
+#define WATCH_THROTTLE_NS 1000000000ull
+
+/* A firing of source s: pending until its after-window is over; counted while pending or
+ * within the throttle window of the previous dump. */
 static void fired(watch_state *w, source *s, const cli_firing *f) {
-    if (s->pending) {
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (s->pending || (s->last_dump_ns && now - s->last_dump_ns < WATCH_THROTTLE_NS)) {
         s->counted++;
         return;
     }
     s->pending = true;
     s->firing = *f;
-    s->due_ns = clock_ns(CLOCK_MONOTONIC) + w->o->after_ns;
+    s->due_ns = now + w->o->after_ns;
 }
 
 typedef struct walk_ctx {
@@ -181,6 +189,7 @@ static bool write_dump(watch_state *w, source *s) {
     fflush(stdout);
     s->pending = false;
     s->counted = 0;
+    s->last_dump_ns = clock_ns(CLOCK_MONOTONIC);
     w->dumps++;
     return true;
 }
