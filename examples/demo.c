@@ -2,7 +2,9 @@
  * (spans with parents, enums, static and dynamic interned strings, a views block), then dumps
  * it. With --live, the same server keeps serving (about 4 x 10 000 requests per second) for
  * SECONDS into a ring file in DIR, to watch with `backbeat tail` / `backbeat top`; the file is
- * removed at the end. Usage: demo OUT.bb | demo --live DIR SECONDS */
+ * removed at the end. With --trigger, the same run has one slow request (80 ms, on a cache
+ * miss of worker 2) and the trigger RULES (backbeat/trigger.h) dump the window around it into
+ * DIR. Usage: demo OUT.bb | demo --live DIR SECONDS | demo --trigger RULES DIR */
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <pthread.h>
@@ -13,6 +15,7 @@
 
 #include <backbeat/backbeat.h>
 #include <backbeat/log.h>
+#include <backbeat/trigger.h>
 
 /* What a request asks for. */
 BB_ENUM(kv_method, uint8_t, (KV_GET, 0, "GET"), (KV_PUT, 1, "PUT"), (KV_DELETE, 2, "DELETE"));
@@ -62,6 +65,7 @@ BB_VIEWS(demo_views, "CREATE OR REPLACE VIEW demo_requests AS\n"
 
 static bb_recorder *rec;
 static double live_until; /* --live: serve until this CLOCK_MONOTONIC second; 0: REQUESTS each */
+static bool one_slow;     /* --trigger: request 1234 of worker 2 takes 80 ms */
 
 typedef struct worker {
     uint32_t id;
@@ -115,6 +119,7 @@ static void *serve(void *arg) {
         uint64_t span = BB_SPAN_ENTER(rec, req_begin, 0, .key = key, .route = route,
                                       .client = bb_intern_str(rec, client), .method = m);
         bool hit = lookup(w, span, key);
+        if (one_slow && w->id == 2 && i == 1234) nanosleep(&(struct timespec){0, 80000000}, NULL);
         kv_status st = hit ? KV_OK : (next(w) % 5 == 0 ? KV_ERROR : KV_NOT_FOUND);
         if (st == KV_ERROR) /* a log line: formatted only when the dump is read */
             BB_LOG(rec, BB_ERROR, "key %" PRIu64 " failed for %s (request %d, span %016" PRIx64 ")",
@@ -156,10 +161,46 @@ static int live(const char *dir, const char *seconds) {
     return 0;
 }
 
+static void on_firing(bb_recorder *r, const bb_trigger_firing *f, void *ctx) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/demo-trigger.bb", (const char *)ctx);
+    bb_error err;
+    if (bb_recorder_dump_path(r, path, NULL, &err) != BB_OK)
+        fprintf(stderr, "demo: %s\n", err.message);
+    else
+        printf("demo: trigger '%s' fired on %s (span %016llx, %.1f ms%s) -> %s\n", f->rule,
+               f->event, (unsigned long long)f->span_id, (double)f->duration_ns / 1e6,
+               f->hung ? ", still open" : "", path);
+}
+
+/* --trigger RULES DIR: the demo's run with one slow request, the rules armed. */
+static int trigger(const char *rules, const char *dir) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.bytes_per_shard = 4u << 20;
+    bb_error err;
+    if (bb_recorder_create(&o, &rec) != BB_OK) return 1;
+    bb_trigger_options t = {.fn = on_firing, .ctx = (void *)dir, .after_ns = 40000000};
+    if (bb_recorder_trigger_options(rec, &t, &err) != BB_OK ||
+        bb_recorder_trigger_add(rec, rules, &err) != BB_OK) {
+        fprintf(stderr, "demo: %s\n", err.message);
+        bb_recorder_free(rec);
+        return 2;
+    }
+    bb_recorder_enable(rec, true);
+    one_slow = true;
+    run_workers();
+    nanosleep(&(struct timespec){0, 200000000}, NULL); /* the after-window and the dump */
+    bb_recorder_free(rec);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--live")) return live(argv[2], argv[3]);
+    if (argc == 4 && !strcmp(argv[1], "--trigger")) return trigger(argv[2], argv[3]);
     if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS\n", argv[0], argv[0]);
+        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS | %s --trigger RULES DIR\n",
+                argv[0], argv[0], argv[0]);
         return 2;
     }
     bb_recorder_options o;

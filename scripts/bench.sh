@@ -114,6 +114,17 @@ if want live; then
   for _ in 1 2 3; do "$B/tests/tail_test" follow | sed 's/^/  /'; done
 fi
 
+# ---------------------------------------------------------------- trigger: condition triggers
+# The hot path with rules armed vs none (interleaved rounds), the firing latency in process,
+# how late a hung span is caught, the extra CPU of armed rules at 1 M records/s, the firing
+# latency of `backbeat watch` on a ring file (issue 39;
+# bench/trigger_hotpath.c).
+if want trigger; then
+  mkdir -p "$WORK/trigger"
+  "$B/bench/trigger_hotpath" "${BB_TRIGGER_RECORDS:-2000000}" "${BB_TRIGGER_ROUNDS:-9}" "$B/backbeat" "$WORK/trigger"
+  rm -rf "$WORK/trigger"
+fi
+
 # ---------------------------------------------------------------- dump: dump cost
 # Snapshot + write of 16 x 16 MiB full rings (file, memory), mostly empty 256 MiB and 4 GiB
 # configurations (holes on disk), and a writer's cost per record while dumps run back to back.

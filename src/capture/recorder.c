@@ -14,6 +14,7 @@
 #include "capture/abi_check.h"
 #include "capture/recorder_internal.h"
 #include "capture/ring_backing.h"
+#include "capture/trigger_hook.h"
 #include "common/error_set.h"
 #include "format/rseq_margin.h"
 
@@ -184,6 +185,7 @@ bb_recorder *bb_recorder_new(uint32_t shards, uint64_t bytes_per_shard) {
 /* Contract: see recorder.h. */
 void bb_recorder_free(bb_recorder *rec) {
     if (!rec) return;
+    if (rec->trigger_drop) rec->trigger_drop(rec->trigger_ctx); /* stops the trigger thread */
     bb__intern_table_destroy(&rec->intern);
     if (rec->ring) {
         bb__ring_backing_close(rec); /* rings, cursors and intern memory live in the file */
@@ -304,7 +306,9 @@ static bb_status check(bb_recorder *rec, const bb_event_desc *desc, const void *
 bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const void *fields,
                           size_t size) {
     bb_status st = check(rec, desc, fields, size);
-    if (st == BB_OK) bb__record_inline(rec, desc_id(desc), fields, size);
+    if (st == BB_OK)
+        bb__record_armed(rec, desc, desc_id(desc), fields,
+                         bb__record_inline(rec, desc_id(desc), fields, size));
     return st;
 }
 
@@ -312,8 +316,28 @@ bb_status bb_record_event(bb_recorder *rec, const bb_event_desc *desc, const voi
 bb_status bb_record_event_at(bb_recorder *rec, const bb_event_desc *desc, uint64_t ts_nanos,
                              const void *fields, size_t size) {
     bb_status st = check(rec, desc, fields, size);
-    if (st == BB_OK) bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size);
+    if (st == BB_OK)
+        bb__record_armed(rec, desc, desc_id(desc), fields,
+                         bb__record_ts(rec, desc_id(desc), ts_nanos, fields, size));
     return st;
+}
+
+/* Contract: see recorder_inline.h. */
+void bb__trigger_hit(bb_recorder *rec, const bb_event_desc *d, const void *fields, uint64_t ts) {
+    bb__trigger_fn fn = __atomic_load_n(&rec->trigger_fn, __ATOMIC_ACQUIRE);
+    if (fn) fn(rec->trigger_ctx, d, fields, ts);
+}
+
+/* Contract: see trigger_hook.h. */
+void *bb__recorder_trigger_ctx(const bb_recorder *rec) { return rec->trigger_ctx; }
+
+/* Contract: see trigger_hook.h. */
+void bb__recorder_set_trigger(bb_recorder *rec, bb__trigger_fn fn, void *ctx,
+                              void (*drop)(void *)) {
+    __atomic_store_n(&rec->trigger_fn, NULL, __ATOMIC_RELEASE);
+    rec->trigger_ctx = ctx;
+    rec->trigger_drop = drop;
+    __atomic_store_n(&rec->trigger_fn, fn, __ATOMIC_RELEASE);
 }
 
 /* Contract: see recorder.h. */

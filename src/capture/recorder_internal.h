@@ -76,6 +76,10 @@ struct bb_recorder {
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
     const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
     struct bb__ring_file *ring;       /* file-backed storage (ring_backing.h), or NULL */
+    /* atomic: the trigger hook (bb__trigger_fn, trigger_hook.h), or NULL */
+    void (*trigger_fn)(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts);
+    void *trigger_ctx;
+    void (*trigger_drop)(void *); /* called with trigger_ctx by bb_recorder_free */
 };
 
 /* ---- clocks (clock.c) ---------------------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include "backbeat/registry.h"
 #include "capture/abi_check.h"
 #include "capture/registry_internal.h"
+#include "capture/trigger_hook.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bb_event_desc *g_events;            /* head; atomic accesses only */
@@ -38,6 +39,8 @@ static bb_view_desc *g_views;              /* head; atomic accesses only */
 static uint64_t g_generation;              /* atomic accesses only */
 static bb_event_desc *g_unloaded;          /* head of the unloaded copies; atomic accesses only */
 static size_t g_unloaded_bytes;            /* under g_lock */
+static bb__arm_fn g_arm;                   /* under g_lock (trigger_hook.h) */
+uint8_t bb__armed[BB__ARMED_SLOTS];        /* recorder_inline.h; set only, never cleared */
 static bb__registry_event_hook g_on_event; /* under g_lock (registry_internal.h) */
 static bb__registry_views_hook g_on_views; /* under g_lock */
 
@@ -150,6 +153,8 @@ void bb_registry_add(bb_event_desc *desc) {
         tail = d;
     }
     STORE(desc->registry_next, (bb_event_desc *)NULL);
+    if (g_arm && g_arm(desc))
+        __atomic_store_n(&bb__armed[desc->id & (BB__ARMED_SLOTS - 1)], 1, __ATOMIC_RELAXED);
     if (tail) STORE(tail->registry_next, desc);
     else STORE(g_events, desc);
     bump();
@@ -276,6 +281,16 @@ void bb_views_remove(bb_view_desc *views) {
         bump();
         break;
     }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Contract: see trigger_hook.h. */
+void bb__registry_arm(bb__arm_fn want) {
+    pthread_mutex_lock(&g_lock);
+    g_arm = want;
+    for (bb_event_desc *d = LOAD(g_events); d; d = LOAD(d->registry_next))
+        if (want && want(d))
+            __atomic_store_n(&bb__armed[d->id & (BB__ARMED_SLOTS - 1)], 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&g_lock);
 }
 

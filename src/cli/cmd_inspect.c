@@ -3,7 +3,8 @@
  * Shows the envelope (size, flags, section table), the schema registry (every event and
  * field with type, unit, sentinel and role), the instances (id, host, intern entries, and per
  * shard: capacity, head, records recovered and bytes skipped by the walk as torn or unknown) and
- * the view sets (count, sizes). JSON follows the golden vectors' conventions: ids as 16-digit
+ * the view sets (count, sizes), and for a dump a trigger rule took, the rule and the matching
+ * record (its backbeat::Trigger records, inspect_trigger.c). JSON follows the golden vectors' conventions: ids as 16-digit
  * hex strings, integers above 2^53 as decimal strings.
  */
 /* SPDX-License-Identifier: MIT */
@@ -14,6 +15,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/inspect_trigger.h"
 #include "format/names.h"
 
 static const char inspect_help[] =
@@ -22,7 +24,8 @@ static const char inspect_help[] =
     "Show what a dump holds: the envelope (size, flags, sections), the schema registry (every\n"
     "event and field: type, unit, sentinel, role), the instances (id, host, intern entries), the\n"
     "view sets, and per shard the capacity, head, records recovered and bytes skipped as torn or\n"
-    "unknown.\n"
+    "unknown. A dump a trigger rule took (BACKBEAT_TRIGGER) also shows why: the rule, the\n"
+    "matching record's event, timestamp, shard and span id, and the after-window.\n"
     "\n"
     "options:\n"
     "  --json         print JSON (one object per dump; an array when several dumps are given)\n"
@@ -154,6 +157,12 @@ static void inspect_text(em_obuf *b, const bb_dump *d, size_t intern_limit) {
     em_obuf_printf(b, "\nviews: %zu set%s\n", nv, nv == 1 ? "" : "s");
     for (size_t i = 0; i < nv; i++)
         em_obuf_printf(b, "  view set %zu: %zu bytes\n", i, bb_dump_view(d, i).len);
+    /* why the dump was taken, when a trigger rule took it (backbeat/trigger.h) */
+    size_t nt = cli_inspect_triggers(NULL, d, false);
+    if (nt) {
+        em_obuf_printf(b, "\ntriggers: %zu\n", nt);
+        cli_inspect_triggers(b, d, false);
+    }
 }
 
 static void json_key(em_obuf *b, const char *k) {
@@ -305,7 +314,13 @@ static void inspect_json(em_obuf *b, const bb_dump *d) {
     em_obuf_printf(b, "],\"view_count\":%zu,\"views\":[", bb_dump_view_count(d));
     for (size_t i = 0; i < bb_dump_view_count(d); i++)
         em_obuf_printf(b, "%s{\"size\":%zu}", i ? "," : "", bb_dump_view(d, i).len);
-    em_obuf_puts(b, "]}");
+    em_obuf_puts(b, "]");
+    if (cli_inspect_triggers(NULL, d, true)) { /* only in a dump a trigger rule took */
+        em_obuf_puts(b, ",\"triggers\":[");
+        cli_inspect_triggers(b, d, true);
+        em_obuf_putc(b, ']');
+    }
+    em_obuf_puts(b, "}");
 }
 
 /* `backbeat inspect`: see inspect_help. */

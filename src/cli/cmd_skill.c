@@ -63,6 +63,11 @@ static const char *const guide[] = {
     "  an event `backbeat.log::<file>:<line>` whose description holds level, file, line,\n"
     "  function and format (docs/LOG_LINES.md); its fields `a0`, `a1`... are the arguments.\n"
     "  `-o` is also `--output`; `tail` prints log records as log lines too.\n"
+    "- `backbeat watch --when RULE [--when RULE]... [--after DURATION] [-o DIR] [--max N]\n"
+    "  (RINGFILE... | --scan DIR)` — follows ring files read-only and, when a rule fires (rules\n"
+    "  as BACKBEAT_TRIGGER: `span NS::Name > 50ms`, `NS::Name`, `NS::Name FIELD OP VALUE`),\n"
+    "  writes that process's rings as a dump into DIR after the after-window, one line per dump\n"
+    "  (rule, process, matching record, file); `--max N` exits after N dumps.\n"
     "- `backbeat skill` — this guide.\n"
     "\n"
     "Useful `convert` options: `-f`/`--format parquet|trace|ctf` (ctf: a CTF 1.8 directory for\n"
@@ -158,7 +163,12 @@ static const char *const guide[] = {
     "  `backbeat.orphan_exit: true`. A span is drawn inside another only if it descends\n"
     "  from it by `parent_span_id`; spans of one shard that overlap otherwise go on extra\n"
     "  threads named `shard N (overlap K)` (the lowest free one when the span begins).\n"
-    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"};
+    "- Spark reads UINT64 columns as DECIMAL(20,0) (Spark 3.2+).\n"
+    "- A dump taken by a trigger rule (`BACKBEAT_TRIGGER`, `bb_recorder_trigger_add`) holds a\n"
+    "  `backbeat::Trigger` record: `rule` (the rule that fired), `event`, `ts`, `span_id` and\n"
+    "  `shard` of the matching record, `duration_ns` and `hung` for span rules, `after_ns`.\n"
+    "  Start there: `backbeat convert DUMP -f trace -o - --event 'backbeat::Trigger'`, then look\n"
+    "  at the records around its `ts` (`--since`/`--until`).\n"};
 
 /* `backbeat skill`: print the guide. */
 int cmd_skill(int argc, char **argv) {

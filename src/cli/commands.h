@@ -13,6 +13,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_skill(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_tail(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 

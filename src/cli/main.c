@@ -24,6 +24,7 @@ static const char top_help[] =
     "  log INPUT...               the log lines of dumps and ring files, in one time order\n"
     "  tail RINGFILE...           print the records of running processes' ring files (--follow)\n"
     "  top [--scan DIR]           records per second, losses and ring fill of running processes\n"
+    "  watch --when RULE RINGFILE...  dump a process's rings when a rule fires (--scan DIR)\n"
     "  skill                      print a Markdown guide to the tool and its output\n"
     "\n"
     "options:\n"
@@ -63,6 +64,7 @@ int main(int argc, char **argv) {
             if (!strcmp(argv[2], "tail")) return cmd_tail(2, sub);
             if (!strcmp(argv[2], "log")) return cmd_log(2, sub);
             if (!strcmp(argv[2], "top")) return cmd_top(2, sub);
+            if (!strcmp(argv[2], "watch")) return cmd_watch(2, sub);
             return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
         }
         fputs(top_help, stdout);
@@ -80,5 +82,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "tail")) return cmd_tail(argc - 1, argv + 1);
     if (!strcmp(cmd, "log")) return cmd_log(argc - 1, argv + 1);
     if (!strcmp(cmd, "top")) return cmd_top(argc - 1, argv + 1);
+    if (!strcmp(cmd, "watch")) return cmd_watch(argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

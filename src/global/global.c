@@ -441,6 +441,7 @@ static bb_recorder *build_locked(void) {
     bb_recorder_enable(rec, on);
 
     make_dumper(gs, rec, on || g_cfg.signal);
+    bb__g_trigger_arm(rec, gs->dumper, &g_cfg);
 
     __atomic_store_n(&g_state, gs, __ATOMIC_RELEASE);
     if (g_cfg.signal) install_trigger_signal(g_cfg.signal);

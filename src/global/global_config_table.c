@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "global/global_internal.h"
+#include "trigger/rule.h"
 
 /* ---- the parsers, one per kind of value (see bb__g_var_parse) --------------------------- */
 
@@ -170,6 +171,21 @@ static const char *var_path(const bb__g_var *v, bb__g_config *cfg, const char *v
     }
     if (cfg->path_is_default)
         bb__g_default_path(cfg->path, sizeof cfg->path, env->get("TMPDIR", env->get_ctx), env->pid);
+    return why;
+}
+
+/* A duration with its unit (250us, 50ms, 2s: the trigger rules' syntax, trigger/rule.h), in
+ * nanoseconds; refused: the default. */
+static const char *var_duration(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                                const bb__g_env *env, char *used, size_t cap) {
+    (void)env, (void)used, (void)cap;
+    uint64_t ns = v->def;
+    const char *why = NULL;
+    if (value && (!tg_parse_duration(value, &ns) || ns > v->hi)) {
+        why = v->why;
+        ns = v->def;
+    }
+    set_uint(v, cfg, ns);
     return why;
 }
 
@@ -426,6 +442,25 @@ const bb__g_var bb__g_vars[] = {
             "where the host allows it) or `fetch_add` (the atomic fallback); see "
             "`bb_recorder_commit_name` in `recorder.h`",
      .doc_default = "`rseq` where possible"},
+    {.name = "BACKBEAT_TRIGGER",
+     .parse = var_text,
+     FIELD(trigger),
+     .lo = 1,
+     .why = "is too long (at most 4094 bytes)",
+     .used = "no rule",
+     .doc = "condition triggers, `RULE; RULE`: `span NS::Name > DURATION` (a span slower than "
+            "that, or still open that long), `NS::Name` (any record), `NS::Name FIELD OP VALUE` "
+            "(`==` `!=` `<` `<=` `>` `>=`; a number, an enum label or a \"string\"); each firing "
+            "writes one dump (throttle and limits apply); a bad rule is reported and left out",
+     .doc_default = "none"},
+    {.name = "BACKBEAT_TRIGGER_AFTER",
+     .parse = var_duration,
+     FIELD(trigger_after_ns),
+     .hi = 3600000000000ull,
+     .why = "is not a duration (250us, 50ms, 2s; at most 1 hour)",
+     .used = "0",
+     .doc = "how long recording goes on after a trigger fires before its dump is taken",
+     .doc_default = "0"},
 };
 const size_t bb__g_var_count = sizeof bb__g_vars / sizeof bb__g_vars[0];
 

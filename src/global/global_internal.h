@@ -54,6 +54,8 @@ typedef struct bb__g_config {
     int dump_on_log;         /* BACKBEAT_DUMP_ON_LOG: a log level (log.h), BB_LOG_OFF + 1 = never */
     uint64_t dir_max_use;    /* BACKBEAT_DIR_MAX_USE: a share (bytes or BB__G_PCT | percent) */
     uint64_t dir_keep_free;  /* BACKBEAT_DIR_KEEP_FREE: a share */
+    char trigger[4096];      /* BACKBEAT_TRIGGER: rules; "" = none */
+    uint64_t trigger_after_ns; /* BACKBEAT_TRIGGER_AFTER */
 } bb__g_config;
 
 /* A lookup function (getenv, or a table in tests) and a warning sink (one call per invalid
@@ -300,6 +302,11 @@ void bb__g_dumper_fork_parent(bb__g_dumper *d);
  * touching its locks or thread; the object itself is leaked. Async-signal-safe. */
 void bb__g_dumper_abandon(bb__g_dumper *d);
 
+/* ---- condition triggers (global_trigger.c) ------------------------------------------------ */
+/* Arm cfg->trigger's rules on `rec`, each firing dumped through `d` after cfg->trigger_after_ns
+ * (nothing when there are no rules or no dumper). Bad rules are reported on stderr and left out. */
+struct bb_recorder;
+void bb__g_trigger_arm(struct bb_recorder *rec, bb__g_dumper *d, const bb__g_config *cfg);
 /* ---- crash handling (global_crash.c) ----------------------------------------------------- */
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT that call `dump` once (first

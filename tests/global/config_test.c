@@ -191,6 +191,8 @@ int main(void) {
     SET("BACKBEAT_RING_KEEP", "1");
     SET("BACKBEAT_DUMP_ON_LOG", "Error");
     SET("BACKBEAT_LOG_LEVEL", "warning");
+    SET("BACKBEAT_TRIGGER", "span my::Req > 50ms; my::Reply status == error");
+    SET("BACKBEAT_TRIGGER_AFTER", "1.5ms");
     parse(&c, &v, &w);
     CHECK(w.n == 0);
     CHECK(c.enable);
@@ -208,6 +210,8 @@ int main(void) {
     CHECK(c.dump_on_exit);
     CHECK_STR(c.ring_dir, "/dev/shm/rings");
     CHECK(c.ring_keep);
+    CHECK_STR(c.trigger, "span my::Req > 50ms; my::Reply status == error");
+    CHECK(c.trigger_after_ns == 1500000);
 
     /* BACKBEAT_DUMP_ON_CRASH wins over its alias */
     v.n = 0;
@@ -273,6 +277,9 @@ int main(void) {
     CHECK(c.bytes == 1ull << 40);
     expect_warn("BACKBEAT_PATH", "/tmp/dir/", "default", &c);
     CHECK(c.path_is_default);
+    expect_warn("BACKBEAT_TRIGGER_AFTER", "20", "0", &c);
+    CHECK(c.trigger_after_ns == 0);
+    expect_warn("BACKBEAT_TRIGGER_AFTER", "2h", "0", &c);
     expect_warn("BACKBEAT_THROTTLE_MS", "1s", "1000", &c);
     CHECK(c.throttle_ms == 1000);
     expect_warn("BACKBEAT_MAX_DUMPS", "-3", "8", &c);

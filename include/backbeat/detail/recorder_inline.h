@@ -109,6 +109,12 @@ BB_API uint64_t bb__clock_monotonic_ns(void);
 BB_API uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s,
                                        size_t len);
 BB_API void bb__span_cleanup(bb_span *span);
+/* Which event ids trigger rules arm, by id modulo BB__ARMED_SLOTS (src/capture/registry.c), and
+ * the hook that hands a committed record of an armed event to `rec`'s rules (recorder.c). */
+#define BB__ARMED_SLOTS 4096
+BB_API extern uint8_t bb__armed[BB__ARMED_SLOTS];
+BB_API void bb__trigger_hit(bb_recorder *rec, const bb_event_desc *d, const void *fields,
+                            uint64_t ts);
 BB_API void bb__record_rseq_slow(bb_recorder *rec, uint64_t ts, uint64_t id, const void *fields,
                                  size_t size);
 
@@ -306,20 +312,20 @@ slow:
 /* Reserve and write one record of `size` field bytes (a compile-time constant at BB_RECORD call
  * sites) with timestamp `ts`, or the clock's reading when `read_clock` (a constant). The
  * recorder must be non-NULL. */
-BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, uint64_t ts,
-                                const void *fields, size_t size) {
+BB__INLINE uint64_t bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, uint64_t ts,
+                                    const void *fields, size_t size) {
     struct bb__recorder_hot *h = (struct bb__recorder_hot *)(void *)rec;
     const size_t total = BB__FRAME_SIZE(size);
     /* Rings hold at least 4096 bytes, so the check vanishes for every smaller record. */
     if (total > 4096 && BB__UNLIKELY(total > h->capacity)) {
         bb__record_too_large(rec);
-        return;
+        return ts;
     }
 #if defined(__x86_64__)
     if (BB__LIKELY(h->commit == BB__COMMIT_RSEQ)) {
         if (read_clock) ts = bb__clock_read(h);
         bb__record_rseq(rec, h, ts, id, fields, size);
-        return;
+        return ts;
     }
 #endif
     /* Manual and user clocks are read first (a call keeps few values live here); TSC and
@@ -363,16 +369,36 @@ BB__INLINE void bb__record_body(bb_recorder *rec, uint64_t id, bool read_clock, 
         __atomic_store_n(&t->pos, prev_pos, __ATOMIC_RELEASE);
         __atomic_store_n(&t->taglen, prev, __ATOMIC_RELEASE);
     }
+    return ts;
 }
 
-BB__INLINE void bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,
-                              size_t size) {
-    bb__record_body(rec, id, false, ts, fields, size);
+BB__INLINE uint64_t bb__record_ts(bb_recorder *rec, uint64_t id, uint64_t ts, const void *fields,
+                                  size_t size) {
+    return bb__record_body(rec, id, false, ts, fields, size);
 }
 
-BB__INLINE void bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields, size_t size) {
-    bb__record_body(rec, id, true, 0, fields, size);
+BB__INLINE uint64_t bb__record_inline(bb_recorder *rec, uint64_t id, const void *fields,
+                                      size_t size) {
+    return bb__record_body(rec, id, true, 0, fields, size);
 }
+
+/* After the commit: a record of an event some trigger rule may name (its id's byte in
+ * bb__armed, set by the registry when a rule arms the event; a collision of ids only costs a
+ * lookup) is handed to the recorder's rules. Other events pay one load and a branch that is
+ * never taken. */
+BB__INLINE void bb__record_armed(bb_recorder *rec, const bb_event_desc *d, uint64_t id,
+                                 const void *fields, uint64_t ts) {
+    if (BB__UNLIKELY(__atomic_load_n(&bb__armed[id & (BB__ARMED_SLOTS - 1)], __ATOMIC_RELAXED)))
+        bb__trigger_hit(rec, d, fields, ts);
+}
+
+/* Record `ident` from `p` into `rec` (on), then look at bb__armed. */
+#define BB__RECORD_CHECKED(rec, ident, p)                                           \
+    do {                                                                            \
+        const uint64_t bb__id = bb_event_id(BB_DESC(ident));                        \
+        bb__record_armed(rec, BB_DESC(ident), bb__id, p,                            \
+                         bb__record_inline(rec, bb__id, p, BB_RECORD_SIZE(ident))); \
+    } while (0)
 
 BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const char *s,
                                       size_t len) {
@@ -418,51 +444,48 @@ BB__INLINE void bb__span_patch(void *ev, const bb_event_desc *d, uint64_t id, ui
 
 #ifndef BACKBEAT_COMPILED_OUT
 
-#define BB__RECORD_(rec_, ident, ...)                                        \
-    do {                                                                     \
-        bb_recorder *const bb__rec = (rec_);                                 \
-        if (bb__recorder_on(bb__rec)) {                                      \
-            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__};                \
-            BB__EXT_END                                                      \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                              BB_RECORD_SIZE(ident));                        \
-        }                                                                    \
+#define BB__RECORD_(rec_, ident, ...)                         \
+    do {                                                      \
+        bb_recorder *const bb__rec = (rec_);                  \
+        if (bb__recorder_on(bb__rec)) {                       \
+            BB__EXT_BEGIN const ident bb__ev = {__VA_ARGS__}; \
+            BB__EXT_END                                       \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);      \
+        }                                                     \
     } while (0)
 
-#define BB__RECORD_PTR_(rec_, ident, ptr)                                                          \
-    do {                                                                                           \
-        bb_recorder *const bb__rec = (rec_);                                                       \
-        if (bb__recorder_on(bb__rec)) {                                                            \
-            const ident *const bb__p = (ptr);                                                      \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), bb__p, BB_RECORD_SIZE(ident)); \
-        }                                                                                          \
+#define BB__RECORD_PTR_(rec_, ident, ptr)              \
+    do {                                               \
+        bb_recorder *const bb__rec = (rec_);           \
+        if (bb__recorder_on(bb__rec)) {                \
+            const ident *const bb__p = (ptr);          \
+            BB__RECORD_CHECKED(bb__rec, ident, bb__p); \
+        }                                              \
     } while (0)
 
-#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                           \
-    __extension__({                                                          \
-        bb_recorder *const bb__rec = (rec_);                                 \
-        uint64_t bb__sid = 0;                                                \
-        if (bb__recorder_on(bb__rec)) {                                      \
-            bb__sid = bb_span_id_new();                                      \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                      \
-            BB__EXT_END                                                      \
-            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_));     \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                              BB_RECORD_SIZE(ident));                        \
-        }                                                                    \
-        bb__sid;                                                             \
+#define BB__SPAN_ENTER_(rec_, ident, parent_, ...)                       \
+    __extension__({                                                      \
+        bb_recorder *const bb__rec = (rec_);                             \
+        uint64_t bb__sid = 0;                                            \
+        if (bb__recorder_on(bb__rec)) {                                  \
+            bb__sid = bb_span_id_new();                                  \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                  \
+            BB__EXT_END                                                  \
+            bb__span_patch(&bb__ev, BB_DESC(ident), bb__sid, (parent_)); \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);                 \
+        }                                                                \
+        bb__sid;                                                         \
     })
 
-#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                                \
-    do {                                                                     \
-        bb_recorder *const bb__rec = (rec_);                                 \
-        if (bb__recorder_on(bb__rec)) {                                      \
-            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};                      \
-            BB__EXT_END                                                      \
-            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0);               \
-            bb__record_inline(bb__rec, bb_event_id(BB_DESC(ident)), &bb__ev, \
-                              BB_RECORD_SIZE(ident));                        \
-        }                                                                    \
+#define BB__SPAN_EXIT_(rec_, ident, id_, ...)                  \
+    do {                                                       \
+        bb_recorder *const bb__rec = (rec_);                   \
+        if (bb__recorder_on(bb__rec)) {                        \
+            BB__EXT_BEGIN ident bb__ev = {__VA_ARGS__};        \
+            BB__EXT_END                                        \
+            bb__span_patch(&bb__ev, BB_DESC(ident), (id_), 0); \
+            BB__RECORD_CHECKED(bb__rec, ident, &bb__ev);       \
+        }                                                      \
     } while (0)
 
 #define BB__SPAN_SCOPED_(var, rec_, enter_ident, exit_ident, parent_, ...)                 \

@@ -1,0 +1,286 @@
+/* watch.c — `backbeat watch`: condition triggers from outside, with no daemon. Follows ring
+ * files read-only (as tail does, backbeat/ring_reader.h), evaluates the --when rules
+ * (trigger/rule.h, cli/watch_rules.c) on every record committed and on spans still open, and
+ * when one fires waits the after-window, then writes that process's rings as a dump into the
+ * output directory (as recover does) and prints one line: the rule, the process, the matching
+ * record, the file. Firings of a process while its dump is pending, or within a second of its
+ * previous dump, are counted, not dumped. */
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backbeat/reader.h"
+#include "backbeat/ring_reader.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/ring_scan.h"
+#include "cli/watch_rules.h"
+#include "trigger/rule.h"
+
+static const char watch_help[] =
+    "usage: backbeat watch --when RULE [--when RULE]... [--after DURATION] [-o DIR] [--max N]\n"
+    "                      (RINGFILE... | --scan DIR)\n"
+    "\n"
+    "Follow ring files (BACKBEAT_RING_DIR) read-only and, when a rule fires, write a dump of\n"
+    "that process's rings into DIR after the after-window, printing one line per dump: the rule,\n"
+    "the process, the matching record, the file. Rules (as BACKBEAT_TRIGGER), ';' separated:\n"
+    "  span NS::Name > DURATION   a span that lasted longer, or is still open that long\n"
+    "  NS::Name                   any record of that event\n"
+    "  NS::Name FIELD OP VALUE    OP: == != < <= > >=; a number, an enum label or a \"string\"\n"
+    "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
+    "\n"
+    "options:\n"
+    "  --when RULE      a rule (repeatable; a bad one: exit 2)\n"
+    "  --after DURATION keep following that long after a firing before the dump (250us, 50ms,\n"
+    "                   2s; default 0)\n"
+    "  -o, --output DIR where dumps go: DIR/watch.<pid>.<instance>.<n>.bb (default .)\n"
+    "  --max N          exit 0 after N dumps (default: until SIGINT)\n"
+    "  --scan DIR       follow every ring file of DIR, new ones included\n"
+    "  -h, --help       show this help\n";
+
+typedef struct watch_opts {
+    tg_rule rules[TG_MAX_RULES];
+    size_t nrules;
+    uint64_t after_ns;
+    const char *dir, *scan;
+    uint64_t max;
+    char **paths;
+    size_t npaths;
+} watch_opts;
+
+typedef struct source {
+    char *path;
+    bb_ring *ring;
+    bb_ring_cursor *cur;
+    cli_watch_rules *rules;
+    bool pending;
+    cli_firing firing;
+    uint64_t due_ns, counted;
+    uint64_t last_dump_ns; /* monotonic; 0: none yet */
+    unsigned n;
+} source;
+
+typedef struct watch_state {
+    const watch_opts *o;
+    source *src;
+    size_t nsrc, cap;
+    uint64_t dumps;
+} watch_state;
+
+static uint64_t clock_ns(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool add_source(watch_state *w, const char *path, bool scanned) {
+    for (size_t i = 0; i < w->nsrc; i++)
+        if (!strcmp(w->src[i].path, path)) return true;
+    if (w->nsrc == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        source *g = realloc(w->src, cap * sizeof *g);
+        if (!g) return false;
+        w->src = g;
+        w->cap = cap;
+    }
+    source *s = &w->src[w->nsrc];
+    memset(s, 0, sizeof *s);
+    bb_error err;
+    if (cli_ring_open_wait(path, 100, &s->ring, &err) != BB_OK) {
+        cli_error("%s%s", scanned ? "skipped: " : "", err.message);
+        return scanned;
+    }
+    uint32_t n = bb_ring_get_info(s->ring)->shards;
+    s->path = strdup(path);
+    s->cur = calloc(n, sizeof *s->cur);
+    s->rules = cli_watch_rules_new(w->o->rules, w->o->nrules);
+    if (!s->path || !s->cur || !s->rules) return false;
+    for (uint32_t i = 0; i < n; i++) s->cur[i].pos = BB_RING_NOW;
+    w->nsrc++;
+    return true;
+}
+
+static bool add_scanned(void *ctx, const char *path) { return add_source(ctx, path, true); }
+
+/* Dumps of one process are at least this far apart (a storm fills no disk). */
+#define WATCH_THROTTLE_NS 1000000000ull
+
+/* A firing of source s: pending until its after-window is over; counted while pending or
+ * within the throttle window of the previous dump. */
+static void fired(watch_state *w, source *s, const cli_firing *f) {
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (s->pending || (s->last_dump_ns && now - s->last_dump_ns < WATCH_THROTTLE_NS)) {
+        s->counted++;
+        return;
+    }
+    s->pending = true;
+    s->firing = *f;
+    s->due_ns = now + w->o->after_ns;
+}
+
+typedef struct walk_ctx {
+    watch_state *w;
+    source *s;
+    const bb_rinstance *inst;
+} walk_ctx;
+
+static int on_record(const bb_record *r, void *vctx) {
+    walk_ctx *c = vctx;
+    cli_firing f;
+    if (cli_watch_record(c->s->rules, r, c->inst, &f)) fired(c->w, c->s, &f);
+    return 0;
+}
+
+/* The records committed since the last poll (each ring newest-first: the order of firings
+ * within one poll does not matter, one dump holds them all). */
+static bool poll_source(watch_state *w, source *s) {
+    void *mem = NULL;
+    size_t len = 0;
+    bb_error err;
+    bb_dump *d = NULL;
+    if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
+        bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
+        bb_ring_buffer_free(mem);
+        cli_error("%s", err.message);
+        return false;
+    }
+    walk_ctx c = {w, s, NULL};
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        c.inst = bb_dump_instance(d, i);
+        for (size_t k = 0; k < c.inst->shard_count; k++)
+            bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
+    }
+    bb_dump_close(d);
+    bb_ring_buffer_free(mem);
+    cli_firing f;
+    while (cli_watch_hung(s->rules, clock_ns(CLOCK_REALTIME), &f)) fired(w, s, &f);
+    return true;
+}
+
+/* The after-window is over: the process's rings as a dump, and its line. */
+static bool write_dump(watch_state *w, source *s) {
+    const bb_ring_info *in = bb_ring_get_info(s->ring);
+    char path[4096];
+    int fd = -1;
+    for (int k = 0; k < 1000 && fd < 0; k++) {
+        snprintf(path, sizeof path, "%s/watch.%llu.%016llx.%u.bb", w->o->dir,
+                 (unsigned long long)in->pid, (unsigned long long)in->instance_id, ++s->n);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    bb_error err;
+    uint64_t written;
+    if (fd < 0 || bb_ring_snapshot_fd(s->ring, fd, &written, &err) != BB_OK || close(fd) != 0) {
+        cli_error("%s: %s", path, fd < 0 ? strerror(errno) : err.message);
+        if (fd >= 0) unlink(path);
+        return false;
+    }
+    const cli_firing *f = &s->firing;
+    printf("%s\tpid %llu\t%s ts=%llu shard=%u span=%llx%s%s\t%s\n", f->rule->text,
+           (unsigned long long)in->pid, f->event, (unsigned long long)f->ts, f->shard,
+           (unsigned long long)f->span_id, f->hung ? " (still open)" : "",
+           s->counted ? " (more firings counted)" : "", path);
+    fflush(stdout);
+    s->pending = false;
+    s->counted = 0;
+    s->last_dump_ns = clock_ns(CLOCK_MONOTONIC);
+    w->dumps++;
+    return true;
+}
+
+static int run(watch_state *w) {
+    uint64_t next_scan = 0;
+    while (!cli_stop) {
+        uint64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (w->o->scan && now >= next_scan) {
+            if (!cli_ring_scan(w->o->scan, add_scanned, w)) return CLI_FAIL;
+            next_scan = now + 200000000u;
+        }
+        for (size_t i = 0; i < w->nsrc; i++) {
+            source *s = &w->src[i];
+            if (!poll_source(w, s)) return CLI_FAIL;
+            if (s->pending && clock_ns(CLOCK_MONOTONIC) >= s->due_ns && !write_dump(w, s))
+                return CLI_FAIL;
+            if (w->o->max && w->dumps >= w->o->max) return CLI_OK;
+        }
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    return CLI_OK;
+}
+
+static int add_rules(watch_opts *o, const char *text) {
+    size_t n;
+    char msg[320];
+    if (!tg_parse(text, o->rules + o->nrules, TG_MAX_RULES - o->nrules, &n, msg, sizeof msg))
+        return cli_usage_error("watch", "--when: %s", msg);
+    o->nrules += n;
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, watch_opts *o) {
+    static const struct option opts[] = {{"when", required_argument, NULL, 'w'},
+                                         {"after", required_argument, NULL, 'a'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"max", required_argument, NULL, 'm'},
+                                         {"scan", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->dir = ".";
+    optind = 1;
+    opterr = 0;
+    int c, st;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w':
+            if ((st = add_rules(o, optarg)) != CLI_OK) return st;
+            break;
+        case 'a':
+            if (!tg_parse_duration(optarg, &o->after_ns))
+                return cli_usage_error("watch", "--after takes a duration (250us, 50ms, 2s): %s",
+                                       optarg);
+            break;
+        case 'o': o->dir = optarg; break;
+        case 'm':
+            if (!cli_parse_u64(optarg, false, &o->max) || !o->max)
+                return cli_usage_error("watch", "--max takes a positive count: %s", optarg);
+            break;
+        case 's': o->scan = optarg; break;
+        case 'h': fputs(watch_help, stdout); return -1;
+        default: return cli_option_error("watch", c, argv);
+        }
+    }
+    o->paths = &argv[optind];
+    o->npaths = (size_t)(argc - optind);
+    if (!o->nrules) return cli_usage_error("watch", "no --when rule given");
+    if (o->scan && o->npaths) return cli_usage_error("watch", "--scan takes only a directory");
+    if (!o->scan && !o->npaths) return cli_usage_error("watch", "no ring file given");
+    return CLI_OK;
+}
+
+/* `backbeat watch`: see watch_help. */
+int cmd_watch(int argc, char **argv) {
+    static watch_opts o;
+    int st = parse(argc, argv, &o);
+    if (st != CLI_OK) return st < 0 ? CLI_OK : st;
+    cli_catch_stop();
+    watch_state w = {&o, NULL, 0, 0, 0};
+    st = CLI_OK;
+    for (size_t i = 0; i < o.npaths && st == CLI_OK; i++)
+        if (!add_source(&w, o.paths[i], false)) st = CLI_FAIL;
+    if (st == CLI_OK) st = run(&w);
+    for (size_t i = 0; i < w.nsrc; i++) {
+        bb_ring_close(w.src[i].ring);
+        free(w.src[i].cur);
+        free(w.src[i].path);
+        cli_watch_rules_free(w.src[i].rules);
+    }
+    free(w.src);
+    return st;
+}
