@@ -10,7 +10,7 @@ if(TARGET backbeat_cli AND TARGET demo)
   add_test(NAME cli_inspect_trigger COMMAND sh -c
     "d=$(mktemp -d) && $<TARGET_FILE:demo> --trigger 'span demo::kv::RequestBegin > 50ms' $d >/dev/null && \
      $<TARGET_FILE:backbeat_cli> inspect $d/demo-trigger.bb | grep -q '^triggers: 1$' && \
-     $<TARGET_FILE:backbeat_cli> inspect --json $d/demo-trigger.bb | grep -q '\"triggers\":\\[{\"instance_id\":\"[0-9a-f]*\",\"recorded_in_shard\":[0-9]*,\"ts\":\"[0-9]*\",\"span_id\":[0-9]*,\"after_ns\":40000000,\"duration_ns\":[0-9]*,\"rule\":\"span demo::kv::RequestBegin > 50ms\",\"event\":\"demo::kv::RequestBegin\",\"shard\":[0-9]*,\"hung\":[a-z]*}\\]' && \
+     $<TARGET_FILE:backbeat_cli> inspect --json $d/demo-trigger.bb | grep -q '\"triggers\":\\[{\"instance_id\":\"[0-9a-f]*\",\"recorded_in_shard\":[0-9]*,\"ts\":\"[0-9]*\",\"span_id\":\"*[0-9]*\"*,\"after_ns\":40000000,\"duration_ns\":[0-9]*,\"rule\":\"span demo::kv::RequestBegin > 50ms\",\"event\":\"demo::kv::RequestBegin\",\"shard\":[0-9]*,\"hung\":[a-z]*}\\]' && \
      rm -rf $d")
 endif()
 # `backbeat watch` on a running process and on one that dies within the after-window.
