@@ -99,3 +99,7 @@ set_tests_properties(parquet_threads convert_threads PROPERTIES LABELS concurren
 add_test(NAME convert_memory COMMAND bash ${BB_CONV_DIR}/convert_memory.sh ${BB_PQ_CONVERT}
          $<TARGET_FILE:pq_gendump> ${CMAKE_CURRENT_BINARY_DIR}/convert_memory_work)
 set_tests_properties(convert_memory PROPERTIES LABELS "cli;no-sanitize" TIMEOUT 600)
+
+# Log records (issue 41): the `log` view of the demo's table read back by DuckDB equals
+# `backbeat log`'s lines for the same dump; a log site's string argument is its text.
+bb_node_test(parquet_log parquet_log.mjs ${BB_PQ_CONVERT} $<TARGET_FILE:demo>)

@@ -119,7 +119,10 @@ static const char *const guide[] = {
     "The sidecar defines `events` (bound to the Parquet file by its name, relative to the\n"
     "sidecar's directory: move or copy the two together), one view per event type named like it (`\"ns::Name\"`: the rows of that type;\n"
     "its own fields are in the struct column of the same name), `backbeat_keys(event, field,\n"
-    "role)` listing the promoted key/span columns, then every view set the program registered.\n"
+    "role)` listing the promoted key/span columns, `log(seq, ts, ts_nanos, instance_id, level,\n"
+    "message, file, line, function, format, event, event_id)` with one row per log record (its\n"
+    "message formatted; only when the dumps hold log lines), then every view set the program\n"
+    "registered.\n"
     "Without the sidecar: `SELECT * FROM read_parquet('trace.parquet')`.\n"
     "\n",
     "## Common queries\n"

@@ -518,6 +518,7 @@ bool tw_layout_build(const bb_model *model, tw_layout *l) {
     memset(l, 0, sizeof *l);
     builder b = {.lay = l};
     names nm = {0};
+    bool any_log = false;
     size_t n = bb_model_schema_count(model);
     l->plans = calloc(n ? n : 1, sizeof *l->plans);
     if (!l->plans) return false;
@@ -536,6 +537,8 @@ bool tw_layout_build(const bb_model *model, tw_layout *l) {
             break;
         }
         pl->group_node = -1;
+        pl->log = lf_site_parse(pl->schema, &pl->site);
+        any_log = any_log || pl->log;
         pl->map = calloc(pl->schema->field_count ? pl->schema->field_count : 1, sizeof *pl->map);
         if (!pl->map) {
             b.failed = true;
@@ -550,6 +553,10 @@ bool tw_layout_build(const bb_model *model, tw_layout *l) {
                             ts, DENSE_TYPES[i], -1, ts ? 1 : 0, DENSE_DICT[i]);
         if (ts && leaf >= 0) l->nodes[l->leaves[leaf].node].logical = PQ_LOGICAL_TIMESTAMP_NS_UTC;
     }
+    l->log_leaf = -1;
+    if (any_log && !b.failed) /* the formatted message of every log record (LOG_LINES.md) */
+        l->log_leaf = add_leaf(&b, unique_name(&nm.root, dup_n("log_message", 11), 11, 1, 1), true,
+                               PQ_STRING, -1, 1, true);
     if (!b.failed) promote(&b, &nm);
     for (size_t k = 0; k < l->nprom && !b.failed; k++) { /* the joined types */
         tw_leaf *lf = &l->leaves[l->prom[k].leaf];

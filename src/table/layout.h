@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "backbeat/model.h"
+#include "logfmt/logfmt.h"
 #include "parquet/column.h"
 #include "parquet/footer.h"
 
@@ -77,6 +78,8 @@ typedef struct tw_plan {
     int32_t *missing;  /* leaves of the group this version has no field for */
     size_t nmissing;
     pq_dict_cache c_event, c_id;
+    bool log;     /* a log call site (docs/LOG_LINES.md): its rows fill `log_message` */
+    lf_site site; /* valid if log (views into the schema) */
 } tw_plan;
 
 typedef struct tw_leaf {
@@ -105,6 +108,8 @@ typedef struct tw_layout {
     size_t nprom;
     uint32_t *lookup; /* hash table id -> plan index + 1 */
     size_t lookup_mask;
+    int32_t log_leaf; /* the OPTIONAL STRING `log_message` column right after the dense ones
+                         (leaf PQ_DENSE), -1 when the model has no log call site */
 } tw_layout;
 
 /* Build the layout of `model`. Returns false on allocation failure (*lay is then freed). */

@@ -90,6 +90,10 @@ static void columns(pq_buf *b, const tw_layout *l) {
                 em_cstr(b, ",\"logical\":\"TIMESTAMP(NANOS,UTC)\"");
             em_cstr(b, ",\"description\":");
             em_json_cstr(b, DENSE[i].description);
+        } else if (l->log_leaf >= 0 && (int)i == l->leaves[l->log_leaf].node) {
+            em_cstr(b, ",\"role\":\"log_message\",\"description\":\"the message of a log "
+                       "record (docs/LOG_LINES.md), formatted as C's printf would; NULL on other "
+                       "rows (view `log`)\"");
         } else if (n->num_children == 0) {
             for (size_t k = 0; k < l->nprom; k++)
                 if (l->prom[k].node == (int)i) {

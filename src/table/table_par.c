@@ -313,6 +313,10 @@ static bool idle_piece(void *arg, unsigned k) {
 static void render_leaf(writer *w, tw_lane *ln, const batch *b, size_t n, uint64_t r0,
                         uint64_t seq0, int32_t L) {
     tw_par *p = w->par;
+    if (L == w->lay.log_leaf) {
+        tw_render_log(w, ln, b->items, n, r0);
+        return;
+    }
     if (L < PQ_DENSE) {
         tw_render_dense(w, L, b->items, n, r0, seq0);
         return;

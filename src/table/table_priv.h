@@ -123,6 +123,8 @@ void tw_render_rows(writer *w, tw_lane *ln, const tw_item *items, const uint32_t
                     tw_plan *pl, uint32_t f, uint64_t r0);
 void tw_render_dense(writer *w, int32_t leaf, const tw_item *items, size_t n, uint64_t r0,
                      uint64_t seq0);
+/* The `log_message` leaf (w->lay.log_leaf) of n staged rows, rows r0..: as tw_render writes it. */
+void tw_render_log(writer *w, tw_lane *ln, const tw_item *items, size_t n, uint64_t r0);
 
 /* After rows were added (w->rg_rows, w->rows counted): close the row group when it is full or
  * at a budget check over the budget. 0, or 1 with the message set. The writer's

@@ -149,11 +149,40 @@ static void put_string_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_
 }
 
 /* Write field f of record `rc` (schema s, as laid out by plan `pl`) into its leaf at row r. */
+/* A log call site's `string` argument (LOG_LINES.md: length byte, then the bytes) as its
+ * text: cut ones end in "...", NULL is "(null)". */
+static void put_log_string(writer *w, tw_lane *ln, const tw_fmap *m, const uint8_t *p, size_t width,
+                           uint64_t r) {
+    pq_buf *s = &ln->text;
+    s->len = 0;
+    size_t n = width && p[0] == 255 ? width - 1 : width ? p[0] : 0;
+    if (width == 0 || (p[0] != 254 && n > width - 1)) {
+        put_null(w, m, r);
+        return;
+    }
+    if (p[0] == 254) em_cstr(s, "(null)");
+    else {
+        em_utf8_lossy(s, p + 1, n);
+        if (p[0] == 255) em_cstr(s, "...");
+    }
+    put_text(&w->cols[m->leaf], r, s);
+}
+
+static bool is_log_string(const tw_plan *pl, const bb_rfield *fd) {
+    return pl->log && fd->type == BB_TYPE_BYTES && fd->has_description &&
+           fd->description.len == 6 && memcmp(fd->description.ptr, "string", 6) == 0;
+}
+
 static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *pl,
                       const bb_rschema *s, size_t f, uint64_t r) {
     const tw_fmap *m = &pl->map[f];
     if (m->pad) return; /* padding has no column */
     if (m->fast == PQ_FAST_NONE) {
+        const bb_rfield *fd = &s->fields[f];
+        if (is_log_string(pl, fd) && w->cols[m->leaf].type == PQ_STRING) {
+            put_log_string(w, ln, m, rc->fields + fd->offset, fd->width, r);
+            return;
+        }
         bb_value v = bb_decode_field(s, f, rc->fields, rc->instance);
         put_value(w, ln, m, r, &v);
         return;
@@ -276,6 +305,24 @@ void tw_render_dense(writer *w, int32_t leaf, const tw_item *it, size_t n, uint6
     else dense_cached(c, leaf, it, n, r0);
 }
 
+/* The `log_message` column of row r: the formatted message of a log record (src/logfmt/),
+ * NULL on other rows. */
+static void put_log(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *pl, uint64_t r) {
+    pq_column *c = &w->cols[w->lay.log_leaf];
+    if (!pl->log) return; /* a top-level OPTIONAL column: the gap is NULL */
+    char msg[8192];
+    size_t n = lf_format(&pl->site, rc->schema ? rc->schema : pl->schema, rc->fields, rc->instance,
+                         msg, sizeof msg);
+    pq_buf *s = &ln->text;
+    s->len = 0;
+    em_utf8_lossy(s, (const uint8_t *)msg, n);
+    put_text(c, r, s);
+}
+
+void tw_render_log(writer *w, tw_lane *ln, const tw_item *it, size_t n, uint64_t r0) {
+    for (size_t j = 0; j < n; j++) put_log(w, ln, &it[j].rc, it[j].pl, r0 + j);
+}
+
 /* The schema record `rc` was written with, and how many of its fields the plan lays out. */
 static const bb_rschema *rec_schema(const tw_rec *rc, const tw_plan *pl, size_t *nf) {
     const bb_rschema *s = rc->schema ? rc->schema : pl->schema;
@@ -286,6 +333,7 @@ static const bb_rschema *rec_schema(const tw_rec *rc, const tw_plan *pl, size_t 
 void tw_render(writer *w, tw_lane *ln, const tw_rec *rc, tw_plan *pl, instance_slot *is, uint64_t r,
                uint64_t seq) {
     put_dense(w, rc, pl, is, r, seq);
+    if (w->lay.log_leaf >= 0) put_log(w, ln, rc, pl, r);
     size_t nf;
     const bb_rschema *s = rec_schema(rc, pl, &nf);
     for (size_t f = 0; f < nf; f++) put_field(w, ln, rc, pl, s, f, r);

@@ -52,6 +52,58 @@ static bool key_seen(const tw_layout *l, size_t i, size_t f) {
     return false;
 }
 
+/* A site's text as an SQL string: invalid UTF-8 replaced, a NUL byte written as "\\0" (the
+ * DDL is one C string). */
+static void site_str(pq_buf *b, bb_strview v) {
+    pq_buf t = {0};
+    em_utf8_lossy(&t, (const uint8_t *)v.ptr, v.len);
+    pq_buf q = {0};
+    for (size_t i = 0; i < t.len; i++)
+        if (t.data[i]) pq_buf_byte(&q, t.data[i]);
+        else em_cstr(&q, "\\0");
+    if (t.failed || q.failed) b->failed = true;
+    em_sql_str(b, q.data ? (const char *)q.data : "", q.len);
+    pq_buf_free(&t);
+    pq_buf_free(&q);
+}
+
+/* The `log` view (LOG_LINES.md) when the table has log records: one row per record, its call
+ * site's level, file, line, function and format joined on event_id (a VALUES list, one row per
+ * site) to the record's `log_message`. */
+static void log_view(pq_buf *b, const tw_layout *l) {
+    if (l->log_leaf < 0) return;
+    em_cstr(b, "-- backbeat: one row per log record (docs/LOG_LINES.md)\n"
+               "CREATE OR REPLACE VIEW log AS SELECT e.seq, e.ts, e.ts_nanos, e.instance_id, "
+               "s.level, e.");
+    const char *col = l->nodes[l->leaves[l->log_leaf].node].name;
+    em_sql_ident(b, col, strlen(col));
+    em_cstr(b, " AS message, s.file, s.line, s.function, s.format, e.event, e.event_id FROM "
+               "events e JOIN (VALUES");
+    bool first = true;
+    for (size_t i = 0; i < l->nplans; i++) {
+        const tw_plan *p = &l->plans[i];
+        if (!p->log) continue;
+        em_cstr(b, first ? "\n  (" : ",\n  (");
+        first = false;
+        em_cstr(b, "CAST(");
+        em_dec_u64(b, p->id);
+        em_cstr(b, " AS UBIGINT), ");
+        const char *lv = lf_level_name(p->site.level);
+        em_sql_str(b, lv, strlen(lv));
+        em_cstr(b, ", ");
+        site_str(b, p->site.file);
+        em_cstr(b, ", CAST(");
+        em_dec_u64(b, p->site.line);
+        em_cstr(b, " AS UINTEGER), ");
+        site_str(b, p->site.function);
+        em_cstr(b, ", ");
+        site_str(b, p->site.format);
+        em_cstr(b, ")");
+    }
+    em_cstr(b, "\n) AS s(event_id, level, file, line, function, format) ON e.event_id = "
+               "s.event_id;\n");
+}
+
 /* The model whose NUL-carrying view sets were reported: the DDL is built twice per convert
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
@@ -95,6 +147,7 @@ char *tw_views_ddl(const bb_model *model, const uint64_t *rank) {
     else
         em_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
                     "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
+    log_view(&b, &lay);
     size_t nv = bb_model_view_count(model), ns = 0;
     if (nv) em_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     size_t *order = malloc((nv ? nv : 1) * sizeof *order);
