@@ -1,0 +1,50 @@
+#!/bin/sh
+# crash_where.sh MODE PROG PLUGIN BACKBEAT WORKDIR — one crash mode of prog.c (issue 40): the
+# program dies by the mode's signal, its crash dump exists, `backbeat inspect --json` names the
+# signal and the first symbolized frames name the expected functions in order (check.py).
+# MODE stripped: a stripped copy crashes in `main` mode; its frames are module+offset, and
+# addr2line on the unstripped program resolves those offsets to the same functions.
+# MODE debugfile: the same stripped copy read with --symbols DIR holding the program's separate
+# debug file (objcopy --only-keep-debug, named BUILDID.debug): the frames are named again.
+# SPDX-License-Identifier: MIT
+set -eu
+mode=$1 prog=$2 plugin=$3 bb=$4 work=$5
+here=$(dirname "$0")
+rm -rf "$work"
+mkdir -p "$work"
+# sanitizers must let backbeat's crash handlers run
+export ASAN_OPTIONS=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:allow_user_segv_handler=1:detect_leaks=0
+export UBSAN_OPTIONS=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0
+export BACKBEAT_DUMP_ON_CRASH=1 BACKBEAT_PATH="$work/crash.bb" BACKBEAT_BYTES=64k BACKBEAT_SHARDS=2
+
+run=$mode exe=$prog
+case $mode in
+  stripped|debugfile)
+    run=main exe="$work/cw_prog"
+    cp "$prog" "$exe"
+    strip "$exe" ;;
+esac
+arg=
+case $run in
+  plugin) arg=$plugin ;;
+  bus) arg=$work ;;
+esac
+status=0
+(cd "$work" && exec "$exe" "$run" $arg) >"$work/out" 2>"$work/err" || status=$?
+dump=$(ls "$work"/crash.*.bb 2>/dev/null | head -n 1)
+if [ -z "$dump" ]; then
+  echo "FAIL $mode: no crash dump (exit $status)"; cat "$work/err"; exit 1
+fi
+echo "$mode: exit $status, dump $dump"
+symbols=
+if [ "$mode" = debugfile ]; then
+  mkdir -p "$work/sym"
+  id=$(readelf -n "$prog" | sed -n 's/.*Build ID: *//p' | head -n 1)
+  objcopy --only-keep-debug "$prog" "$work/sym/$id.debug"
+  symbols="--symbols $work/sym"
+fi
+"$bb" inspect --json $symbols "$dump" >"$work/inspect.json"
+"$bb" inspect $symbols "$dump" | sed -n '1,/^$/p'
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3 # Debian's, not a slower shim
+exec "$py" "$here/check.py" "$mode" "$status" "$work/inspect.json" "$prog"
