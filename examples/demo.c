@@ -2,7 +2,10 @@
  * (spans with parents, enums, static and dynamic interned strings, a views block), then dumps
  * it. With --live, the same server keeps serving (about 4 x 10 000 requests per second) for
  * SECONDS into a ring file in DIR, to watch with `backbeat tail` / `backbeat top`; the file is
- * removed at the end. Usage: demo OUT.bb | demo --live DIR SECONDS */
+ * removed at the end. With --crash, it serves through the process-wide recorder and then
+ * crashes (a NULL store in a request handler): run it with BACKBEAT_ENABLE=1
+ * BACKBEAT_DUMP_ON_CRASH=1 and `backbeat inspect` the crash dump to see where.
+ * Usage: demo OUT.bb | demo --live DIR SECONDS | demo --crash */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdio.h>
@@ -30,8 +33,7 @@ BB_SPAN_EXIT_EVENT(req_end, "demo::kv", "RequestEnd", "A request was answered.",
                    BB_SPAN_ID(uint64_t, span, "The request's span."),
                    BB_PARENT_SPAN_ID(uint64_t, parent, "The enclosing span (0: none)."),
                    BB_FIELD(uint32_t, bytes, "Size of the answer.", BB_UNIT("bytes")),
-                   BB_ENUM_F(kv_status, status, "How it ended."),
-                   BB_FIELD(uint8_t[3], pad, NULL));
+                   BB_ENUM_F(kv_status, status, "How it ended."), BB_FIELD(uint8_t[3], pad, NULL));
 BB_SPAN_ENTER_EVENT(lookup_begin, "demo::cache", "LookupBegin", "A cache lookup started.",
                     BB_SPAN_ID(uint64_t, span, "The lookup's span."),
                     BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
@@ -39,24 +41,22 @@ BB_SPAN_EXIT_EVENT(lookup_end, "demo::cache", "LookupEnd", "A cache lookup finis
                    BB_SPAN_ID(uint64_t, span, "The lookup's span."),
                    BB_PARENT_SPAN_ID(uint64_t, parent, "The request it serves."));
 BB_EVENT(cache_miss, "demo::cache", "Miss", "The key was not cached.",
-         BB_KEY(uint64_t, key, "The key."),
-         BB_FIELD(uint32_t, worker, "The worker thread."),
+         BB_KEY(uint64_t, key, "The key."), BB_FIELD(uint32_t, worker, "The worker thread."),
          BB_FIELD(uint32_t, latency_us, "Simulated backend latency.", BB_UNIT("us"),
                   BB_SENTINEL(0xFFFFFFFFu)));
 
-BB_VIEWS(demo_views,
-         "CREATE OR REPLACE VIEW demo_requests AS\n"
-         "  SELECT b.instance_id, b.span, b.ts_nanos AS start_ns,\n"
-         "         e.ts_nanos - b.ts_nanos AS duration_ns,\n"
-         "         b.\"demo::kv::RequestBegin\".method AS method,\n"
-         "         b.\"demo::kv::RequestBegin\".route AS route,\n"
-         "         b.\"demo::kv::RequestBegin\".client AS client,\n"
-         "         e.\"demo::kv::RequestEnd\".status AS status\n"
-         "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e\n"
-         "    USING (instance_id, span);\n"
-         "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
-         "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
-         "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");
+BB_VIEWS(demo_views, "CREATE OR REPLACE VIEW demo_requests AS\n"
+                     "  SELECT b.instance_id, b.span, b.ts_nanos AS start_ns,\n"
+                     "         e.ts_nanos - b.ts_nanos AS duration_ns,\n"
+                     "         b.\"demo::kv::RequestBegin\".method AS method,\n"
+                     "         b.\"demo::kv::RequestBegin\".route AS route,\n"
+                     "         b.\"demo::kv::RequestBegin\".client AS client,\n"
+                     "         e.\"demo::kv::RequestEnd\".status AS status\n"
+                     "  FROM \"demo::kv::RequestBegin\" b JOIN \"demo::kv::RequestEnd\" e\n"
+                     "    USING (instance_id, span);\n"
+                     "CREATE OR REPLACE VIEW demo_misses_per_worker AS\n"
+                     "  SELECT \"demo::cache::Miss\".worker AS worker, count(*) AS misses\n"
+                     "  FROM \"demo::cache::Miss\" GROUP BY ALL ORDER BY worker;\n");
 
 #define WORKERS 4
 #define REQUESTS 2500
@@ -152,10 +152,34 @@ static int live(const char *dir, const char *seconds) {
     return 0;
 }
 
+/* --crash: a handler that stores through a NULL table (kept out of line: a frame of its own). */
+static volatile uintptr_t demo_table;
+__attribute__((noinline)) static void store_value(uint64_t key, uint64_t value) {
+    ((volatile uint64_t *)demo_table)[key % 16] = value;
+}
+__attribute__((noinline)) static void handle_put(uint64_t key) {
+    store_value(key, key * 2);
+    __asm__ volatile("" ::: "memory"); /* a call, not a jump: handle_put stays on the stack */
+}
+
+/* --crash: serve through the process-wide recorder (BACKBEAT_* variables), then crash. */
+static int crash(void) {
+    rec = bb_global();
+    if (!rec) {
+        fprintf(stderr, "demo: no global recorder (set BACKBEAT_ENABLE=1)\n");
+        return 1;
+    }
+    run_workers();
+    handle_put(42);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--live")) return live(argv[2], argv[3]);
+    if (argc == 2 && !strcmp(argv[1], "--crash")) return crash();
     if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS\n", argv[0], argv[0]);
+        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS | %s --crash\n", argv[0], argv[0],
+                argv[0]);
         return 2;
     }
     bb_recorder_options o;

@@ -97,6 +97,7 @@ int bb__g_crash_install(bb__g_crash_fn fn, void *ctx) {
     bb__g_crash_set(fn, ctx);
     bb__g_crash_info_prepare();
     bb__g_modules_prepare();
+    bb__g_crash_events_register();
     pthread_mutex_lock(&install_lock);
     int rc = 0;
     if (!installed) {

@@ -1,14 +1,39 @@
 /* global_crash_events.c — the built-in events backbeat::Crash and backbeat::Module, and their
  * recording on the crashing thread before the crash dump (issue 40).
  *
- * They are ordinary events (BB_EVENT, registered when the library loads), so a crash dump stays
- * a format v1 dump: a reader that knows nothing of crashes shows them as records; `backbeat
- * inspect`, the table and the trace recognise them by name and symbolize the stack. */
+ * They are ordinary events declared with BB_EVENT, so a crash dump stays a format v1 dump: a
+ * reader that knows nothing of crashes shows them as records; `backbeat inspect`, the table and
+ * the trace recognise them by name and symbolize the stack. They are registered when crash
+ * dumps are armed (bb__g_crash_events_register), not when the library loads: a program without
+ * BACKBEAT_DUMP_ON_CRASH keeps the registry it declared. To that end BB_EVENT's constructor and
+ * destructor here call hold/drop below instead of bb_registry_add/remove. */
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
 #include "backbeat/event.h"
 #include "global/global_crash_info.h"
+
+static bb_event_desc *held[2];
+static int registered; /* atomic */
+
+/* BB_EVENT's constructor: keep the descriptor for bb__g_crash_events_register, or register it
+ * now if crash dumps were armed first (by another constructor of the library). */
+static void hold(bb_event_desc *d) {
+    for (int i = 0; i < 2; i++)
+        if (!held[i]) {
+            held[i] = d;
+            break;
+        }
+    if (__atomic_load_n(&registered, __ATOMIC_ACQUIRE)) bb_registry_add(d);
+}
+
+/* BB_EVENT's destructor (the library unloaded): unregister if registered. */
+static void drop(bb_event_desc *d) {
+    if (__atomic_load_n(&registered, __ATOMIC_ACQUIRE)) bb_registry_remove(d);
+}
+
+#define bb_registry_add(d) hold(d)
+#define bb_registry_remove(d) drop(d)
 
 BB_EVENT(bb__g_crash_ev, "backbeat", "Crash",
          "The process crashed: the fatal signal, the fault and the crashing thread's stack "
@@ -35,6 +60,15 @@ BB_EVENT(bb__g_module_ev, "backbeat", "Module",
          BB_FIELD(uint8_t, build_id_len, "How many bytes of build_id are its GNU build-id."),
          BB_FIELD(uint8_t[3], _pad, NULL),
          BB_FIELD(uint8_t[32], build_id, "Its GNU build-id (NT_GNU_BUILD_ID)."));
+
+#undef bb_registry_add
+#undef bb_registry_remove
+
+void bb__g_crash_events_register(void) {
+    if (__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) return;
+    for (int i = 0; i < 2; i++)
+        if (held[i]) bb_registry_add(held[i]);
+}
 
 static void put_le64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));

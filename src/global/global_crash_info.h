@@ -65,6 +65,10 @@ void bb__g_modules_prepare(void);
 /* The crash gathered by the handler, or NULL (set by global_crash.c before the dump callback). */
 const bb__g_crash_info *bb__g_crash_current(void);
 
+/* Register backbeat::Crash and backbeat::Module (once; when the handlers are installed, not
+ * signal-safe). (global_crash_events.c) */
+void bb__g_crash_events_register(void);
+
 /* Record the current crash and the loaded modules into `rec` (capture switched on for it: the
  * process is going away). Async-signal-safe. (global_crash_events.c) */
 void bb__g_crash_record(bb_recorder *rec);

@@ -18,6 +18,7 @@ EXPECT = {
     "handler": (SIGSEGV, ["h_store", "h_handler", "s_raise", "main"]),
     "double": (SIGSEGV, ["d_store", "d_start"]),
     "stripped": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
+    "outputs": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
     "debugfile": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
 }
 

@@ -4,6 +4,8 @@
 # signal and the first symbolized frames name the expected functions in order (check.py).
 # MODE stripped: a stripped copy crashes in `main` mode; its frames are module+offset, and
 # addr2line on the unstripped program resolves those offsets to the same functions.
+# MODE outputs: a `main` crash converted: the Parquet sidecar's `crash` view in DuckDB
+# (tests/js/crash_view.mjs) and the trace's crash instant carry the symbolized stack.
 # MODE debugfile: the same stripped copy read with --symbols DIR holding the program's separate
 # debug file (objcopy --only-keep-debug, named BUILDID.debug): the frames are named again.
 # SPDX-License-Identifier: MIT
@@ -19,6 +21,7 @@ export BACKBEAT_DUMP_ON_CRASH=1 BACKBEAT_PATH="$work/crash.bb" BACKBEAT_BYTES=64
 
 run=$mode exe=$prog
 case $mode in
+  outputs) run=main ;;
   stripped|debugfile)
     run=main exe="$work/cw_prog"
     cp "$prog" "$exe"
@@ -47,4 +50,18 @@ fi
 "$bb" inspect $symbols "$dump" | sed -n '1,/^$/p'
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3 # Debian's, not a slower shim
-exec "$py" "$here/check.py" "$mode" "$status" "$work/inspect.json" "$prog"
+"$py" "$here/check.py" "$mode" "$status" "$work/inspect.json" "$prog"
+[ "$mode" = outputs ] || exit 0
+"$bb" convert "$dump" -o "$work/crash.parquet"
+"$bb" convert "$dump" -o "$work/crash.json"
+"$py" - "$work/crash.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+crash = [e for e in doc["traceEvents"] if e.get("name") == "backbeat::Crash"]
+assert len(crash) == 1 and crash[0]["ph"] == "I", crash
+stack = crash[0]["args"]["backbeat.stack"].split("\n")
+names = [l.split(" ")[1].split("+")[0] for l in stack]
+assert names[:4] == ["m_store", "m_mid", "m_entry", "main"], names
+print("ok trace: crash instant on tid %s with %d frames" % (crash[0]["tid"], len(stack)))
+PY
+node "$here/../../js/crash_view.mjs" "$work/crash.parquet" 11 m_store m_mid m_entry main
