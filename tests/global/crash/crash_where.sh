@@ -14,10 +14,10 @@ mode=$1 prog=$2 plugin=$3 bb=$4 work=$5
 here=$(dirname "$0")
 rm -rf "$work"
 mkdir -p "$work"
-# sanitizers must let backbeat's crash handlers run
-export ASAN_OPTIONS=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:allow_user_segv_handler=1:detect_leaks=0
-export UBSAN_OPTIONS=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0
-export BACKBEAT_DUMP_ON_CRASH=1 BACKBEAT_PATH="$work/crash.bb" BACKBEAT_BYTES=64k BACKBEAT_SHARDS=2
+# the crashing program: sanitizers must let backbeat's crash handlers run (the CLI keeps the
+# caller's sanitizer options)
+child_asan=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:allow_user_segv_handler=1:detect_leaks=0
+child_ubsan=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0
 
 run=$mode exe=$prog
 case $mode in
@@ -33,21 +33,24 @@ case $run in
   bus) arg=$work ;;
 esac
 status=0
-(cd "$work" && exec "$exe" "$run" $arg) >"$work/out" 2>"$work/err" || status=$?
-dump=$(ls "$work"/crash.*.bb 2>/dev/null | head -n 1)
+(cd "$work" && ASAN_OPTIONS=$child_asan UBSAN_OPTIONS=$child_ubsan BACKBEAT_DUMP_ON_CRASH=1 \
+  BACKBEAT_PATH="$work/crash.bb" BACKBEAT_BYTES=64k BACKBEAT_SHARDS=2 exec "$exe" "$run" ${arg:+"$arg"}) \
+  >"$work/out" 2>"$work/err" || status=$?
+dump=
+for f in "$work"/crash.*.bb; do [ -e "$f" ] && dump=$f; break; done
 if [ -z "$dump" ]; then
   echo "FAIL $mode: no crash dump (exit $status)"; cat "$work/err"; exit 1
 fi
 echo "$mode: exit $status, dump $dump"
-symbols=
+symdir=
 if [ "$mode" = debugfile ]; then
   mkdir -p "$work/sym"
   id=$(readelf -n "$prog" | sed -n 's/.*Build ID: *//p' | head -n 1)
   objcopy --only-keep-debug "$prog" "$work/sym/$id.debug"
-  symbols="--symbols $work/sym"
+  symdir=$work/sym
 fi
-"$bb" inspect --json $symbols "$dump" >"$work/inspect.json"
-"$bb" inspect $symbols "$dump" | sed -n '1,/^$/p'
+"$bb" inspect --json ${symdir:+--symbols "$symdir"} "$dump" >"$work/inspect.json"
+"$bb" inspect ${symdir:+--symbols "$symdir"} "$dump" | sed -n '1,/^$/p'
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3 # Debian's, not a slower shim
 "$py" "$here/check.py" "$mode" "$status" "$work/inspect.json" "$prog"
