@@ -18,6 +18,7 @@ EXPECT = {
     "handler": (SIGSEGV, ["h_store", "h_handler", "s_raise", "main"]),
     "double": (SIGSEGV, ["d_store", "d_start"]),
     "stripped": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
+    "badstack": (SIGSEGV, ["u_badstack"]),
     "outputs": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
     "debugfile": (SIGSEGV, ["m_store", "m_mid", "m_entry", "main"]),
 }
@@ -38,6 +39,8 @@ c = crashes[0]
 if c["signal"] != sig:
     fail("signal %d (%s), expected %d" % (c["signal"], c["signal_name"], sig))
 frames = c["frames"]
+if mode == "badstack" and not c["unwind_fault"]:
+    fail("the walk did not fault (unwind_fault false): %s" % [f["text"] for f in frames])
 if mode == "stripped":
     # module+offset only for the program's own frames; addr2line on the unstripped copy names them
     names = []

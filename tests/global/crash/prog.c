@@ -12,6 +12,8 @@
  *   overflow   unbounded recursion: r_recurse <- r_recurse ...
  *   handler    a NULL store in a SIGUSR1 handler: h_store <- h_handler <- ... <- s_raise <- main
  *   double     two threads crash at once: d_store <- d_start (either thread)
+ *   badstack   (x86-64) a store with the stack pointer in unmapped memory: the stack walk
+ *              itself faults reading the return address; the dump still names u_badstack
  */
 /* SPDX-License-Identifier: MIT */
 #undef NDEBUG
@@ -154,6 +156,13 @@ static int threads(void *(*start)(void *), int n) {
     return 0;
 }
 
+CW_FN int u_badstack(void) {
+#if defined(__x86_64__)
+    __asm__ volatile("mov $0x1000, %%rsp\n\tmovl $0, (%%rsp)" ::: "memory");
+#endif
+    return 2;
+}
+
 /* Each mode's call is kept a call (no tail call), so main stays on the stack. */
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -174,6 +183,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(mode, "double")) {
         pthread_barrier_init(&d_barrier, NULL, 2);
         r = threads(d_start, 2);
+    } else if (!strcmp(mode, "badstack")) {
+        r = u_badstack();
     } else {
         fprintf(stderr, "prog: unknown mode '%s'\n", mode);
     }
