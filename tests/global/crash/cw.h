@@ -5,7 +5,11 @@
 #ifndef BB_TEST_CW_H
 #define BB_TEST_CW_H
 
+#if defined(__clang__)
+#define CW_FN __attribute__((noinline, used))
+#else
 #define CW_FN __attribute__((noinline, noclone, used))
+#endif
 /* After a call: keeps it a call, not a jump (no sibling call), so the caller stays on the stack. */
 #define CW_KEEP() __asm__ volatile("" ::: "memory")
 
