@@ -4,7 +4,11 @@
  * SECONDS into a ring file in DIR, to watch with `backbeat tail` / `backbeat top`; the file is
  * removed at the end. With --trigger, the same run has one slow request (80 ms, on a cache
  * miss of worker 2) and the trigger RULES (backbeat/trigger.h) dump the window around it into
- * DIR. Usage: demo OUT.bb | demo --live DIR SECONDS | demo --trigger RULES DIR */
+ * DIR.
+ * With --crash, it serves through the process-wide recorder and then crashes (a NULL store
+ * in a request handler): run it with BACKBEAT_ENABLE=1 BACKBEAT_DUMP_ON_CRASH=1 and `backbeat
+ * inspect` the crash dump to see where.
+ * Usage: demo OUT.bb | demo --live DIR SECONDS | demo --trigger RULES DIR | demo --crash */
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <pthread.h>
@@ -195,12 +199,36 @@ static int trigger(const char *rules, const char *dir) {
     return 0;
 }
 
+/* --crash: a handler that stores through a NULL table (kept out of line: a frame of its own). */
+static volatile uintptr_t demo_table;
+__attribute__((noinline)) static void store_value(uint64_t key, uint64_t value) {
+    ((volatile uint64_t *)demo_table)[key % 16] = value;
+}
+__attribute__((noinline)) static void handle_put(uint64_t key) {
+    store_value(key, key * 2);
+    __asm__ volatile("" ::: "memory"); /* a call, not a jump: handle_put stays on the stack */
+}
+
+/* --crash: serve through the process-wide recorder (BACKBEAT_* variables), then crash. */
+static int crash(void) {
+    rec = bb_global();
+    if (!rec) {
+        fprintf(stderr, "demo: no global recorder (set BACKBEAT_ENABLE=1)\n");
+        return 1;
+    }
+    run_workers();
+    handle_put(42);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--live")) return live(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "--trigger")) return trigger(argv[2], argv[3]);
+    if (argc == 2 && !strcmp(argv[1], "--crash")) return crash();
     if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT.bb | %s --live DIR SECONDS | %s --trigger RULES DIR\n",
-                argv[0], argv[0], argv[0]);
+        fprintf(stderr,
+                "usage: %s OUT.bb | %s --live DIR SECONDS | %s --trigger RULES DIR | %s --crash\n",
+                argv[0], argv[0], argv[0], argv[0]);
         return 2;
     }
     bb_recorder_options o;

@@ -156,6 +156,14 @@ if want global; then
   "$B/bench/global_hotpath"
 fi
 
+# ---------------------------------------------------------------- crash: the module list's cost
+# 1 000 plugins dlopened and dlclosed with crash dumps armed and not, alternating; a crash with
+# them loaded (issue 40; bench/crash_dlopen.c).
+if want crash; then
+  "$B/bench/crash_dlopen" "$B/bench/crash_dlopen_plugin.so" "$WORK/crash_dlopen" 1000
+  rm -rf "$WORK/crash_dlopen"
+fi
+
 # ---------------------------------------------------------------- intern: bb_intern vs a record
 # A record with bb_intern of a repeated 24-31 byte key against the same record with a constant
 # id, and two threads interning at once (issue 21; bench/intern_hotpath.c).

@@ -31,7 +31,7 @@ for arg in "$@"; do
   esac
 done
 
-pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev)
+pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev libdw-dev)
 if [ "$want_test" = 1 ]; then
   pkgs+=(babeltrace2 clang clang-format libclang-rt-dev python3 man-db groff-base debhelper dpkg-dev lintian shellcheck
          curl wget)

@@ -34,6 +34,9 @@ static const char convert_help[] =
     "                             the online CPUs; a trace encodes on 1 on 2 CPUs or\n"
     "                             fewer; 1: no threads);\n"
     "                             the output is the same byte for byte whatever N\n"
+    "      --symbols DIR          crash stacks (the table's crash view, the trace's crash\n"
+    "                             instant): look for module files there first (unstripped\n"
+    "                             copies, BUILDID.debug, .build-id/xx/yyyy.debug, NAME.debug)\n"
     "\n"
     "filters (a record is kept when it passes all of them):\n"
     "      --since T              keep records with ts >= T\n"
@@ -132,6 +135,7 @@ static int conv_option(conv *c, int opt, char **argv) {
     case 'o': c->out = optarg; return CONV_GO;
     case 'f': return conv_format(c, optarg);
     case 'H': c->rq.host = optarg; return CONV_GO;
+    case 'S': c->rq.symbols = optarg; return CONV_GO;
     case 'c':
         if (cli_parse_int(optarg, -131072, 22, &c->rq.level)) return CONV_GO;
         return cli_usage_error(
@@ -199,6 +203,7 @@ static int conv_options(conv *c, int argc, char **argv) {
                                          {"compression-level", required_argument, NULL, 'c'},
                                          {"compression", required_argument, NULL, 'C'},
                                          {"threads", required_argument, NULL, 'T'},
+                                         {"symbols", required_argument, NULL, 'S'},
                                          {"dataset", required_argument, NULL, 'D'},
                                          {"partition-by", required_argument, NULL, 'P'},
                                          {"no-rewrite", no_argument, NULL, 'R'},

@@ -1,6 +1,7 @@
 /* inspect.c — `backbeat inspect DUMP...`: what a dump holds, as text or (--json) as JSON.
  *
- * Shows the envelope (size, flags, section table), the schema registry (every event and
+ * A crash dump's crash comes first (signal, code, address, thread, the symbolized stack and the
+ * modules, cli/inspect_crash.c). Then the envelope (size, flags, section table), the schema registry (every event and
  * field with type, unit, sentinel and role), the instances (id, host, intern entries, and per
  * shard: capacity, head, records recovered and bytes skipped by the walk as torn or unknown) and
  * the view sets (count, sizes), and for a dump a trigger rule took, the rule and the matching
@@ -16,12 +17,16 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/inspect_trigger.h"
+#include "cli/inspect_crash.h"
 #include "format/names.h"
 
 static const char inspect_help[] =
-    "usage: backbeat inspect [--json] DUMP...\n"
+    "usage: backbeat inspect [--json] [--symbols DIR] DUMP...\n"
     "\n"
-    "Show what a dump holds: the envelope (size, flags, sections), the schema registry (every\n"
+    "Show what a dump holds: first its crash if it is a crash dump (signal, code, address,\n"
+    "thread, the stack as '#N function+0xOFF (module+0xOFF) file:line', symbolized from the\n"
+    "module files whose build-id matches, else 'module+0xOFF [build-id]', and the modules), then\n"
+    "the envelope (size, flags, sections), the schema registry (every\n"
     "event and field: type, unit, sentinel, role), the instances (id, host, intern entries), the\n"
     "view sets, and per shard the capacity, head, records recovered and bytes skipped as torn or\n"
     "unknown. A dump a trigger rule took (BACKBEAT_TRIGGER) also shows why: the rule, the\n"
@@ -30,6 +35,9 @@ static const char inspect_help[] =
     "options:\n"
     "  --json         print JSON (one object per dump; an array when several dumps are given)\n"
     "  --intern-limit N  text mode: list at most N intern entries per instance (default 20)\n"
+    "  --symbols DIR  look for the crashed modules' files there first: unstripped copies (by\n"
+    "                 name) or separate debug files (BUILDID.debug, .build-id/xx/yyyy.debug,\n"
+    "                 NAME.debug)\n"
     "  -h, --help     show this help\n";
 
 /* The field type's name; "?" for a type the format does not define (format/names.h leaves
@@ -147,7 +155,8 @@ static void text_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in,
     }
 }
 
-static void inspect_text(em_obuf *b, const bb_dump *d, size_t intern_limit) {
+static void inspect_text(em_obuf *b, const bb_dump *d, size_t intern_limit, sy_symbolizer *sym) {
+    cli_inspect_crashes(b, d, sym, false);
     text_envelope(b, d);
     text_registry(b, d);
     size_t ni = bb_dump_instance_count(d);
@@ -301,8 +310,9 @@ static void json_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in) 
     em_obuf_putc(b, '}');
 }
 
-static void inspect_json(em_obuf *b, const bb_dump *d) {
+static void inspect_json(em_obuf *b, const bb_dump *d, sy_symbolizer *sym) {
     em_obuf_putc(b, '{');
+    cli_inspect_crashes(b, d, sym, true);
     json_envelope(b, d);
     em_obuf_putc(b, ',');
     json_registry(b, d);
@@ -327,10 +337,12 @@ static void inspect_json(em_obuf *b, const bb_dump *d) {
 int cmd_inspect(int argc, char **argv) {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
                                          {"intern-limit", required_argument, NULL, 'l'},
+                                         {"symbols", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     bool json = false;
     int intern_limit = 20;
+    const char *symbols = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -341,6 +353,7 @@ int cmd_inspect(int argc, char **argv) {
             if (!cli_parse_int(optarg, 0, 1000000000L, &intern_limit))
                 return cli_usage_error("inspect", "--intern-limit needs a count, got '%s'", optarg);
             break;
+        case 's': symbols = optarg; break;
         case 'h': fputs(inspect_help, stdout); return CLI_OK;
         default: return cli_option_error("inspect", c, argv);
         }
@@ -349,7 +362,9 @@ int cmd_inspect(int argc, char **argv) {
     if (n < 1) return cli_usage_error("inspect", "no dump given");
 
     em_obuf b;
-    if (!em_obuf_init(&b, STDOUT_FILENO, 1 << 16)) {
+    sy_symbolizer *sym = sy_symbolizer_new(symbols);
+    if (!sym || !em_obuf_init(&b, STDOUT_FILENO, 1 << 16)) {
+        sy_symbolizer_free(sym);
         cli_error("out of memory");
         return CLI_FAIL;
     }
@@ -367,15 +382,16 @@ int cmd_inspect(int argc, char **argv) {
         (void)path;
         if (json) {
             if (n > 1 && i) em_obuf_putc(&b, ',');
-            inspect_json(&b, dumps[0]);
+            inspect_json(&b, dumps[0], sym);
         } else {
             if (i) em_obuf_putc(&b, '\n');
-            inspect_text(&b, dumps[0], (size_t)intern_limit);
+            inspect_text(&b, dumps[0], (size_t)intern_limit, sym);
         }
         cli_close_dumps(dumps, 1);
     }
     if (json && n > 1) em_obuf_putc(&b, ']');
     if (json) em_obuf_putc(&b, '\n');
+    sy_symbolizer_free(sym);
     int werr = em_obuf_finish(&b);
     if (werr) {
         cli_error("cannot write standard output: %s", strerror(werr));

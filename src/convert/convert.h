@@ -74,6 +74,7 @@ typedef struct cv_request {
     void *warn_ctx;
     void (*progress)(uint64_t done, uint64_t total, void *ctx); /* may be NULL */
     void *progress_ctx;
+    const char *symbols; /* crash stacks: a directory searched first for module files, or NULL */
 } cv_request;
 
 /* The inputs of `rq`, filtered, written to `out` in format `fmt` (as cv_convert_file); refused

@@ -89,9 +89,10 @@ static bool commit_pair(em_out *o, const char *out, const char *sidecar, const c
 
 /* A Parquet file written to a regular file: its OUT.views.sql, then both committed. */
 static bool commit_with_sidecar(em_out *o, const char *out, const bb_model *model,
-                                const uint64_t *view_rank, bb_error *err) {
+                                const convert_opts *opts, bb_error *err) {
     size_t n = strlen(out) + sizeof ".views.sql";
-    char *sidecar = malloc(n), *ddl = tw_views_ddl(model, view_rank);
+    char *sidecar = malloc(n),
+         *ddl = tw_views_ddl(model, opts->view_rank, opts->crashes, opts->ncrashes);
     char *abs = absolute_path(out);
     bool ok = false;
     if (!sidecar || !ddl || !abs) {
@@ -141,8 +142,7 @@ bool cv_convert_file(const bb_model *model, cv_format fmt, const convert_opts *o
         else io_err(err, "%s: %s", path, why);
         return false;
     }
-    if (fmt == CV_PARQUET && o.tmp)
-        return commit_with_sidecar(&o, path, model, opts->view_rank, err);
+    if (fmt == CV_PARQUET && o.tmp) return commit_with_sidecar(&o, path, model, opts, err);
     return em_out_commit(&o, err);
 }
 

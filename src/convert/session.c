@@ -45,7 +45,8 @@ bool cv_session_open(const cv_request *rq, char *const *paths, size_t n, bool ra
     if (!cv_inputs_open(paths, n, rq->warn, rq->warn_ctx, &s->in, err)) return false;
     if (cv_inputs_model(&s->in, walk_threads(rq), &s->model, err) &&
         cv_filter_open(&rq->filter, s->model, rq->warn, rq->warn_ctx, &s->filter, err) &&
-        rank_views(s, rank_one, err))
+        rank_views(s, rank_one, err) &&
+        cv_crashes_open(s->in.dumps, s->in.n, rq->symbols, &s->crashes, err))
         return true;
     cv_session_close(s);
     return false;
@@ -56,6 +57,7 @@ void cv_session_close(cv_session *s) {
     if (s->model) bb_model_close(s->model);
     cv_inputs_close(&s->in);
     free(s->view_rank);
+    cv_crashes_close(&s->crashes);
     memset(s, 0, sizeof *s);
 }
 
@@ -71,6 +73,8 @@ convert_opts cv_session_opts(const cv_request *rq, cv_format fmt, const cv_sessi
                        .keep_ctx = s->filter,
                        .progress = rq->progress,
                        .progress_ctx = rq->progress_ctx,
-                       .view_rank = s->view_rank};
+                       .view_rank = s->view_rank,
+                       .crashes = s->crashes.notes,
+                       .ncrashes = s->crashes.n};
     return co;
 }

@@ -43,7 +43,7 @@ typedef struct plan {
 /* DIR/views.sql: `events` over every part, then the views DDL. */
 static bool write_views(const ds_handle *h, const bb_model *model, const uint64_t *view_rank,
                         size_t nkeys, const plan *p, ds_txn *t, bb_error *err) {
-    char *ddl = tw_views_ddl(model, view_rank);
+    char *ddl = tw_views_ddl(model, view_rank, NULL, 0); /* crash stacks: not kept here */
     pq_buf b = {0};
     /* The parts relative to DIR (the dataset moves as a whole); the first level of a partitioned
      * dataset is a key=value directory, so a search from elsewhere matches nothing else. */

@@ -21,6 +21,15 @@
 /* Record filter: returns true to keep the record. */
 typedef bool (*convert_pred)(const bb_mrecord *rec, void *ctx);
 
+/* A crash's stack symbolized on the converting host (convert/crash_notes.c over symbols/): one
+ * line per frame, "#N function+0xOFF (module+0xOFF) file:line" or "#N module+0xOFF [build-id]".
+ * The table's `crash` view and the trace's crash instant carry it; it belongs to the
+ * backbeat::Crash record of that instance and timestamp. */
+typedef struct convert_crash {
+    uint64_t instance_id, ts;
+    const char *stack;
+} convert_crash;
+
 typedef struct convert_opts {
     const char *out_name;      /* output path as the user gave it ("-" for stdout), for messages */
     const char *host_override; /* --host, or NULL */
@@ -38,6 +47,9 @@ typedef struct convert_opts {
     uint64_t row_group, budget;
     /* The rank of each bb_model_view (emit/view_order.h), NULL: the inputs' order. */
     const uint64_t *view_rank;
+    /* The inputs' crashes with their stacks symbolized (none: NULL, 0). */
+    const convert_crash *crashes;
+    size_t ncrashes;
 } convert_opts;
 
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem
@@ -70,9 +82,12 @@ void tw_sizes(const convert_opts *opts, uint64_t *row_group, uint64_t *budget);
 bool tw_schema_key(const bb_model *model, uint64_t *key);
 
 /* The query DDL of FORMAT.md ("What the reference CLI makes of a dump"), without the binding
- * of `events`: per-event views, backbeat_keys, then every view set of the inputs, oldest rank
- * first (rank: per bb_model_view, as convert_opts.view_rank; NULL: the inputs' order). Returns a
- * malloc'ed NUL-terminated string (NULL on allocation failure). Owned by the Parquet writer. */
-char *tw_views_ddl(const bb_model *model, const uint64_t *rank);
+ * of `events`: per-event views, backbeat_keys, the `crash` view when the model has the event
+ * backbeat::Crash (its rows with their symbolized stacks, `crashes`), then every view set of the
+ * inputs, oldest rank first (rank: per bb_model_view, as convert_opts.view_rank; NULL: the
+ * inputs' order). Returns a malloc'ed NUL-terminated string (NULL on allocation failure). Owned
+ * by the Parquet writer. */
+char *tw_views_ddl(const bb_model *model, const uint64_t *rank, const convert_crash *crashes,
+                   size_t ncrashes);
 
 #endif /* BACKBEAT_CLI_CONVERT_WRITERS_H */

@@ -27,6 +27,7 @@
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
 #include "common/error_set.h"
+#include "global/global_crash_info.h"
 #include "global/global_internal.h"
 
 bb_recorder *bb__global_rec;
@@ -105,7 +106,10 @@ static void on_crash(void *ctx, int sig) {
     (void)ctx;
     (void)sig;
     gstate *st = state();
-    if (st && st->dumper) bb__g_dumper_dump_signal(st->dumper);
+    if (st && st->dumper) {
+        bb__g_crash_record(st->rec); /* backbeat::Crash and ::Module, then the dump */
+        bb__g_dumper_dump_signal(st->dumper);
+    }
 }
 
 static void on_trigger_signal(int sig, siginfo_t *info, void *uc);

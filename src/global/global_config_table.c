@@ -374,7 +374,9 @@ const bb__g_var bb__g_vars[] = {
      .parse = var_bool,
      FIELD(dump_on_crash),
      BOOL_WHY,
-     .doc = "SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write a final dump first",
+     .doc = "SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write a final dump first, which records "
+            "where (backbeat::Crash: signal, fault, thread, stack; backbeat::Module: the loaded "
+            "modules)",
      .doc_default = "off"},
     {.name = "BACKBEAT_DUMP_ON_EXIT",
      .parse = var_bool,

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "global/global_crash_info.h"
 #include "global/global_internal.h"
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
@@ -63,7 +64,7 @@ static const struct sigaction *restore_of(int idx, bool again) {
 }
 
 static void crash_handler(int sig, siginfo_t *info, void *uc) {
-    (void)uc;
+    bb__g_crash_guard_check(); /* a fault while gathering the crash: back to the gathering */
     int saved_errno = errno;
     int idx = index_of(sig);
     bool again = t_crashed;
@@ -72,6 +73,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
     if (__atomic_compare_exchange_n(&crash_state, &expected, 1, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&crash_tid, gettid(), __ATOMIC_RELAXED);
+        bb__g_crash_gather(sig, info, uc);
         bb__g_crash_fn fn = __atomic_load_n(&crash_fn, __ATOMIC_ACQUIRE);
         void *ctx = __atomic_load_n(&crash_ctx, __ATOMIC_ACQUIRE);
         if (fn) fn(ctx, sig);
@@ -93,6 +95,9 @@ static void crash_handler(int sig, siginfo_t *info, void *uc) {
 
 int bb__g_crash_install(bb__g_crash_fn fn, void *ctx) {
     bb__g_crash_set(fn, ctx);
+    bb__g_crash_info_prepare();
+    bb__g_modules_prepare();
+    bb__g_crash_events_register();
     pthread_mutex_lock(&install_lock);
     int rc = 0;
     if (!installed) {

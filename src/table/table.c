@@ -194,7 +194,9 @@ static int write_footer(writer *w) {
     pq_buf_byte(&host, 0);
     instances_json(w, &insts);
     pq_buf_byte(&insts, 0);
-    char *views = tw_views_ddl(w->model, w->opts ? w->opts->view_rank : NULL);
+    char *views =
+        w->opts ? tw_views_ddl(w->model, w->opts->view_rank, w->opts->crashes, w->opts->ncrashes)
+                : tw_views_ddl(w->model, NULL, NULL, 0);
     char *cols = tw_semantics_json(&w->lay);
     int rc = 0;
     if (host.failed || insts.failed || !views || !cols) {

@@ -6,6 +6,9 @@
  *     on the name, a view reads every version's rows of a fleet's table;
  *   CREATE OR REPLACE VIEW backbeat_keys AS SELECT * FROM (VALUES ('<event>', '<column>',
  *     '<role>'), ...) AS t(event, field, role);   -- one row per promoted (event, column, role)
+ *   CREATE OR REPLACE VIEW crash AS SELECT c.*, s.stack FROM "backbeat::Crash" c LEFT JOIN
+ *     (VALUES (instance_id, ts_nanos, '<stack>'), ...) AS s(...) USING (instance_id, ts_nanos);
+ *     -- when the model has backbeat::Crash: each crash with its stack symbolized at conversion
  *   then every view set of the inputs, verbatim, oldest rank first (emit/view_order.h: the
  *   newest data's definition of a view comes last and wins) (a newline added after a text
  *   lacking one, and an empty statement ";" after a text whose last statement is unterminated;
@@ -108,7 +111,35 @@ static void log_view(pq_buf *b, const tw_layout *l) {
  * (footer and sidecar), the warning is printed once. */
 static const bb_model *warned_for;
 
-char *tw_views_ddl(const bb_model *model, const uint64_t *rank) {
+/* The `crash` view: the backbeat::Crash rows, each with its symbolized stack (NULL when the
+ * converting host had none for it). */
+static void crash_view(pq_buf *b, const tw_layout *l, const convert_crash *crashes, size_t n) {
+    bool have = false;
+    for (size_t i = 0; i < l->nplans && !have; i++)
+        have = l->plans[i].first && l->plans[i].display_len == strlen("backbeat::Crash") &&
+               !memcmp(l->plans[i].display, "backbeat::Crash", l->plans[i].display_len);
+    if (!have) return;
+    em_cstr(b, "-- backbeat: crashes, with their stacks symbolized when converted\n");
+    em_cstr(b, "CREATE OR REPLACE VIEW crash AS SELECT c.*, s.stack FROM \"backbeat::Crash\" c "
+               "LEFT JOIN (");
+    if (!n)
+        em_cstr(b, "SELECT CAST(NULL AS UBIGINT) AS instance_id, CAST(NULL AS UBIGINT) AS "
+                   "ts_nanos, CAST(NULL AS VARCHAR) AS stack WHERE false");
+    for (size_t i = 0; i < n; i++) {
+        char num[128];
+        snprintf(num, sizeof num, "%s(CAST(%llu AS UBIGINT), CAST(%llu AS UBIGINT), ",
+                 i ? ",\n  " : "VALUES\n  ", (unsigned long long)crashes[i].instance_id,
+                 (unsigned long long)crashes[i].ts);
+        em_cstr(b, num);
+        em_sql_str(b, crashes[i].stack, strlen(crashes[i].stack));
+        em_cstr(b, ")");
+    }
+    em_cstr(b, n ? "\n) AS s(instance_id, ts_nanos, stack) USING (instance_id, ts_nanos);\n"
+                 : ") AS s USING (instance_id, ts_nanos);\n");
+}
+
+char *tw_views_ddl(const bb_model *model, const uint64_t *rank, const convert_crash *crashes,
+                   size_t ncrashes) {
     bool nul_views = false;
     tw_layout lay;
     if (!tw_layout_build(model, &lay)) return NULL;
@@ -148,6 +179,7 @@ char *tw_views_ddl(const bb_model *model, const uint64_t *rank) {
         em_cstr(&b, "SELECT CAST(NULL AS VARCHAR) AS event, CAST(NULL AS VARCHAR) AS field, "
                     "CAST(NULL AS VARCHAR) AS role WHERE false;\n");
     log_view(&b, &lay);
+    crash_view(&b, &lay, crashes, ncrashes);
     size_t nv = bb_model_view_count(model), ns = 0;
     if (nv) em_cstr(&b, "-- view sets carried by the dumps, verbatim\n");
     size_t *order = malloc((nv ? nv : 1) * sizeof *order);

@@ -462,6 +462,34 @@ static void write_log(tw *w, const bb_mrecord *r, const ev_info *ev, thr *t) {
     em_obuf_puts(b, "}}");
 }
 
+/* The symbolized stack of a backbeat::Crash record (convert_opts.crashes), or NULL. */
+static const char *crash_stack(const tw *w, const bb_mrecord *r, const ev_info *ev) {
+    if (!w->opts || !w->opts->ncrashes || strcmp(ev->display, "backbeat::Crash") != 0) return NULL;
+    for (size_t i = 0; i < w->opts->ncrashes; i++)
+        if (w->opts->crashes[i].instance_id == r->rec.instance_id &&
+            w->opts->crashes[i].ts == r->rec.ts)
+            return w->opts->crashes[i].stack;
+    return NULL;
+}
+
+/* A crash's "I" instant on its shard's lane: its fields and "backbeat.stack", the stack
+ * symbolized at conversion. */
+static void write_crash(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const char *stack) {
+    em_obuf *b = &w->out;
+    sep(w);
+    em_obuf_write(b, t->ipfx, t->ipfx_len);
+    em_obuf_usec(b, r->rec.ts - w->base);
+    em_obuf_write(b, ev->inst_name.p, ev->inst_name.n);
+    if (write_fields_open(b, ev, r->rec.schema, r->rec.fields, r->instance)) em_obuf_putc(b, ',');
+    if (ev->id_arg.n) {
+        em_obuf_write(b, ev->id_arg.p, ev->id_arg.n);
+        em_obuf_putc(b, ',');
+    }
+    em_obuf_puts(b, "\"backbeat.stack\":");
+    em_obuf_json_str(b, stack, strlen(stack));
+    em_obuf_puts(b, "}}");
+}
+
 static uint64_t span_key(uint64_t instance_id, uint64_t span_id) {
     return bb__u64map_mix(instance_id) ^ span_id;
 }
@@ -694,7 +722,11 @@ static int trace_record(tw *w, const bb_mrecord *r, char *errbuf, size_t errlen)
     if (ev->phase == BB_PHASE_ENTER && ev->span_fi >= 0) span_enter(w, r, ev, t);
     else if (ev->phase == BB_PHASE_EXIT && ev->span_fi >= 0) span_exit(w, r, ev, t);
     else if (ev->is_log) write_log(w, r, ev, t);
-    else write_instant(w, r, ev, t, NULL);
+    else {
+        const char *stack = crash_stack(w, r, ev);
+        if (stack) write_crash(w, r, ev, t, stack);
+        else write_instant(w, r, ev, t, NULL);
+    }
     return REC_NEXT;
 }
 

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pq_convert: %s\n", msg);
         return 1;
     }
-    char *ddl = tw_views_ddl(model, NULL); /* the inputs' order, not ranked */
+    char *ddl = tw_views_ddl(model, NULL, NULL, 0); /* the inputs' order, not ranked */
     char *abs = realpath(out, NULL);
     char side[4096];
     snprintf(side, sizeof side, "%s.views.sql", out);
