@@ -471,6 +471,8 @@ static void rewritten(void) {
     tally t;
     memset(&t, 0, sizeof t);
     size_t early = read_inst(out, &t, 0.4, inst);
+    /* a slow build (TSan) may not have printed that file yet: wait for it, 10 s at most */
+    for (int k = 0; early == 0 && k < 40; k++) early += read_inst(out, &t, 0.25, inst);
     CHECK(rewrite_log(b), "rewrite the log of %s: %s", b, strerror(errno));
     read_inst(out, &t, 0.2, inst);
     size_t after = read_inst(out, &t, 0.5, inst); /* the rewritten file's records still come */
