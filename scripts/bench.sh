@@ -140,6 +140,37 @@ if want lttng; then
   bash "$(dirname "$0")/../bench/lttng.sh" "$B"
 fi
 
+# ---------------------------------------------------------------- dataset: append vs its floor
+# One dump of N small one-host instances (tests/table/dataset_gen): `convert -o` (one file),
+# `convert --dataset` (a partition, a part and an index file per instance, committed with two
+# syncfs) and bench/dataset_floor (the same directories and files, same sizes, written and
+# renamed the same way, no Parquet): wall seconds, medians of interleaved rounds (issue 43).
+if want dataset; then
+  echo "== dataset: append of one dump of N one-host instances vs convert -o vs the file system's floor (median of ${BB_DATASET_ROUNDS:-5} rounds, wall s)"
+  printf "  %6s %12s %12s %12s %12s %12s\n" N "convert -o" "--dataset" "floor" "ds/floor" "ds/convert"
+  for n in ${BB_DATASET_INSTANCES:-1024 4096}; do
+    d="$WORK/ds_bench"
+    rm -rf "$d" && mkdir -p "$d"
+    "$B/tests/dataset_gen" "$d/in.bb" instances "$n" >/dev/null
+    : >"$d/o.txt"; : >"$d/s.txt"; : >"$d/f.txt"
+    for _ in $(seq "${BB_DATASET_ROUNDS:-5}"); do
+      t0=$(date +%s.%N); "$B/backbeat" convert "$d/in.bb" -o "$d/o.parquet" >/dev/null; t1=$(date +%s.%N)
+      awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$d/o.txt"; rm -f "$d/o.parquet"
+      t0=$(date +%s.%N); "$B/backbeat" convert "$d/in.bb" --dataset "$d/ds" >/dev/null; t1=$(date +%s.%N)
+      awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$d/s.txt"
+      part=$(find "$d/ds" -name 'part-*.parquet' -print -quit | xargs stat -c %s)
+      idx=$(find "$d/ds/_backbeat/index" -type f -print -quit | xargs stat -c %s)
+      rm -rf "$d/ds"
+      "$B/bench/dataset_floor" "$d/fl" "$n" "$part" "$idx" >>"$d/f.txt"; rm -rf "$d/fl"
+    done
+    med() { sort -g "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+    o=$(med "$d/o.txt"); s=$(med "$d/s.txt"); f=$(med "$d/f.txt")
+    awk -v n="$n" -v o="$o" -v s="$s" -v f="$f" 'BEGIN {
+      printf "  %6d %12.3f %12.3f %12.3f %11.2fx %11.1fx\n", n, o, s, f, s / f, s / o }'
+    rm -rf "$d"
+  done
+fi
+
 # ---------------------------------------------------------------- log: log lines side by side
 # BB_LOG (three integers; one string) against BB_RECORD of the same fields, spdlog's async
 # logger to a file, LTTng-UST tracef and fprintf to a buffered file, one and two threads, same
