@@ -162,6 +162,15 @@ static void show_err(void) {
     if (f) fclose(f);
 }
 
+/* The first lines of a reader's stderr file, after a failed check. */
+static void show_file(const char *who, const char *path) {
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    for (int n = 0; f && n < 20 && fgets(line, sizeof line, f); n++)
+        fprintf(stderr, "%s: %s", who, line);
+    if (f) fclose(f);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -403,8 +412,9 @@ static void truncated(void) {
     CHECK(err_says("truncated under the reader") && err_says(b), "tail did not name the file");
     if (st != 1) show_err();
     CHECK(ts == 1, "top --scan exited %d (expected 1: a file failed)", ts);
-    CHECK(file_says(toperr, "truncated under the reader") && file_says(toperr, b),
-          "top did not name the file");
+    bool named = file_says(toperr, "truncated under the reader") && file_says(toperr, b);
+    CHECK(named, "top did not name the file");
+    if (!named || ts != 1) show_file("top", toperr);
     CHECK(file_says(topout, "{\"iteration\":15,"), "top did not go on to its last iteration");
     printf("truncated: tail exit %d, %zu lines (%zu after the truncation), top exit %d\n", st,
            t.lines, t.lines - before, ts);
