@@ -32,6 +32,9 @@ bb_test(recorder_lapped SOURCES ${BB_REC}/lapped.c ${BB_REC}/rec_util.c)
 # A live dump of 8 threads recording back to back keeps every shard (issue 37).
 bb_test(recorder_live_complete SOURCES ${BB_REC}/live_complete.c ${BB_REC}/rec_util.c)
 set_tests_properties(recorder_live_complete PROPERTIES TIMEOUT 120)
+# The copy buffer a recorder keeps across dumps leaves no bytes of another shard or dump.
+bb_test(recorder_scratch_reuse SOURCES ${BB_REC}/scratch_reuse.c ${BB_REC}/rec_util.c)
+set_tests_properties(recorder_scratch_reuse PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(recorder_lapped PROPERTIES TIMEOUT 120)
 # Instruction budget of one record (ptrace single-stepping; counts in insn_budget.txt). Built at
 # -O2 whatever the build type, like a user's release build; the _tight twin lowers every budget

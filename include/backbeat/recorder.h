@@ -278,7 +278,9 @@ BB_API uint32_t bb_intern_str(bb_recorder *rec, const char *s);
  * buffer (head read with acquire, then copied); records in flight at that moment are copied
  * again once complete (or zeroed if their writer stays descheduled), bytes that writers lapped
  * during the copy are zeroed, and the reader's resync steps over both. May wait a few ms per
- * ring for a descheduled writer. Allocates (the scratch, the registry snapshot); not
+ * ring for a descheduled writer. Allocates the registry snapshot, and at the first dump the
+ * scratch (one ring's capacity), which the recorder keeps until bb_recorder_free so that later
+ * dumps fault no page in (a dump running while another holds it maps one of its own); not
  * async-signal-safe. */
 BB_API bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
 

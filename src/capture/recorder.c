@@ -193,6 +193,7 @@ void bb_recorder_free(bb_recorder *rec) {
         if (rec->hot.rings) munmap(rec->hot.rings, rec->rings_len);
         free(rec->hot.cursors);
     }
+    if (rec->scratch) munmap(rec->scratch, (size_t)rec->hot.capacity); /* recorder_dump.c's */
     free(rec->hot.ring_of);
     free(rec->sig_events);
     free(rec->sig_views);

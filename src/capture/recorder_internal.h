@@ -70,7 +70,14 @@ struct bb_recorder {
     uint64_t rseq_dropped; /* atomic: rseq path, CPU number beyond the shards (commit.c) */
     uint32_t tmp_counter;  /* atomic: temp-file names of dump_path */
     uint32_t sig_busy;     /* atomic: a signal-safe dump is running */
-    size_t rings_len;      /* mmap length of hot.rings */
+    /* The live dump's copy buffer (recorder_dump.c), one ring's capacity, mapped by the first
+     * dump and kept until bb_recorder_free unmaps it, so that later dumps fault no page in;
+     * scratch_dirty: how many bytes from its start may be non-zero; scratch_busy (atomic): a
+     * dump holds it (a dump running at the same time maps a buffer of its own). */
+    uint8_t *scratch;
+    uint64_t scratch_dirty;
+    uint32_t scratch_busy;
+    size_t rings_len; /* mmap length of hot.rings */
     bb__intern_table intern;
     const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
