@@ -12,6 +12,8 @@ bb_test(logfmt_plugin SOURCES ${BB_LF}/plugin_test.c LIBS bb_emit)
 target_include_directories(logfmt_plugin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 target_compile_definitions(logfmt_plugin PRIVATE BB_LOG_PLUGIN_PATH="$<TARGET_FILE:bb_log_plugin>")
 add_dependencies(logfmt_plugin bb_log_plugin)
+bb_test(logfmt_enum INTERNAL SOURCES ${BB_LF}/enum_test.c LIBS bb_emit)
+target_include_directories(logfmt_enum PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 bb_test(logfmt_cxx INTERNAL SOURCES ${BB_LF}/cxx_test.cpp LIBS bb_emit)
 target_include_directories(logfmt_cxx PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 # A format that does not match its arguments fails to compile under -Werror (C and C++, gcc's

@@ -23,7 +23,8 @@ typedef struct arg {
     int64_t i;
     uint64_t u;
     double d;
-    const char *s; /* A_STR: NUL-terminated (in `text`, or a literal) */
+    const char *s;    /* A_STR: NUL-terminated (in `text`, or a literal) */
+    bb_strview label; /* a BB_E enum's label (A_INT/A_UINT), ptr NULL if none */
 } arg;
 
 typedef struct out {
@@ -68,6 +69,23 @@ static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
     a->s = text;
 }
 
+/* A BB_E enum (description "enum <repr>"): its label if it has one, and the number with the
+ * repr's sign (the record holds it zero-extended from the repr width). */
+static void enum_arg(const bb_rfield *f, const bb_value *v, arg *a) {
+    static const char *const signed_reprs[] = {"enum int8", "enum int16", "enum int32",
+                                               "enum int64"};
+    a->kind = A_UINT, a->u = v->u;
+    if (v->has_label) a->label = v->str;
+    for (int k = 0; k < 4; k++) {
+        if (!desc_is(f, signed_reprs[k])) continue;
+        unsigned bits = 8u << k;
+        uint64_t u = v->u, m = bits == 64 ? 0 : (uint64_t)1 << (bits - 1);
+        a->kind = A_INT;
+        a->i = bits == 64 ? (int64_t)u : (int64_t)((u ^ m) - m); /* sign-extend */
+        a->u = (uint64_t)a->i;
+    }
+}
+
 /* Argument `i` of the record. `text` holds a string argument's bytes (LF_MAX_STR + 4). */
 static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const bb_rinstance *inst,
                    char *text) {
@@ -91,7 +109,7 @@ static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const b
     case BB_VALUE_UINT: a.kind = desc_is(f, "pointer") ? A_PTR : A_UINT, a.u = v.u; break;
     case BB_VALUE_INT: a.kind = A_INT, a.i = v.i; break;
     case BB_VALUE_BOOL: a.kind = A_UINT, a.u = v.b; break;
-    case BB_VALUE_ENUM: a.kind = A_UINT, a.u = v.u; break;
+    case BB_VALUE_ENUM: enum_arg(f, &v, &a); break;
     case BB_VALUE_STRING:
         a.kind = A_STR;
         if (v.has_label) {
@@ -163,6 +181,19 @@ static void emit_unsigned(out *o, const char *f, const spec *sp, uint64_t v) {
     if (n > 0) o->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
+/* A BB_E enum's label for %d, %i or %u: the width and the '-' flag apply, as for %s. */
+static void emit_label(out *o, const spec *sp, bb_strview label) {
+    size_t n = label.len < LF_MAX_STR ? label.len : LF_MAX_STR;
+    size_t pad = sp->width > 0 && (size_t)sp->width > n ? (size_t)sp->width - n : 0;
+    bool left = memchr(sp->flags, '-', (size_t)sp->nflags) != NULL;
+    static const char spaces[] = "                                ";
+    for (size_t k = 0; !left && k < pad; k += sizeof spaces - 1)
+        put(o, spaces, pad - k < sizeof spaces - 1 ? pad - k : sizeof spaces - 1);
+    put(o, label.ptr, n);
+    for (size_t k = 0; left && k < pad; k += sizeof spaces - 1)
+        put(o, spaces, pad - k < sizeof spaces - 1 ? pad - k : sizeof spaces - 1);
+}
+
 /* Format one conversion with its argument. */
 static void emit(out *o, const spec *sp, const arg *a) {
     char f[64];
@@ -172,6 +203,10 @@ static void emit(out *o, const spec *sp, const arg *a) {
     int n = -1;
     if (a->kind == A_NONE) {
         put(o, "(missing)", 9);
+        return;
+    }
+    if (a->label.ptr && strchr("diu", sp->conv)) {
+        emit_label(o, sp, a->label);
         return;
     }
     switch (sp->conv) {
