@@ -44,6 +44,17 @@ size_t lf_format(const lf_site *site, const bb_rschema *schema, const uint8_t *f
 size_t lf_line(const lf_site *site, const bb_rschema *schema, const bb_record *rec,
                const bb_rinstance *inst, const char *who, char *out, size_t cap);
 
+/* An integer conversion's spec (number.c). */
+typedef struct lf_numspec {
+    bool left, plus, space, alt, zero; /* the flags - + ' ' # 0 */
+    int width, prec;                   /* -1: none */
+    char conv;                         /* d i u o x X */
+} lf_numspec;
+
+/* The conversion of the integer -mag (neg) or mag as printf formats it: writes at most cap bytes
+ * (no NUL) to d, returns the bytes written. */
+size_t lf_number(const lf_numspec *sp, bool neg, uint64_t mag, char *d, size_t cap);
+
 /* A cache of parsed sites by schema (several readers hold one each). */
 typedef struct lf_cache lf_cache;
 lf_cache *lf_cache_new(void);
