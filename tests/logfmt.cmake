@@ -14,6 +14,8 @@ target_compile_definitions(logfmt_plugin PRIVATE BB_LOG_PLUGIN_PATH="$<TARGET_FI
 add_dependencies(logfmt_plugin bb_log_plugin)
 bb_test(logfmt_number INTERNAL SOURCES ${BB_LF}/number_test.c LIBS bb_emit)
 target_include_directories(logfmt_number PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
+bb_test(logfmt_file INTERNAL SOURCES ${BB_LF}/file_test.c LIBS bb_emit)
+target_include_directories(logfmt_file PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 bb_test(logfmt_enum INTERNAL SOURCES ${BB_LF}/enum_test.c LIBS bb_emit)
 target_include_directories(logfmt_enum PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 bb_test(logfmt_cxx INTERNAL SOURCES ${BB_LF}/cxx_test.cpp LIBS bb_emit)

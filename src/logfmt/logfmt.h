@@ -18,8 +18,15 @@ extern "C" {
 typedef struct lf_site {
     int level; /* 0 trace .. 5 fatal */
     uint32_t line;
-    bb_strview file, function, format;
+    bb_strview file; /* as readers show it (lf_file_shown) */
+    bb_strview path; /* as the call site recorded it (__FILE__) */
+    bb_strview function, format;
 } lf_site;
+
+/* The file of a call site as log lines show it: an absolute path (CMake's __FILE__) by its last
+ * component, a relative one (-fmacro-prefix-map, a build from the source directory) as it is
+ * without its leading "./" and "../" (docs/LOG_LINES.md "File names"). */
+bb_strview lf_file_shown(bb_strview path);
 
 /* True (and *out filled) if `schema` is a log call site: namespace `backbeat.log` and a
  * description in the documented encoding. */
