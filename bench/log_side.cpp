@@ -2,12 +2,16 @@
 // bench/log.sh): per call, in one process, in the same interleaved rounds (order rotated each
 // round), with one thread and with two threads calling at once:
 //   - BB_LOG with three integer arguments, and BB_RECORD of an event with the same three fields;
+//   - the same two into a recorder created with BB_CLOCK_TSC, when the CPU has an invariant TSC
+//     (the default clock is TSC only where the kernel's clocksource is tsc too: on a VM with
+//     kvm-clock it is MONOTONIC; which one the default rows use is printed);
 //   - BB_LOG with one short string argument;
 //   - spdlog's async logger writing the same line to a file (Debian libspdlog-dev);
 //   - LTTng-UST's tracef with the same format, enabled in the session bench/log.sh created;
 //   - fprintf of the same line to a fully buffered file.
 // Prints the median ns per call (each calling thread's CPU time / its calls) with min and max,
-// and the ratios to BB_RECORD, spdlog, tracef and fprintf taken within each round (medians).
+// and the ratios to BB_RECORD (the TSC rows: to BB_RECORD with the TSC clock), spdlog, tracef and
+// fprintf taken within each round (medians).
 // A variant built without its library is omitted. Usage: log_side DIR [calls [rounds]]
 // SPDX-License-Identifier: MIT
 #include <algorithm>
@@ -36,13 +40,28 @@ BB_EVENT(three, "bench::log", "Three", "The three integers of the log line.",
          BB_FIELD(int32_t, a, "int"), BB_FIELD(uint32_t, b, "unsigned"),
          BB_FIELD(uint64_t, c, "uint64"));
 
-enum { V_LOG3, V_RECORD3, V_LOGSTR, V_SPDLOG, V_TRACEF, V_FPRINTF, V_COUNT };
-static const char *const vname[V_COUNT] = {
-    "BB_LOG, 3 integers",          "BB_RECORD, same 3 fields",      "BB_LOG, 1 short string",
-    "spdlog async logger -> file", "LTTng-UST tracef (session on)", "fprintf -> buffered file"};
-static bool have[V_COUNT] = {true, true, true, false, false, true};
+enum {
+    V_LOG3,
+    V_RECORD3,
+    V_LOG3_TSC,
+    V_RECORD3_TSC,
+    V_LOGSTR,
+    V_SPDLOG,
+    V_TRACEF,
+    V_FPRINTF,
+    V_COUNT
+};
+static const char *const vname[V_COUNT] = {"BB_LOG, 3 integers",
+                                           "BB_RECORD, same 3 fields",
+                                           "BB_LOG, 3 integers (TSC clock)",
+                                           "BB_RECORD, same 3 (TSC clock)",
+                                           "BB_LOG, 1 short string",
+                                           "spdlog async logger -> file",
+                                           "LTTng-UST tracef (session on)",
+                                           "fprintf -> buffered file"};
+static bool have[V_COUNT] = {true, true, false, false, true, false, false, true};
 
-static bb_recorder *rec;
+static bb_recorder *rec, *rec_tsc; // the default clock; BB_CLOCK_TSC (NULL: no invariant TSC)
 static FILE *files[2];
 #ifdef BB_HAVE_SPDLOG
 static std::shared_ptr<spdlog::logger> slog;
@@ -65,6 +84,10 @@ static void loop(int v, uint64_t n, int t, uint64_t *ns) {
         switch (v) {
         case V_LOG3: BB_LOG(rec, BB_INFO, "req %d took %u us (%" PRIu64 ")", a, b, c); break;
         case V_RECORD3: BB_RECORD(rec, three, .a = a, .b = b, .c = c); break;
+        case V_LOG3_TSC:
+            BB_LOG(rec_tsc, BB_INFO, "req %d took %u us (%" PRIu64 ")", a, b, c);
+            break;
+        case V_RECORD3_TSC: BB_RECORD(rec_tsc, three, .a = a, .b = b, .c = c); break;
         case V_LOGSTR: BB_LOG(rec, BB_INFO, "user %s logged in", names[i & 3]); break;
 #ifdef BB_HAVE_SPDLOG
         case V_SPDLOG: slog->info("req {} took {} us ({})", a, b, c); break;
@@ -112,6 +135,17 @@ int main(int argc, char **argv) {
     int rounds = argc > 3 ? atoi(argv[3]) : 11;
     rec = bb_recorder_new(2, 4u << 20); // 4 MiB rings: the warm-up round faults them all in
     bb_recorder_enable(rec, true);
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = 2;
+    o.bytes_per_shard = 4u << 20;
+    o.clock = BB_CLOCK_TSC;
+    if (bb_recorder_create(&o, &rec_tsc) == BB_OK) {
+        bb_recorder_enable(rec_tsc, true);
+        have[V_LOG3_TSC] = have[V_RECORD3_TSC] = true;
+    }
+    printf("  default recorder clock: %s; BB_CLOCK_TSC: %s\n", bb_recorder_clock_name(rec),
+           rec_tsc ? "available (the TSC rows)" : "refused (no invariant TSC): TSC rows skipped");
     bb_log_level_set(BB_INFO);
     for (int t = 0; t < 2; t++) {
         files[t] = fopen((dir + "/fprintf" + std::to_string(t) + ".log").c_str(), "w");
@@ -137,22 +171,27 @@ int main(int argc, char **argv) {
                 int v = (k + r) % V_COUNT;
                 if (have[v]) x[v] = run(v, n, threads);
             }
-            const int base[4] = {V_RECORD3, V_SPDLOG, V_TRACEF, V_FPRINTF};
             for (int v = 0; v < V_COUNT; v++) {
                 if (!have[v]) continue;
+                bool tsc = v == V_LOG3_TSC || v == V_RECORD3_TSC;
+                const int base[4] = {tsc ? V_RECORD3_TSC : V_RECORD3, V_SPDLOG, V_TRACEF,
+                                     V_FPRINTF};
                 ns[v].push_back(x[v]);
                 for (int b = 0; b < 4; b++)
                     if (have[base[b]]) ratio[v][b].push_back(x[v] / x[base[b]]);
             }
         }
         printf("== log lines, %d thread%s, %" PRIu64 " calls per thread, %d rounds (median ns per "
-               "call [min max]; ratios: medians of the per-round ratios)\n",
+               "call [min max]; ratios: medians of the per-round ratios; a TSC row's /RECORD is to "
+               "BB_RECORD with the TSC clock)\n",
                threads, threads > 1 ? "s" : "", n, rounds);
         printf("  %-32s %9s %17s %9s %9s %9s %9s\n", "variant", "ns/call", "[min max]", "/RECORD",
                "/spdlog", "/tracef", "/fprintf");
         for (int v = 0; v < V_COUNT; v++) {
             if (!have[v]) {
-                printf("  %-32s (not built: library missing)\n", vname[v]);
+                bool tsc = v == V_LOG3_TSC || v == V_RECORD3_TSC;
+                printf("  %-32s (%s)\n", vname[v],
+                       tsc ? "skipped: no invariant TSC" : "not built: library missing");
                 continue;
             }
             auto mm = std::minmax_element(ns[v].begin(), ns[v].end());
@@ -175,6 +214,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (int t = 0; t < 2; t++) fclose(files[t]);
+    bb_recorder_free(rec_tsc);
 #ifdef BB_HAVE_SPDLOG
     spdlog::shutdown();
 #endif

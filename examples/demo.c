@@ -126,8 +126,9 @@ static void *serve(void *arg) {
         if (one_slow && w->id == 2 && i == 1234) nanosleep(&(struct timespec){0, 80000000}, NULL);
         kv_status st = hit ? KV_OK : (next(w) % 5 == 0 ? KV_ERROR : KV_NOT_FOUND);
         if (st == KV_ERROR) /* a log line: formatted only when the dump is read */
-            BB_LOG(rec, BB_ERROR, "key %" PRIu64 " failed for %s (request %d, span %016" PRIx64 ")",
-                   key, client, i, span);
+            BB_LOG(rec, BB_ERROR,
+                   "key %" PRIu64 " failed for %s (%d request %d, span %016" PRIx64 ")", key,
+                   client, BB_E(kv_method, m), i, span); /* BB_E: read as the method's label */
         BB_SPAN_EXIT(rec, req_end, span, .bytes = hit ? (uint32_t)(64 + next(w) % 4096) : 0,
                      .status = st);
     }

@@ -4,7 +4,8 @@
  *
  *   BB_LOG(rec, BB_INFO, "accepted %s from port %u (%d pending)", peer, port, pending);
  *   BB_GLOG(BB_WARN, "retry %d of %d after %.1f ms", n, max, delay_ms);   // the global recorder
- *   BB_GLOG(BB_ERROR, "user %s: " PRIu64 " bytes", BB_I(name), len);      // BB_I: interned
+ *   BB_GLOG(BB_ERROR, "user %s: %" PRIu64 " bytes", BB_I(name), len);     // BB_I: interned
+ *   BB_GLOG(BB_INFO, "peer is a %d", BB_E(role, r));   // BB_E: a BB_ENUM value, read as its label
  *
  * Levels: BB_TRACE, BB_DEBUG, BB_INFO, BB_WARN, BB_ERROR, BB_FATAL (0 to 5; BB_FATAL only
  * records, it does not stop the program).
@@ -27,6 +28,12 @@
  *     reads as "(null)",
  *   BB_I(s): a char string interned (bb_intern_str: any length, one u32 in the record; each new
  *     string costs a lookup in the recorder's intern table).
+ *   BB_E(enumname, value): a value of an enum declared with BB_ENUM (event.h), recorded with the
+ *     enum's labels (8 bytes). The format check sees an int: write %d, %i or %u, which read
+ *     back as the value's label (width and '-' applied as for %s), or as the number when the
+ *     value has none; %x, %X, %o and %c always print the number. (Without BB_E, a BB_ENUM value
+ *     is its repr integer: a BB_ENUM type is a typedef of it, which neither _Generic nor a C++
+ *     template can tell apart.)
  * Any other argument type, more than 16 arguments, or a format that is not a literal fail to
  * compile. Wide strings (%ls) and %n are therefore refused.
  *
@@ -89,6 +96,8 @@ BB_API bool bb_log_level_parse(const char *name, int *out);
 #define BB_GLOG(...) BB_LOG(bb_global(), __VA_ARGS__)
 /* BB_I(s): a string argument recorded as an interned string (any length). */
 #define BB_I(s) BB__LOG_ISTR(s)
+/* BB_E(enumname, value): an argument of a BB_ENUM type, recorded with its labels. */
+#define BB_E(e, v) BB__LOG_ENUM(e, v)
 
 #include "detail/log_impl.h"
 

@@ -78,9 +78,34 @@ static bool site_describe(bb__log_site *s) {
     return true;
 }
 
+/* The description of a bound BB_E field by the repr's wire type: the reader prints an
+ * unlabelled value with the repr's sign (docs/LOG_LINES.md). */
+static const char *enum_desc(uint8_t tag) {
+    static const char *const names[] = {"enum uint8", "enum uint16", "enum uint32", "enum uint64",
+                                        "enum int8",  "enum int16",  "enum int32",  "enum int64"};
+    return tag <= BB_TYPE_I64 ? names[tag] : "enum uint64";
+}
+
+void bb__log_enum_bind(bb_field_desc *f, const bb_enum_label *labels, uint16_t count, uint8_t tag) {
+    pthread_mutex_lock(&site_lock);
+    if (!f->description) {
+        f->labels = count ? labels : NULL;
+        f->label_count = count;
+        __atomic_store_n(&f->description, enum_desc(tag), __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&site_lock);
+}
+
+/* A site with a BB_E field not yet bound waits for its first recording (log_impl.h). */
+static bool site_bound(const bb__log_site *s) {
+    for (uint16_t i = 0; i < s->desc.field_count; i++)
+        if (s->desc.fields[i].type == BB_TYPE_ENUM && !s->desc.fields[i].description) return false;
+    return true;
+}
+
 /* Under site_lock. */
 static void site_add(bb__log_site *s) {
-    if (!s || s->desc.name) return;
+    if (!s || s->desc.name || !site_bound(s)) return;
     if (site_describe(s)) bb_registry_add(&s->desc);
 }
 

@@ -23,7 +23,8 @@ typedef struct arg {
     int64_t i;
     uint64_t u;
     double d;
-    const char *s; /* A_STR: NUL-terminated (in `text`, or a literal) */
+    const char *s;    /* A_STR: NUL-terminated (in `text`, or a literal) */
+    bb_strview label; /* a BB_E enum's label (A_INT/A_UINT), ptr NULL if none */
 } arg;
 
 typedef struct out {
@@ -68,6 +69,23 @@ static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
     a->s = text;
 }
 
+/* A BB_E enum (description "enum <repr>"): its label if it has one, and the number with the
+ * repr's sign (the record holds it zero-extended from the repr width). */
+static void enum_arg(const bb_rfield *f, const bb_value *v, arg *a) {
+    static const char *const signed_reprs[] = {"enum int8", "enum int16", "enum int32",
+                                               "enum int64"};
+    a->kind = A_UINT, a->u = v->u;
+    if (v->has_label) a->label = v->str;
+    for (int k = 0; k < 4; k++) {
+        if (!desc_is(f, signed_reprs[k])) continue;
+        unsigned bits = 8u << k;
+        uint64_t u = v->u, m = bits == 64 ? 0 : (uint64_t)1 << (bits - 1);
+        a->kind = A_INT;
+        a->i = bits == 64 ? (int64_t)u : (int64_t)((u ^ m) - m); /* sign-extend */
+        a->u = (uint64_t)a->i;
+    }
+}
+
 /* Argument `i` of the record. `text` holds a string argument's bytes (LF_MAX_STR + 4). */
 static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const bb_rinstance *inst,
                    char *text) {
@@ -91,7 +109,7 @@ static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const b
     case BB_VALUE_UINT: a.kind = desc_is(f, "pointer") ? A_PTR : A_UINT, a.u = v.u; break;
     case BB_VALUE_INT: a.kind = A_INT, a.i = v.i; break;
     case BB_VALUE_BOOL: a.kind = A_UINT, a.u = v.b; break;
-    case BB_VALUE_ENUM: a.kind = A_UINT, a.u = v.u; break;
+    case BB_VALUE_ENUM: enum_arg(f, &v, &a); break;
     case BB_VALUE_STRING:
         a.kind = A_STR;
         if (v.has_label) {
@@ -124,16 +142,68 @@ static int64_t as_int(const arg *a) {
 }
 static uint64_t as_uint(const arg *a) { return a->kind == A_INT ? (uint64_t)a->i : a->u; }
 
+/* A decimal int (0..LF_MAX_WIDTH) at buf; the bytes written. */
+static int decimal(char *buf, int v) {
+    char t[12];
+    int n = 0, k = 0;
+    do t[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (n) buf[k++] = t[--n];
+    return k;
+}
+
 static void conv_text(const spec *sp, char *buf) {
     int n = 0;
     buf[n++] = '%';
     for (int k = 0; k < sp->nflags; k++) buf[n++] = sp->flags[k];
-    if (sp->width >= 0) n += sprintf(buf + n, "%d", sp->width);
-    if (sp->prec >= 0) n += sprintf(buf + n, ".%d", sp->prec);
-    n += sprintf(buf + n, "%s%c", sp->len, sp->conv);
+    if (sp->width >= 0) n += decimal(buf + n, sp->width);
+    if (sp->prec >= 0) buf[n++] = '.', n += decimal(buf + n, sp->prec);
+    for (int k = 0; sp->len[k]; k++) buf[n++] = sp->len[k];
+    buf[n++] = sp->conv;
+    buf[n] = '\0';
+}
+
+static bool has_flag(const spec *sp, char f) {
+    return memchr(sp->flags, f, (size_t)sp->nflags) != NULL;
+}
+
+/* An integer conversion without snprintf (number.c), unless a flag asks for the locale (' I). */
+static bool emit_number(out *o, const spec *sp, bool neg, uint64_t mag) {
+    if (has_flag(sp, '\'') || has_flag(sp, 'I')) return false;
+    lf_numspec ns = {has_flag(sp, '-'), has_flag(sp, '+'), has_flag(sp, ' '), has_flag(sp, '#'),
+                     has_flag(sp, '0'), sp->width,         sp->prec,          sp->conv};
+    o->len += lf_number(&ns, neg, mag, o->p + o->len, o->cap - 1 - o->len);
+    o->p[o->len] = '\0';
+    return true;
+}
+
+/* The value a signed conversion's length modifier makes of v. */
+static int64_t signed_len(const spec *sp, int64_t v) {
+    switch (sp->len[0]) {
+    case 'h': return sp->len[1] == 'h' ? (signed char)v : (short)v;
+    case 'l':
+    case 'j':
+    case 'z':
+    case 't': return v;
+    default: return (int)v;
+    }
+}
+
+/* The value an unsigned conversion's length modifier makes of v. */
+static uint64_t unsigned_len(const spec *sp, uint64_t v) {
+    switch (sp->len[0]) {
+    case 'h': return sp->len[1] == 'h' ? (unsigned char)v : (unsigned short)v;
+    case 'l':
+    case 'j':
+    case 'z':
+    case 't': return v;
+    default: return (unsigned)v;
+    }
 }
 
 static void emit_signed(out *o, const char *f, const spec *sp, int64_t v) {
+    int64_t w = signed_len(sp, v);
+    if (emit_number(o, sp, w < 0, w < 0 ? 0 - (uint64_t)w : (uint64_t)w)) return;
     size_t room = o->cap - o->len;
     char *d = o->p + o->len;
     int n;
@@ -149,6 +219,7 @@ static void emit_signed(out *o, const char *f, const spec *sp, int64_t v) {
 }
 
 static void emit_unsigned(out *o, const char *f, const spec *sp, uint64_t v) {
+    if (emit_number(o, sp, false, unsigned_len(sp, v))) return;
     size_t room = o->cap - o->len;
     char *d = o->p + o->len;
     int n;
@@ -163,15 +234,31 @@ static void emit_unsigned(out *o, const char *f, const spec *sp, uint64_t v) {
     if (n > 0) o->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
+/* Text padded to the spec's width (left-justified with '-'), as %s prints it. */
+static void emit_text(out *o, const spec *sp, const char *text, size_t n) {
+    size_t pad = sp->width > 0 && (size_t)sp->width > n ? (size_t)sp->width - n : 0;
+    bool left = has_flag(sp, '-');
+    static const char spaces[] = "                                ";
+    for (size_t k = 0; !left && k < pad; k += sizeof spaces - 1)
+        put(o, spaces, pad - k < sizeof spaces - 1 ? pad - k : sizeof spaces - 1);
+    put(o, text, n);
+    for (size_t k = 0; left && k < pad; k += sizeof spaces - 1)
+        put(o, spaces, pad - k < sizeof spaces - 1 ? pad - k : sizeof spaces - 1);
+}
+
 /* Format one conversion with its argument. */
 static void emit(out *o, const spec *sp, const arg *a) {
     char f[64];
-    conv_text(sp, f);
+    conv_text(sp, f); /* for snprintf */
     size_t room = o->cap - o->len;
     char *d = o->p + o->len;
     int n = -1;
     if (a->kind == A_NONE) {
         put(o, "(missing)", 9);
+        return;
+    }
+    if (a->label.ptr && strchr("diu", sp->conv)) { /* a BB_E enum's label; no precision */
+        emit_text(o, sp, a->label.ptr, a->label.len < LF_MAX_STR ? a->label.len : LF_MAX_STR);
         return;
     }
     switch (sp->conv) {
@@ -191,7 +278,11 @@ static void emit(out *o, const spec *sp, const arg *a) {
     case 'C':
         if (a->kind != A_INT && a->kind != A_UINT) break;
         if (sp->conv == 'C' || !strcmp(sp->len, "l")) n = snprintf(d, room, f, (wint_t)as_uint(a));
-        else n = snprintf(d, room, f, (int)as_int(a));
+        else {
+            char ch = (char)(unsigned char)as_int(a);
+            emit_text(o, sp, &ch, 1);
+            return;
+        }
         break;
     case 'e':
     case 'E':
@@ -207,10 +298,20 @@ static void emit(out *o, const spec *sp, const arg *a) {
         break;
     case 's':
         if (a->kind != A_STR || sp->len[0]) break;
-        n = snprintf(d, room, f, a->s);
-        break;
+        emit_text(o, sp, a->s, sp->prec >= 0 ? strnlen(a->s, (size_t)sp->prec) : strlen(a->s));
+        return;
     case 'p':
         if (a->kind != A_PTR && a->kind != A_UINT) break;
+        if (sp->nflags == 0 && sp->width < 0 && sp->prec < 0) { /* glibc's plain %p */
+            if (a->u == 0) {
+                put(o, "(nil)", 5);
+                return;
+            }
+            lf_numspec ns = {false, false, false, true, false, -1, -1, 'x'};
+            o->len += lf_number(&ns, false, a->u, o->p + o->len, o->cap - 1 - o->len);
+            o->p[o->len] = '\0';
+            return;
+        }
         n = snprintf(d, room, f, (void *)(uintptr_t)a->u);
         break;
     default: break;

@@ -18,8 +18,15 @@ extern "C" {
 typedef struct lf_site {
     int level; /* 0 trace .. 5 fatal */
     uint32_t line;
-    bb_strview file, function, format;
+    bb_strview file; /* as readers show it (lf_file_shown) */
+    bb_strview path; /* as the call site recorded it (__FILE__) */
+    bb_strview function, format;
 } lf_site;
+
+/* The file of a call site as log lines show it: an absolute path (CMake's __FILE__) by its last
+ * component, a relative one (-fmacro-prefix-map, a build from the source directory) as it is
+ * without its leading "./" and "../" (docs/LOG_LINES.md "File names"). */
+bb_strview lf_file_shown(bb_strview path);
 
 /* True (and *out filled) if `schema` is a log call site: namespace `backbeat.log` and a
  * description in the documented encoding. */
@@ -43,6 +50,17 @@ size_t lf_format(const lf_site *site, const bb_rschema *schema, const uint8_t *f
  * return as lf_format. */
 size_t lf_line(const lf_site *site, const bb_rschema *schema, const bb_record *rec,
                const bb_rinstance *inst, const char *who, char *out, size_t cap);
+
+/* An integer conversion's spec (number.c). */
+typedef struct lf_numspec {
+    bool left, plus, space, alt, zero; /* the flags - + ' ' # 0 */
+    int width, prec;                   /* -1: none */
+    char conv;                         /* d i u o x X */
+} lf_numspec;
+
+/* The conversion of the integer -mag (neg) or mag as printf formats it: writes at most cap bytes
+ * (no NUL) to d, returns the bytes written. */
+size_t lf_number(const lf_numspec *sp, bool neg, uint64_t mag, char *d, size_t cap);
 
 /* A cache of parsed sites by schema (several readers hold one each). */
 typedef struct lf_cache lf_cache;

@@ -43,6 +43,21 @@ static bool parse_uint(bb_strview s, uint32_t *out) {
     return true;
 }
 
+bb_strview lf_file_shown(bb_strview p) {
+    if (p.len && p.ptr[0] == '/') {
+        size_t k = p.len;
+        while (k > 0 && p.ptr[k - 1] != '/') k--;
+        return k < p.len ? (bb_strview){p.ptr + k, p.len - k} : p;
+    }
+    for (;;) {
+        size_t k = p.len >= 2 && !memcmp(p.ptr, "./", 2)    ? 2
+                   : p.len >= 3 && !memcmp(p.ptr, "../", 3) ? 3
+                                                            : 0;
+        if (!k || k == p.len) return p;
+        p.ptr += k, p.len -= k;
+    }
+}
+
 bool lf_site_parse(const bb_rschema *schema, lf_site *out) {
     if (!schema || !schema->has_description || schema->name.len < sizeof prefix - 1 ||
         memcmp(schema->name.ptr, prefix, sizeof prefix - 1) != 0)
@@ -57,6 +72,8 @@ bool lf_site_parse(const bb_rschema *schema, lf_site *out) {
         !take(&p, end, "line", &line, false) || !take(&p, end, "function", &s.function, false) ||
         !take(&p, end, "format", &s.format, true) || !parse_uint(line, &s.line))
         return false;
+    s.path = s.file;
+    s.file = lf_file_shown(s.path);
     s.level = -1;
     for (int i = 0; i < 6; i++) {
         if (level.len == strlen(levels[i]) && memcmp(level.ptr, levels[i], level.len) == 0)

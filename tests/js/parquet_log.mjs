@@ -41,14 +41,17 @@ for (const threads of ['1', '2']) {
   for (let i = 0; i < Math.min(lines.length, want.length); i++)
     if (lines[i] !== want[i] && bad++ < 3) check(false, `threads ${threads} row ${i}:\n  got  ${lines[i]}\n  want ${want[i]}`);
   check(bad === 0, `threads ${threads}: ${bad} log rows differ from backbeat log`);
-  // The error site's %s argument (a1) as text: the message holds it where the format puts it.
+  // The error site's %s argument (a1) as text and its BB_E argument (a2) as its label: the message
+  // holds each where the format puts it.
   const [site] = await rows(c, "SELECT DISTINCT event FROM log WHERE format LIKE 'key %lu failed for %s%'");
   check(site !== undefined, `threads ${threads}: no error site in the log view`);
   if (site) {
     const col = site.event.replaceAll('"', '""');
-    const args = await rows(c, `SELECT l.message, e."${col}".a1 AS who FROM log l JOIN events e USING (seq)
+    const args = await rows(c, `SELECT l.message, e."${col}".a1 AS who, e."${col}".a2 AS method
+                                FROM log l JOIN events e USING (seq)
                                 WHERE l.event = '${site.event.replaceAll("'", "''")}'`);
-    const off = args.filter((r) => typeof r.who !== 'string' || !r.message.includes(` failed for ${r.who} (request `));
+    const off = args.filter((r) => typeof r.who !== 'string' || !['GET', 'PUT', 'DELETE'].includes(r.method)
+                                   || !r.message.includes(` failed for ${r.who} (${r.method} request `));
     check(args.length > 100 && off.length === 0,
           `threads ${threads}: ${off.length} of ${args.length} string arguments not their text (e.g. ${JSON.stringify(off[0])})`);
   }

@@ -15,7 +15,8 @@
 typedef struct test_line {
     uint64_t ts;
     int level;
-    char file[256];
+    char file[256]; /* as shown */
+    char path[256]; /* as recorded */
     uint32_t line;
     char function[64];
     char msg[512];
@@ -52,6 +53,7 @@ static inline test_line *test_log_lines(bb_recorder *rec, size_t *n, size_t *oth
         l->level = s->level;
         l->line = s->line;
         snprintf(l->file, sizeof l->file, "%.*s", (int)s->file.len, s->file.ptr);
+        snprintf(l->path, sizeof l->path, "%.*s", (int)s->path.len, s->path.ptr);
         snprintf(l->function, sizeof l->function, "%.*s", (int)s->function.len, s->function.ptr);
         lf_format(s, r.rec.schema, r.rec.fields, r.instance, l->msg, sizeof l->msg);
     }

@@ -10,7 +10,13 @@
  * Argument kinds (the field's description names the kind; docs/LOG_LINES.md):
  *   1 i8, 2 u8, 3 i16, 4 u16, 5 i32, 6 u32, 7 i64, 8 u64, 9 bool, 10 double, 11 long double
  *   (stored as double), 12 pointer (u64), 13 string (bytes[32]: byte 0 = length 0..31,
- *   255 = truncated, 254 = NULL; then the bytes), 14 interned string (u32 id). 0 = unsupported.
+ *   255 = truncated, 254 = NULL; then the bytes), 14 interned string (u32 id), 15 BB_E enum
+ *   (enum, 8 bytes: the value zero-extended from the repr width). 0 = unsupported.
+ *
+ * A BB_E argument's labels are known only from its value (a C type cannot carry them), so its
+ * field descriptor starts with no description and no labels: the first recording fills them
+ * (bb__log_enum_bind, a load and a branch per call afterwards) and the site is registered then;
+ * the constructor skips a site with an unbound BB_E field.
  *
  * Not a system header (unlike event.h): the format check's warnings must reach the user.
  * ABI (detail/abi.h): bb__log_site is compiled into programs; its desc.abi carries the layout. */
@@ -42,6 +48,15 @@ typedef struct bb__log_istr {
     const char *s;
 } bb__log_istr;
 
+/* An argument of a BB_ENUM type (BB_E): the value zero-extended from the repr width, the enum's
+ * labels and the repr's wire type (BB_TYPE_U8 .. BB_TYPE_I64). */
+typedef struct bb__log_enum {
+    uint64_t v;
+    const bb_enum_label *labels;
+    uint16_t count;
+    uint8_t tag;
+} bb__log_enum;
+
 /* The run-time level (lines below it are not recorded) and the dump level (a recorded line at
  * or above it fires the global recorder's dumper: BACKBEAT_DUMP_ON_LOG). Relaxed loads. */
 BB_API extern int bb__log_min;
@@ -54,6 +69,9 @@ BB_API void bb__log_sites_add(bb__log_site *const *begin, bb__log_site *const *e
 BB_API void bb__log_sites_remove(bb__log_site *const *begin, bb__log_site *const *end);
 /* A line at or above bb__log_dump_min was recorded into `rec`. */
 BB_API void bb__log_fired(bb_recorder *rec, int level);
+/* Give the BB_E field `f` of a site its labels and description (once; under the site lock). */
+BB_API void bb__log_enum_bind(bb_field_desc *f, const bb_enum_label *labels, uint16_t count,
+                              uint8_t tag);
 
 #ifndef BACKBEAT_COMPILED_OUT
 /* The sites of the object this file is linked into (the linker's bounds of the section). */
@@ -89,10 +107,10 @@ BB__INLINE uint64_t bb__log_id(bb__log_site *s) {
 }
 
 /* The stores, one per kind. */
-#define BB__LP_INT(name, T)                                 \
-    BB__INLINE void name(bb_recorder *r, uint8_t *p, T v) { \
-        (void)r;                                            \
-        memcpy(p, &v, sizeof v);                            \
+#define BB__LP_INT(name, T)                                                   \
+    BB__INLINE void name(bb_recorder *r, bb_field_desc *f, uint8_t *p, T v) { \
+        (void)r, (void)f;                                                     \
+        memcpy(p, &v, sizeof v);                                              \
     }
 BB__LP_INT(bb__lp_c, char)
 BB__LP_INT(bb__lp_sc, signed char)
@@ -106,19 +124,21 @@ BB__LP_INT(bb__lp_ul, unsigned long)
 BB__LP_INT(bb__lp_ll, long long)
 BB__LP_INT(bb__lp_ull, unsigned long long)
 BB__LP_INT(bb__lp_d, double)
-BB__INLINE void bb__lp_b(bb_recorder *r, uint8_t *p, bool v) {
-    (void)r;
+BB__INLINE void bb__lp_b(bb_recorder *r, bb_field_desc *f, uint8_t *p, bool v) {
+    (void)r, (void)f;
     p[0] = v ? 1 : 0;
 }
-BB__INLINE void bb__lp_ld(bb_recorder *r, uint8_t *p, long double v) { bb__lp_d(r, p, (double)v); }
-BB__INLINE void bb__lp_p(bb_recorder *r, uint8_t *p, const void *v) {
+BB__INLINE void bb__lp_ld(bb_recorder *r, bb_field_desc *f, uint8_t *p, long double v) {
+    bb__lp_d(r, f, p, (double)v);
+}
+BB__INLINE void bb__lp_p(bb_recorder *r, bb_field_desc *f, uint8_t *p, const void *v) {
     uint64_t u = (uint64_t)(uintptr_t)v;
-    (void)r;
+    (void)r, (void)f;
     memcpy(p, &u, 8);
 }
-BB__INLINE void bb__lp_str(bb_recorder *r, uint8_t *p, const char *s) {
+BB__INLINE void bb__lp_str(bb_recorder *r, bb_field_desc *f, uint8_t *p, const char *s) {
     size_t n = 0;
-    (void)r;
+    (void)r, (void)f;
     memset(p, 0, BB_LOG_STR_MAX + 1);
     if (!s) {
         p[0] = 254;
@@ -131,9 +151,16 @@ BB__INLINE void bb__lp_str(bb_recorder *r, uint8_t *p, const char *s) {
     memcpy(p + 1, s, n > BB_LOG_STR_MAX ? BB_LOG_STR_MAX : n);
     p[0] = (uint8_t)(n > BB_LOG_STR_MAX ? 255 : n);
 }
-BB__INLINE void bb__lp_istr(bb_recorder *r, uint8_t *p, bb__log_istr v) {
+BB__INLINE void bb__lp_istr(bb_recorder *r, bb_field_desc *f, uint8_t *p, bb__log_istr v) {
     uint32_t id = v.s ? bb_intern_str(r, v.s) : 0;
+    (void)f;
     memcpy(p, &id, 4);
+}
+BB__INLINE void bb__lp_enum(bb_recorder *r, bb_field_desc *f, uint8_t *p, bb__log_enum v) {
+    (void)r;
+    if (BB__UNLIKELY(!__atomic_load_n(&f->description, __ATOMIC_ACQUIRE)))
+        bb__log_enum_bind(f, v.labels, v.count, v.tag);
+    memcpy(p, &v.v, 8);
 }
 
 #ifdef __cplusplus
@@ -152,6 +179,7 @@ BB__INLINE void bb__lp_istr(bb_recorder *r, uint8_t *p, bb__log_istr v) {
      : (k) == 9  ? BB_TYPE_BOOL     \
      : (k) == 13 ? BB_TYPE_BYTES    \
      : (k) == 14 ? BB_TYPE_INTERNED \
+     : (k) == 15 ? BB_TYPE_ENUM     \
                  : BB_TYPE_U64)
 #define BB__LKW(k)                                \
     ((k) == 0                ? 0                  \
@@ -160,21 +188,22 @@ BB__INLINE void bb__lp_istr(bb_recorder *r, uint8_t *p, bb__log_istr v) {
      : (k) <= 6 || (k) == 14 ? 4                  \
      : (k) == 13             ? BB_LOG_STR_MAX + 1 \
                              : 8)
-#define BB__LKD(k)               \
-    ((k) == 1    ? "int8"        \
-     : (k) == 2  ? "uint8"       \
-     : (k) == 3  ? "int16"       \
-     : (k) == 4  ? "uint16"      \
-     : (k) == 5  ? "int32"       \
-     : (k) == 6  ? "uint32"      \
-     : (k) == 7  ? "int64"       \
-     : (k) == 8  ? "uint64"      \
-     : (k) == 9  ? "bool"        \
-     : (k) == 10 ? "double"      \
-     : (k) == 11 ? "long double" \
-     : (k) == 12 ? "pointer"     \
-     : (k) == 13 ? "string"      \
-                 : "interned string")
+#define BB__LKD(k)                   \
+    ((k) == 1    ? "int8"            \
+     : (k) == 2  ? "uint8"           \
+     : (k) == 3  ? "int16"           \
+     : (k) == 4  ? "uint16"          \
+     : (k) == 5  ? "int32"           \
+     : (k) == 6  ? "uint32"          \
+     : (k) == 7  ? "int64"           \
+     : (k) == 8  ? "uint64"          \
+     : (k) == 9  ? "bool"            \
+     : (k) == 10 ? "double"          \
+     : (k) == 11 ? "long double"     \
+     : (k) == 12 ? "pointer"         \
+     : (k) == 13 ? "string"          \
+     : (k) == 14 ? "interned string" \
+                 : BB__CAST(const char *, 0))
 #define BB__LW(x) BB__LKW(BB__LK(x))
 
 #ifdef __cplusplus
@@ -203,6 +232,7 @@ BB__LKIND(const void *, 12);
 BB__LKIND(char *, 13);
 BB__LKIND(const char *, 13);
 BB__LKIND(bb__log_istr, 14);
+BB__LKIND(bb__log_enum, 15);
 #undef BB__LKIND
 /* An unscoped or scoped enum is recorded as its underlying integer type. */
 template <class T, bool E = __is_enum(T)> struct bb__lkind_e {
@@ -211,43 +241,85 @@ template <class T, bool E = __is_enum(T)> struct bb__lkind_e {
 template <class T> struct bb__lkind_e<T, true> {
     static constexpr int value = bb__lkind<__underlying_type(T)>::value;
 };
-inline void bb__lput(bb_recorder *r, uint8_t *p, char v) { bb__lp_c(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, signed char v) { bb__lp_sc(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, unsigned char v) { bb__lp_uc(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, short v) { bb__lp_s(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, unsigned short v) { bb__lp_us(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, int v) { bb__lp_i(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, unsigned int v) { bb__lp_u(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, long v) { bb__lp_l(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, unsigned long v) { bb__lp_ul(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, long long v) { bb__lp_ll(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, unsigned long long v) { bb__lp_ull(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, bool v) { bb__lp_b(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, float v) { bb__lp_d(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, double v) { bb__lp_d(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, long double v) { bb__lp_ld(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, void *v) { bb__lp_p(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, const void *v) { bb__lp_p(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, char *v) { bb__lp_str(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, const char *v) { bb__lp_str(r, p, v); }
-inline void bb__lput(bb_recorder *r, uint8_t *p, bb__log_istr v) { bb__lp_istr(r, p, v); }
-template <class T> inline void bb__lput(bb_recorder *r, uint8_t *p, T v) { /* enums */
-    bb__lput(r, p, static_cast<__underlying_type(T)>(v));
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, char v) { bb__lp_c(r, f, p, v); }
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, signed char v) {
+    bb__lp_sc(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, unsigned char v) {
+    bb__lp_uc(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, short v) {
+    bb__lp_s(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, unsigned short v) {
+    bb__lp_us(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, int v) { bb__lp_i(r, f, p, v); }
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, unsigned int v) {
+    bb__lp_u(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, long v) { bb__lp_l(r, f, p, v); }
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, unsigned long v) {
+    bb__lp_ul(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, long long v) {
+    bb__lp_ll(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, unsigned long long v) {
+    bb__lp_ull(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, bool v) { bb__lp_b(r, f, p, v); }
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, float v) {
+    bb__lp_d(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, double v) {
+    bb__lp_d(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, long double v) {
+    bb__lp_ld(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, void *v) {
+    bb__lp_p(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, const void *v) {
+    bb__lp_p(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, char *v) {
+    bb__lp_str(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, const char *v) {
+    bb__lp_str(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, bb__log_istr v) {
+    bb__lp_istr(r, f, p, v);
+}
+inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, bb__log_enum v) {
+    bb__lp_enum(r, f, p, v);
+}
+template <class T> inline void bb__lput(bb_recorder *r, bb_field_desc *f, uint8_t *p, T v) {
+    bb__lput(r, f, p, static_cast<__underlying_type(T)>(v)); /* plain C++ enums */
 }
 template <class T> inline T bb__lchk(T v) { return v; }
 inline const char *bb__lchk(bb__log_istr v) { return v.s; }
+inline int bb__lchk(bb__log_enum v) { return static_cast<int>(v.v); }
 }
 #define BB__LK(x) (bb__lkind_e<decltype(bb__lval(x))>::value)
-#define BB__LPUT(r, p, x) bb__lput((r), (p), (x))
+#define BB__LPUT(r, f, p, x) bb__lput((r), (f), (p), (x))
 #define BB__LCHK(x) bb__lchk(x)
 #define BB__LOG_ISTR(s) (bb__log_istr{(s)})
+#define BB__LOG_ENUM(e, v) \
+    (bb__log_enum{BB__ZEXT(e, v), bb__labels_##e, static_cast<uint16_t>(BB__NLAB(e)), BB__TAG(e)})
 #else
 /* Never called (the unevaluated check of an interned argument: %s). */
 static inline const char *bb__log_chk_istr(int z, ...) {
     (void)z;
     return "";
 }
-BB__INLINE void bb__lp_bad(bb_recorder *r, uint8_t *p, ...) { (void)r, (void)p; }
+/* Never called (the unevaluated check of a BB_E argument: an int). */
+static inline int bb__log_chk_enum(int z, ...) { return z; }
+BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
+    (void)r, (void)f, (void)p;
+}
 #define BB__LK(x)                                                                                 \
     (__extension__ _Generic((x), char                                                             \
                             : ((char)-1 < 0 ? 1 : 2), signed char : 1, unsigned char : 2,         \
@@ -256,17 +328,23 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, uint8_t *p, ...) { (void)r, (void)p; 
                             : (sizeof(long) == 8 ? 8 : 6), long long : 7, unsigned long long : 8, \
                               _Bool : 9, float : 10, double : 10, long double : 11, void * : 12,  \
                               const void * : 12, char * : 13, const char * : 13,                  \
-                              bb__log_istr : 14, default : 0))
-#define BB__LPUT(r, p, x) \
+                              bb__log_istr : 14, bb__log_enum : 15, default : 0))
+#define BB__LPUT(r, f, p, x) \
     __extension__ _Generic((x), char: bb__lp_c, signed char: bb__lp_sc, unsigned char: bb__lp_uc, \
         short: bb__lp_s, unsigned short: bb__lp_us, int: bb__lp_i, unsigned int: bb__lp_u,         \
         long: bb__lp_l, unsigned long: bb__lp_ul, long long: bb__lp_ll,                            \
         unsigned long long: bb__lp_ull, _Bool: bb__lp_b, float: bb__lp_d, double: bb__lp_d,        \
         long double: bb__lp_ld, void *: bb__lp_p, const void *: bb__lp_p, char *: bb__lp_str,      \
-        const char *: bb__lp_str, bb__log_istr: bb__lp_istr, default: bb__lp_bad)((r), (p), (x))
-#define BB__LCHK(x) \
-    (__extension__ _Generic((x), bb__log_istr : bb__log_chk_istr(0, (x)), default : (x)))
+        const char *: bb__lp_str, bb__log_istr: bb__lp_istr, bb__log_enum: bb__lp_enum,        \
+        default: bb__lp_bad)((r), (f), (p), (x))
+#define BB__LCHK(x)                                                  \
+    (__extension__ _Generic((x), bb__log_istr                        \
+                            : bb__log_chk_istr(0, (x)), bb__log_enum \
+                            : bb__log_chk_enum(0, (x)), default      \
+                            : (x)))
 #define BB__LOG_ISTR(s) ((bb__log_istr){(s)})
+#define BB__LOG_ENUM(e, v) \
+    ((bb__log_enum){BB__ZEXT(e, v), bb__labels_##e, (uint16_t)BB__NLAB(e), BB__TAG(e)})
 #endif
 
 /* A static assertion inside a block (before C11: a negative array size, no unused typedef). */
@@ -276,25 +354,27 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, uint8_t *p, ...) { (void)r, (void)p; 
 #define BB__LOG_SA(cond, msg) (void)sizeof(char[(cond) ? 1 : -1])
 #endif
 /* The steps of a call site, per argument: m(c, index, arg, offset). */
-#define BB__LOG_ASSERT(c, i, a, off)                                                         \
-    BB__LOG_SA(BB__LK(a) != 0, "backbeat: BB_LOG argument " #i " (" #a                       \
-                               ") has a type a log line cannot record (integers, floating, " \
-                               "void *, char strings, BB_I(string); cast other pointers to " \
-                               "void *)");
-#define BB__LOG_FDESC(c, i, a, off)         \
-    {"a" #i,                                \
-     BB__LKD(BB__LK(a)),                    \
-     NULL,                                  \
-     NULL,                                  \
-     0,                                     \
-     BB__CAST(uint16_t, off),               \
-     BB__CAST(uint16_t, BB__LW(a)),         \
-     0,                                     \
-     BB__CAST(uint8_t, BB__LKT(BB__LK(a))), \
-     BB__CAST(uint8_t, BB__LK(a) == 14),    \
-     0,                                     \
+#define BB__LOG_ASSERT(c, i, a, off)                                                          \
+    BB__LOG_SA(BB__LK(a) != 0, "backbeat: BB_LOG argument " #i " (" #a                        \
+                               ") has a type a log line cannot record (integers, floating, "  \
+                               "void *, char strings, BB_I(string), BB_E(enum, value); cast " \
+                               "other pointers to void *)");
+#define BB__LOG_FDESC(c, i, a, off)            \
+    {"a" #i,                                   \
+     BB__LKD(BB__LK(a)),                       \
+     NULL,                                     \
+     NULL,                                     \
+     0,                                        \
+     BB__CAST(uint16_t, off),                  \
+     BB__CAST(uint16_t, BB__LW(a)),            \
+     0,                                        \
+     BB__CAST(uint8_t, BB__LKT(BB__LK(a))),    \
+     BB__CAST(uint8_t, BB__LK(a) == 14   ? 1   \
+                       : BB__LK(a) == 15 ? 8   \
+                                         : 0), \
+     0,                                        \
      0},
-#define BB__LOG_PUT(c, i, a, off) BB__LPUT(bb__rec, bb__lb + (off), a);
+#define BB__LOG_PUT(c, i, a, off) BB__LPUT(bb__rec, &bb__lf[i], bb__lb + (off), a);
 
 #define BB__LOG_CAT(a, b) BB__LOG_CAT_(a, b)
 #define BB__LOG_CAT_(a, b) a##b
@@ -305,7 +385,7 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, uint8_t *p, ...) { (void)r, (void)p; 
     BB__LOG_CAT(BB__LOG_FIELDS_, n)                                                                \
     (BB__LOG_ASSERT, ~, __VA_ARGS__) if (0)                                                        \
         bb__log_check("" fmt BB__LOG_CAT(BB__LOG_CHK_, n)(__VA_ARGS__));                           \
-    static const bb_field_desc bb__lf[] = {BB__LOG_CAT(BB__LOG_FIELDS_, n)(                        \
+    static bb_field_desc bb__lf[] = {BB__LOG_CAT(BB__LOG_FIELDS_, n)(                              \
         BB__LOG_FDESC, ~, __VA_ARGS__){NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0}};           \
     static bb__log_site bb__ls = {{BB__ABI_LAYOUT, NULL, NULL, (n) ? bb__lf : NULL,                \
                                    BB__CAST(uint16_t, n), BB__LOG_SZ(n, __VA_ARGS__), 0, 0, NULL}, \

@@ -46,6 +46,9 @@ void sf_use(bb_recorder *rec, struct sf_request *req, const char *key) {
     BB_GRECORD(sf_tick);
     BB_GRECORD(sf_all, .conn = 3);
     (void)bb_record_event(rec, BB_DESC(sf_tick), NULL, 0);
+    /* log.h through the umbrella header */
+    BB_LOG(rec, BB_INFO, "request %s: %u bytes", key, 10u);
+    BB_GLOG(BB_WARN, "state %d", BB_E(sf_state, SF_BUSY));
 }
 
 int sf_read(const char *path);
