@@ -59,7 +59,7 @@ same() {
 m="$(outputs base.bb)" || fail "the unpatched dump: $m"
 
 # Unknown section kinds: skipped, so every output is the unpatched dump's.
-for k in 5 99 65535; do
+for k in 6 99 65535; do
   "$P" kind base.bb kind$k.bb "$k" >/dev/null || fail "patch kind $k"
   "$B" inspect --json kind$k.bb | grep -q "\"kind\":$k," || fail "inspect does not list section kind $k"
   m="$(outputs kind$k.bb)" || fail "section kind $k: $m"

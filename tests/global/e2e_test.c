@@ -653,7 +653,7 @@ static void sc_badenv(void) {
     }
 }
 
-/* Names: <stem>.<YYYYMMDDThhmmssmmmZ>[-N].<ext>, stamps within the run, all distinct, a
+/* Names: <stem>.<pid>.<YYYYMMDDThhmmssmmmZ>[-N].<ext>, stamps within the run, all distinct, a
  * repeated stamp carries a growing -N suffix. */
 static void sc_naming(void) {
     set_path("n");
@@ -673,7 +673,7 @@ static void sc_naming(void) {
     bb__g_format_utc_ms(bb__g_realtime_ns() + 1000000, hi);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     char prefix[1100];
-    snprintf(prefix, sizeof prefix, "dump %s/n.", g_dir);
+    snprintf(prefix, sizeof prefix, "dump %s/n.%ld.", g_dir, (long)c.pid); /* the pid kept */
     size_t pl = strlen(prefix);
     int n = 0;
     char prev_stamp[20] = "";
