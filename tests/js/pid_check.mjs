@@ -3,7 +3,7 @@
 // the recorder it inherited from its parent), the parent's the parent's; the global recorder's
 // dump name keeps the pid when BACKBEAT_PATH is set; `inspect` (text and --json), the trace's
 // process names, and the Parquet `pid` column (read back by DuckDB and hyparquet) show it; merge
-// keeps one pid per instance; a recovered ring file and `tail` carry the pid of its header; the
+// keeps one pid per instance; CTF streams name it (os_pid); a recovered ring file and `tail` carry the pid of its header; the
 // golden vectors (reference dumps, no Process section) still read, with pid null / NULL.
 // SPDX-License-Identifier: MIT
 import { spawnSync } from 'node:child_process';
@@ -71,6 +71,17 @@ const wantNames = [`pid-host (pid ${parent}, instance ${P.instance_id})`,
                    `pid-host (pid ${child}, instance ${C.instance_id})`].sort();
 check(JSON.stringify(names) === JSON.stringify(wantNames), `trace process names ${JSON.stringify(names)}`);
 
+// CTF: each stream's packet context has os_pid (babeltrace2, when installed).
+const ctf = path.join(W, 'm.ctf');
+run(B, ['convert', m, '-f', 'ctf', '-o', ctf]);
+const bt = spawnSync('babeltrace2', [ctf], { encoding: 'utf8', maxBuffer: 1 << 26 });
+if (bt.error) console.log('babeltrace2 absent: CTF part skipped');
+else {
+  const seen = new Set([...bt.stdout.matchAll(/os_pid = (-?\d+)/g)].map((x) => x[1]));
+  check(bt.status === 0 && seen.size === 2 && seen.has(String(parent)) && seen.has(String(child)),
+        `CTF os_pid values ${[...seen]}`);
+}
+
 // 4. Parquet: the pid column, per row the pid of the process that recorded it (field `who`).
 const pq = path.join(W, 'm.parquet');
 run(B, ['convert', m, '-o', pq]);
@@ -80,6 +91,11 @@ check(dr.length === 10 && dr.every((r) => r.pid === r.who && (r.pid === parent |
 const ty = await duckRows(duck, pq, `SELECT type, converted_type, repetition_type FROM parquet_schema('${pq}') WHERE name = 'pid'`);
 check(ty.length === 1 && ty[0].type === 'INT64' && ty[0].converted_type === 'UINT_64' && ty[0].repetition_type === 'OPTIONAL',
       `pid column type ${JSON.stringify(ty)}`);
+// instance_id: UINT64 in the table, 16 hex digits in the CLI and the trace; the documented
+// mapping (PARQUET_TABLE.md) gives the CLI's form back.
+const hx = await duckRows(duck, pq, `SELECT DISTINCT printf('%016x', instance_id) AS hex, pid FROM read_parquet('${pq}') ORDER BY hex`);
+check(JSON.stringify(hx.map((x) => [x.hex, String(x.pid)])) ===
+      JSON.stringify(mi.map((i) => [i.instance_id, String(i.pid)]).sort()), `instance_id as hex: ${JSON.stringify(hx, (k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
 const hr = await hypRows(hyp, compressors, pq);
 check(hr.length === 10 && hr.every((r) => BigInt(r.pid) === BigInt(r['pid_gen::Tick'].who)), 'hyparquet pid column');
 
