@@ -39,15 +39,21 @@ bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t) {
 }
 
 /* Decode Process section `si` (backbeat's, docs/PROCESS_SECTION.md): instance id, pid, start
- * time, program; bytes after the program are later fields, skipped. */
+ * time, program; bytes after the program are later fields, skipped. A body that does not decode
+ * is skipped like an unknown kind (pid 0: it names no process), never an error: kind 5 is
+ * backbeat's, not the contract's, and a dump another writer gave such a section stays readable. */
 bb_status bb__rd_scan_process(ctx *c, size_t si, tagged *t) {
     const section *s = &c->d->secs[si];
     bb__read_cursor cur = bb__cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
     t->instance_id = bb__cursor_u64(&cur);
     t->pid = bb__cursor_u64(&cur);
     t->start_ns = bb__cursor_u64(&cur);
-    if (!cur.ok) return bb__rd_truncated_in(c, si, &cur);
-    return bb__rd_str(c, si, &cur, false, "the program", &t->program);
+    uint16_t n = bb__cursor_u16(&cur);
+    const uint8_t *p = bb__cursor_take(&cur, n);
+    t->program.ptr = cur.ok ? (const char *)p : "";
+    t->program.len = cur.ok ? n : 0;
+    if (!cur.ok) t->pid = 0;
+    return BB_OK;
 }
 
 /* Decode Shard section `si`'s header; the capacity must be a power of two, at most 4 GiB (the

@@ -119,7 +119,7 @@ bb_status bb__rd_schema_index(ctx *c);
 /* First pass over an Intern / Meta / Shard section: validate it and note it in *t. */
 bb_status bb__rd_scan_intern(ctx *c, size_t si, tagged *t);
 bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t);
-bb_status bb__rd_scan_process(ctx *c, size_t si, tagged *t);
+bb_status bb__rd_scan_process(ctx *c, size_t si, tagged *t); /* never fails */
 bb_status bb__rd_scan_shard(ctx *c, size_t si, tagged *t);
 /* Gather the noted sections into the dump's instances. */
 bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags);
