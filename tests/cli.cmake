@@ -83,3 +83,15 @@ target_link_libraries(pad_only_gen PRIVATE backbeat)
 bb_cli_test(cli_trace_pad_only COMMAND ${BB_BASH}
             ${CMAKE_CURRENT_SOURCE_DIR}/table/trace_pad_only.sh
             $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:pad_only_gen> ${BB_CLI_WORK}/pad_only)
+
+# The OS pid of each instance (issue 38, docs/PROCESS_SECTION.md): dumps of a forked child and
+# its parent, the global recorder's dump name, inspect, merge, the trace, the Parquet `pid`
+# column read back by DuckDB and hyparquet, recover and tail of a ring file, golden vectors.
+add_executable(pid_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/pid_gen.c)
+target_compile_definitions(pid_gen PRIVATE _GNU_SOURCE)
+target_link_libraries(pid_gen PRIVATE backbeat)
+if(BB_NODE)
+  bb_cli_test(cli_pid COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/js/pid_check.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:pid_gen> $<TARGET_FILE:ring_gen>
+              ${BB_CLI_WORK}/pid)
+endif()

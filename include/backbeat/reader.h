@@ -87,6 +87,12 @@ typedef struct bb_rinstance {
     const bb_rintern *intern; /* sorted by id */
     size_t shard_count;
     const bb_rshard *shards; /* file order */
+    /* The OS process (backbeat's Process section, docs/PROCESS_SECTION.md; the reference's dumps
+     * have none): has_process false means the pid is unknown, never pid 0. */
+    bool has_process;
+    uint64_t pid;
+    uint64_t start_ns;  /* CLOCK_REALTIME when its recorder was made; 0 = unknown */
+    bb_strview program; /* the program's short name; "" = unknown */
 } bb_rinstance;
 
 typedef struct bb_dump bb_dump;

@@ -1,5 +1,6 @@
 /* capture/dump_blanks.h — the dump writer's internal entry point that writes chosen ranges of a
- * shard's region as zeros (the crash path's records still in flight), for recorder_dump.c. */
+ * shard's region as zeros (the crash path's records still in flight) and adds the Process
+ * section (the recorder's OS process), for recorder_dump.c. */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_DUMP_BLANKS_H
 #define BACKBEAT_DUMP_BLANKS_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "backbeat/dump_writer.h"
+#include "format/sections.h"
 #include "format/sink.h"
 
 /* Byte ranges of a shard's region the writer writes as zeros instead of the region's bytes:
@@ -21,8 +23,12 @@ typedef struct bb__dump_blanks {
 } bb__dump_blanks;
 
 /* bb_dump_write into a format sink, with the shards' regions blanked where `blanks` says (NULL:
- * none). */
-bb_status bb__dump_write_blanked(const bb_dump_input *in, bb__sink sink, uint8_t *scratch,
-                                 bb_error *err, const bb__dump_blanks *blanks);
+ * none), and backbeat's Process section after Meta when `proc` is not NULL (bb_dump_write
+ * itself writes none: its output is the reference's, byte for byte). */
+bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process *proc,
+                                 bb__sink sink, uint8_t *scratch, bb_error *err,
+                                 const bb__dump_blanks *blanks);
+/* bb_dump_size of the same dump (0 when invalid). */
+uint64_t bb__dump_size_process(const bb_dump_input *in, const bb__wire_process *proc);
 
 #endif

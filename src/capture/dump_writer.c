@@ -238,6 +238,7 @@ typedef struct layout {
     uint64_t schema_len;
     uint64_t intern_len;
     uint64_t meta_len;
+    uint64_t process_len; /* 0: none */
     uint64_t total;
 } layout;
 
@@ -289,16 +290,25 @@ static uint64_t shard_cap(const void *ctx, uint32_t i) {
 
 /* The dump's sections, in the reference order, as the format lays them out. */
 static bb__instance_shape shape_of(const bb_dump_input *in, const layout *lay) {
-    bb__instance_shape s = {lay->schema_len, lay->intern_len, lay->meta_len, in->view_count,
-                            in->shard_count, view_len,        shard_cap,     in};
+    bb__instance_shape s = {.schema_len = lay->schema_len,
+                            .intern_len = lay->intern_len,
+                            .meta_len = lay->meta_len,
+                            .view_count = in->view_count,
+                            .shard_count = in->shard_count,
+                            .process_len = lay->process_len,
+                            .view_len = view_len,
+                            .shard_capacity = shard_cap,
+                            .ctx = in};
     return s;
 }
 
 /* Validate `in` and compute its layout. */
-static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
+static bb_status plan(const bb_dump_input *in, const bb__wire_process *proc, layout *lay,
+                      bb_error *err) {
     if (!in) return invalid(err, "dump writer: input is NULL");
-    if (3u + (uint64_t)in->view_count + in->shard_count > UINT16_MAX)
+    if (3u + (uint64_t)in->view_count + in->shard_count + (proc ? 1u : 0u) > UINT16_MAX)
         return invalid(err, "dump writer: more than 65535 sections (views + shards + 3)");
+    lay->process_len = proc ? bb__wire_process_size(proc) : 0;
     bb_status st;
     if ((st = size_schema(in, &lay->schema_len, err))) return st;
     if ((st = size_intern(in, &lay->intern_len, err))) return st;
@@ -314,9 +324,12 @@ static bb_status plan(const bb_dump_input *in, layout *lay, bb_error *err) {
     return BB_OK;
 }
 
-uint64_t bb_dump_size(const bb_dump_input *in) {
+uint64_t bb_dump_size(const bb_dump_input *in) { return bb__dump_size_process(in, NULL); }
+
+/* Contract: see dump_blanks.h. */
+uint64_t bb__dump_size_process(const bb_dump_input *in, const bb__wire_process *proc) {
     layout lay;
-    if (plan(in, &lay, NULL) != BB_OK) return 0;
+    if (plan(in, proc, &lay, NULL) != BB_OK) return 0;
     return lay.total;
 }
 
@@ -483,14 +496,15 @@ static bb_status sink_error(bb_error *err, const out *o) {
 
 bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err) {
     bb__sink k = {sink.write, sink.ctx};
-    return bb__dump_write_blanked(in, k, scratch, err, NULL);
+    return bb__dump_write_blanked(in, NULL, k, scratch, err, NULL);
 }
 
 /* Contract: see dump_blanks.h. */
-bb_status bb__dump_write_blanked(const bb_dump_input *in, bb__sink sink, uint8_t *scratch,
-                                 bb_error *err, const bb__dump_blanks *blanks) {
+bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process *proc,
+                                 bb__sink sink, uint8_t *scratch, bb_error *err,
+                                 const bb__dump_blanks *blanks) {
     layout lay;
-    bb_status st = plan(in, &lay, err);
+    bb_status st = plan(in, proc, &lay, err);
     if (st) return st;
     if (!sink.write) {
         bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, UINT64_MAX);
@@ -538,6 +552,7 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, bb__sink sink, uint8_t
     }
     if (consistent) {
         bb__enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
+        if (proc) bb__enc_process(s, in->instance_id, proc);
         consistent = o.pos == lay.total;
         what = "shard capacities or texts";
     }

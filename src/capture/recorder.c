@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backbeat/event.h"
@@ -63,6 +64,9 @@ static bb_status geometry(const bb_recorder_options *opts, uint32_t *shards_out,
 /* Instance id and host label (before the storage: a ring file's header carries them). */
 static void identity(bb_recorder *rec, const bb_recorder_options *opts) {
     rec->instance_id = opts->instance_id ? opts->instance_id : random_u64();
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    rec->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     if (opts->host) {
         strncpy(rec->host, opts->host, sizeof rec->host - 1);
     } else if (gethostname(rec->host, sizeof rec->host - 1) != 0) {

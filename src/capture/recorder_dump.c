@@ -372,6 +372,15 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     in->ctx = c;
 }
 
+/* The process writing the dump (async-signal-safe: getpid and a glibc variable): the pid of
+ * the caller, which after a fork is the child's even for a recorder it inherited. */
+static bb__wire_process process_of(const bb_recorder *rec) {
+    const char *prog = program_invocation_short_name ? program_invocation_short_name : "";
+    size_t n = strnlen(prog, 255);
+    bb__wire_process p = {(uint64_t)getpid(), rec->start_ns, {prog, (uint16_t)n, 1}};
+    return p;
+}
+
 /* A copy buffer of `cap` bytes, zeroed: every page is faulted in before any ring is read (the
  * first store to a page costs a fault, on some VMs also the host's: ~100 ms for 16 MiB where a
  * warm copy takes 1 ms, and a copy that slow lets the writers lap it), in 2 MiB pages where
@@ -493,7 +502,8 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
                     (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
-    st = bb__dump_write_blanked(&in, sink, scratch, err, NULL);
+    bb__wire_process proc = process_of(rec);
+    st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, NULL);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
     return st;
@@ -559,7 +569,8 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     input_init(&in, &c, rec, NULL, false);
     bb_status st = gather(&in, &g, err);
     if (st != BB_OK) return st;
-    uint64_t size = bb_dump_size(&in);
+    bb__wire_process proc = process_of(rec);
+    uint64_t size = bb__dump_size_process(&in, &proc);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
     bool own;
     uint8_t *scratch = scratch_take(rec, &own, &c.dirty);
@@ -571,7 +582,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
                     (unsigned long long)size);
         return BB_ERR_NOMEM;
     }
-    st = bb__dump_write_blanked(&in, bb__sink_membuf(&buf), scratch, err, NULL);
+    st = bb__dump_write_blanked(&in, &proc, bb__sink_membuf(&buf), scratch, err, NULL);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
     if (st != BB_OK) {
@@ -608,7 +619,8 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb__fsize_guard guard;
     bb__fsize_guard_begin(&guard);
     bb__dump_blanks blanks = {live_blank, &c};
-    bb_status st = bb__dump_write_blanked(&in, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
+    bb__wire_process proc = process_of(rec);
+    bb_status st = bb__dump_write_blanked(&in, &proc, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
     if (st == BB_OK && bb__sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     bb__fsize_guard_end(&guard);
     errno = saved_errno;

@@ -64,6 +64,7 @@ struct bb_recorder {
     struct bb__recorder_hot hot; /* must be first: the inline fast path reads it */
     bb_clock_kind clock_kind;
     uint64_t instance_id;
+    uint64_t start_ns; /* CLOCK_REALTIME when made (the Process section's start_ns) */
     char host[256];
     uint64_t too_large;    /* atomic */
     uint64_t lapped;       /* atomic: records found lapped by their writer (bb__record_lapped) */

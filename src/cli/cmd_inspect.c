@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli_util.h"
@@ -27,7 +28,8 @@ static const char inspect_help[] =
     "thread, the stack as '#N function+0xOFF (module+0xOFF) file:line', symbolized from the\n"
     "module files whose build-id matches, else 'module+0xOFF [build-id]', and the modules), then\n"
     "the envelope (size, flags, sections), the schema registry (every\n"
-    "event and field: type, unit, sentinel, role), the instances (id, host, intern entries), the\n"
+    "event and field: type, unit, sentinel, role), the instances (id, host, OS pid, program and\n"
+    "start time when the dump carries them, intern entries), the\n"
     "view sets, and per shard the capacity, head, records recovered and bytes skipped as torn or\n"
     "unknown. A dump a trigger rule took (BACKBEAT_TRIGGER) also shows why: the rule, the\n"
     "matching record's event, timestamp, shard and span id, and the after-window.\n"
@@ -128,7 +130,21 @@ static void text_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in,
     em_obuf_hex16(b, in->instance_id);
     em_obuf_puts(b, "  host ");
     em_obuf_json_str(b, in->host.ptr, in->host.len);
-    em_obuf_printf(b, "%s\n", in->has_meta ? "" : " (no meta section)");
+    em_obuf_printf(b, "%s", in->has_meta ? "" : " (no meta section)");
+    if (in->has_process) {
+        em_obuf_printf(b, "  pid %llu  program ", (unsigned long long)in->pid);
+        em_obuf_json_str(b, in->program.ptr, in->program.len);
+        if (in->start_ns) {
+            time_t secs = (time_t)(in->start_ns / 1000000000u);
+            struct tm tm;
+            char when[32];
+            if (gmtime_r(&secs, &tm) && strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+                em_obuf_printf(b, "  started %s", when);
+        }
+    } else {
+        em_obuf_puts(b, "  pid unknown (no process section)");
+    }
+    em_obuf_putc(b, '\n');
     em_obuf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
                    in->intern_count == 1 ? "y" : "ies",
                    in->intern_count && in->intern[0].id == 0
@@ -297,7 +313,15 @@ static void json_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in) 
     json_hex(b, in->instance_id);
     em_obuf_puts(b, ",\"host\":");
     em_obuf_json_str(b, in->host.ptr, in->host.len);
-    em_obuf_printf(b, ",\"has_meta\":%s,\"intern\":[", in->has_meta ? "true" : "false");
+    em_obuf_printf(b, ",\"has_meta\":%s,\"pid\":", in->has_meta ? "true" : "false");
+    if (in->has_process) em_obuf_json_u64(b, in->pid);
+    else em_obuf_puts(b, "null");
+    em_obuf_puts(b, ",\"start_ns\":");
+    if (in->has_process && in->start_ns) em_obuf_json_u64(b, in->start_ns);
+    else em_obuf_puts(b, "null");
+    em_obuf_puts(b, ",\"program\":");
+    json_optstr(b, in->has_process && in->program.len, in->program);
+    em_obuf_puts(b, ",\"intern\":[");
     for (size_t k = 0; k < in->intern_count; k++) {
         em_obuf_printf(b, "%s{\"id\":%u,\"value\":", k ? "," : "", in->intern[k].id);
         em_obuf_json_str(b, in->intern[k].bytes.ptr, in->intern[k].bytes.len);

@@ -36,7 +36,8 @@ static const char tail_help[] =
     "                       and its rings are drained; with --scan, new ring files are picked up\n"
     "      --format F       text (one aligned line per record; the default on a terminal) or\n"
     "                       jsonl (one JSON object per line: ts_nanos, event, event_id,\n"
-    "                       instance_id, shard, then the event's fields; the default otherwise)\n"
+    "                       instance_id, pid, shard, then the event's fields; the default\n"
+    "                       otherwise)\n"
     "                       A log line (BB_LOG) prints as \"time level file:line message\" (text)\n"
     "                       or with level, file, line, function and message members (jsonl).\n"
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
@@ -285,7 +286,10 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     em_obuf_hex16(b, s->id);
     em_obuf_puts(b, "\",\"instance_id\":\"");
     em_obuf_hex16(b, it->inst->instance_id);
-    em_obuf_puts(b, "\",\"shard\":");
+    em_obuf_puts(b, "\",\"pid\":");
+    if (it->inst->has_process) em_obuf_u64(b, it->inst->pid);
+    else em_obuf_puts(b, "null");
+    em_obuf_puts(b, ",\"shard\":");
     em_obuf_u64(b, it->shard);
     if (is_log) log_jsonl(b, it, &site, fields);
     for (size_t i = 0; i < s->field_count; i++) {
@@ -314,11 +318,11 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
     const char *ph = s->phase ? bb__phase_name(s->phase) : "";
     size_t shown = s->name.len + (s->phase ? strlen(ph) + 3 : 0);
     if (shown > t->name_width) t->name_width = shown;
-    em_obuf_printf(b, "%llu.%09llu  %.*s%s%s%s%*s  %016llx/%-3u",
-                   (unsigned long long)(it->ts / 1000000000u),
+    em_obuf_printf(b, "%llu.%09llu  %.*s%s%s%s%*s  ", (unsigned long long)(it->ts / 1000000000u),
                    (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
-                   s->phase ? " (" : "", ph, s->phase ? ")" : "", (int)(t->name_width - shown), "",
-                   (unsigned long long)it->inst->instance_id, it->shard);
+                   s->phase ? " (" : "", ph, s->phase ? ")" : "", (int)(t->name_width - shown), "");
+    if (it->inst->has_process) em_obuf_printf(b, "pid %llu ", (unsigned long long)it->inst->pid);
+    em_obuf_printf(b, "%016llx/%-3u", (unsigned long long)it->inst->instance_id, it->shard);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
         em_obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);

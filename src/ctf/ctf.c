@@ -13,9 +13,11 @@
 #include "ctf/ctf_internal.h"
 #include "read/u64map.h"
 
-/* A process of the model: its pid (1..N, model order), host and the streams of its shards. */
+/* A process of the model: its pid (1..N, model order), OS pid (-1: unknown), host and the
+ * streams of its shards. */
 typedef struct ct_proc {
     uint32_t pid;
+    int64_t os_pid;
     char *host;
     size_t nstreams;
     ct_stream *streams; /* opened as their first record comes */
@@ -72,6 +74,7 @@ static bool procs_init(ctw *w) {
         const char *ho = w->opts->host_override;
         ct_proc *p = &w->proc[i];
         p->pid = (uint32_t)(i + 1);
+        p->os_pid = in->has_process && in->pid <= INT64_MAX ? (int64_t)in->pid : -1;
         p->host = ho ? host_text(ho, strlen(ho)) : host_text(in->host.ptr, in->host.len);
         if (!p->host || !bb__u64map_put(&w->procs, in->instance_id, p)) return false;
     }
@@ -111,7 +114,7 @@ static ct_stream *stream_of(ctw *w, uint64_t instance_id, uint32_t shard_id) {
     }
     p->streams = ns;
     ct_stream *s = &ns[p->nstreams++];
-    int e = ct_stream_open(s, w->dir_fd, instance_id, shard_id, p->pid, p->host);
+    int e = ct_stream_open(s, w->dir_fd, instance_id, shard_id, p->pid, p->os_pid, p->host);
     if (e) {
         fail(w, "cannot write %s/stream_%016llx_%u: %s", w->opts->out_name,
              (unsigned long long)instance_id, shard_id, strerror(e));

@@ -66,10 +66,10 @@ typedef struct ct_stream {
 } ct_stream;
 
 /* Create the stream file of (instance, shard) in dir_fd, packet context naming the process
- * (`pid`: 1..N in the model's instance order, the trace JSON's pid) and `host`; 0, or an
- * errno. */
+ * (`pid`: 1..N in the model's instance order, the trace JSON's pid; `os_pid`: its OS pid from
+ * the dump's Process section, -1 when unknown) and `host`; 0, or an errno. */
 int ct_stream_open(ct_stream *s, int dir_fd, uint64_t instance_id, uint32_t shard_id, uint32_t pid,
-                   const char *host);
+                   int64_t os_pid, const char *host);
 /* Room for `n` more payload bytes in the current packet (flushing it first when full, growing
  * the buffer for an event larger than a packet); NULL with *errp set on failure. */
 uint8_t *ct_stream_room(ct_stream *s, size_t n, int *errp);

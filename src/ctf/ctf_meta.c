@@ -60,6 +60,7 @@ static const char clock_and_stream[] =
     "\t\tuint64_t instance_id;\n"
     "\t\tuint32_t shard_id;\n"
     "\t\tuint32_t pid;\n"
+    "\t\tint64_t os_pid;\n"
     "\t\tstring host;\n"
     "\t};\n"
     "\tevent.header := struct {\n"

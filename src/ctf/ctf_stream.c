@@ -26,13 +26,13 @@ static void put32(uint8_t *p, uint32_t v) {
 }
 
 int ct_stream_open(ct_stream *s, int dir_fd, uint64_t instance_id, uint32_t shard_id, uint32_t pid,
-                   const char *host) {
+                   int64_t os_pid, const char *host) {
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->instance_id = instance_id;
     s->shard_id = shard_id;
     size_t hl = strlen(host);
-    s->head = 64 + hl + 1;
+    s->head = 72 + hl + 1;
     s->cap = s->head + CT_PACKET;
     s->buf = malloc(s->cap);
     if (!s->buf) return ENOMEM;
@@ -42,7 +42,8 @@ int ct_stream_open(ct_stream *s, int dir_fd, uint64_t instance_id, uint32_t shar
     put64(s->buf + 48, instance_id);
     put32(s->buf + 56, shard_id);
     put32(s->buf + 60, pid);
-    memcpy(s->buf + 64, host, hl + 1);
+    put64(s->buf + 64, (uint64_t)os_pid);
+    memcpy(s->buf + 72, host, hl + 1);
     s->len = s->head;
     char name[64];
     snprintf(name, sizeof name, "stream_%016llx_%u", (unsigned long long)instance_id, shard_id);

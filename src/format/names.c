@@ -36,6 +36,7 @@ const char *bb__section_kind_name(uint16_t kind) {
     case BB_SECTION_SHARD: return "shard";
     case BB_SECTION_META: return "meta";
     case BB_SECTION_VIEWS: return "views";
+    case BB_SECTION_PROCESS: return "process";
     default: return "unknown";
     }
 }

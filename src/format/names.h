@@ -17,7 +17,7 @@ const char *bb__role_name(uint8_t role);
 /* "enter", "exit" for an enum bb_phase value; "none" for BB_PHASE_NONE and any undefined
  * value. */
 const char *bb__phase_name(uint8_t phase);
-/* "schema", "intern", "shard", "meta", "views" for a BB_SECTION_* kind; "unknown" for any
+/* "schema", "intern", "shard", "meta", "views", "process" for a BB_SECTION_* kind; "unknown" for any
  * other (a reader skips kinds it does not know). */
 const char *bb__section_kind_name(uint16_t kind);
 

@@ -130,7 +130,7 @@ int bb__enc_header(bb__sink sink, const bb__section_ref *secs, size_t n) {
 }
 
 size_t bb__instance_section_count(const bb__instance_shape *s) {
-    return 3u + s->view_count + s->shard_count;
+    return 3u + s->view_count + s->shard_count + (s->process_len ? 1u : 0u);
 }
 
 void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s) {
@@ -146,6 +146,7 @@ void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s
                                                               : BB_SHARD_HEADER_SIZE + cap);
     }
     bb__table_add(t, BB_SECTION_META, s->meta_len);
+    if (s->process_len) bb__table_add(t, BB_SECTION_PROCESS, s->process_len);
 }
 
 /* ---------------------------------------------------------------- Schema */
@@ -276,5 +277,18 @@ int bb__enc_meta(bb__sink sink, uint64_t instance_id, bb__wire_str host) {
     enc e = {sink, 0};
     put_u64(&e, instance_id);
     put_str(&e, host);
+    return e.rc;
+}
+
+/* ---------------------------------------------------------------- Process */
+
+uint64_t bb__wire_process_size(const bb__wire_process *p) { return 24u + str_size(p->program); }
+
+int bb__enc_process(bb__sink sink, uint64_t instance_id, const bb__wire_process *p) {
+    enc e = {sink, 0};
+    put_u64(&e, instance_id);
+    put_u64(&e, p->pid);
+    put_u64(&e, p->start_ns);
+    put_str(&e, p->program);
     return e.rc;
 }

@@ -61,6 +61,13 @@ typedef struct bb__wire_field {
     uint8_t has_sentinel; /* 0 or 1 */
 } bb__wire_field;
 
+/* The OS process of an instance (the Process section, docs/PROCESS_SECTION.md). */
+typedef struct bb__wire_process {
+    uint64_t pid;         /* the OS process id (never 0: no section is written when unknown) */
+    uint64_t start_ns;    /* CLOCK_REALTIME when the instance's recorder was made; 0 = unknown */
+    bb__wire_str program; /* the program's short name; "" = unknown */
+} bb__wire_process;
+
 /* A section as placed in a dump: kind and body length in, offset filled by bb__sections_layout. */
 typedef struct bb__section_ref {
     uint16_t kind;
@@ -108,19 +115,23 @@ uint64_t bb__sections_layout(bb__section_ref *secs, size_t n);
 int bb__enc_header(bb__sink sink, const bb__section_ref *secs, size_t n);
 
 /* One instance's dump in the reference order (FORMAT.md), as bb_dump_write and a ring file's
- * snapshot write it: Schema, Intern, one Views per view set, one Shard per ring, Meta. */
+ * snapshot write it: Schema, Intern, one Views per view set, one Shard per ring, Meta; then,
+ * when process_len is not 0, backbeat's Process section (after everything the reference
+ * writes, so a v1 reader sees the reference's sections in the reference's order). */
 typedef struct bb__instance_shape {
     uint64_t schema_len;
     uint64_t intern_len;
     uint64_t meta_len;
     size_t view_count;
     uint32_t shard_count;
+    uint64_t process_len;                                    /* 0: no Process section */
     uint64_t (*view_len)(const void *ctx, size_t i);         /* Views section i's bytes */
     uint64_t (*shard_capacity)(const void *ctx, uint32_t i); /* ring i's region bytes */
     const void *ctx;
 } bb__instance_shape;
 
-/* Its section count: 3 + view_count + shard_count (may pass 65535: bb__table_end says 0). */
+/* Its section count: 3 + view_count + shard_count (+ 1 with a Process section; may pass
+ * 65535: bb__table_end says 0). */
 size_t bb__instance_section_count(const bb__instance_shape *s);
 /* Begin `t` over `sink` and add the instance's sections; bb__table_end gives the total. */
 void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s);
@@ -158,6 +169,11 @@ int bb__enc_shard_header(bb__sink sink, uint64_t instance_id, uint32_t shard_id,
 
 uint64_t bb__wire_meta_size(bb__wire_str host);
 int bb__enc_meta(bb__sink sink, uint64_t instance_id, bb__wire_str host);
+
+/* ---- Process section (the whole body; backbeat's extension, docs/PROCESS_SECTION.md). */
+
+uint64_t bb__wire_process_size(const bb__wire_process *p);
+int bb__enc_process(bb__sink sink, uint64_t instance_id, const bb__wire_process *p);
 
 #ifdef __cplusplus
 }

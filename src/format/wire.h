@@ -18,7 +18,10 @@ enum {
     BB_SECTION_INTERN = 1,
     BB_SECTION_SHARD = 2,
     BB_SECTION_META = 3,
-    BB_SECTION_VIEWS = 4
+    BB_SECTION_VIEWS = 4,
+    /* backbeat's extension of v1, not the reference's (docs/PROCESS_SECTION.md): the OS
+     * process of an instance. A v1 reader skips it like any unknown kind. */
+    BB_SECTION_PROCESS = 5
 };
 
 /* Fixed sizes in bytes. */
@@ -31,6 +34,9 @@ enum {
  * to: the first intern entry of a dump whose producer handed it out (a live dump, or a
  * recovered ring file whose header says so). A convention of this producer, not the format's. */
 #define BB_INTERN_FULL_TEXT "<backbeat: intern table full>"
-#define BB_SHARD_HEADER_SIZE 28u /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
+#define BB_SHARD_HEADER_SIZE 28u
+/* Process section: u64 instance_id, u64 pid, u64 start_ns, str program (at least 26 bytes;
+ * bytes past the program are room for later fields, skipped by this reader). */
+#define BB_PROCESS_MIN_SIZE 26u /* u64 instance_id, u32 shard_id, u64 head, u64 capacity */
 
 #endif /* BB_FORMAT_WIRE_H */

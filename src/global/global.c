@@ -44,6 +44,7 @@ static gstate *g_state; /* atomic: published with release */
 static int g_dead;      /* atomic: building failed; bb_global() stays NULL */
 static bb_status g_dead_status;
 static bb__g_config g_cfg;         /* parsed once per process tree */
+static char g_base[PATH_MAX];      /* this process's dump base path (bb__g_pid_path of g_cfg's) */
 static bb__g_budget g_budget;      /* the dump directory's (bb__g_budget_enter) */
 static bb__g_budget g_ring_budget; /* BACKBEAT_RING_DIR's */
 static bool g_cfg_ready;
@@ -339,7 +340,9 @@ static void set_budgets(void) {
         bs[i]->keep_free = g_cfg.dir_keep_free;
         bs[i]->policy = g_cfg.limit_policy;
     }
-    bb__g_budget_dir(g_budget.dir, sizeof g_budget.dir, g_cfg.path);
+    if (!bb__g_pid_path(g_base, sizeof g_base, g_cfg.path, g_cfg.path_is_default, (long)getpid()))
+        snprintf(g_base, sizeof g_base, "%s", g_cfg.path); /* too long with the pid: as set */
+    bb__g_budget_dir(g_budget.dir, sizeof g_budget.dir, g_base);
     snprintf(g_ring_budget.dir, sizeof g_ring_budget.dir, "%s", g_cfg.ring_dir);
 }
 
@@ -368,8 +371,8 @@ static void start_dumper_locked(gstate *gs) {
     if (e) {
         char msg[PATH_MAX + 128];
         snprintf(msg, sizeof msg,
-                 "cannot start the dumper thread for %s: %s; triggers are written at exit",
-                 g_cfg.path, strerror(e));
+                 "cannot start the dumper thread for %s: %s; triggers are written at exit", g_base,
+                 strerror(e));
         bb__g_stderr_line(msg);
         return;
     }
@@ -380,7 +383,7 @@ static void start_dumper_locked(gstate *gs) {
  * dump signal: nothing else needs it; bb_global_enable starts it later). */
 static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
     bb__g_dumper_opts d = {
-        .base = g_cfg.path,
+        .base = g_base,
         .throttle_ms = g_cfg.throttle_ms,
         .max_dumps = g_cfg.max_dumps,
         .limit_policy = g_cfg.limit_policy,
@@ -395,7 +398,7 @@ static void make_dumper(gstate *gs, bb_recorder *rec, bool thread) {
     if (!gs->dumper) {
         char msg[PATH_MAX + 128];
         snprintf(msg, sizeof msg, "cannot create the dumper for %s: %s; no dumps are written",
-                 g_cfg.path, strerror(ENOMEM));
+                 g_base, strerror(ENOMEM));
         bb__g_stderr_line(msg);
         return;
     }

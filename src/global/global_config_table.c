@@ -302,7 +302,8 @@ const bb__g_var bb__g_vars[] = {
      FIELD(path),
      .lo = 48,
      .used = "the default path",
-     .doc = "base dump path; each dump inserts a UTC timestamp before the extension",
+     .doc = "base dump path; `%p` is replaced by the pid, or (no `%p`) `.<pid>` is inserted "
+            "before the extension; each dump inserts a UTC timestamp before the extension",
      .doc_default = "`${TMPDIR:-/tmp}/backbeat.<pid>.bb`"},
     {.name = "BACKBEAT_THROTTLE_MS",
      .parse = var_count,

@@ -77,6 +77,37 @@ size_t bb__g_path_ext_dot(const char *path) {
     return len;
 }
 
+/* Contract: see global_internal.h. */
+size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, long pid) {
+    if (!cap) return 0;
+    out[0] = '\0';
+    if (is_default) return bb__g_append_str(out, cap, 0, path) < cap ? strlen(out) : 0;
+    char num[24];
+    size_t nl = bb__g_append_u64(num, sizeof num, 0, (uint64_t)(pid > 0 ? pid : 0));
+    size_t len = 0;
+    bool placed = false;
+    for (const char *p = path; *p && len < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            len = bb__g_append_str(out, cap, len, num);
+            placed = true;
+            p++;
+        } else if (len + 1 < cap) {
+            out[len++] = *p;
+            out[len] = '\0';
+        } else {
+            len = cap;
+        }
+    }
+    if (len >= cap) return 0;
+    if (placed) return len;
+    size_t dot = bb__g_path_ext_dot(out);
+    if (len + 1 + nl >= cap) return 0;
+    memmove(out + dot + 1 + nl, out + dot, len - dot + 1);
+    out[dot] = '.';
+    memcpy(out + dot + 1, num, nl);
+    return len + 1 + nl;
+}
+
 size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s) {
     if (len >= cap) return len;
     while (*s && len + 1 < cap) out[len++] = *s++;

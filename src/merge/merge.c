@@ -130,6 +130,8 @@ typedef struct inst_out {
     uint64_t id;
     bool has_meta;
     bb_strview host;
+    bool has_process; /* the first input's Process section naming its pid */
+    bb__wire_process process;
     bb_rintern *intern;
     size_t nintern;
     bb__u64map shards; /* shard id -> bucket index + 1 */
@@ -150,9 +152,10 @@ typedef struct repack {
     bb_strview *views; /* distinct view texts, first occurrence order */
     size_t nviews;
     bytes schema, env; /* the Schema section; the envelope and section table */
-    bytes *interns,
-        *metas;            /* per instance: its Intern section (if entries), its Meta (if a host) */
-    size_t nintern, nmeta; /* instances with an Intern section; with a Meta section */
+    bytes *interns, *metas,
+        *procs; /* per instance: its Intern section (if entries), its Meta (if a host), its
+                 * Process (if a pid) */
+    size_t nintern, nmeta, nproc; /* instances with an Intern, a Meta, a Process section */
     section *secs;
     size_t ns, cur; /* sections; the next one to write */
     uint64_t total; /* the output's size */
@@ -274,6 +277,12 @@ static bool gather_instance(repack *rp, inst_out *io) {
             io->has_meta = true;
             io->host = in->host;
         }
+        if (in->has_process && !io->has_process) {
+            io->has_process = true;
+            io->process.pid = in->pid;
+            io->process.start_ns = in->start_ns;
+            io->process.program = wire_view(in->program, true);
+        }
         ok = union_interns(rp->opts, io, in, &seen) && union_shards(rp, io, in);
     }
     bb__u64map_free(&seen);
@@ -360,11 +369,13 @@ static int collect_views(repack *rp) {
     return st;
 }
 
-/* Instance io's Intern section into *in when it has entries, and its Meta section into *meta
- * when it has a host. */
-static bool encode_instance(const inst_out *io, bytes *in, bytes *meta) {
+/* Instance io's Intern section into *in when it has entries, its Meta section into *meta
+ * when it has a host, its Process section into *proc when it has a pid. */
+static bool encode_instance(const inst_out *io, bytes *in, bytes *meta, bytes *proc) {
     if (io->has_meta) bb__enc_meta(bb__sink_membuf(meta), io->id, wire_view(io->host, true));
     if (meta->failed) return false;
+    if (io->has_process) bb__enc_process(bb__sink_membuf(proc), io->id, &io->process);
+    if (proc->failed) return false;
     if (!io->nintern) return true;
     bb__sink is = bb__sink_membuf(in);
     bb__enc_intern_header(is, io->id, (uint32_t)io->nintern);
@@ -382,19 +393,22 @@ static int encode_small(repack *rp) {
         bb__enc_schema_decoded(bb__sink_membuf(&rp->schema), bb_model_schema(rp->model, i));
     rp->interns = calloc(rp->ni ? rp->ni : 1, sizeof *rp->interns);
     rp->metas = calloc(rp->ni ? rp->ni : 1, sizeof *rp->metas);
-    if (!rp->interns || !rp->metas) return MG_OOM;
+    rp->procs = calloc(rp->ni ? rp->ni : 1, sizeof *rp->procs);
+    if (!rp->interns || !rp->metas || !rp->procs) return MG_OOM;
     for (size_t i = 0; i < rp->ni; i++) {
-        if (!encode_instance(&rp->insts[i], &rp->interns[i], &rp->metas[i])) return MG_OOM;
+        if (!encode_instance(&rp->insts[i], &rp->interns[i], &rp->metas[i], &rp->procs[i]))
+            return MG_OOM;
         rp->nmeta += rp->insts[i].has_meta;
+        rp->nproc += rp->insts[i].has_process;
         rp->nintern += rp->insts[i].nintern != 0;
     }
     return rp->schema.failed ? MG_OOM : MG_OK;
 }
 
 /* Section table: Schema, Intern per instance with entries, Views, Shard per bucket (a ring of the next
- * power of two >= its bytes, at least 64), Meta per instance with a host; then the envelope. */
+ * power of two >= its bytes, at least 64), Meta per instance with a host, Process per instance with a pid; then the envelope. */
 static int lay_out(repack *rp) {
-    rp->ns = 1 + rp->nintern + rp->nviews + rp->nb + rp->nmeta;
+    rp->ns = 1 + rp->nintern + rp->nviews + rp->nb + rp->nmeta + rp->nproc;
     if (!section_count_ok(rp->out, rp->ns, rp->e)) return MG_FAIL;
     rp->secs = calloc(rp->ns, sizeof *rp->secs);
     if (!rp->secs) return MG_OOM;
@@ -420,6 +434,8 @@ static int lay_out(repack *rp) {
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (rp->insts[i].has_meta) *s++ = (section){BB_SECTION_META, rp->metas[i].len, 0};
+    for (size_t i = 0; i < rp->ni; i++)
+        if (rp->insts[i].has_process) *s++ = (section){BB_SECTION_PROCESS, rp->procs[i].len, 0};
     rp->total = bb__sections_layout(rp->secs, rp->ns);
     bb__enc_header(bb__sink_membuf(&rp->env), rp->secs, rp->ns);
     return rp->env.failed ? MG_OOM : MG_OK;
@@ -446,7 +462,7 @@ static int write_head(repack *rp) {
 }
 
 /* Every Shard section's header (each bucket's write buffer, 32 MiB shared out, 4 to 64 KiB
- * each, is allocated at its first record: a record-less shard costs none); then the Meta
+ * each, is allocated at its first record: a record-less shard costs none); then the Meta and Process
  * sections. */
 static int write_shards_and_metas(repack *rp) {
     rp->bufcap = rp->nb ? (32u << 20) / rp->nb : 65536;
@@ -463,6 +479,9 @@ static int write_shards_and_metas(repack *rp) {
     }
     for (size_t i = 0; i < rp->ni; i++)
         if (rp->insts[i].has_meta && !put_section(rp, rp->metas[i].data, rp->metas[i].len))
+            return io_fail(&rp->err);
+    for (size_t i = 0; i < rp->ni; i++)
+        if (rp->insts[i].has_process && !put_section(rp, rp->procs[i].data, rp->procs[i].len))
             return io_fail(&rp->err);
     return MG_OK;
 }
@@ -554,8 +573,10 @@ static void repack_free(repack *rp) {
     free(rp->insts);
     for (size_t i = 0; rp->interns && i < rp->ni; i++) free(rp->interns[i].data);
     for (size_t i = 0; rp->metas && i < rp->ni; i++) free(rp->metas[i].data);
+    for (size_t i = 0; rp->procs && i < rp->ni; i++) free(rp->procs[i].data);
     free(rp->interns);
     free(rp->metas);
+    free(rp->procs);
     free(rp->views);
     free(rp->secs);
     free(rp->schema.data);

@@ -115,6 +115,10 @@ static bb_status decode(ctx *c) {
             st = bb__rd_scan_shard(c, i, &tags[ntags++]);
             break;
         case BB_SECTION_VIEWS: nviews++; break;
+        case BB_SECTION_PROCESS:
+            tags[ntags].si = i;
+            st = bb__rd_scan_process(c, i, &tags[ntags++]);
+            break;
         default: break; /* unknown kinds are skipped: that is how the format grows */
         }
     }

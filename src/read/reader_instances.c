@@ -38,6 +38,24 @@ bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t) {
     return bb__rd_str(c, si, &cur, false, "the host", &t->host);
 }
 
+/* Decode Process section `si` (backbeat's, docs/PROCESS_SECTION.md): instance id, pid, start
+ * time, program; bytes after the program are later fields, skipped. A body that does not decode
+ * is skipped like an unknown kind (pid 0: it names no process), never an error: kind 5 is
+ * backbeat's, not the contract's, and a dump another writer gave such a section stays readable. */
+bb_status bb__rd_scan_process(ctx *c, size_t si, tagged *t) {
+    const section *s = &c->d->secs[si];
+    bb__read_cursor cur = bb__cursor_make(c->d->data + s->offset, (size_t)s->len, s->offset);
+    t->instance_id = bb__cursor_u64(&cur);
+    t->pid = bb__cursor_u64(&cur);
+    t->start_ns = bb__cursor_u64(&cur);
+    uint16_t n = bb__cursor_u16(&cur);
+    const uint8_t *p = bb__cursor_take(&cur, n);
+    t->program.ptr = cur.ok ? (const char *)p : "";
+    t->program.len = cur.ok ? n : 0;
+    if (!cur.ok) t->pid = 0;
+    return BB_OK;
+}
+
 /* Decode Shard section `si`'s header; the capacity must be a power of two, at most 4 GiB (the
  * model's 4-byte locators), and fit in the section. The head is not constrained: the walk
  * copes with any value. */
@@ -84,7 +102,7 @@ static int cmp_tag(const void *a, const void *b, void *ctx) {
 }
 
 /* Build the instance list from the scanned sections: every id of a Meta or Shard section,
- * sorted; per instance its first Meta host, its shards in file order, and the union of the
+ * sorted; per instance its first Meta host, its first Process section naming a pid, its shards in file order, and the union of the
  * Intern sections tagged with its id (sorted by id, first entry of an id wins). The tags are
  * grouped by one sort, so this is n log n in the number of sections. */
 bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags) {
@@ -127,6 +145,7 @@ bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags) {
         bb_rinstance *in = &d->inst[d->ninst++];
         in->instance_id = id;
         in->host.ptr = "";
+        in->program.ptr = "";
         bb_rshard *shards = bb__rd_array(d, nshards, sizeof *shards);
         bb_rintern *intern = bb__rd_array(d, nintern, sizeof *intern);
         if (!shards || !intern) {
@@ -140,6 +159,12 @@ bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags) {
             if (k == BB_SECTION_META && !in->has_meta) {
                 in->has_meta = true;
                 in->host = t->host;
+            }
+            if (k == BB_SECTION_PROCESS && !in->has_process && t->pid) {
+                in->has_process = true;
+                in->pid = t->pid;
+                in->start_ns = t->start_ns;
+                in->program = t->program;
             }
             if (k == BB_SECTION_SHARD) shards[ns++] = t->shard;
             if (k == BB_SECTION_INTERN) {

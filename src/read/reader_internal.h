@@ -79,11 +79,13 @@ typedef struct ctx {
 /* What the first pass learns of a per-instance section. */
 typedef struct tagged {
     uint64_t instance_id;
-    size_t si;           /* section index */
-    uint32_t count;      /* intern: entries */
-    const uint8_t *body; /* intern: first entry; meta: unused */
-    bb_strview host;     /* meta */
-    bb_rshard shard;     /* shard */
+    size_t si;              /* section index */
+    uint32_t count;         /* intern: entries */
+    const uint8_t *body;    /* intern: first entry; meta: unused */
+    bb_strview host;        /* meta */
+    bb_rshard shard;        /* shard */
+    uint64_t pid, start_ns; /* process (pid 0: a section that names none, ignored) */
+    bb_strview program;     /* process */
 } tagged;
 
 /* ---- reader_base.c ---- */
@@ -117,6 +119,7 @@ bb_status bb__rd_schema_index(ctx *c);
 /* First pass over an Intern / Meta / Shard section: validate it and note it in *t. */
 bb_status bb__rd_scan_intern(ctx *c, size_t si, tagged *t);
 bb_status bb__rd_scan_meta(ctx *c, size_t si, tagged *t);
+bb_status bb__rd_scan_process(ctx *c, size_t si, tagged *t); /* never fails */
 bb_status bb__rd_scan_shard(ctx *c, size_t si, tagged *t);
 /* Gather the noted sections into the dump's instances. */
 bb_status bb__rd_instances(ctx *c, tagged *tags, size_t ntags);

@@ -31,8 +31,15 @@ static uint64_t shard_cap(const void *ctx, uint32_t i) {
     return c->sh[i].cap;
 }
 
+/* The process the file's header names (its pid and creation time; the program is not in the
+ * file): a Process section when the pid is known. */
+static bb__wire_process process_of(const bb_ring *r) {
+    bb__wire_process p = {r->info.pid, r->info.start_ns, {"", 0, 1}};
+    return p;
+}
+
 /* The dump's sections: one instance in the reference order (Schema, Intern, one Views per view
- * set, one Shard per ring, Meta). */
+ * set, one Shard per ring, Meta), then the Process section. */
 static bb__instance_shape shape_of(const shape_ctx *c) {
     const bb_ring *r = c->r;
     uint64_t schema = BB_SCHEMA_HEADER_SIZE, intern = BB_INTERN_HEADER_SIZE;
@@ -42,9 +49,16 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
     if (r->stats.intern_full)
         intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
-    bb__instance_shape s = {
-        schema,    intern, bb__wire_meta_size(host), r->nviews, r->info.shards, view_len,
-        shard_cap, c};
+    bb__wire_process proc = process_of(r);
+    bb__instance_shape s = {.schema_len = schema,
+                            .intern_len = intern,
+                            .meta_len = bb__wire_meta_size(host),
+                            .view_count = r->nviews,
+                            .shard_count = r->info.shards,
+                            .process_len = proc.pid ? bb__wire_process_size(&proc) : 0,
+                            .view_len = view_len,
+                            .shard_capacity = shard_cap,
+                            .ctx = c};
     return s;
 }
 
@@ -75,6 +89,8 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
     }
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
     if (!rc) rc = bb__enc_meta(s, r->info.instance_id, host);
+    bb__wire_process proc = process_of(r);
+    if (!rc && proc.pid) rc = bb__enc_process(s, r->info.instance_id, &proc);
     return rc;
 }
 

@@ -10,11 +10,11 @@
 #include "table/widen.h"
 #include "format/names.h"
 
-static const char *const DENSE_NAMES[PQ_DENSE] = {"seq",      "ts_nanos",    "event",
-                                                  "event_id", "instance_id", "ts"};
-static const pq_type DENSE_TYPES[PQ_DENSE] = {PQ_UINT64, PQ_UINT64, PQ_STRING,
-                                              PQ_UINT64, PQ_UINT64, PQ_INT64};
-static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false};
+static const char *const DENSE_NAMES[PQ_DENSE] = {"seq",         "ts_nanos", "event", "event_id",
+                                                  "instance_id", "ts",       "pid"};
+static const pq_type DENSE_TYPES[PQ_DENSE] = {PQ_UINT64, PQ_UINT64, PQ_STRING, PQ_UINT64,
+                                              PQ_UINT64, PQ_INT64,  PQ_UINT64};
+static const bool DENSE_DICT[PQ_DENSE] = {false, false, true, true, true, false, true};
 
 pq_type tw_type_of_field(uint8_t t) {
     switch (t) {
@@ -546,11 +546,12 @@ bool tw_layout_build(const bb_model *model, tw_layout *l) {
         }
     }
     for (int i = 0; i < PQ_DENSE && !b.failed; i++) {
-        bool ts = i == PQ_L_TSTAMP; /* OPTIONAL: NULL where ts_nanos passes INT64 */
+        bool ts = i == PQ_L_TSTAMP;     /* OPTIONAL: NULL where ts_nanos passes INT64 */
+        bool opt = ts || i == PQ_L_PID; /* OPTIONAL: NULL where the pid is unknown */
         int leaf = add_leaf(&b,
                             unique_name(&nm.root, dup_n(DENSE_NAMES[i], strlen(DENSE_NAMES[i])),
                                         strlen(DENSE_NAMES[i]), 1, 1),
-                            ts, DENSE_TYPES[i], -1, ts ? 1 : 0, DENSE_DICT[i]);
+                            opt, DENSE_TYPES[i], -1, opt ? 1 : 0, DENSE_DICT[i]);
         if (ts && leaf >= 0) l->nodes[l->leaves[leaf].node].logical = PQ_LOGICAL_TIMESTAMP_NS_UTC;
     }
     l->log_leaf = -1;

@@ -4,7 +4,8 @@
  * Names and types are a function of the event, not of which dumps were converted together.
  * Columns, in order: the dense REQUIRED `seq`, `ts_nanos`, `event`, `event_id`,
  * `instance_id`, then OPTIONAL `ts` (INT64 TIMESTAMP(NANOS, UTC): ts_nanos, NULL past
- * 2^63-1 ns, year 2262); then the promoted role fields (key, span_id, parent_span_id) as top-level OPTIONAL columns, unioned
+ * 2^63-1 ns, year 2262), OPTIONAL `pid` (UINT64: the OS pid of the record's instance, from its
+ * dump's Process section; NULL when the dump has none); then the promoted role fields (key, span_id, parent_span_id) as top-level OPTIONAL columns, unioned
  * by name across events in registry order; then one OPTIONAL group per qualified event name
  * (whatever versions, i.e. event ids, are present), holding the union by field name of every
  * version's other fields as OPTIONAL leaves (a field a version lacks is NULL on its rows). A
@@ -43,7 +44,8 @@ enum {
     PQ_L_EVENT_ID = 3,
     PQ_L_INSTANCE = 4,
     PQ_L_TSTAMP = 5,
-    PQ_DENSE = 6
+    PQ_L_PID = 6, /* OPTIONAL UINT64: the instance's OS pid, NULL when its dump has none */
+    PQ_DENSE = 7
 };
 
 /* Where one field of an event goes. */

@@ -42,6 +42,7 @@ static const struct {
     {"event_id", NULL, "content-addressed id of the event's schema"},
     {"instance_id", NULL, "id of the recording process instance"},
     {"time", NULL, "ts_nanos as a TIMESTAMP(NANOS, UTC); NULL past 2^63-1 ns"},
+    {"pid", NULL, "OS process id of the instance (its dump's process section); NULL when unknown"},
 };
 
 /* A group's role, event name, the ids of its versions and description. */

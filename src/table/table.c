@@ -171,7 +171,7 @@ static void host_text(writer *w, pq_buf *b) {
     }
 }
 
-/* `backbeat.instances`: each instance's id, host and rows written. */
+/* `backbeat.instances`: each instance's id, host, OS pid (null: unknown) and rows written. */
 static void instances_json(writer *w, pq_buf *b) {
     pq_buf_byte(b, '[');
     for (size_t i = 0; i < w->ninst; i++) {
@@ -180,6 +180,9 @@ static void instances_json(writer *w, pq_buf *b) {
         em_hex16(b, w->inst[i].id);
         em_cstr(b, "\",\"host\":");
         em_json_str(b, w->inst[i].inst->host.ptr, w->inst[i].inst->host.len);
+        em_cstr(b, ",\"pid\":");
+        if (w->inst[i].inst->has_process) em_dec_u64(b, w->inst[i].inst->pid);
+        else em_cstr(b, "null");
         em_cstr(b, ",\"rows\":");
         em_dec_u64(b, w->inst[i].rows);
         pq_buf_byte(b, '}');

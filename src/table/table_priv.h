@@ -31,11 +31,12 @@
 /* Each part on its own cache line (the array is 64-byte aligned): with --threads the reading
  * thread reads `id` and counts `rows` on every row while a worker updates `cache` on every
  * row, and a line they share moves between the CPUs on every row. */
-typedef struct instance_slot { /* 192 bytes */
+typedef struct instance_slot { /* 256 bytes */
     uint64_t id;               /* read-only once set */
     const bb_rinstance *inst;
-    _Alignas(64) pq_dict_cache cache; /* the instance_id column's: that column's thread only */
-    _Alignas(64) uint64_t rows;       /* rows written: counted by the reading thread */
+    _Alignas(64) pq_dict_cache cache;     /* the instance_id column's: that column's thread only */
+    _Alignas(64) pq_dict_cache pid_cache; /* the pid column's (inst's pid): its thread only */
+    _Alignas(64) uint64_t rows;           /* rows written: counted by the reading thread */
 } instance_slot;
 
 /* A decoded enum label or interned text that can go in as stable bytes (pq_col_str_stable):

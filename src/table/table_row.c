@@ -208,6 +208,17 @@ static void put_field(writer *w, tw_lane *ln, const tw_rec *rc, const tw_plan *p
     }
 }
 
+/* The pid of row r: the OS pid of its record's instance (its dump's Process section), NULL
+ * (nothing written: an OPTIONAL column) when unknown. The slot's cache holds the index of the
+ * slot instance's pid, which another dump of the same instance may not share. */
+static void put_pid(pq_column *c, const tw_rec *rc, instance_slot *is, uint64_t r) {
+    const bb_rinstance *in = rc->instance;
+    if (!in || !in->has_process) return;
+    if (is && is->inst->has_process && is->inst->pid == in->pid)
+        pq_col_u64_cached(c, r, in->pid, &is->pid_cache);
+    else pq_col_u64(c, r, in->pid);
+}
+
 /* The dense columns of row r (the serial writer's; it counts the instance's rows). */
 static void put_dense(writer *w, const tw_rec *rec, tw_plan *pl, instance_slot *is, uint64_t r,
                       uint64_t seq) {
@@ -217,6 +228,7 @@ static void put_dense(writer *w, const tw_rec *rec, tw_plan *pl, instance_slot *
         pq_col_u64(&w->cols[PQ_L_TSTAMP], r, rec->ts);
     pq_col_str_cached(&w->cols[PQ_L_EVENT], r, pl->display, pl->display_len, &pl->c_event);
     pq_col_u64_cached(&w->cols[PQ_L_EVENT_ID], r, pl->id, &pl->c_id);
+    put_pid(&w->cols[PQ_L_PID], rec, is, r);
     if (is) {
         pq_col_u64_cached(&w->cols[PQ_L_INSTANCE], r, rec->instance_id, &is->cache);
         is->rows++;
@@ -302,6 +314,8 @@ void tw_render_dense(writer *w, int32_t leaf, const tw_item *it, size_t n, uint6
     pq_column *c = &w->cols[leaf];
     if (leaf == PQ_L_SEQ || leaf == PQ_L_TS || leaf == PQ_L_TSTAMP)
         dense_plain(c, leaf, it, n, r0, seq0);
+    else if (leaf == PQ_L_PID)
+        for (size_t j = 0; j < n; j++) put_pid(c, &it[j].rc, it[j].is, r0 + j);
     else dense_cached(c, leaf, it, n, r0);
 }
 

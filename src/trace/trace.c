@@ -5,8 +5,10 @@
  *    "traceEvents":[ ...one event per line... ]}
  *
  * - Processes: one per instance, pid = 1..N in the model's instance order (Perfetto reads a pid
- *   or tid wider than 32 bits as 0, so the 64-bit instance id never goes in `pid`); a
- *   `process_name` metadata event carries the host and the instance id.
+ *   or tid wider than 32 bits as 0, so the 64-bit instance id never goes in `pid`, and OS pids
+ *   of several hosts may collide); a `process_name` metadata event carries the host, the OS
+ *   pid when the dump has it (its Process section) and the instance id (16 hex digits):
+ *   "<host> (pid <N>, instance <hex>)".
  * - Threads: one per shard, tid = shard + 1, named by `thread_name` ("shard N").
  * - Time: `ts`/`dur` are microseconds relative to the trace's first record, written with three
  *   decimals, so they carry exact nanoseconds (a double of epoch-scale microseconds resolves
@@ -302,14 +304,19 @@ static void name_proc(tw *w, proc *p) {
         host = p->inst->host.ptr;
         hl = p->inst->host.len;
     }
-    /* name: "<host> (instance <hex>)" — build it as one JSON string */
-    char *name = malloc(hl + 40);
+    /* name: "<host> (pid <N>, instance <hex>)", the pid when the dump has it (a Process
+     * section), host and parentheses when there is a host — built as one JSON string */
+    char pid[40] = "";
+    if (p->inst && p->inst->has_process)
+        snprintf(pid, sizeof pid, "pid %llu, ", (unsigned long long)p->inst->pid);
+    size_t cap = hl + sizeof pid + 40;
+    char *name = malloc(cap);
     if (!name) {
         w->oom = true;
         return;
     }
-    int n = snprintf(name, hl + 40, "%.*s%sinstance %016llx%s", (int)hl, host ? host : "",
-                     hl ? " (" : "", (unsigned long long)p->instance_id, hl ? ")" : "");
+    int n = snprintf(name, cap, "%.*s%s%sinstance %016llx%s", (int)hl, host ? host : "",
+                     hl ? " (" : "", pid, (unsigned long long)p->instance_id, hl ? ")" : "");
     em_obuf *b = &w->out;
     sep(w);
     em_obuf_printf(b,

@@ -58,7 +58,8 @@ same() {
 
 m="$(outputs base.bb)" || fail "the unpatched dump: $m"
 
-# Unknown section kinds: skipped, so every output is the unpatched dump's.
+# Unknown section kinds: skipped, so every output is the unpatched dump's. Kind 5 is backbeat's
+# Process section (docs/PROCESS_SECTION.md): a body that is not one (this text) is skipped too.
 for k in 5 99 65535; do
   "$P" kind base.bb kind$k.bb "$k" >/dev/null || fail "patch kind $k"
   "$B" inspect --json kind$k.bb | grep -q "\"kind\":$k," || fail "inspect does not list section kind $k"

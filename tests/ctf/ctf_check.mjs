@@ -151,12 +151,14 @@ function ctfNames(fields) {
 function registry(inputs) {
   const byId = new Map();
   const hosts = new Map();
+  const pids = new Map(); // instance -> its OS pid as text, '-1' when the dump has none
   for (const f of inputs) {
     const d = JSON.parse(run(tool, ['inspect', '--json', f]));
     for (const s of d.registry) if (!byId.has(s.id)) byId.set(s.id, s);
     for (const i of d.instances ?? []) if (!hosts.has(i.instance_id)) hosts.set(i.instance_id, i.host);
+    for (const i of d.instances ?? []) if (!pids.has(i.instance_id)) pids.set(i.instance_id, i.pid === null ? '-1' : String(i.pid));
   }
-  return { byId, hosts };
+  return { byId, hosts, pids };
 }
 
 // The CTF text of a Parquet value of field f (null: the field equals its sentinel).
@@ -202,8 +204,8 @@ async function compareCase(name, inputs, extra = []) {
   const rows = await parquetRows(pq);
   const cyc = babeltrace(dir, '--clock-cycles');
   const sec = babeltrace(dir, '--clock-seconds');
-  const { byId, hosts } = registry(inputs);
-  const DENSE = new Set(['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts']);
+  const { byId, hosts, pids } = registry(inputs);
+  const DENSE = new Set(['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts', 'pid']);
   const eventNames = new Set([...byId.values()].map((x) => x.name));
   const sameName = new Map();
   for (const x of byId.values()) sameName.set(x.name, (sameName.get(x.name) ?? 0) + 1);
@@ -241,6 +243,7 @@ async function compareCase(name, inputs, extra = []) {
     const hi = extra.indexOf('--host');
     const host = hi >= 0 ? extra[hi + 1] : hosts.get(inst);
     if (host !== undefined) check(e.ctx.host === host, `${name}: host ${e.ctx.host} vs ${host}`);
+    check(String(e.ctx.os_pid) === pids.get(inst), `${name}: os_pid ${e.ctx.os_pid} vs ${pids.get(inst)}`);
     got.push({ k: key(String(BigInt(e.ts)), inst, e.name), e });
   });
   const order = (a, b) => (a.k < b.k ? -1 : a.k > b.k);

@@ -167,7 +167,7 @@ typedef struct ticks {
     uint64_t count[3]; /* per phase */
     uint64_t max_seq;
     bool any;
-    bool pid_ok; /* every tick carries `pid` */
+    bool pid_ok; /* every tick carries `pid`, and so does the dump's Process section */
     uint64_t pid;
     size_t shards;
     uint64_t capacity; /* of the first shard */
@@ -221,6 +221,8 @@ static bool read_ticks(const char *path, uint64_t pid, ticks *t) {
         t->shards = inst->shard_count;
         t->capacity = inst->shard_count ? inst->shards[0].capacity : 0;
         snprintf(t->host, sizeof t->host, "%.*s", (int)inst->host.len, inst->host.ptr);
+        /* the dump names the process that wrote it (its Process section, issue 38) */
+        if (pid && (!inst->has_process || inst->pid != pid)) t->pid_ok = false;
         walk_ctx w = {t, inst};
         for (size_t s = 0; s < inst->shard_count; s++)
             bb_shard_walk(d, &inst->shards[s], on_record, &w, NULL);
@@ -653,7 +655,7 @@ static void sc_badenv(void) {
     }
 }
 
-/* Names: <stem>.<YYYYMMDDThhmmssmmmZ>[-N].<ext>, stamps within the run, all distinct, a
+/* Names: <stem>.<pid>.<YYYYMMDDThhmmssmmmZ>[-N].<ext>, stamps within the run, all distinct, a
  * repeated stamp carries a growing -N suffix. */
 static void sc_naming(void) {
     set_path("n");
@@ -673,7 +675,7 @@ static void sc_naming(void) {
     bb__g_format_utc_ms(bb__g_realtime_ns() + 1000000, hi);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     char prefix[1100];
-    snprintf(prefix, sizeof prefix, "dump %s/n.", g_dir);
+    snprintf(prefix, sizeof prefix, "dump %s/n.%ld.", g_dir, (long)c.pid); /* the pid kept */
     size_t pl = strlen(prefix);
     int n = 0;
     char prev_stamp[20] = "";

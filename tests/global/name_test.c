@@ -53,6 +53,24 @@ int main(void) {
     CHECK_STR(out, "/tmp/backbeat.12.20261202T134501005Z-2.bb");
     CHECK(bb__g_dump_name(out, sizeof out, "trace", 5, stamp, 0) > 0);
     CHECK_STR(out, "trace.20261202T134501005Z");
+
+    /* The pid in the base path (issue 38): "%p" replaced, else inserted before the extension;
+     * the default path (which names it already) kept. */
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/log/app.bb", false, 4321) > 0);
+    CHECK_STR(out, "/var/log/app.4321.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/log/app", false, 4321) > 0);
+    CHECK_STR(out, "/var/log/app.4321");
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/d.x/app-%p.bb", false, 77) > 0);
+    CHECK_STR(out, "/var/d.x/app-77.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/v/%p/a%p.bb", false, 5) > 0);
+    CHECK_STR(out, "/v/5/a5.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/tmp/backbeat.12.bb", true, 99) > 0);
+    CHECK_STR(out, "/tmp/backbeat.12.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/tmp/%q.bb", false, 3) > 0);
+    CHECK_STR(out, "/tmp/%q.3.bb");
+    CHECK(bb__g_pid_path(out, 12, "/var/log/app.bb", false, 4321) == 0); /* does not fit */
+    CHECK(bb__g_pid_path(out, 20, "/var/log/app.bb", false, 4321) == 0); /* 20 bytes + NUL */
+    CHECK(bb__g_pid_path(out, 21, "/var/log/app.bb", false, 4321) == 20);
     CHECK(bb__g_dump_name(out, 20, base, dot, stamp, 0) == 0); /* does not fit */
 
     /* publish: a free name is taken as is; a taken one gets -1, then -2; nothing replaced */

@@ -89,7 +89,7 @@ export async function hypRows(hyp, compressors, file) {
 }
 
 // ---- an independent model of the table layout ----------------------------------------------
-const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts'];
+const DENSE = ['seq', 'ts_nanos', 'event', 'event_id', 'instance_id', 'ts', 'pid'];
 // The widening rule (docs/PARQUET_TABLE.md): kinds BOOL < USMALL < U64 < STRING,
 // USMALL < SIGNED < STRING, BOOL < SIGNED; a leaf's kind is the join of its fields' kinds.
 const kindOf = (t) => (['u8', 'u16', 'u32'].includes(t) ? 'USMALL' : t === 'u64' ? 'U64'
@@ -192,7 +192,7 @@ export function expectedRows(layout, records) {
     const e = layout.byId.get(r.event_id) ?? layout.byDisplay.get(r.event);
     const row = { seq: BigInt(i), ts_nanos: BigInt(r.ts), event: e.display,
                   event_id: BigInt('0x' + r.event_id), instance_id: BigInt('0x' + r.instance_id),
-                  ts: tsValue(r.ts) };
+                  ts: tsValue(r.ts), pid: null }; // golden vectors carry no pid: NULL, never 0
     for (const name of layout.promoted.keys()) row[name] = null;
     for (const g of layout.groupNames) row[g] = null;
     if (e.group) {
