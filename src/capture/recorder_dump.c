@@ -260,9 +260,9 @@ typedef struct dump_ctx {
     bb_recorder *rec;
     const bb_dump_input *in; /* the dump's input: its schemas drive the lapped-writer cut */
     bb__dump_events ev;
-    bool live;       /* crash path: hand the writer the live rings */
-    bool full_entry; /* write BB_INTERN_FULL_ID first */
-    uint32_t intern_ready;
+    bool live;              /* crash path: hand the writer the live rings */
+    bool full_entry;        /* write BB_INTERN_FULL_ID first */
+    bb__intern_view intern; /* pinned from input_init to input_done */
     /* crash path: the records in flight in the window of the shard last handed out, which the
      * writer writes as zeros (live_blank) */
     uint32_t fl_shard;
@@ -281,7 +281,7 @@ static bb_intern_item intern_get(void *vctx, size_t i) {
         }
         i--;
     }
-    return bb__intern_table_item(&c->rec->intern, (uint32_t)i);
+    return bb__intern_table_item(&c->rec->intern, &c->intern, (uint32_t)i);
 }
 
 static uint64_t shard_capacity(void *vctx, uint32_t i) {
@@ -348,17 +348,20 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     c->rec = rec;
     c->in = in;
     c->live = live;
-    c->intern_ready = bb__intern_table_ready_prefix(&rec->intern);
+    bb__intern_table_pin(&rec->intern, &c->intern); /* before the rings are read */
     c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
     in->instance_id = rec->instance_id;
     in->host = host ? host : rec->host;
-    in->intern_count = c->intern_ready + (c->full_entry ? 1u : 0u);
+    in->intern_count = c->intern.n + (c->full_entry ? 1u : 0u);
     in->intern_get = intern_get;
     in->shard_count = rec->hot.shard_count;
     in->shard_capacity = shard_capacity;
     in->shard_region = shard_region;
     in->ctx = c;
 }
+
+/* The dump is written (or failed): generations may be recycled again. */
+static void input_done(dump_ctx *c) { bb__intern_table_unpin(&c->rec->intern); }
 
 /* The snapshot's copy buffer, written once before any ring is read: the first store to a page
  * costs a fault (and, on some VMs, the host's own: ~100 ms for 16 MiB where a warm copy takes
@@ -449,9 +452,13 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
     gathered g;
     input_init(&in, &c, rec, host, false);
     bb_status st = gather(&in, &g, err);
-    if (st != BB_OK) return st;
+    if (st != BB_OK) {
+        input_done(&c);
+        return st;
+    }
     uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!scratch) {
+        input_done(&c);
         gathered_free(&g);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                     "dump: cannot allocate a %llu-byte scratch buffer",
@@ -459,6 +466,7 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
         return BB_ERR_NOMEM;
     }
     st = bb__dump_write_blanked(&in, sink, scratch, err, NULL);
+    input_done(&c);
     scratch_free(scratch, rec->hot.capacity);
     gathered_free(&g);
     return st;
@@ -523,11 +531,15 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     gathered g;
     input_init(&in, &c, rec, NULL, false);
     bb_status st = gather(&in, &g, err);
-    if (st != BB_OK) return st;
+    if (st != BB_OK) {
+        input_done(&c);
+        return st;
+    }
     uint64_t size = bb_dump_size(&in);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
     uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!buf.data || !scratch) {
+        input_done(&c);
         free(buf.data);
         scratch_free(scratch, rec->hot.capacity);
         gathered_free(&g);
@@ -536,6 +548,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
         return BB_ERR_NOMEM;
     }
     st = bb__dump_write_blanked(&in, bb__sink_membuf(&buf), scratch, err, NULL);
+    input_done(&c);
     scratch_free(scratch, rec->hot.capacity);
     gathered_free(&g);
     if (st != BB_OK) {
@@ -575,6 +588,7 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_status st = bb__dump_write_blanked(&in, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
     if (st == BB_OK && bb__sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     bb__fsize_guard_end(&guard);
+    input_done(&c);
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;
