@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rec_util.h"
 
@@ -85,6 +86,30 @@ static size_t verify(const rec_dump *d, uint32_t shards, bool full_ok, size_t *f
     return ok;
 }
 
+/* The crash path's dump (bb_recorder_dump_fd_signal_safe: no lock, the live rings) of rec,
+ * opened like rec_dump_take's. */
+static void take_signal_safe(bb_recorder *rec, rec_dump *d) {
+    memset(d, 0, sizeof *d);
+    char path[] = "/tmp/bb_intern_gens_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || bb_recorder_dump_fd_signal_safe(rec, fd) != BB_OK) {
+        fprintf(stderr, "intern_gens: signal-safe dump failed\n");
+        exit(1);
+    }
+    unlink(path);
+    off_t len = lseek(fd, 0, SEEK_END);
+    d->buf = len > 0 ? malloc((size_t)len) : NULL;
+    bb_error err;
+    if (!d->buf || pread(fd, d->buf, (size_t)len, 0) != len ||
+        bb_dump_open_memory(d->buf, (size_t)len, "signal-safe", &d->dump, &err) != BB_OK ||
+        !(d->inst = bb_dump_find_instance(d->dump, bb_recorder_instance_id(rec)))) {
+        fprintf(stderr, "intern_gens: cannot read the signal-safe dump back\n");
+        exit(1);
+    }
+    d->len = (size_t)len;
+    close(fd);
+}
+
 static uint32_t intern_seq(bb_recorder *rec, uint32_t thread, uint64_t i) {
     char buf[64];
     int n = snprintf(buf, sizeof buf, "/t%u/uri/%llu", thread, (unsigned long long)i);
@@ -125,6 +150,9 @@ static void test_single(uint64_t n) {
            "in the final dump all resolved, %llu resolved over all dumps, 0 table-full, %.2f s\n",
            (unsigned long long)n, ENTRIES, RING, last, (unsigned long long)resolved, now_s() - t0);
     rec_dump_release(&d);
+    take_signal_safe(rec, &d); /* the crash path reads the generations without locks */
+    CHECK_EQ_U64(verify(&d, 1, false, &full), last);
+    rec_dump_release(&d);
     bb_recorder_free(rec);
 }
 
@@ -138,23 +166,28 @@ static void *racer(void *arg) {
     return NULL;
 }
 
-/* Two threads switching generations at once (and a dump meanwhile): an id may be 0 when a
- * shard has not wrapped yet, but never names another string. */
+/* Two threads switching generations at once through one shard (and a dump meanwhile, whose
+ * pin may answer a few ids 0): no id ever names another string, and the final dump's records
+ * all resolve. (With a shard per thread, a shard that stops receiving records keeps the
+ * generations its records name alive, and the table answers 0 once all are kept so:
+ * docs/INTERN.md.) */
 static void test_race(void) {
-    g_rec = make(2);
+    g_rec = make(1);
     pthread_t th[2];
     for (uint32_t t = 0; t < 2; t++) pthread_create(&th[t], NULL, racer, (void *)(uintptr_t)t);
     rec_dump mid;
-    size_t full = 0;
+    size_t mid_full = 0, full = 0;
     rec_dump_take(g_rec, &mid);
-    verify(&mid, 2, true, &full);
+    verify(&mid, 1, true, &mid_full);
     rec_dump_release(&mid);
     for (uint32_t t = 0; t < 2; t++) pthread_join(th[t], NULL);
     rec_dump d;
     rec_dump_take(g_rec, &d);
-    size_t ok = verify(&d, 2, true, &full);
-    printf("intern_gens: 2 threads x 200000 strings: %zu records resolved, %zu table-full\n", ok,
-           full);
+    size_t ok = verify(&d, 1, false, &full);
+    CHECK_EQ_U64(full, 0);
+    printf("intern_gens: 2 threads x 200000 strings, one shard: %zu records in the final dump "
+           "resolved, 0 table-full (%zu in a dump taken meanwhile)\n",
+           ok, mid_full);
     rec_dump_release(&d);
     bb_recorder_free(g_rec);
 }
