@@ -1,6 +1,6 @@
 /* intern.c — the recorder's intern table: strings -> u32 ids, lock-free, bounded, readable from
  * the crash path without locks, recycled in generations so that a long-running process keeps
- * resolving the strings its rings still name (docs/INTERN.md).
+ * resolving the strings its rings still name (docs/guide/instrument.md).
  *
  * A generation's layout: `entries` (append-only, reserved by CAS on used_entries), `arena`
  * (string bytes, reserved by CAS on used_bytes) and `slots`, an open-addressing hash set of entry
@@ -34,14 +34,13 @@ static uint32_t round_pow2(uint32_t v) {
     return p;
 }
 
-/* Generations for a table of `entries` strings and `bytes` bytes: up to 8, each of at least 512
- * entries and 64 KiB (so that any string fits an empty one); below 3 (retirement needs the
- * oldest, the grace generation and the current one) a single generation that fills for good. */
+/* Generations for a table of `entries` strings and `bytes` bytes: 8 or 4 (a power of two: the
+ * hot path masks, never divides), each of at least 512 entries and 64 KiB (so that any string
+ * fits an empty one); else a single generation that fills for good. */
 static uint32_t gens_for(uint32_t entries, uint32_t bytes) {
     uint32_t g = entries / 512, gb = bytes / 65536;
-    if (g > BB__INTERN_GENS) g = BB__INTERN_GENS;
     if (g > gb) g = gb;
-    return g < 3 ? 1 : g;
+    return g >= 8 ? 8 : g >= 4 ? 4 : 1;
 }
 
 static bb_status layout(bb__intern_table *t, uint32_t entries, uint32_t bytes, uint32_t ngens) {
@@ -189,8 +188,10 @@ static uint32_t prepare(const bb__intern_table *t, bb__intern_gen *g, const void
 
 /* Find the string in generation `g` (slot hash `h`), inserting it when `insert`: its id, or 0
  * (not found, or `g` full). */
-static uint32_t gen_put(const bb__intern_table *t, bb__intern_gen *g, uint32_t h, const void *bytes,
-                        size_t len, bool insert) {
+static inline __attribute__((always_inline)) uint32_t gen_put(const bb__intern_table *t,
+                                                              bb__intern_gen *g, uint32_t h,
+                                                              const void *bytes, size_t len,
+                                                              bool insert) {
     uint32_t mine = UINT32_MAX; /* our prepared entry, once made */
     for (uint32_t probe = 0; probe <= t->slot_mask; probe++) {
         uint32_t *slot = &g->slots[(h + probe) & t->slot_mask];
@@ -215,7 +216,8 @@ static uint32_t gen_put(const bb__intern_table *t, bb__intern_gen *g, uint32_t h
  * has wrapped past that second start. */
 static bool wrapped(const bb__intern_table *t, uint32_t old) {
     const struct bb__recorder_hot *h = t->hot;
-    const uint64_t *a = t->gens[old % t->ngens].start, *b = t->gens[(old + 2) % t->ngens].start;
+    const uint64_t *a = t->gens[old & (t->ngens - 1)].start,
+                   *b = t->gens[(old + 2) & (t->ngens - 1)].start;
     for (uint32_t s = 0; s < h->shard_count; s++) {
         if (a[s] == b[s]) continue;
         uint64_t head = __atomic_load_n(&h->cursors[s].head, __ATOMIC_ACQUIRE);
@@ -229,8 +231,8 @@ enum { ADV_DONE, ADV_BUSY, ADV_NO };
 /* Start generation k + 1 (the caller holds `advancing`). */
 static int advance_locked(bb__intern_table *t, uint32_t k) {
     if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != k) return ADV_DONE;
-    const bb__intern_gen *cur = &t->gens[k % t->ngens];
-    bb__intern_gen *g = &t->gens[(k + 1) % t->ngens];
+    const bb__intern_gen *cur = &t->gens[k & (t->ngens - 1)];
+    bb__intern_gen *g = &t->gens[(k + 1) & (t->ngens - 1)];
     if (cur->id_base > UINT32_MAX - 2 * t->gen_entries) return ADV_NO; /* ids run out */
     uint32_t old = __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE);
     if (old != BB__INTERN_GEN_FREE) {
@@ -272,7 +274,7 @@ static int advance(bb__intern_table *t, uint32_t k) {
 static uint32_t find_old(const bb__intern_table *t, uint32_t k, uint32_t h, const void *bytes,
                          size_t len) {
     for (uint32_t back = 1; back < t->ngens && back <= k; back++) {
-        bb__intern_gen *g = (bb__intern_gen *)&t->gens[(k - back) % t->ngens];
+        bb__intern_gen *g = (bb__intern_gen *)&t->gens[(k - back) & (t->ngens - 1)];
         if (__atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) != k - back) continue;
         uint32_t id = gen_put(t, g, h, bytes, len, false);
         if (id && __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) == k - back) return id;
@@ -286,7 +288,7 @@ uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len
     uint32_t h = slot_hash(bytes, len);
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t k = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        bb__intern_gen *g = &t->gens[k % t->ngens];
+        bb__intern_gen *g = &t->gens[k & (t->ngens - 1)];
         uint32_t id = gen_put(t, g, h, bytes, len, true);
         if (BB__LIKELY(id != 0)) {
             /* recycled under a thread stalled for generations: its id is not to be used */

@@ -21,7 +21,7 @@
  * addressing, 2x its entries) maps strings to entries for de-duplication. Ids grow: generation
  * k's are id_base + index + 1, never handed out again. When the current generation is full the
  * next one starts in the storage of the oldest, which is recycled only once every ring has
- * wrapped past the records that may name it (docs/INTERN.md). Readers on the crash path take
+ * wrapped past the records that may name it (docs/guide/instrument.md). Readers on the crash path take
  * the ready prefix of each live generation. */
 typedef struct bb__intern_entry {
     uint32_t off; /* into arena */
@@ -48,7 +48,7 @@ typedef struct bb__intern_gen {
 typedef struct bb__intern_table {
     uint32_t cap_entries; /* the whole table's */
     uint32_t cap_bytes;
-    uint32_t ngens;       /* 1: the table fills for good; else 3..BB__INTERN_GENS */
+    uint32_t ngens;       /* 1: the table fills for good; else 4 or 8 */
     uint32_t gen_entries; /* per generation */
     uint32_t gen_bytes;
     uint32_t slot_mask;  /* per generation */

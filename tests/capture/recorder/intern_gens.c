@@ -6,6 +6,7 @@
  * Usage: recorder_intern_gens [distinct strings] (default 2 000 000). */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -157,12 +158,15 @@ static void test_single(uint64_t n) {
 }
 
 static bb_recorder *g_rec;
+static uint64_t g_done; /* atomic: records the racers wrote */
 
 static void *racer(void *arg) {
     uint32_t t = (uint32_t)(uintptr_t)arg;
-    for (uint64_t i = 0; i < 200000; i++)
+    for (uint64_t i = 0; i < 200000; i++) {
         BB_RECORD(g_rec, hit, .seq = i, .thread = t, .uri = intern_seq(g_rec, t, i),
                   .route = BB_INTERN(g_rec, "static-route"));
+        __atomic_fetch_add(&g_done, 1, __ATOMIC_RELAXED);
+    }
     return NULL;
 }
 
@@ -170,11 +174,12 @@ static void *racer(void *arg) {
  * pin may answer a few ids 0): no id ever names another string, and the final dump's records
  * all resolve. (With a shard per thread, a shard that stops receiving records keeps the
  * generations its records name alive, and the table answers 0 once all are kept so:
- * docs/INTERN.md.) */
+ * docs/guide/instrument.md.) */
 static void test_race(void) {
     g_rec = make(1);
     pthread_t th[2];
     for (uint32_t t = 0; t < 2; t++) pthread_create(&th[t], NULL, racer, (void *)(uintptr_t)t);
+    while (__atomic_load_n(&g_done, __ATOMIC_RELAXED) < 50000) sched_yield(); /* mid-race */
     rec_dump mid;
     size_t mid_full = 0, full = 0;
     rec_dump_take(g_rec, &mid);
