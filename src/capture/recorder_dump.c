@@ -262,7 +262,7 @@ typedef struct dump_ctx {
     bb__dump_events ev;
     bool live;              /* crash path: hand the writer the live rings */
     bool full_entry;        /* write BB_INTERN_FULL_ID first */
-    bb__intern_view intern; /* pinned from input_init to input_done */
+    bb__intern_view intern; /* pinned from input_pin to input_done */
     /* crash path: the records in flight in the window of the shard last handed out, which the
      * writer writes as zeros (live_blank) */
     uint32_t fl_shard;
@@ -348,16 +348,21 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     c->rec = rec;
     c->in = in;
     c->live = live;
-    bb__intern_table_pin(&rec->intern, &c->intern); /* before the rings are read */
-    c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
     in->instance_id = rec->instance_id;
     in->host = host ? host : rec->host;
-    in->intern_count = c->intern.n + (c->full_entry ? 1u : 0u);
     in->intern_get = intern_get;
     in->shard_count = rec->hot.shard_count;
     in->shard_capacity = shard_capacity;
     in->shard_region = shard_region;
     in->ctx = c;
+}
+
+/* Pin the intern table for the writer (it reads the entries twice: sizes, then bytes), as late
+ * as can be: while pinned no generation is recycled, and interning a new string may answer 0. */
+static void input_pin(bb_dump_input *in, dump_ctx *c) {
+    bb__intern_table_pin(&c->rec->intern, &c->intern); /* before the rings are read */
+    c->full_entry = __atomic_load_n(&c->rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
+    in->intern_count = c->intern.n + (c->full_entry ? 1u : 0u);
 }
 
 /* The dump is written (or failed): generations may be recycled again. */
@@ -452,19 +457,16 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
     gathered g;
     input_init(&in, &c, rec, host, false);
     bb_status st = gather(&in, &g, err);
-    if (st != BB_OK) {
-        input_done(&c);
-        return st;
-    }
+    if (st != BB_OK) return st;
     uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!scratch) {
-        input_done(&c);
         gathered_free(&g);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                     "dump: cannot allocate a %llu-byte scratch buffer",
                     (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
+    input_pin(&in, &c);
     st = bb__dump_write_blanked(&in, sink, scratch, err, NULL);
     input_done(&c);
     scratch_free(scratch, rec->hot.capacity);
@@ -531,13 +533,11 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     gathered g;
     input_init(&in, &c, rec, NULL, false);
     bb_status st = gather(&in, &g, err);
-    if (st != BB_OK) {
-        input_done(&c);
-        return st;
-    }
+    if (st != BB_OK) return st;
+    uint8_t *scratch = scratch_alloc(rec->hot.capacity); /* before the pin: it can be slow */
+    input_pin(&in, &c);
     uint64_t size = bb_dump_size(&in);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
-    uint8_t *scratch = scratch_alloc(rec->hot.capacity);
     if (!buf.data || !scratch) {
         input_done(&c);
         free(buf.data);
@@ -571,6 +571,7 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_dump_input in;
     dump_ctx c;
     input_init(&in, &c, rec, NULL, true);
+    input_pin(&in, &c);
     size_t n = bb__registry_snapshot_dump(rec->sig_events, BB_SIG_MAX_EVENTS);
     in.events = rec->sig_events;
     in.event_count = n < BB_SIG_MAX_EVENTS ? n : BB_SIG_MAX_EVENTS;

@@ -3,7 +3,8 @@
  * dumps' records name (each record checked against its own string), never answers "table
  * full" while the rings wrap, keeps call-site (BB_INTERN) strings resolving across many
  * retirements, and two threads racing through generation switches never get a wrong string.
- * Usage: recorder_intern_gens [distinct strings] (default 2 000 000). */
+ * Usage: recorder_intern_gens [distinct strings [ring bytes intern-entries intern-bytes]]
+ * (default 2000000 16384 4096 524288). */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <sched.h>
@@ -18,9 +19,10 @@ BB_EVENT(hit, "test::intern", "Hit", NULL, BB_FIELD(uint64_t, seq, "Which string
          BB_FIELD(uint32_t, thread, "Which thread."), BB_INTERN_DYN_F(uri, "The distinct string."),
          BB_INTERN_F(route, "A call-site string."), BB_FIELD(uint32_t, _pad, NULL));
 
-#define ENTRIES 4096u        /* 8 generations of 512 */
-#define BYTES (512u * 1024u) /* of 64 KiB */
-#define RING 16384u          /* ~500 records a shard */
+/* The table: 8 generations of 512 strings and 64 KiB; rings of ~500 records. Arguments may
+ * change them for a measurement (the checks then hold only if the table is large enough for
+ * what the rings hold). */
+static uint32_t ENTRIES = 4096u, BYTES = 512u * 1024u, RING = 16384u;
 
 static double now_s(void) {
     struct timespec ts;
@@ -148,8 +150,10 @@ static void test_single(uint64_t n) {
     CHECK(st.intern_count <= ENTRIES);
     CHECK(last > 100);
     printf("intern_gens: %llu distinct strings through a %u-string table (%u B rings): %zu records "
-           "in the final dump all resolved, %llu resolved over all dumps, 0 table-full, %.2f s\n",
-           (unsigned long long)n, ENTRIES, RING, last, (unsigned long long)resolved, now_s() - t0);
+           "in the final dump resolved, %zu table-full, %llu intern calls answered 0; %llu "
+           "resolved over all dumps; %.2f s\n",
+           (unsigned long long)n, ENTRIES, RING, last, full, (unsigned long long)zero,
+           (unsigned long long)resolved, now_s() - t0);
     rec_dump_release(&d);
     take_signal_safe(rec, &d); /* the crash path reads the generations without locks */
     CHECK_EQ_U64(verify(&d, 1, false, &full), last);
@@ -199,6 +203,11 @@ static void test_race(void) {
 
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
+    if (argc > 4) {
+        RING = (uint32_t)strtoul(argv[2], NULL, 10);
+        ENTRIES = (uint32_t)strtoul(argv[3], NULL, 10);
+        BYTES = (uint32_t)strtoul(argv[4], NULL, 10);
+    }
     test_single(n);
     test_race();
     return rec_finish("recorder_intern_gens");
