@@ -28,6 +28,14 @@
 
 #include "capture/recorder_internal.h"
 
+static uint32_t next_serial = 1; /* atomic: recorder serials, the keys of call-site caches */
+
+/* Contract: see recorder_internal.h. */
+uint32_t bb__serial_next(void) {
+    uint32_t s = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+    return s ? s : __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+}
+
 static uint32_t round_pow2(uint32_t v) {
     uint32_t p = 1;
     while (p < v) p <<= 1;

@@ -18,8 +18,6 @@
 #include "common/error_set.h"
 #include "format/rseq_margin.h"
 
-static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
-
 /* Contract: zero every option (each field's default). */
 void bb_recorder_options_init(bb_recorder_options *opts) {
     if (opts) memset(opts, 0, sizeof *opts);
@@ -69,12 +67,6 @@ static void identity(bb_recorder *rec, const bb_recorder_options *opts) {
         rec->host[0] = 0;
     }
     rec->host[sizeof rec->host - 1] = 0;
-}
-
-/* Contract: see recorder_internal.h. */
-uint32_t bb__serial_next(void) {
-    uint32_t s = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
-    return s ? s : __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
 }
 
 /* Anonymous storage: rings, cursors and the intern table in private memory. */

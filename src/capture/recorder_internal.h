@@ -97,7 +97,8 @@ void bb__intern_table_unpin(bb__intern_table *t);
 bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern_view *v,
                                      uint32_t i);
 
-/* A fresh process-unique recorder serial (never 0): recorder.c. */
+/* A fresh process-unique recorder serial (never 0): a recorder's first, and its next with each
+ * intern generation. */
 uint32_t bb__serial_next(void);
 
 /* ---- the recorder --------------------------------------------------------------------------- */
