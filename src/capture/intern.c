@@ -173,9 +173,10 @@ static uint32_t slot_hash(const uint8_t *p, size_t n) {
     return (uint32_t)(h ^ (h >> 33));
 }
 
-static bool same(const bb__intern_gen *g, const bb__intern_entry *e, const void *bytes,
-                 size_t len) {
-    return e->len == len && memcmp(g->arena + e->off, bytes, len) == 0;
+static bool same(const bb__intern_table *t, const bb__intern_gen *g, const bb__intern_entry *e,
+                 const void *bytes, size_t len) {
+    return e->len == len && e->off <= t->gen_bytes - len && /* never outside its arena */
+           memcmp(g->arena + e->off, bytes, len) == 0;
 }
 
 /* Prepare an entry of `g` for the string; its index, or UINT32_MAX when `g` is full. */
@@ -213,7 +214,7 @@ static inline __attribute__((always_inline)) uint32_t gen_put(const bb__intern_t
                 return __atomic_load_n(&g->id_base, __ATOMIC_RELAXED) + mine + 1;
             v = expect; /* someone else published here first */
         }
-        if (v <= t->gen_entries && same(g, &g->entries[v - 1], bytes, len))
+        if (v <= t->gen_entries && same(t, g, &g->entries[v - 1], bytes, len))
             return __atomic_load_n(&g->id_base, __ATOMIC_RELAXED) + v;
     }
     return 0;
@@ -278,16 +279,18 @@ static int advance(bb__intern_table *t, uint32_t k) {
 }
 
 /* The table is full (no generation can be recycled): the string's id in an older live
- * generation if it has one, else 0. */
-static uint32_t find_old(const bb__intern_table *t, uint32_t k, uint32_t h, const void *bytes,
+ * generation if it has one, else 0. Pinned as a dump is, so that none is recycled meanwhile. */
+static uint32_t find_old(bb__intern_table *t, uint32_t k, uint32_t h, const void *bytes,
                          size_t len) {
-    for (uint32_t back = 1; back < t->ngens && back <= k; back++) {
-        bb__intern_gen *g = (bb__intern_gen *)&t->gens[(k - back) & (t->ngens - 1)];
-        if (__atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) != k - back) continue;
-        uint32_t id = gen_put(t, g, h, bytes, len, false);
-        if (id && __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) == k - back) return id;
+    uint32_t id = 0;
+    __atomic_fetch_add(&t->pins, 1, __ATOMIC_SEQ_CST);
+    for (uint32_t back = 1; !id && back < t->ngens && back <= k; back++) {
+        bb__intern_gen *g = &t->gens[(k - back) & (t->ngens - 1)];
+        if (__atomic_load_n(&g->gen, __ATOMIC_SEQ_CST) == k - back)
+            id = gen_put(t, g, h, bytes, len, false);
     }
-    return 0;
+    __atomic_fetch_sub(&t->pins, 1, __ATOMIC_RELEASE);
+    return id;
 }
 
 /* Contract: see bb_intern in recorder.h. */
