@@ -72,3 +72,6 @@ set_tests_properties(recorder_dlclose PROPERTIES TIMEOUT 120)
 # A quiescent full ring dumped on the rseq path keeps every record of its window but the one
 # the last copy's word padding may overlap (issue 25; src/format/rseq_margin.c).
 bb_test(recorder_rseq_margin SOURCES ${BB_REC}/rseq_margin.c ${BB_REC}/rec_util.c)
+# Intern generations (issue 38): 2 M distinct strings through a 4096-string table. Not labelled
+# concurrent: its racing threads lap a 16 KiB ring while it is dumped (TSan would say so).
+bb_test(recorder_intern_gens SOURCES ${BB_REC}/intern_gens.c ${BB_REC}/rec_util.c)

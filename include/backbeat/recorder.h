@@ -165,7 +165,7 @@ BB_API const char *bb_recorder_host(const bb_recorder *rec);
 typedef struct bb_recorder_stats {
     uint64_t too_large;    /* records refused because they exceed the ring */
     uint64_t intern_full;  /* intern calls answered with BB_INTERN_FULL_ID */
-    uint64_t intern_count; /* strings in the intern table */
+    uint64_t intern_count; /* strings in the intern table's live generations */
 } bb_recorder_stats;
 BB_API void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out);
 
@@ -258,15 +258,20 @@ BB_API bb_status bb_span_record(bb_recorder *rec, const bb_event_desc *desc, uin
 #define BB_INTERN_FULL_ID 0u
 
 /* Intern `len` bytes (any bytes; UTF-8 expected) into the recorder's table and return its id:
- * the same bytes give the same id (a rare race between two first inserters of one string can
- * mint two ids, both resolving to it). Thread-safe and lock-free; async-signal-safe; memory is
- * bounded by the options (when full: BB_INTERN_FULL_ID, counted in stats). */
+ * the same bytes give the same id within a generation of the table (a rare race between two
+ * first inserters of one string can mint two ids, both resolving to it). Thread-safe and
+ * lock-free; async-signal-safe; memory is bounded by the options. A large enough table is
+ * recycled in generations (docs/guide/instrument.md): ids only grow and never name another
+ * string, and every string a record still in the rings names resolves in a dump; when no
+ * generation can be recycled yet: BB_INTERN_FULL_ID, counted in stats.
+ * Lifetime: an id is for the records written now; kept across two generation switches it may
+ * no longer resolve. Intern again per record, or use BB_INTERN for literals. */
 BB_API uint32_t bb_intern(bb_recorder *rec, const void *bytes, size_t len);
 /* As bb_intern for a NUL-terminated string. */
 BB_API uint32_t bb_intern_str(bb_recorder *rec, const char *s);
 
 /* BB_INTERN(rec, "literal"): intern a string literal, caching the id at the call site: after the
- * first call it costs two loads and a compare. */
+ * first call it costs two loads and a compare (the cache misses once per table generation). */
 #define BB_INTERN(rec, lit) BB__INTERN_(rec, lit)
 
 /* ---------------------------------------------------------------------------------------------

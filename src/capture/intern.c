@@ -1,18 +1,40 @@
 /* intern.c — the recorder's intern table: strings -> u32 ids, lock-free, bounded, readable from
- * the crash path without locks.
+ * the crash path without locks, recycled in generations so that a long-running process keeps
+ * resolving the strings its rings still name (docs/guide/instrument.md).
  *
- * Layout: `entries` (append-only, reserved by CAS on used_entries), `arena` (string bytes,
- * reserved by CAS on used_bytes) and `slots`, an open-addressing hash set of entry numbers with
- * twice as many slots as entries (so probing always ends). An insert prepares its entry fully
- * (bytes, then off/len/hash, then `ready` with release) before publishing it in a slot with a
- * CAS; a lookup that loses the CAS race to an equal string returns the winner's id and leaves
- * its own entry as a harmless duplicate (same bytes, unused id). Ids are entry index + 1; 0 is
- * BB_INTERN_FULL_ID. */
+ * A generation's layout: `entries` (append-only, reserved by CAS on used_entries), `arena`
+ * (string bytes, reserved by CAS on used_bytes) and `slots`, an open-addressing hash set of entry
+ * numbers with twice as many slots as entries (so probing always ends). An insert prepares its
+ * entry fully (bytes, then off/len/hash, then `ready` with release) before publishing it in a
+ * slot with a CAS; a lookup that loses the CAS race to an equal string returns the winner's id
+ * and leaves its own entry as a harmless duplicate (same bytes, unused id).
+ *
+ * Generations: a lookup probes the current generation only (one hash set, as a single table
+ * would); a string of an older one is interned again there (a new id), so hot strings never
+ * die. When the current generation is full, one thread (a try-lock, `advancing`; the others
+ * wait a little, then answer BB_INTERN_FULL_ID) starts the next one in the storage of the
+ * oldest, after checking that every ring has wrapped past the records that may name the
+ * oldest's ids: those written from its start until the start of the generation two after it
+ * (one generation of grace for an id obtained just before a switch and recorded just after).
+ * It notes each ring's head as the new generation's start, publishes it, then changes the
+ * recorder's serial so that call-site caches (BB_INTERN) miss. A dump pins the table (no
+ * recycling meanwhile: the writer reads the entries twice) and skips a generation being
+ * recycled (no record in the rings names it). Ids grow by gen_entries per generation; once the
+ * next would pass 2^32 - 1 the table fills for good. Id 0 is BB_INTERN_FULL_ID. */
 /* SPDX-License-Identifier: MIT */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/recorder_internal.h"
+
+static uint32_t next_serial = 1; /* atomic: recorder serials, the keys of call-site caches */
+
+/* Contract: see recorder_internal.h. */
+uint32_t bb__serial_next(void) {
+    uint32_t s = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+    return s ? s : __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+}
 
 static uint32_t round_pow2(uint32_t v) {
     uint32_t p = 1;
@@ -20,51 +42,91 @@ static uint32_t round_pow2(uint32_t v) {
     return p;
 }
 
-/* Contract: allocate a zeroed table for `entries` strings and `bytes` bytes. */
-bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes) {
+/* Generations for a table of `entries` strings and `bytes` bytes: 8 or 4 (a power of two: the
+ * hot path masks, never divides), each of at least 512 entries and 64 KiB (so that any string
+ * fits an empty one); else a single generation that fills for good. */
+static uint32_t gens_for(uint32_t entries, uint32_t bytes) {
+    uint32_t g = entries / 512, gb = bytes / 65536;
+    if (g > gb) g = gb;
+    return g >= 8 ? 8 : g >= 4 ? 4 : 1;
+}
+
+static bb_status layout(bb__intern_table *t, uint32_t entries, uint32_t bytes, uint32_t ngens) {
     memset(t, 0, sizeof *t);
     if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
-    uint32_t slots = round_pow2(entries) * 2;
     t->cap_entries = entries;
     t->cap_bytes = bytes;
-    t->slot_mask = slots - 1;
-    t->slots = calloc(slots, sizeof *t->slots);
-    t->entries = calloc(entries, sizeof *t->entries);
-    t->arena = malloc(bytes);
-    if (!t->slots || !t->entries || !t->arena) {
-        bb__intern_table_destroy(t);
+    t->ngens = ngens;
+    t->gen_entries = entries / ngens;
+    t->gen_bytes = bytes / ngens;
+    t->slot_mask = round_pow2(t->gen_entries) * 2 - 1;
+    for (uint32_t g = 0; g < BB__INTERN_GENS; g++) t->gens[g].gen = BB__INTERN_GEN_FREE;
+    t->gens[0].gen = 0;
+    return BB_OK;
+}
+
+/* Point generation g's arrays into the table-wide blocks. */
+static void carve(bb__intern_table *t, uint32_t *slots, bb__intern_entry *entries, uint8_t *arena,
+                  uint64_t *start, uint32_t shards) {
+    for (uint32_t g = 0; g < t->ngens; g++) {
+        t->gens[g].slots = slots + (size_t)g * (t->slot_mask + 1);
+        t->gens[g].entries = entries + (size_t)g * t->gen_entries;
+        t->gens[g].arena = arena + (size_t)g * t->gen_bytes;
+        t->gens[g].start = start ? start + (size_t)g * shards : NULL;
+    }
+}
+
+/* Contract: see recorder_internal.h. */
+bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes,
+                                struct bb__recorder_hot *hot) {
+    uint32_t ngens = hot ? gens_for(entries, bytes) : 1;
+    bb_status st = layout(t, entries, bytes, ngens);
+    if (st != BB_OK) return st;
+    uint32_t shards = hot ? hot->shard_count : 0;
+    uint32_t *slots = calloc((size_t)(t->slot_mask + 1) * ngens, sizeof *slots);
+    bb__intern_entry *ents = calloc(entries, sizeof *ents);
+    uint8_t *arena = malloc(bytes);
+    uint64_t *start = ngens > 1 ? calloc((size_t)shards * ngens, sizeof *start) : NULL;
+    if (!slots || !ents || !arena || (ngens > 1 && !start)) {
+        free(slots);
+        free(ents);
+        free(arena);
+        free(start);
         return BB_ERR_NOMEM;
     }
+    carve(t, slots, ents, arena, start, shards);
+    t->hot = ngens > 1 ? hot : NULL;
     return BB_OK;
 }
 
 /* Contract: see recorder_internal.h. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
                                    void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
-    memset(t, 0, sizeof *t);
-    if (entries == 0 || entries > (1u << 28) || bytes == 0) return BB_ERR_INVALID;
-    uint32_t slots = round_pow2(entries) * 2;
-    t->cap_entries = entries;
-    t->cap_bytes = bytes;
-    t->slot_mask = slots - 1;
+    bb_status st = layout(t, entries, bytes, 1);
+    if (st != BB_OK) return st;
     t->external = true;
-    t->entries = entry_mem;
-    t->arena = arena_mem;
     t->full_mirror = full_mirror;
-    t->slots = calloc(slots, sizeof *t->slots);
-    return t->slots ? BB_OK : BB_ERR_NOMEM;
+    uint32_t *slots = calloc((size_t)t->slot_mask + 1, sizeof *slots);
+    if (!slots) return BB_ERR_NOMEM;
+    carve(t, slots, entry_mem, arena_mem, NULL, 0);
+    return BB_OK;
 }
 
 /* Contract: free the table's memory (idempotent). */
 void bb__intern_table_destroy(bb__intern_table *t) {
-    free(t->slots);
+    bb__intern_gen *g0 = &t->gens[0];
+    free(g0->slots);
+    free(g0->start);
     if (!t->external) {
-        free(t->entries);
-        free(t->arena);
+        free(g0->entries);
+        free(g0->arena);
     }
-    t->slots = NULL;
-    t->entries = NULL;
-    t->arena = NULL;
+    for (uint32_t g = 0; g < BB__INTERN_GENS; g++) {
+        t->gens[g].slots = NULL;
+        t->gens[g].entries = NULL;
+        t->gens[g].arena = NULL;
+        t->gens[g].start = NULL;
+    }
 }
 
 static uint32_t hash32(const uint8_t *p, size_t n) {
@@ -111,55 +173,204 @@ static uint32_t slot_hash(const uint8_t *p, size_t n) {
     return (uint32_t)(h ^ (h >> 33));
 }
 
-static bool same(const bb__intern_table *t, const bb__intern_entry *e, const void *bytes,
-                 size_t len) {
-    return e->len == len && memcmp(t->arena + e->off, bytes, len) == 0;
+static bool same(const bb__intern_table *t, const bb__intern_gen *g, const bb__intern_entry *e,
+                 const void *bytes, size_t len) {
+    return e->len == len && e->off <= t->gen_bytes - len && /* never outside its arena */
+           memcmp(g->arena + e->off, bytes, len) == 0;
+}
+
+/* Prepare an entry of `g` for the string; its index, or UINT32_MAX when `g` is full. */
+static uint32_t prepare(const bb__intern_table *t, bb__intern_gen *g, const void *bytes,
+                        size_t len) {
+    uint32_t off = reserve(&g->used_bytes, t->gen_bytes, (uint32_t)len);
+    if (off == UINT32_MAX) return UINT32_MAX;
+    uint32_t i = reserve(&g->used_entries, t->gen_entries, 1);
+    if (i == UINT32_MAX) return UINT32_MAX; /* the bytes stay reserved: bounded */
+    bb__intern_entry *e = &g->entries[i];
+    if (len) memcpy(g->arena + off, bytes, len);
+    e->off = off;
+    e->len = (uint32_t)len;
+    e->hash = hash32(bytes, len);
+    __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
+    return i;
+}
+
+/* Find the string in generation `g` (slot hash `h`), inserting it when `insert`: its id, or 0
+ * (not found, or `g` full). */
+static inline __attribute__((always_inline)) uint32_t gen_put(const bb__intern_table *t,
+                                                              bb__intern_gen *g, uint32_t h,
+                                                              const void *bytes, size_t len,
+                                                              bool insert) {
+    uint32_t mine = UINT32_MAX; /* our prepared entry, once made */
+    for (uint32_t probe = 0; probe <= t->slot_mask; probe++) {
+        uint32_t *slot = &g->slots[(h + probe) & t->slot_mask];
+        uint32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (v == 0) {
+            if (!insert) return 0;
+            if (mine == UINT32_MAX && (mine = prepare(t, g, bytes, len)) == UINT32_MAX) return 0;
+            uint32_t expect = 0;
+            if (__atomic_compare_exchange_n(slot, &expect, mine + 1, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return __atomic_load_n(&g->id_base, __ATOMIC_RELAXED) + mine + 1;
+            v = expect; /* someone else published here first */
+        }
+        if (v <= t->gen_entries && same(t, g, &g->entries[v - 1], bytes, len))
+            return __atomic_load_n(&g->id_base, __ATOMIC_RELAXED) + v;
+    }
+    return 0;
+}
+
+/* True when no record still in the rings can name an id of generation `old`: in every shard,
+ * either no record was written from its start to the start of generation old + 2, or the ring
+ * has wrapped past that second start. */
+static bool wrapped(const bb__intern_table *t, uint32_t old) {
+    const struct bb__recorder_hot *h = t->hot;
+    const uint64_t *a = t->gens[old & (t->ngens - 1)].start,
+                   *b = t->gens[(old + 2) & (t->ngens - 1)].start;
+    for (uint32_t s = 0; s < h->shard_count; s++) {
+        if (a[s] == b[s]) continue;
+        uint64_t head = __atomic_load_n(&h->cursors[s].head, __ATOMIC_ACQUIRE);
+        if (head < b[s] + h->capacity) return false;
+    }
+    return true;
+}
+
+enum { ADV_DONE, ADV_BUSY, ADV_NO };
+
+/* Start generation k + 1 (the caller holds `advancing`). */
+static int advance_locked(bb__intern_table *t, uint32_t k) {
+    if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != k) return ADV_DONE;
+    const bb__intern_gen *cur = &t->gens[k & (t->ngens - 1)];
+    bb__intern_gen *g = &t->gens[(k + 1) & (t->ngens - 1)];
+    if (cur->id_base > UINT32_MAX - 2 * t->gen_entries) return ADV_NO; /* ids run out */
+    uint32_t old = __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE);
+    if (old != BB__INTERN_GEN_FREE) {
+        if (!wrapped(t, old)) return ADV_NO;
+        __atomic_store_n(&g->gen, BB__INTERN_GEN_BUSY, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&t->pins, __ATOMIC_SEQ_CST)) { /* a dump reads it: not now */
+            __atomic_store_n(&g->gen, old, __ATOMIC_RELEASE);
+            return ADV_NO;
+        }
+        memset(g->slots, 0, sizeof *g->slots * ((size_t)t->slot_mask + 1));
+        memset(g->entries, 0, sizeof *g->entries * t->gen_entries);
+        __atomic_store_n(&g->used_entries, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&g->used_bytes, 0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&t->retired, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&g->id_base, cur->id_base + t->gen_entries, __ATOMIC_RELAXED);
+    for (uint32_t s = 0; s < t->hot->shard_count; s++)
+        g->start[s] = __atomic_load_n(&t->hot->cursors[s].head, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&g->gen, k + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->cur, k + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->hot->serial, bb__serial_next(), __ATOMIC_RELEASE);
+    return ADV_DONE;
+}
+
+/* Try to start the generation after k (ADV_DONE: it or another thread did). */
+static int advance(bb__intern_table *t, uint32_t k) {
+    if (t->ngens == 1) return ADV_NO;
+    uint32_t expect = 0;
+    if (!__atomic_compare_exchange_n(&t->advancing, &expect, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return ADV_BUSY;
+    int r = advance_locked(t, k);
+    __atomic_store_n(&t->advancing, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* The table is full (no generation can be recycled): the string's id in an older live
+ * generation if it has one, else 0. Pinned as a dump is, so that none is recycled meanwhile. */
+static uint32_t find_old(bb__intern_table *t, uint32_t k, uint32_t h, const void *bytes,
+                         size_t len) {
+    uint32_t id = 0;
+    __atomic_fetch_add(&t->pins, 1, __ATOMIC_SEQ_CST);
+    for (uint32_t back = 1; !id && back < t->ngens && back <= k; back++) {
+        bb__intern_gen *g = &t->gens[(k - back) & (t->ngens - 1)];
+        if (__atomic_load_n(&g->gen, __ATOMIC_SEQ_CST) == k - back)
+            id = gen_put(t, g, h, bytes, len, false);
+    }
+    __atomic_fetch_sub(&t->pins, 1, __ATOMIC_RELEASE);
+    return id;
 }
 
 /* Contract: see bb_intern in recorder.h. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len) {
-    if (len > 65535 || (len && !bytes)) return full(t);
+    if (len > 65535 || (len && !bytes) || len > t->gen_bytes) return full(t);
     uint32_t h = slot_hash(bytes, len);
-    uint32_t mine = UINT32_MAX; /* our prepared entry, once made */
-    for (uint32_t probe = 0; probe <= t->slot_mask; probe++) {
-        uint32_t *slot = &t->slots[(h + probe) & t->slot_mask];
-        uint32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-        if (v == 0) {
-            if (mine == UINT32_MAX) {
-                uint32_t off = reserve(&t->used_bytes, t->cap_bytes, (uint32_t)len);
-                if (off == UINT32_MAX) return full(t);
-                mine = reserve(&t->used_entries, t->cap_entries, 1);
-                if (mine == UINT32_MAX) return full(t); /* the bytes stay reserved: bounded */
-                bb__intern_entry *e = &t->entries[mine];
-                if (len) memcpy(t->arena + off, bytes, len);
-                e->off = off;
-                e->len = (uint32_t)len;
-                e->hash = hash32(bytes, len);
-                __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
-            }
-            uint32_t expect = 0;
-            if (__atomic_compare_exchange_n(slot, &expect, mine + 1, false, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE))
-                return mine + 1;
-            v = expect; /* someone else published here first */
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t k = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        bb__intern_gen *g = &t->gens[k & (t->ngens - 1)];
+        uint32_t id = gen_put(t, g, h, bytes, len, true);
+        if (BB__LIKELY(id != 0)) {
+            /* recycled under a thread stalled for generations: its id is not to be used */
+            if (BB__LIKELY(t->ngens == 1 || __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) == k))
+                return id;
+            continue;
         }
-        if (same(t, &t->entries[v - 1], bytes, len)) return v;
+        int r = advance(t, k);
+        if (r == ADV_BUSY) sched_yield(); /* another thread starts the next generation */
+        if (r != ADV_NO) continue;
+        id = find_old(t, k, h, bytes, len);
+        return id ? id : full(t);
     }
     return full(t);
 }
 
-/* Contract: the count of leading entries whose `ready` is set (acquire). */
-uint32_t bb__intern_table_ready_prefix(const bb__intern_table *t) {
-    uint32_t n = __atomic_load_n(&t->used_entries, __ATOMIC_ACQUIRE);
-    if (n > t->cap_entries) n = t->cap_entries;
-    for (uint32_t i = 0; i < n; i++)
-        if (!__atomic_load_n(&t->entries[i].ready, __ATOMIC_ACQUIRE)) return i;
+/* Contract: see recorder_internal.h. */
+uint32_t bb__intern_table_count(const bb__intern_table *t) {
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < t->ngens; g++) {
+        if (__atomic_load_n(&t->gens[g].gen, __ATOMIC_ACQUIRE) >= BB__INTERN_GEN_BUSY) continue;
+        uint32_t u = __atomic_load_n(&t->gens[g].used_entries, __ATOMIC_RELAXED);
+        n += u < t->gen_entries ? u : t->gen_entries;
+    }
     return n;
 }
 
-/* Contract: entry i as a writer item (id i + 1); i must be below a ready prefix. */
-bb_intern_item bb__intern_table_item(const bb__intern_table *t, uint32_t i) {
-    const bb__intern_entry *e = &t->entries[i];
-    bb_intern_item it = {i + 1, e->len, t->arena + e->off};
+/* The count of leading entries of `g` whose `ready` is set (acquire). */
+static uint32_t ready_prefix(const bb__intern_table *t, const bb__intern_gen *g) {
+    uint32_t n = __atomic_load_n(&g->used_entries, __ATOMIC_ACQUIRE);
+    if (n > t->gen_entries) n = t->gen_entries;
+    for (uint32_t i = 0; i < n; i++)
+        if (!__atomic_load_n(&g->entries[i].ready, __ATOMIC_ACQUIRE)) return i;
+    return n;
+}
+
+/* Contract: see recorder_internal.h. */
+void bb__intern_table_pin(bb__intern_table *t, bb__intern_view *v) {
+    __atomic_fetch_add(&t->pins, 1, __ATOMIC_SEQ_CST);
+    memset(v, 0, sizeof *v);
+    uint32_t num[BB__INTERN_GENS];
+    for (uint32_t g = 0; g < t->ngens; g++) {
+        uint32_t n = __atomic_load_n(&t->gens[g].gen, __ATOMIC_SEQ_CST);
+        if (n >= BB__INTERN_GEN_BUSY) continue; /* free, or being recycled: named by no record */
+        uint32_t at = v->ngen++;                /* insertion sort: oldest first, ids ascending */
+        while (at > 0 && num[at - 1] > n) {
+            num[at] = num[at - 1];
+            v->slot[at] = v->slot[at - 1];
+            at--;
+        }
+        num[at] = n;
+        v->slot[at] = g;
+    }
+    for (uint32_t i = 0; i < v->ngen; i++) {
+        v->count[i] = ready_prefix(t, &t->gens[v->slot[i]]);
+        v->n += v->count[i];
+    }
+}
+
+/* Contract: see recorder_internal.h. */
+void bb__intern_table_unpin(bb__intern_table *t) {
+    __atomic_fetch_sub(&t->pins, 1, __ATOMIC_RELEASE);
+}
+
+/* Contract: see recorder_internal.h. */
+bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern_view *v,
+                                     uint32_t i) {
+    uint32_t k = 0;
+    while (k + 1 < v->ngen && i >= v->count[k]) i -= v->count[k++];
+    const bb__intern_gen *g = &t->gens[v->slot[k]];
+    const bb__intern_entry *e = &g->entries[i];
+    bb_intern_item it = {g->id_base + i + 1, e->len, g->arena + e->off};
     return it;
 }

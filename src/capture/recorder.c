@@ -19,8 +19,6 @@
 #include "common/error_set.h"
 #include "format/rseq_margin.h"
 
-static uint32_t next_serial = 1; /* atomic: recorder serials for call-site caches */
-
 /* Contract: zero every option (each field's default). */
 void bb_recorder_options_init(bb_recorder_options *opts) {
     if (opts) memset(opts, 0, sizeof *opts);
@@ -85,7 +83,8 @@ static bb_status anon_storage(bb_recorder *rec, uint32_t entries, uint32_t bytes
     h->slot_base = bb__inflight_global_base();
     h->cursors = aligned_alloc(128, sizeof(struct bb__cursor) * h->shard_count);
     if (h->cursors) memset(h->cursors, 0, sizeof(struct bb__cursor) * h->shard_count);
-    bb_status st = bb__intern_table_init(&rec->intern, entries, bytes);
+    if (!h->cursors) return BB_ERR_NOMEM;
+    bb_status st = bb__intern_table_init(&rec->intern, entries, bytes, h);
     if (st != BB_OK) return st;
     return h->rings && h->cursors ? BB_OK : BB_ERR_NOMEM;
 }
@@ -128,8 +127,7 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     h->cap_log2 = log2;
     h->mask = cap - 1;
     h->fastmod_m = UINT64_MAX / shards + 1;
-    h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
-    if (h->serial == 0) h->serial = __atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+    h->serial = bb__serial_next();
     h->tag_base = ((h->serial & 0xFFFFu) << 16) + 1;
     identity(rec, &opts);
     bb__commit_setup(h);
@@ -244,7 +242,7 @@ void bb_recorder_stats_get(const bb_recorder *rec, bb_recorder_stats *out) {
     if (!rec) return;
     out->too_large = __atomic_load_n(&rec->too_large, __ATOMIC_RELAXED);
     out->intern_full = __atomic_load_n(&rec->intern.full_count, __ATOMIC_RELAXED);
-    out->intern_count = __atomic_load_n(&rec->intern.used_entries, __ATOMIC_RELAXED);
+    out->intern_count = bb__intern_table_count(&rec->intern);
 }
 
 /* Copy n bytes to absolute position `pos` of a ring of `cap` bytes, wrapping at its end. */
@@ -355,10 +353,14 @@ uint32_t bb_intern_str(bb_recorder *rec, const char *s) {
     return bb_intern(rec, s, s ? strlen(s) : 0);
 }
 
-/* Contract: intern a literal and remember (serial, id) in the call site's cache. */
+/* Contract: intern a literal and remember (serial, id) in the call site's cache; the serial
+ * changes with each intern generation (intern.c). */
 uint32_t bb__intern_static_slow(bb_recorder *rec, uint64_t *cache, const char *s, size_t len) {
+    if (!rec) return BB_INTERN_FULL_ID;
+    /* the key is read before interning: a generation that starts meanwhile changes it, so the
+     * cached id (of the generation before) is looked up again at the next call */
+    uint64_t key = __atomic_load_n(&rec->hot.serial, __ATOMIC_ACQUIRE);
     uint32_t id = bb_intern(rec, s, len);
-    if (rec && id != BB_INTERN_FULL_ID)
-        __atomic_store_n(cache, ((uint64_t)rec->hot.serial << 32) | id, __ATOMIC_RELAXED);
+    if (id != BB_INTERN_FULL_ID) __atomic_store_n(cache, (key << 32) | id, __ATOMIC_RELAXED);
     return id;
 }

@@ -260,9 +260,9 @@ typedef struct dump_ctx {
     bb_recorder *rec;
     const bb_dump_input *in; /* the dump's input: its schemas drive the lapped-writer cut */
     bb__dump_events ev;
-    bool live;       /* crash path: hand the writer the live rings */
-    bool full_entry; /* write BB_INTERN_FULL_ID first */
-    uint32_t intern_ready;
+    bool live;              /* crash path: hand the writer the live rings */
+    bool full_entry;        /* write BB_INTERN_FULL_ID first */
+    bb__intern_view intern; /* pinned from input_pin to input_done */
     /* crash path: the records in flight in the window of the shard last handed out, which the
      * writer writes as zeros (live_blank) */
     uint32_t fl_shard;
@@ -282,7 +282,7 @@ static bb_intern_item intern_get(void *vctx, size_t i) {
         }
         i--;
     }
-    return bb__intern_table_item(&c->rec->intern, (uint32_t)i);
+    return bb__intern_table_item(&c->rec->intern, &c->intern, (uint32_t)i);
 }
 
 static uint64_t shard_capacity(void *vctx, uint32_t i) {
@@ -360,17 +360,25 @@ static void input_init(bb_dump_input *in, dump_ctx *c, bb_recorder *rec, const c
     c->rec = rec;
     c->in = in;
     c->live = live;
-    c->intern_ready = bb__intern_table_ready_prefix(&rec->intern);
-    c->full_entry = __atomic_load_n(&rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
     in->instance_id = rec->instance_id;
     in->host = host ? host : rec->host;
-    in->intern_count = c->intern_ready + (c->full_entry ? 1u : 0u);
     in->intern_get = intern_get;
     in->shard_count = rec->hot.shard_count;
     in->shard_capacity = shard_capacity;
     in->shard_region = shard_region;
     in->ctx = c;
 }
+
+/* Pin the intern table for the writer (it reads the entries twice: sizes, then bytes), as late
+ * as can be: while pinned no generation is recycled, and interning a new string may answer 0. */
+static void input_pin(bb_dump_input *in, dump_ctx *c) {
+    bb__intern_table_pin(&c->rec->intern, &c->intern); /* before the rings are read */
+    c->full_entry = __atomic_load_n(&c->rec->intern.full_used, __ATOMIC_ACQUIRE) != 0;
+    in->intern_count = c->intern.n + (c->full_entry ? 1u : 0u);
+}
+
+/* The dump is written (or failed): generations may be recycled again. */
+static void input_done(dump_ctx *c) { bb__intern_table_unpin(&c->rec->intern); }
 
 /* The process writing the dump (async-signal-safe: getpid and a glibc variable): the pid of
  * the caller, which after a fork is the child's even for a recorder it inherited. */
@@ -503,7 +511,9 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
         return BB_ERR_NOMEM;
     }
     bb__wire_process proc = process_of(rec);
+    input_pin(&in, &c);
     st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, NULL);
+    input_done(&c);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
     return st;
@@ -569,12 +579,14 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     input_init(&in, &c, rec, NULL, false);
     bb_status st = gather(&in, &g, err);
     if (st != BB_OK) return st;
+    bool own;
+    uint8_t *scratch = scratch_take(rec, &own, &c.dirty); /* before the pin: it can be slow */
+    input_pin(&in, &c);
     bb__wire_process proc = process_of(rec);
     uint64_t size = bb__dump_size_process(&in, &proc);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
-    bool own;
-    uint8_t *scratch = scratch_take(rec, &own, &c.dirty);
     if (!buf.data || !scratch) {
+        input_done(&c);
         free(buf.data);
         scratch_give(rec, scratch, own, c.dirty);
         gathered_free(&g);
@@ -583,6 +595,7 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
         return BB_ERR_NOMEM;
     }
     st = bb__dump_write_blanked(&in, &proc, bb__sink_membuf(&buf), scratch, err, NULL);
+    input_done(&c);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
     if (st != BB_OK) {
@@ -605,6 +618,7 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_dump_input in;
     dump_ctx c;
     input_init(&in, &c, rec, NULL, true);
+    input_pin(&in, &c);
     size_t n = bb__registry_snapshot_dump(rec->sig_events, BB_SIG_MAX_EVENTS);
     in.events = rec->sig_events;
     in.event_count = n < BB_SIG_MAX_EVENTS ? n : BB_SIG_MAX_EVENTS;
@@ -623,6 +637,7 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb_status st = bb__dump_write_blanked(&in, &proc, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
     if (st == BB_OK && bb__sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     bb__fsize_guard_end(&guard);
+    input_done(&c);
     errno = saved_errno;
     __atomic_store_n(&rec->sig_busy, 0, __ATOMIC_RELEASE);
     return st;

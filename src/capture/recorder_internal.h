@@ -16,9 +16,13 @@
 #include "format/ring_cut.h"
 
 /* ---- intern table (intern.c) ---------------------------------------------------------------
- * Append-only: entries and string bytes are reserved with CAS, filled, then published with a
- * release store of `ready`; a hash-slot array (open addressing, 2x the entries) maps strings to
- * entries for de-duplication. Readers on the crash path take the prefix of ready entries. */
+ * Generations of append-only storage: entries and string bytes are reserved with CAS, filled,
+ * then published with a release store of `ready`; a hash-slot array per generation (open
+ * addressing, 2x its entries) maps strings to entries for de-duplication. Ids grow: generation
+ * k's are id_base + index + 1, never handed out again. When the current generation is full the
+ * next one starts in the storage of the oldest, which is recycled only once every ring has
+ * wrapped past the records that may name it (docs/guide/instrument.md). Readers on the crash path take
+ * the ready prefix of each live generation. */
 typedef struct bb__intern_entry {
     uint32_t off; /* into arena */
     uint32_t len;
@@ -26,35 +30,76 @@ typedef struct bb__intern_entry {
     uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
 } bb__intern_entry;
 
-typedef struct bb__intern_table {
-    uint32_t cap_entries;
-    uint32_t cap_bytes;
-    uint32_t slot_mask;
+#define BB__INTERN_GENS 8                    /* generations of a table, at most */
+#define BB__INTERN_GEN_FREE UINT32_MAX       /* a generation's storage never used yet */
+#define BB__INTERN_GEN_BUSY (UINT32_MAX - 1) /* ... being recycled */
+
+typedef struct bb__intern_gen {
+    uint32_t gen;          /* atomic: the generation number held, or FREE / BUSY */
+    uint32_t id_base;      /* ids of its entries are id_base + index + 1 */
     uint32_t used_entries; /* atomic: entries reserved */
     uint32_t used_bytes;   /* atomic: arena bytes reserved */
-    uint32_t full_used;    /* atomic: BB_INTERN_FULL_ID was handed out */
-    uint64_t full_count;   /* atomic */
     uint32_t *slots;       /* atomic each: 0 empty, else entry index + 1 */
     bb__intern_entry *entries;
     uint8_t *arena;
-    bool external;         /* entries and arena are not ours to free (a ring file's) */
-    uint32_t *full_mirror; /* atomic, or NULL: set with full_used (a ring file's header) */
+    uint64_t *start; /* per shard: its ring head when the generation began (NULL: one gen) */
+} bb__intern_gen;
+
+typedef struct bb__intern_table {
+    uint32_t cap_entries; /* the whole table's */
+    uint32_t cap_bytes;
+    uint32_t ngens;       /* 1: the table fills for good; else 4 or 8 */
+    uint32_t gen_entries; /* per generation */
+    uint32_t gen_bytes;
+    uint32_t slot_mask;  /* per generation */
+    uint32_t cur;        /* atomic: the current generation number */
+    uint32_t advancing;  /* atomic: 1 while a thread starts the next generation */
+    uint32_t pins;       /* atomic: dumps reading the table (no recycling meanwhile) */
+    uint32_t full_used;  /* atomic: BB_INTERN_FULL_ID was handed out */
+    uint64_t full_count; /* atomic */
+    uint64_t retired;    /* atomic: generations recycled */
+    bb__intern_gen gens[BB__INTERN_GENS];
+    struct bb__recorder_hot *hot; /* whose rings' wrap retires generations, and whose serial
+                                     (the call-site cache key) changes with each generation */
+    bool external;                /* entries and arena are not ours to free (a ring file's) */
+    uint32_t *full_mirror;        /* atomic, or NULL: set with full_used (a ring file's header) */
 } bb__intern_table;
 
-/* Allocate a table for `entries` strings of `bytes` total. BB_OK or BB_ERR_NOMEM. */
-bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes);
+/* A dump's view of the table: the live generations, oldest first, and their ready prefixes. */
+typedef struct bb__intern_view {
+    uint32_t n; /* entries in all */
+    uint32_t ngen;
+    uint32_t slot[BB__INTERN_GENS];
+    uint32_t count[BB__INTERN_GENS];
+} bb__intern_view;
+
+/* Allocate a table for `entries` strings of `bytes` total, in generations when it is large
+ * enough (intern.c says when); `hot`: the recorder whose rings decide retirement (its shard
+ * count and cursors set). BB_OK, BB_ERR_INVALID or BB_ERR_NOMEM. */
+bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes,
+                                struct bb__recorder_hot *hot);
 /* As bb__intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
- * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c); `full_mirror`
- * (NULL: none) is set to 1 with full_used, so that a reader of the file knows it too. */
+ * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c), in one generation
+ * (it fills for good); `full_mirror` (NULL: none) is set to 1 with full_used, so that a reader
+ * of the file knows it too. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
                                    void *entry_mem, void *arena_mem, uint32_t *full_mirror);
 void bb__intern_table_destroy(bb__intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len);
-/* Number of entries in the longest prefix of ready ones (stable snapshot for one dump). */
-uint32_t bb__intern_table_ready_prefix(const bb__intern_table *t);
-/* Entry i (< a ready prefix): its id is i + 1. */
-bb_intern_item bb__intern_table_item(const bb__intern_table *t, uint32_t i);
+/* Strings in the live generations. */
+uint32_t bb__intern_table_count(const bb__intern_table *t);
+/* Pin the table for one dump (no generation is recycled until unpinned) and fill `v` with its
+ * live generations' ready prefixes (a stable snapshot). Async-signal-safe. */
+void bb__intern_table_pin(bb__intern_table *t, bb__intern_view *v);
+void bb__intern_table_unpin(bb__intern_table *t);
+/* Entry i (< v->n) of a pinned view, with its id. */
+bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern_view *v,
+                                     uint32_t i);
+
+/* A fresh process-unique recorder serial (never 0): a recorder's first, and its next with each
+ * intern generation. */
+uint32_t bb__serial_next(void);
 
 /* ---- the recorder --------------------------------------------------------------------------- */
 #define BB_SIG_MAX_EVENTS 4096

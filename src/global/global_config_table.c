@@ -433,8 +433,10 @@ const bb__g_var bb__g_vars[] = {
      .why = "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
      .used = "16384,1M",
      .doc = "the intern table's capacity, `STRINGS[,BYTES]` (sizes as `BACKBEAT_BYTES`, e.g. "
-            "`65536,8M`); a full table is counted, reported once on stderr and shown by "
-            "`backbeat inspect`, later new strings record as `<backbeat: intern table full>`",
+            "`65536,8M`), recycled in generations once the rings have wrapped past them "
+            "(docs/guide/instrument.md); a full table is counted, reported once on stderr and "
+            "shown by `backbeat inspect`, later new strings record as "
+            "`<backbeat: intern table full>`",
      .doc_default = "`16384,1M`"},
     {.name = "BACKBEAT_COMMIT",
      .parse = var_check,

@@ -65,7 +65,8 @@ struct bb__recorder_hot {
     int64_t rseq_offset; /* __rseq_offset when cpu_mode == BB__CPU_RSEQ */
     uint64_t capacity;   /* bytes per ring, power of two */
     uint32_t cap_log2;
-    uint32_t serial; /* process-unique recorder number, for call-site caches */
+    uint32_t serial; /* atomic: the call-site cache key, process-unique; a new one with each
+                        intern generation (src/capture/intern.c) */
     uint8_t *rings;  /* shard i at rings + (i << cap_log2) = ring_of[i] */
     struct bb__cursor *cursors;
     uint64_t fastmod_m;  /* Lemire's fastmod constant for shard_count */
@@ -404,7 +405,9 @@ BB__INLINE uint32_t bb__intern_cached(bb_recorder *rec, uint64_t *cache, const c
                                       size_t len) {
     uint64_t c = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (BB__LIKELY(rec &&
-                   (uint32_t)(c >> 32) == ((const struct bb__recorder_hot *)(void *)rec)->serial))
+                   (uint32_t)(c >> 32) ==
+                       __atomic_load_n(&((const struct bb__recorder_hot *)(void *)rec)->serial,
+                                       __ATOMIC_RELAXED)))
         return (uint32_t)c;
     return bb__intern_static_slow(rec, cache, s, len);
 }
