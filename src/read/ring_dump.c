@@ -1,7 +1,8 @@
 /* ring_dump.c — the `.bb` dump (format v1) a ring file's snapshot or follow call returns: one
  * instance with the live recorder's instance id, the schemas, intern entries and view sets
  * read so far, one Shard per ring (its head and capacity chosen by the caller, its body filled
- * by the caller), and Meta; plus the copy of a ring's positions out of the file that reads only
+ * by the caller), and Meta (with bb_ring_snapshot_extra_fd: the added schemas and strings, and
+ * one more Shard holding the added records); plus the copy of a ring's positions out of the file that reads only
  * the file's data extents, so that the holes of a sparse file are never materialised. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -28,7 +29,7 @@ static uint64_t view_len(const void *ctx, size_t i) {
 
 static uint64_t shard_cap(const void *ctx, uint32_t i) {
     const shape_ctx *c = ctx;
-    return c->sh[i].cap;
+    return i < c->r->info.shards ? c->sh[i].cap : c->r->extra->cap;
 }
 
 /* The dump's sections: one instance in the reference order (Schema, Intern, one Views per view
@@ -41,21 +42,34 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
         intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
     if (r->stats.intern_full)
         intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
+    const bb__ring_extra *x = r->extra; /* after the file's: schemas, strings, one more shard */
+    if (x) {
+        schema += x->schema.len;
+        intern += x->intern.len;
+    }
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
-    bb__instance_shape s = {
-        schema,    intern, bb__wire_meta_size(host), r->nviews, r->info.shards, view_len,
-        shard_cap, c};
+    bb__instance_shape s = {schema,
+                            intern,
+                            bb__wire_meta_size(host),
+                            r->nviews,
+                            r->info.shards + (x ? 1u : 0u),
+                            view_len,
+                            shard_cap,
+                            c};
     return s;
 }
 
 /* Everything but the shard bodies, which are skipped (left zero) and located. */
 static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh) {
     bb__sink s = bb__sink_membuf(bs);
-    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents);
+    const bb__ring_extra *x = r->extra;
+    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents + (x ? x->nschema : 0u));
     for (size_t i = 0; !rc && i < r->nevents; i++)
         rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
+    if (!rc && x) rc = s.write(s.ctx, x->schema.data, x->schema.len);
     uint32_t full = r->stats.intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
-    if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, (uint32_t)r->ninterns + full);
+    uint32_t nintern = (uint32_t)r->ninterns + full + (x ? x->nintern : 0u);
+    if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, nintern);
     if (!rc && full)
         rc = bb__enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
                                   BB_INTERN_FULL_TEXT);
@@ -63,6 +77,7 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
         const bb__ring_intern *e = &r->interns[i];
         rc = bb__enc_intern_entry(s, e->index + 1, e->len, e->p);
     }
+    if (!rc && x) rc = s.write(s.ctx, x->intern.data, x->intern.len);
     for (size_t i = 0; !rc && i < r->nviews; i++)
         rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
     for (uint32_t i = 0; !rc && i < r->info.shards; i++) {
@@ -73,6 +88,9 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
             bs->len += (size_t)sh[i].cap;
         }
     }
+    if (!rc && x)
+        rc = bb__enc_shard_header(s, r->info.instance_id, r->info.shards, x->head, x->cap);
+    if (!rc && x) rc = s.write(s.ctx, x->region, (size_t)x->cap);
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
     if (!rc) rc = bb__enc_meta(s, r->info.instance_id, host);
     return rc;
