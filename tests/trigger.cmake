@@ -18,3 +18,10 @@ if(TARGET backbeat_cli AND TARGET demo)
   add_test(NAME cli_watch COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/watch_test.sh
            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:demo> ${CMAKE_CURRENT_BINARY_DIR}/cli_watch_work)
 endif()
+# What fired a triggered dump, in its outputs: the Parquet footer's key-value metadata (read by
+# DuckDB and hyparquet) and the trace's "trigger: RULE" instant on the matching record's thread
+# (plain JSON and @paulirish/trace_engine).
+if(TARGET backbeat_cli AND TARGET demo)
+  bb_node_test(convert_trigger trigger_outputs.mjs $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:demo>)
+  set_tests_properties(convert_trigger PROPERTIES TIMEOUT 120)
+endif()

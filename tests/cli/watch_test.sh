@@ -41,6 +41,10 @@ grep -q "rule=\"demo::kv::RequestEnd status == error\" event=\"demo::kv::Request
 [ -n "$f" ] && "$B" inspect --json "$f" >"$W/inspect.json" || fail "inspect --json of the watch dump"
 grep -q "\"triggers\":\[{\"instance_id\":\"[0-9a-f]*\",\"recorded_in_shard\":[0-9]*,\"ts\":\"$ts\",\"span_id\":\"*$(printf %u "0x$span")\"*,\"after_ns\":50000000,\"duration_ns\":0,\"rule\":\"demo::kv::RequestEnd status == error\",\"event\":\"demo::kv::RequestEnd\",\"shard\":$shard,\"hung\":false}\]" \
   "$W/inspect.json" || fail "inspect --json: the trigger: $(grep -o '"triggers":[^]]*]' "$W/inspect.json")"
+# Its trace: the trigger is an instant on the matching record's thread (shard S: tid S+1).
+[ -n "$f" ] && "$B" convert -f trace "$f" -o "$W/trace.json" 2>/dev/null || fail "convert -f trace of the watch dump"
+grep -q "{\"ph\":\"I\",\"s\":\"t\",\"pid\":1,\"tid\":$((shard + 1)),\"ts\":[0-9.]*,\"name\":\"trigger: demo::kv::RequestEnd status == error\"" \
+  "$W/trace.json" || fail "the trace has no trigger instant on tid $((shard + 1)): $(grep -o '{[^{]*trigger: [^}]*}' "$W/trace.json")"
 
 # A process that dies within the after-window: still dumped.
 "$DEMO" --live "$W/rings" 0.3 >/dev/null &
