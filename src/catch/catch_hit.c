@@ -36,7 +36,9 @@ static void bind_event(tc_engine *e, const tc_table *t, const bb_event_desc *d, 
         memset(it, 0, sizeof *it);
         it->rule = (uint8_t)k;
         bool named = tg_names(r, d->name);
-        if (r->kind == TG_SPAN) {
+        if (r->kind == TG_LOG) {
+            if (!tg_log_fires(r, tc_log_level(d))) continue; /* a line at a level it names */
+        } else if (r->kind == TG_SPAN) {
             if (named && d->phase == BB_PHASE_ENTER) it->role = TC_ENTER;
             else if (d->phase == BB_PHASE_EXIT && tg_closes_span(r, d->name)) it->role = TC_EXIT;
             else continue;
@@ -118,6 +120,12 @@ static void span_close(tc_engine *e, const tc_table *t, uint32_t rule, uint64_t 
             tc_fire(e, t, rule, name, name_id, enter, sid, dur, false);
         return;
     }
+}
+
+/* Contract: see catch_internal.h. */
+int tc_log_level(const bb_event_desc *d) {
+    const char *desc = d->description;
+    return tg_log_site_level(d->name, desc, desc ? strlen(desc) : 0);
 }
 
 /* Contract: see catch_internal.h (the recorder's hook, trigger_hook.h). */

@@ -79,6 +79,8 @@ typedef struct tc_engine {
 
 /* The writer's side (catch_hit.c): the recorder hook, and the firing of a rule. */
 void tc_hit(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts);
+/* The level of a log call site's event (0 trace .. 5 fatal), -1 for another event. */
+int tc_log_level(const bb_event_desc *d);
 void tc_fire(tc_engine *e, const tc_table *t, uint32_t rule, const char *name, uint32_t name_id,
              uint64_t ts, uint64_t sid, uint64_t duration, bool hung);
 /* The trigger thread (catch_thread.c): open spans past their deadline, the after-window, the

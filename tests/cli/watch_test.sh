@@ -46,6 +46,21 @@ grep -q "\"triggers\":\[{\"instance_id\":\"[0-9a-f]*\",\"recorded_in_shard\":[0-
 grep -q "{\"ph\":\"I\",\"s\":\"t\",\"pid\":1,\"tid\":$((shard + 1)),\"ts\":[0-9.]*,\"name\":\"trigger: demo::kv::RequestEnd status == error\"" \
   "$W/trace.json" || fail "the trace has no trigger instant on tid $((shard + 1)): $(grep -o '{[^{]*trigger: [^}]*}' "$W/trace.json")"
 
+# A log rule (issue 41): the first error line the demo logs fires; the trigger names its site.
+rm -rf "$W/rings" && mkdir -p "$W/rings" "$W/out3"
+"$DEMO" --live "$W/rings" 2 >/dev/null &
+timeout 20 "$B" watch --when 'log >= ERROR' --max 1 -o "$W/out3" --scan "$W/rings" >"$W/lines3.txt"
+[ $? -eq 0 ] || fail "watch --when 'log >= ERROR'"
+grep -q "^log >= ERROR	pid [0-9]*	backbeat.log::demo.c:[0-9]* ts=" "$W/lines3.txt" ||
+  fail "the log rule's line: $(cat "$W/lines3.txt")"
+f3="$(ls "$W"/out3/watch.*.bb 2>/dev/null | head -1)"
+[ -n "$f3" ] && "$B" inspect "$f3" | grep -q 'rule="log >= ERROR" event="backbeat.log::demo.c:[0-9]*"' ||
+  fail "the log rule's dump does not say what fired it"
+"$B" watch --when 'log >= loud' "$W/x.ring" 2>"$W/err3.txt"
+[ $? -eq 2 ] && grep -q "rule 'log >= loud': column 8: bad log level" "$W/err3.txt" ||
+  fail "a bad level: $(cat "$W/err3.txt")"
+wait
+
 # A process that dies within the after-window: still dumped.
 "$DEMO" --live "$W/rings" 0.3 >/dev/null &
 ring=""
