@@ -15,6 +15,9 @@
  *   NS::Name                   any record of that event.
  *   NS::Name FIELD OP VALUE    OP: == != < <= > >=; VALUE an integer, a float, an enum label,
  *                              true/false, or a "quoted string" for an interned field.
+ *   log OP LEVEL               a log line (BB_LOG, BB_GLOG: backbeat/log.h) whose level compares
+ *                              so: `log >= error`; LEVEL trace, debug, info, warn, error or
+ *                              fatal (any case). The lines before it are in the dump.
  * Names may use '*' as `backbeat convert --event` does (my_app::*).
  *
  * When a rule fires, the recorder records a backbeat::Trigger event (the rule, the matching

@@ -36,6 +36,8 @@ static const char watch_help[] =
     "  span NS::Name > DURATION   a span that lasted longer, or is still open that long\n"
     "  NS::Name                   any record of that event\n"
     "  NS::Name FIELD OP VALUE    OP: == != < <= > >=; a number, an enum label or a \"string\"\n"
+    "  log OP LEVEL               a log line whose level compares so (log >= error)\n"
+    "Each dump holds a backbeat::Trigger record of what fired it (inspect shows it).\n"
     "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
     "\n"
     "options:\n"
