@@ -92,3 +92,7 @@ if(TARGET backbeat_cli)
     set_tests_properties(cli_tail_${sc} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS concurrent)
   endforeach()
 endif()
+
+# bb_ring_snapshot_extra_fd (what `backbeat watch` writes): records a reader adds to a ring
+# file's snapshot, in a Shard of their own, with their schemas and strings.
+bb_test(ring_extra SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_extra_test.c)

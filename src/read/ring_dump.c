@@ -44,7 +44,8 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
         intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
     const bb__ring_extra *x = r->extra; /* after the file's: schemas, strings, one more shard */
     if (x) {
-        schema += x->schema.len;
+        uint32_t n;
+        schema += bb__ring_extra_schema(r, x, &n, (bb__sink){NULL, NULL});
         intern += x->intern.len;
     }
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
@@ -63,10 +64,13 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
 static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh) {
     bb__sink s = bb__sink_membuf(bs);
     const bb__ring_extra *x = r->extra;
-    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents + (x ? x->nschema : 0u));
+    uint32_t added = 0;
+    if (x) (void)bb__ring_extra_schema(r, x, &added, (bb__sink){NULL, NULL});
+    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents + added);
     for (size_t i = 0; !rc && i < r->nevents; i++)
         rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
-    if (!rc && x) rc = s.write(s.ctx, x->schema.data, x->schema.len);
+    uint32_t wrote = 0;
+    if (!rc && x && added && !bb__ring_extra_schema(r, x, &wrote, s)) rc = EIO;
     uint32_t full = r->stats.intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
     uint32_t nintern = (uint32_t)r->ninterns + full + (x ? x->nintern : 0u);
     if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, nintern);

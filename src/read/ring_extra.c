@@ -32,12 +32,27 @@ static int add_strings(bb__ring_extra *x, const bb_ring *r, const bb_ring_extra 
     return rc;
 }
 
-/* Is `desc` (id) already in the file's registry or among the schemas added before k? */
-static bool known(const bb_ring *r, const bb_ring_extra *extra, size_t k, uint64_t id) {
-    if (bb__u64map_get(&r->size_ix, id)) return true;
-    for (size_t i = 0; i < k; i++)
-        if (bb__event_hash(extra[i].event, NULL, 0, NULL) == id) return true;
+/* Is event `id` among the schemas encoded so far? */
+static bool encoded(const bb__ring_extra *x, uint64_t id) {
+    for (uint32_t i = 0; i < x->nschema; i++)
+        if (x->schema_id[i] == id) return true;
     return false;
+}
+
+/* Contract: see ring_priv.h. Decided when the dump is built: the file's registry is read by
+ * the snapshot itself, so an event its process registered meanwhile is not listed twice. */
+uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
+                               bb__sink sink) {
+    uint64_t len = 0;
+    *count = 0;
+    for (uint32_t i = 0; i < x->nschema; i++) {
+        if (bb__u64map_get(&r->size_ix, x->schema_id[i])) continue;
+        size_t n = x->schema_off[i + 1] - x->schema_off[i];
+        if (sink.write && sink.write(sink.ctx, x->schema.data + x->schema_off[i], n)) return 0;
+        len += n;
+        (*count)++;
+    }
+    return len;
 }
 
 static bb_status check(const bb_ring *r, const bb_ring_extra *extra, size_t n, bb_error *err) {
@@ -69,9 +84,10 @@ static int build(bb__ring_extra *x, const bb_ring *r, const bb_ring_extra *extra
     for (size_t k = 0; !rc && k < n; k++) {
         const bb_ring_extra *e = &extra[k];
         uint64_t id = bb__event_hash(e->event, NULL, 0, NULL);
-        if (!known(r, extra, k, id)) {
+        if (!encoded(x, id)) {
             rc = bb__enc_event_desc(bb__sink_membuf(&x->schema), e->event, id);
-            x->nschema++;
+            x->schema_id[x->nschema++] = id;
+            x->schema_off[x->nschema] = x->schema.len;
         }
         uint16_t size = e->event->record_size;
         bb__le_put_u64(at, e->ts);

@@ -46,6 +46,8 @@ typedef struct bb__ring_size {
 typedef struct bb__ring_extra {
     bb__membuf schema, intern;
     uint32_t nschema, nintern;
+    uint64_t schema_id[64];    /* each schema entry's id: left out when the file has it by then */
+    size_t schema_off[64 + 1]; /* entry i is schema.data[schema_off[i], schema_off[i + 1]) */
     uint8_t *region;
     uint64_t cap, head;
 } bb__ring_extra;
@@ -173,6 +175,12 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head);
 
 /* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
  * only the file's data extents (holes stay zero in dst). */
+/* The schema entries r->extra adds to the dump being built (ring_extra.c): those whose event
+ * the file's registry, as this snapshot read it, lacks. Their bytes (written to `sink` when
+ * its write is not NULL; 0 when the sink fails) and their count in *count. */
+uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
+                               bb__sink sink);
+
 /* bb_ring_snapshot_fd's body: the snapshot built (with r->extra when set) and written. */
 bb_status bb__ring_snapshot_write(bb_ring *r, int fd, uint64_t *written, bb_error *err);
 
