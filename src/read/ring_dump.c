@@ -32,6 +32,22 @@ static uint64_t shard_cap(const void *ctx, uint32_t i) {
     return i < c->r->info.shards ? c->sh[i].cap : c->r->extra->cap;
 }
 
+/* Contract: see ring_priv.h. Decided as the dump is built: the file's registry is read by the
+ * snapshot itself, so an event its process registered meanwhile is not listed twice. */
+uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
+                               bb__sink sink) {
+    uint64_t len = 0;
+    *count = 0;
+    for (uint32_t i = 0; i < x->nschema; i++) {
+        if (bb__u64map_get(&r->size_ix, x->schema_id[i])) continue;
+        size_t n = x->schema_off[i + 1] - x->schema_off[i];
+        if (sink.write && sink.write(sink.ctx, x->schema.data + x->schema_off[i], n)) return 0;
+        len += n;
+        (*count)++;
+    }
+    return len;
+}
+
 /* The dump's sections: one instance in the reference order (Schema, Intern, one Views per view
  * set, one Shard per ring, Meta). */
 static bb__instance_shape shape_of(const shape_ctx *c) {

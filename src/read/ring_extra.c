@@ -39,22 +39,6 @@ static bool encoded(const bb__ring_extra *x, uint64_t id) {
     return false;
 }
 
-/* Contract: see ring_priv.h. Decided when the dump is built: the file's registry is read by
- * the snapshot itself, so an event its process registered meanwhile is not listed twice. */
-uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
-                               bb__sink sink) {
-    uint64_t len = 0;
-    *count = 0;
-    for (uint32_t i = 0; i < x->nschema; i++) {
-        if (bb__u64map_get(&r->size_ix, x->schema_id[i])) continue;
-        size_t n = x->schema_off[i + 1] - x->schema_off[i];
-        if (sink.write && sink.write(sink.ctx, x->schema.data + x->schema_off[i], n)) return 0;
-        len += n;
-        (*count)++;
-    }
-    return len;
-}
-
 static bb_status check(const bb_ring *r, const bb_ring_extra *extra, size_t n, bb_error *err) {
     if (n > MAX_EXTRA) return invalid(err, "more than 64 records added");
     if ((uint64_t)r->g.entries + 1u + (uint64_t)n * 0xFFFFu > UINT32_MAX)

@@ -175,7 +175,7 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head);
 
 /* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
  * only the file's data extents (holes stay zero in dst). */
-/* The schema entries r->extra adds to the dump being built (ring_extra.c): those whose event
+/* The schema entries r->extra adds to the dump being built (ring_dump.c): those whose event
  * the file's registry, as this snapshot read it, lacks. Their bytes (written to `sink` when
  * its write is not NULL; 0 when the sink fails) and their count in *count. */
 uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
