@@ -51,7 +51,7 @@ typedef struct bb_trigger_firing {
     uint64_t span_id;     /* 0 when the event has no span id */
     uint64_t duration_ns; /* span rules: how long the span lasted (or had been open) */
     bool hung;            /* a span rule caught a span still open */
-    uint32_t shard;       /* the shard the firing thread recorded into */
+    uint32_t shard;       /* the matching record's shard (a span rule: its enter's) */
     uint64_t after_ns;    /* the after-window waited before the callback */
     uint64_t suppressed;  /* firings counted, not dumped, since the previous callback */
 } bb_trigger_firing;

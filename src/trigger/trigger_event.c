@@ -43,7 +43,8 @@ static const bb_field_desc fields[] = {
      .type = BB_TYPE_INTERNED,
      .type_arg = 1},
     {.name = "shard",
-     .description = "The shard the firing thread recorded into.",
+     .description =
+         "The matching record's shard (a span rule: its enter's): its thread in the trace.",
      .offset = 40,
      .width = 4,
      .type = BB_TYPE_U32},
