@@ -2,8 +2,9 @@
  * instance with the live recorder's instance id, the schemas, intern entries and view sets
  * read so far, one Shard per ring (its head and capacity chosen by the caller, its body filled
  * by the caller), and Meta (with bb_ring_snapshot_extra_fd: the added schemas and strings, and
- * one more Shard holding the added records); plus the copy of a ring's positions out of the file that reads only
- * the file's data extents, so that the holes of a sparse file are never materialised. */
+ * one more Shard holding the added records); plus the copy of a ring's positions out of the
+ * file that reads only the file's data extents, so that the holes of a sparse file are never
+ * materialised. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
