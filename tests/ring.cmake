@@ -96,3 +96,7 @@ if(TARGET backbeat_cli)
       ENVIRONMENT "TSAN_OPTIONS=handle_sigbus=0")
   endforeach()
 endif()
+
+# bb_ring_snapshot_extra_fd (what `backbeat watch` writes): records a reader adds to a ring
+# file's snapshot, in a Shard of their own, with their schemas and strings.
+bb_test(ring_extra SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_extra_test.c)

@@ -4,6 +4,8 @@
 bb_test(trigger_rule INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/trigger/rule_test.c)
 bb_test(catch_recorder SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/catch_test.c LABELS concurrent)
 bb_test(catch_global SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/global_trigger_test.c)
+# `log >= error` (issue 41): one dump holding the info lines before the first error.
+bb_test(catch_log SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/log_trigger_test.c)
 # A triggered dump of the demo (one slow request) says why it was taken: `inspect` (text and
 # --json) shows the rule, the matching record and the after-window.
 if(TARGET backbeat_cli AND TARGET demo)
@@ -17,4 +19,11 @@ endif()
 if(TARGET backbeat_cli AND TARGET demo)
   add_test(NAME cli_watch COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/watch_test.sh
            $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:demo> ${CMAKE_CURRENT_BINARY_DIR}/cli_watch_work)
+endif()
+# What fired a triggered dump, in its outputs: the Parquet footer's key-value metadata (read by
+# DuckDB and hyparquet) and the trace's "trigger: RULE" instant on the matching record's thread
+# (plain JSON and @paulirish/trace_engine).
+if(TARGET backbeat_cli AND TARGET demo)
+  bb_node_test(convert_trigger trigger_outputs.mjs $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:demo>)
+  set_tests_properties(convert_trigger PROPERTIES TIMEOUT 120)
 endif()

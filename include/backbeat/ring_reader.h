@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "schema.h"
 #include "detail/export.h"
 
 #ifdef __cplusplus
@@ -114,6 +115,25 @@ BB_API void bb_ring_buffer_free(void *dump);
  * zeros, and never read, so a sparse file costs what its data costs. BB_ERR_IO when a write
  * fails (what was written is then not a dump). */
 BB_API bb_status bb_ring_snapshot_fd(bb_ring *ring, int fd, uint64_t *written, bb_error *err);
+
+/* A record a reader adds to a snapshot: what it knows about the process that the file does not
+ * say (`backbeat watch` adds the backbeat::Trigger record of the rule that fired). */
+typedef struct bb_ring_extra {
+    const bb_event_desc *event; /* its schema: added to the dump's registry (once) unless the
+                                 * file holds an event of the same id */
+    uint64_t ts;                /* its timestamp (ns, the file's clock) */
+    const void *fields;         /* event->record_size bytes */
+    const char *const *strings; /* per field index (NULL, or event->field_count entries): the
+                                 * string an interned field stands for; its id is chosen and
+                                 * stored in the field, the string added to the intern table */
+} bb_ring_extra;
+
+/* bb_ring_snapshot_fd plus the `n` records of `extra` (n <= 64), in a Shard section of their
+ * own after the file's rings (shard id: the file's shard count), so the dump stays format v1
+ * and every reader decodes them as ordinary records. BB_ERR_INVALID for a bad argument (an
+ * event whose record_size does not fit, a string past 65535 bytes). */
+BB_API bb_status bb_ring_snapshot_extra_fd(bb_ring *ring, int fd, const bb_ring_extra *extra,
+                                           size_t n, uint64_t *written, bb_error *err);
 
 /* Follow: where each ring was read up to. One per shard (bb_ring_info.shards), caller-owned. */
 typedef struct bb_ring_cursor {

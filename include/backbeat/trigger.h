@@ -15,6 +15,9 @@
  *   NS::Name                   any record of that event.
  *   NS::Name FIELD OP VALUE    OP: == != < <= > >=; VALUE an integer, a float, an enum label,
  *                              true/false, or a "quoted string" for an interned field.
+ *   log OP LEVEL               a log line (BB_LOG, BB_GLOG: backbeat/log.h) whose level compares
+ *                              so: `log >= error`; LEVEL trace, debug, info, warn, error or
+ *                              fatal (any case). The lines before it are in the dump.
  * Names may use '*' as `backbeat convert --event` does (my_app::*).
  *
  * When a rule fires, the recorder records a backbeat::Trigger event (the rule, the matching
@@ -48,7 +51,7 @@ typedef struct bb_trigger_firing {
     uint64_t span_id;     /* 0 when the event has no span id */
     uint64_t duration_ns; /* span rules: how long the span lasted (or had been open) */
     bool hung;            /* a span rule caught a span still open */
-    uint32_t shard;       /* the shard the firing thread recorded into */
+    uint32_t shard;       /* the matching record's shard (a span rule: its enter's) */
     uint64_t after_ns;    /* the after-window waited before the callback */
     uint64_t suppressed;  /* firings counted, not dumped, since the previous callback */
 } bb_trigger_firing;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/error_set.h"
+#include "format/event_schema.h"
 #include "format/sections.h"
 
 #ifndef BB_WRITER_BUF_SIZE
@@ -91,49 +92,9 @@ static bb_status check_str(const char *s, int opt, const char *label, const wher
     return BB_OK;
 }
 
-/* ---------------------------------------------------------------------------------------
- * Adapters from program descriptors to the neutral wire descriptions of format/sections.h
- * (input already validated: strings non-NULL where required and at most 65535 bytes).
- */
-
-/* A NUL-terminated string (NULL = absent) as a wire string. */
-static bb__wire_str wire_cstr(const char *s) {
-    bb__wire_str w = {s, 0, 0};
-    if (s) {
-        w.len = (uint16_t)cstr_len(s);
-        w.present = 1;
-    }
-    return w;
-}
-
-/* The event-level part of ev's schema entry. */
-static bb__wire_event wire_event(const bb_event_desc *ev) {
-    bb__wire_event w;
-    w.id = ev->id;
-    w.name = wire_cstr(ev->name);
-    w.description = wire_cstr(ev->description);
-    w.record_size = ev->record_size;
-    w.phase = ev->phase;
-    w.field_count = ev->field_count;
-    return w;
-}
-
-/* Field f of a schema entry, without its labels. */
-static bb__wire_field wire_field(const bb_field_desc *f) {
-    bb__wire_field w;
-    w.name = wire_cstr(f->name);
-    w.description = wire_cstr(f->description);
-    w.unit = wire_cstr(f->unit);
-    w.sentinel = f->sentinel;
-    w.offset = f->offset;
-    w.width = f->width;
-    w.label_count = f->label_count;
-    w.type = f->type;
-    w.type_arg = f->type_arg;
-    w.role = f->role;
-    w.has_sentinel = f->has_sentinel ? 1 : 0;
-    return w;
-}
+/* Descriptors become the neutral wire descriptions of format/sections.h through
+ * format/event_schema.h (input already validated: strings non-NULL where required and at most
+ * 65535 bytes). */
 
 /* Validate one field of w->ev and add its Schema-section bytes to *total. */
 static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint64_t *total,
@@ -158,10 +119,10 @@ static bb_status size_field(const bb_field_desc *f, const where *ev_where, uint6
     if (f->label_count && !f->labels) return schema_error(err, &w, "labels is NULL", NULL);
     for (uint16_t i = 0; i < f->label_count; i++)
         if ((st = check_str(f->labels[i].label, 0, "enum label", &w, err))) return st;
-    bb__wire_field wf = wire_field(f);
+    bb__wire_field wf = bb__wire_field_of(f);
     *total += bb__wire_field_size(&wf);
     for (uint16_t i = 0; i < f->label_count; i++)
-        *total += bb__wire_label_size(wire_cstr(f->labels[i].label));
+        *total += bb__wire_label_size(bb__wire_cstr(f->labels[i].label));
     return BB_OK;
 }
 
@@ -188,7 +149,7 @@ static bb_status size_schema(const bb_dump_input *in, uint64_t *len, bb_error *e
         if (ev->record_size > BB_MAX_RECORD_SIZE)
             return schema_error(err, &w, "record_size is larger than 65519 bytes", NULL);
         if (ev->field_count && !ev->fields) return schema_error(err, &w, "fields is NULL", NULL);
-        bb__wire_event we = wire_event(ev);
+        bb__wire_event we = bb__wire_event_of(ev, ev->id);
         total += bb__wire_event_size(&we);
         for (uint16_t j = 0; j < ev->field_count; j++)
             if ((st = size_field(&ev->fields[j], &w, &total, err))) return st;
@@ -314,7 +275,7 @@ static bb_status plan(const bb_dump_input *in, const bb__wire_process *proc, lay
     if ((st = size_intern(in, &lay->intern_len, err))) return st;
     if (in->host && cstr_len(in->host) > UINT16_MAX)
         return invalid(err, "dump writer: host is longer than 65535 bytes");
-    lay->meta_len = bb__wire_meta_size(wire_cstr(in->host ? in->host : ""));
+    lay->meta_len = bb__wire_meta_size(bb__wire_cstr(in->host ? in->host : ""));
     if ((st = check_views_shards(in, err))) return st;
     bb__table t;
     bb__instance_shape shape = shape_of(in, lay);
@@ -441,14 +402,14 @@ static void write_schema(out *o, const bb_dump_input *in) {
     bb__enc_schema_count(s, (uint32_t)in->event_count);
     for (size_t i = 0; i < in->event_count; i++) {
         const bb_event_desc *ev = in->events[i];
-        bb__wire_event we = wire_event(ev);
+        bb__wire_event we = bb__wire_event_of(ev, ev->id);
         bb__enc_schema_event(s, &we);
         for (uint16_t j = 0; j < ev->field_count; j++) {
             const bb_field_desc *f = &ev->fields[j];
-            bb__wire_field wf = wire_field(f);
+            bb__wire_field wf = bb__wire_field_of(f);
             bb__enc_schema_field(s, &wf);
             for (uint16_t k = 0; k < f->label_count; k++)
-                bb__enc_schema_label(s, f->labels[k].value, wire_cstr(f->labels[k].label));
+                bb__enc_schema_label(s, f->labels[k].value, bb__wire_cstr(f->labels[k].label));
         }
     }
 }
@@ -551,7 +512,7 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process
         out_region(&o, region, cap, blanks, i);
     }
     if (consistent) {
-        bb__enc_meta(s, in->instance_id, wire_cstr(in->host ? in->host : ""));
+        bb__enc_meta(s, in->instance_id, bb__wire_cstr(in->host ? in->host : ""));
         if (proc) bb__enc_process(s, in->instance_id, proc);
         consistent = o.pos == lay.total;
         what = "shard capacities or texts";

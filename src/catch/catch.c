@@ -23,11 +23,15 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool want(const bb_event_desc *d) {
     if (!d->name || tc_is_own_event(d)) return false;
     uint32_t n = __atomic_load_n(&g_narmed, __ATOMIC_ACQUIRE);
+    int level = tc_log_level(d);
     for (uint32_t k = 0; k < n; k++) {
         const tg_rule *r = &g_armed[k];
-        if (r->kind == TG_SPAN ? (d->phase == BB_PHASE_ENTER && tg_names(r, d->name)) ||
-                                     (d->phase == BB_PHASE_EXIT && tg_closes_span(r, d->name))
-                               : tg_names(r, d->name))
+        if (r->kind == TG_LOG) {
+            if (tg_log_fires(r, level)) return true;
+        } else if (r->kind == TG_SPAN
+                       ? (d->phase == BB_PHASE_ENTER && tg_names(r, d->name)) ||
+                             (d->phase == BB_PHASE_EXIT && tg_closes_span(r, d->name))
+                       : tg_names(r, d->name))
             return true;
     }
     return false;
@@ -86,6 +90,7 @@ static bb_status check_rule(const tg_rule *r, const bb_event_desc **evs, size_t 
     bool any = false;
     char msg[256];
     for (size_t i = 0; i < n; i++) {
+        any |= tg_log_fires(r, tc_log_level(evs[i]));
         if (!tg_names(r, evs[i]->name)) continue;
         any = true;
         tg_cond c;
@@ -95,9 +100,9 @@ static bb_status check_rule(const tg_rule *r, const bb_event_desc **evs, size_t 
     }
     if (!any)
         fprintf(stderr,
-                "backbeat: warning: trigger rule '%s' names no registered event (yet); it is armed "
+                "backbeat: warning: trigger rule '%s' names no registered %s (yet); it is armed "
                 "for when one registers\n",
-                r->text);
+                r->text, r->kind == TG_LOG ? "log line at that level" : "event");
     return BB_OK;
 }
 

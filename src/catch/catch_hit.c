@@ -36,7 +36,9 @@ static void bind_event(tc_engine *e, const tc_table *t, const bb_event_desc *d, 
         memset(it, 0, sizeof *it);
         it->rule = (uint8_t)k;
         bool named = tg_names(r, d->name);
-        if (r->kind == TG_SPAN) {
+        if (r->kind == TG_LOG) {
+            if (!tg_log_fires(r, tc_log_level(d))) continue; /* a line at a level it names */
+        } else if (r->kind == TG_SPAN) {
             if (named && d->phase == BB_PHASE_ENTER) it->role = TC_ENTER;
             else if (d->phase == BB_PHASE_EXIT && tg_closes_span(r, d->name)) it->role = TC_EXIT;
             else continue;
@@ -92,6 +94,7 @@ static void span_open(tc_engine *e, uint32_t rule, const tc_bound *b, uint64_t s
         __atomic_store_n(&s->rule, rule, __ATOMIC_RELAXED);
         __atomic_store_n(&s->name_id, b->name_id, __ATOMIC_RELAXED);
         __atomic_store_n(&s->name, b->name, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->shard, tc_shard_now(e->rec), __ATOMIC_RELAXED);
         __atomic_store_n(&s->sid, sid, __ATOMIC_RELEASE);
         return;
     }
@@ -110,14 +113,21 @@ static void span_close(tc_engine *e, const tc_table *t, uint32_t rule, uint64_t 
         uint64_t enter = __atomic_load_n(&s->enter_ts, __ATOMIC_RELAXED);
         uint32_t name_id = __atomic_load_n(&s->name_id, __ATOMIC_RELAXED);
         const char *name = __atomic_load_n(&s->name, __ATOMIC_RELAXED);
+        uint32_t shard = __atomic_load_n(&s->shard, __ATOMIC_RELAXED);
         if (!__atomic_compare_exchange_n(&s->sid, &cur, TC_GONE, false, __ATOMIC_ACQ_REL,
                                          __ATOMIC_RELAXED))
             return; /* the watcher took it */
         uint64_t dur = ts > enter ? ts - enter : 0;
         if (dur > t->rules[rule].duration_ns)
-            tc_fire(e, t, rule, name, name_id, enter, sid, dur, false);
+            tc_fire(e, t, rule, name, name_id, enter, sid, dur, false, shard);
         return;
     }
+}
+
+/* Contract: see catch_internal.h. */
+int tc_log_level(const bb_event_desc *d) {
+    const char *desc = d->description;
+    return tg_log_site_level(d->name, desc, desc ? strlen(desc) : 0);
 }
 
 /* Contract: see catch_internal.h (the recorder's hook, trigger_hook.h). */
@@ -134,7 +144,8 @@ void tc_hit(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts) 
         } else if (it->role == TC_EXIT) {
             span_close(e, t, it->rule, tg_span_id(d, fields), ts);
         } else if (!it->has_cond || tg_cond_eval(&it->cond, fields, NULL, NULL)) {
-            tc_fire(e, t, it->rule, b->name, b->name_id, ts, tg_span_id(d, fields), 0, false);
+            tc_fire(e, t, it->rule, b->name, b->name_id, ts, tg_span_id(d, fields), 0, false,
+                    tc_shard_now(e->rec));
         }
     }
 }

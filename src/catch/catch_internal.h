@@ -52,6 +52,7 @@ typedef struct tc_span {
     uint64_t sid; /* atomic */
     uint64_t enter_ts;
     uint32_t rule, name_id;
+    uint32_t shard; /* the enter's (where the calling thread records), for the firing */
     const char *name;
 } tc_span;
 
@@ -79,8 +80,14 @@ typedef struct tc_engine {
 
 /* The writer's side (catch_hit.c): the recorder hook, and the firing of a rule. */
 void tc_hit(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts);
+/* The level of a log call site's event (0 trace .. 5 fatal), -1 for another event. */
+int tc_log_level(const bb_event_desc *d);
+/* `shard`: the matching record's (the calling thread's for a record rule, the enter's for a
+ * span rule), what the backbeat::Trigger record's `shard` says. */
 void tc_fire(tc_engine *e, const tc_table *t, uint32_t rule, const char *name, uint32_t name_id,
-             uint64_t ts, uint64_t sid, uint64_t duration, bool hung);
+             uint64_t ts, uint64_t sid, uint64_t duration, bool hung, uint32_t shard);
+/* The shard the calling thread records into now. */
+uint32_t tc_shard_now(bb_recorder *rec);
 /* The trigger thread (catch_thread.c): open spans past their deadline, the after-window, the
  * callback or the dump. */
 void *tc_thread(void *arg);

@@ -17,7 +17,8 @@ uint64_t tc_mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t firing_shard(bb_recorder *rec) {
+/* Contract: see catch_internal.h. */
+uint32_t tc_shard_now(bb_recorder *rec) {
     const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
     return bb__shard_of(h, bb__cpu_hint(h));
 }
@@ -31,7 +32,7 @@ static void copy_str(char *dst, size_t cap, const char *s) {
 
 /* Contract: see catch_internal.h. */
 void tc_fire(tc_engine *e, const tc_table *t, uint32_t rule, const char *name, uint32_t name_id,
-             uint64_t ts, uint64_t sid, uint64_t duration, bool hung) {
+             uint64_t ts, uint64_t sid, uint64_t duration, bool hung, uint32_t shard) {
     uint32_t idle = 0;
     if (!__atomic_compare_exchange_n(&e->pending, &idle, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED)) {
@@ -53,7 +54,7 @@ void tc_fire(tc_engine *e, const tc_table *t, uint32_t rule, const char *name, u
                                     .span_id = sid,
                                     .duration_ns = duration,
                                     .hung = hung,
-                                    .shard = firing_shard(e->rec),
+                                    .shard = shard,
                                     .after_ns = e->opts.after_ns};
     e->fire_mono = now;
     __atomic_fetch_add(&e->fired, 1, __ATOMIC_RELAXED);
@@ -74,9 +75,10 @@ static void scan_spans(tc_engine *e, const tc_table *t) {
         if (now <= enter || now - enter <= t->rules[rule].duration_ns) continue;
         uint32_t name_id = __atomic_load_n(&s->name_id, __ATOMIC_RELAXED);
         const char *name = __atomic_load_n(&s->name, __ATOMIC_RELAXED);
+        uint32_t shard = __atomic_load_n(&s->shard, __ATOMIC_RELAXED);
         if (__atomic_compare_exchange_n(&s->sid, &sid, TC_GONE, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED))
-            tc_fire(e, t, rule, name, name_id, enter, sid, now - enter, true);
+            tc_fire(e, t, rule, name, name_id, enter, sid, now - enter, true, shard);
     }
 }
 

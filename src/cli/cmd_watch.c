@@ -2,7 +2,9 @@
  * files read-only (as tail does, backbeat/ring_reader.h), evaluates the --when rules
  * (trigger/rule.h, cli/watch_rules.c) on every record committed and on spans still open, and
  * when one fires waits the after-window, then writes that process's rings as a dump into the
- * output directory (as recover does) and prints one line: the rule, the process, the matching
+ * output directory (as recover does) with the backbeat::Trigger record of the firing (the
+ * rule, the matching record, the after-window: what an in-process triggered dump carries), and
+ * prints one line: the rule, the process, the matching
  * record, the file. Firings of a process while its dump is pending, or within a second of its
  * previous dump, are counted, not dumped. */
 /* SPDX-License-Identifier: MIT */
@@ -22,6 +24,7 @@
 #include "cli/ring_scan.h"
 #include "cli/watch_rules.h"
 #include "trigger/rule.h"
+#include "trigger/trigger_event.h"
 
 static const char watch_help[] =
     "usage: backbeat watch --when RULE [--when RULE]... [--after DURATION] [-o DIR] [--max N]\n"
@@ -33,6 +36,8 @@ static const char watch_help[] =
     "  span NS::Name > DURATION   a span that lasted longer, or is still open that long\n"
     "  NS::Name                   any record of that event\n"
     "  NS::Name FIELD OP VALUE    OP: == != < <= > >=; a number, an enum label or a \"string\"\n"
+    "  log OP LEVEL               a log line whose level compares so (log >= error)\n"
+    "Each dump holds a backbeat::Trigger record of what fired it (inspect shows it).\n"
     "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
     "\n"
     "options:\n"
@@ -62,6 +67,7 @@ typedef struct source {
     bool pending;
     cli_firing firing;
     uint64_t due_ns, counted;
+    uint64_t fired_at;     /* CLOCK_REALTIME of the firing: the backbeat::Trigger record's ts */
     uint64_t last_dump_ns; /* monotonic; 0: none yet */
     unsigned n;
 } source;
@@ -121,6 +127,7 @@ static void fired(watch_state *w, source *s, const cli_firing *f) {
     }
     s->pending = true;
     s->firing = *f;
+    s->fired_at = clock_ns(CLOCK_REALTIME);
     s->due_ns = now + w->o->after_ns;
 }
 
@@ -163,6 +170,23 @@ static bool poll_source(watch_state *w, source *s) {
     return true;
 }
 
+/* The process's rings as a dump into fd, with the backbeat::Trigger record of the firing (as
+ * the in-process recorder records it), so the dump says what fired it. */
+static bb_status snapshot(watch_state *w, source *s, int fd, bb_error *err) {
+    const cli_firing *f = &s->firing;
+    tg_trigger_rec rec = {.ts = f->ts,
+                          .span_id = f->span_id,
+                          .after_ns = w->o->after_ns,
+                          .duration_ns = f->duration_ns,
+                          .shard = f->shard,
+                          .hung = f->hung};
+    const char *strings[16] = {NULL};
+    strings[TG_TRIGGER_FIELD_RULE] = f->rule->text;
+    strings[TG_TRIGGER_FIELD_EVENT] = f->event;
+    bb_ring_extra x = {&tg_trigger_desc, s->fired_at, &rec, strings};
+    return bb_ring_snapshot_extra_fd(s->ring, fd, &x, 1, NULL, err);
+}
+
 /* The after-window is over: the process's rings as a dump, and its line. */
 static bool write_dump(watch_state *w, source *s) {
     const bb_ring_info *in = bb_ring_get_info(s->ring);
@@ -175,8 +199,7 @@ static bool write_dump(watch_state *w, source *s) {
         if (fd < 0 && errno != EEXIST) break;
     }
     bb_error err;
-    uint64_t written;
-    if (fd < 0 || bb_ring_snapshot_fd(s->ring, fd, &written, &err) != BB_OK || close(fd) != 0) {
+    if (fd < 0 || snapshot(w, s, fd, &err) != BB_OK || close(fd) != 0) {
         cli_error("%s: %s", path, fd < 0 ? strerror(errno) : err.message);
         if (fd >= 0) unlink(path);
         return false;

@@ -1,5 +1,6 @@
 /* watch_rules.c — `backbeat watch`'s rules over followed records: each rule bound once per
- * schema (a reader schema seen as a descriptor), field conditions evaluated with the dump's
+ * schema (a reader schema seen as a descriptor; a log call site's level read from its
+ * description for `log OP LEVEL` rules), field conditions evaluated with the dump's
  * intern table, spans matched by span id, open spans past their DURATION. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -99,10 +100,13 @@ static void as_field(bound *b, const bb_rfield *rf, bb_field_desc *f) {
 
 static void bind_rules(cli_watch_rules *w, bound *b) {
     char err[8];
+    const char *d = b->desc.description;
+    int level = tg_log_site_level(b->desc.name, d, d ? strlen(d) : 0);
     for (size_t k = 0; k < w->nrules; k++) {
         const tg_rule *r = &w->rules[k];
         bool named = tg_names(r, b->desc.name);
-        if (r->kind == TG_SPAN)
+        if (r->kind == TG_LOG) b->role[k] = tg_log_fires(r, level) ? 1 : 0;
+        else if (r->kind == TG_SPAN)
             b->role[k] = named && b->desc.phase == BB_PHASE_ENTER                            ? 3
                          : b->desc.phase == BB_PHASE_EXIT && tg_closes_span(r, b->desc.name) ? 4
                                                                                              : 0;
@@ -123,6 +127,7 @@ static bound *bound_of(cli_watch_rules *w, const bb_rschema *s) {
     if (!b->fields) return NULL;
     for (size_t i = 0; i < s->field_count; i++) as_field(b, &s->fields[i], &b->fields[i]);
     b->desc.name = keep(b, s->name);
+    b->desc.description = s->has_description ? keep(b, s->description) : NULL;
     b->desc.fields = b->fields;
     b->desc.field_count = (uint16_t)s->field_count;
     b->desc.record_size = s->record_size;

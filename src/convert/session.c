@@ -46,7 +46,8 @@ bool cv_session_open(const cv_request *rq, char *const *paths, size_t n, bool ra
     if (cv_inputs_model(&s->in, walk_threads(rq), &s->model, err) &&
         cv_filter_open(&rq->filter, s->model, rq->warn, rq->warn_ctx, &s->filter, err) &&
         rank_views(s, rank_one, err) &&
-        cv_crashes_open(s->in.dumps, s->in.n, rq->symbols, &s->crashes, err))
+        cv_crashes_open(s->in.dumps, s->in.n, rq->symbols, &s->crashes, err) &&
+        cv_triggers_open(s->in.dumps, s->in.n, &s->triggers, err))
         return true;
     cv_session_close(s);
     return false;
@@ -58,6 +59,7 @@ void cv_session_close(cv_session *s) {
     cv_inputs_close(&s->in);
     free(s->view_rank);
     cv_crashes_close(&s->crashes);
+    cv_triggers_close(&s->triggers);
     memset(s, 0, sizeof *s);
 }
 
@@ -75,6 +77,8 @@ convert_opts cv_session_opts(const cv_request *rq, cv_format fmt, const cv_sessi
                        .progress_ctx = rq->progress_ctx,
                        .view_rank = s->view_rank,
                        .crashes = s->crashes.notes,
-                       .ncrashes = s->crashes.n};
+                       .ncrashes = s->crashes.n,
+                       .triggers = s->triggers.notes,
+                       .ntriggers = s->triggers.n};
     return co;
 }

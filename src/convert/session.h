@@ -8,13 +8,15 @@
 
 #include "convert/convert.h"
 #include "convert/crash_notes.h"
+#include "convert/trigger_notes.h"
 
 typedef struct cv_session {
     cv_inputs in;
     bb_model *model;
     cv_filter *filter;
-    uint64_t *view_rank; /* per bb_model_view */
-    cv_crashes crashes;  /* the inputs' crashes, symbolized (convert/crash_notes.c) */
+    uint64_t *view_rank;  /* per bb_model_view */
+    cv_crashes crashes;   /* the inputs' crashes, symbolized (convert/crash_notes.c) */
+    cv_triggers triggers; /* what fired the inputs' triggered dumps (convert/trigger_notes.c) */
 } cv_session;
 
 /* Open the n `paths` (rq's inputs, maybe after others) and everything above over them.

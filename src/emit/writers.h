@@ -30,6 +30,20 @@ typedef struct convert_crash {
     const char *stack;
 } convert_crash;
 
+/* What fired a triggered dump: one backbeat::Trigger record of the inputs (convert/
+ * trigger_notes.c), decoded. The table's key-value metadata and the trace's "trigger: RULE"
+ * instant (on the matching record's thread) carry it. */
+typedef struct convert_trigger {
+    uint64_t instance_id;
+    uint64_t rec_ts;    /* the backbeat::Trigger record's own timestamp (the firing) */
+    uint32_t rec_shard; /* the shard it was recorded in */
+    uint64_t ts;        /* the matching record's timestamp (a hung span: its enter's) */
+    uint64_t span_id, after_ns, duration_ns;
+    uint32_t shard; /* the matching record's shard (its thread in the trace) */
+    bool hung;
+    const char *rule, *event;
+} convert_trigger;
+
 typedef struct convert_opts {
     const char *out_name;      /* output path as the user gave it ("-" for stdout), for messages */
     const char *host_override; /* --host, or NULL */
@@ -50,6 +64,9 @@ typedef struct convert_opts {
     /* The inputs' crashes with their stacks symbolized (none: NULL, 0). */
     const convert_crash *crashes;
     size_t ncrashes;
+    /* The inputs' triggers, in firing order (none: NULL, 0). */
+    const convert_trigger *triggers;
+    size_t ntriggers;
 } convert_opts;
 
 /* Each writer returns 0 on success, or non-zero after writing a message naming the problem

@@ -455,7 +455,9 @@ const bb__g_var bb__g_vars[] = {
      .used = "no rule",
      .doc = "condition triggers, `RULE; RULE`: `span NS::Name > DURATION` (a span slower than "
             "that, or still open that long), `NS::Name` (any record), `NS::Name FIELD OP VALUE` "
-            "(`==` `!=` `<` `<=` `>` `>=`; a number, an enum label or a \"string\"); each firing "
+            "(`==` `!=` `<` `<=` `>` `>=`; a number, an enum label or a \"string\"), `log OP "
+            "LEVEL` (a log line of `BB_LOG`/`BB_GLOG` whose level compares so: `log >= error`; "
+            "LEVEL trace, debug, info, warn, error or fatal, any case); each firing "
             "writes one dump (throttle and limits apply); a bad rule is reported and left out",
      .doc_default = "none"},
     {.name = "BACKBEAT_TRIGGER_AFTER",

@@ -1,8 +1,10 @@
 /* ring_dump.c — the `.bb` dump (format v1) a ring file's snapshot or follow call returns: one
  * instance with the live recorder's instance id, the schemas, intern entries and view sets
  * read so far, one Shard per ring (its head and capacity chosen by the caller, its body filled
- * by the caller), and Meta; plus the copy of a ring's positions out of the file that reads only
- * the file's data extents, so that the holes of a sparse file are never materialised. */
+ * by the caller), and Meta (with bb_ring_snapshot_extra_fd: the added schemas and strings, and
+ * one more Shard holding the added records); plus the copy of a ring's positions out of the
+ * file that reads only the file's data extents, so that the holes of a sparse file are never
+ * materialised. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +30,23 @@ static uint64_t view_len(const void *ctx, size_t i) {
 
 static uint64_t shard_cap(const void *ctx, uint32_t i) {
     const shape_ctx *c = ctx;
-    return c->sh[i].cap;
+    return i < c->r->info.shards ? c->sh[i].cap : c->r->extra->cap;
+}
+
+/* Contract: see ring_priv.h. Decided as the dump is built: the file's registry is read by the
+ * snapshot itself, so an event its process registered meanwhile is not listed twice. */
+uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
+                               bb__sink sink) {
+    uint64_t len = 0;
+    *count = 0;
+    for (uint32_t i = 0; i < x->nschema; i++) {
+        if (bb__u64map_get(&r->size_ix, x->schema_id[i])) continue;
+        size_t n = x->schema_off[i + 1] - x->schema_off[i];
+        if (sink.write && sink.write(sink.ctx, x->schema.data + x->schema_off[i], n)) return 0;
+        len += n;
+        (*count)++;
+    }
+    return len;
 }
 
 /* The process the file's header names (its pid and creation time; the program is not in the
@@ -48,13 +66,19 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
         intern += BB_INTERN_ENTRY_HEADER_SIZE + r->interns[i].len;
     if (r->stats.intern_full)
         intern += BB_INTERN_ENTRY_HEADER_SIZE + sizeof BB_INTERN_FULL_TEXT - 1;
+    const bb__ring_extra *x = r->extra; /* after the file's: schemas, strings, one more shard */
+    if (x) {
+        uint32_t n;
+        schema += bb__ring_extra_schema(r, x, &n, (bb__sink){NULL, NULL});
+        intern += x->intern.len;
+    }
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
     bb__wire_process proc = process_of(r);
     bb__instance_shape s = {.schema_len = schema,
                             .intern_len = intern,
                             .meta_len = bb__wire_meta_size(host),
                             .view_count = r->nviews,
-                            .shard_count = r->info.shards,
+                            .shard_count = r->info.shards + (x ? 1u : 0u),
                             .process_len = proc.pid ? bb__wire_process_size(&proc) : 0,
                             .view_len = view_len,
                             .shard_capacity = shard_cap,
@@ -65,11 +89,17 @@ static bb__instance_shape shape_of(const shape_ctx *c) {
 /* Everything but the shard bodies, which are skipped (left zero) and located. */
 static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh) {
     bb__sink s = bb__sink_membuf(bs);
-    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents);
+    const bb__ring_extra *x = r->extra;
+    uint32_t added = 0;
+    if (x) (void)bb__ring_extra_schema(r, x, &added, (bb__sink){NULL, NULL});
+    int rc = bb__enc_schema_count(s, (uint32_t)r->nevents + added);
     for (size_t i = 0; !rc && i < r->nevents; i++)
         rc = s.write(s.ctx, r->events[i].p, r->events[i].len);
+    uint32_t wrote = 0;
+    if (!rc && x && added && !bb__ring_extra_schema(r, x, &wrote, s)) rc = EIO;
     uint32_t full = r->stats.intern_full ? 1u : 0u; /* the placeholder first, as a live dump */
-    if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, (uint32_t)r->ninterns + full);
+    uint32_t nintern = (uint32_t)r->ninterns + full + (x ? x->nintern : 0u);
+    if (!rc) rc = bb__enc_intern_header(s, r->info.instance_id, nintern);
     if (!rc && full)
         rc = bb__enc_intern_entry(s, 0, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
                                   BB_INTERN_FULL_TEXT);
@@ -77,6 +107,7 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
         const bb__ring_intern *e = &r->interns[i];
         rc = bb__enc_intern_entry(s, e->index + 1, e->len, e->p);
     }
+    if (!rc && x) rc = s.write(s.ctx, x->intern.data, x->intern.len);
     for (size_t i = 0; !rc && i < r->nviews; i++)
         rc = s.write(s.ctx, r->views[i].p, r->views[i].len);
     for (uint32_t i = 0; !rc && i < r->info.shards; i++) {
@@ -87,6 +118,9 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
             bs->len += (size_t)sh[i].cap;
         }
     }
+    if (!rc && x)
+        rc = bb__enc_shard_header(s, r->info.instance_id, r->info.shards, x->head, x->cap);
+    if (!rc && x) rc = s.write(s.ctx, x->region, (size_t)x->cap);
     bb__wire_str host = {r->info.host, (uint16_t)strlen(r->info.host), 1};
     if (!rc) rc = bb__enc_meta(s, r->info.instance_id, host);
     bb__wire_process proc = process_of(r);

@@ -13,6 +13,7 @@
 
 #include "backbeat/ring_reader.h"
 #include "format/rseq_margin.h"
+#include "format/sink.h"
 #include "read/u64map.h"
 
 /* The regions of a validated header (offsets into the file). */
@@ -39,6 +40,17 @@ typedef struct bb__ring_size {
     uint64_t id;
     uint32_t size;
 } bb__ring_size;
+
+/* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries
+ * and intern entries, already encoded, and one more Shard's region (cap bytes, head). */
+typedef struct bb__ring_extra {
+    bb__membuf schema, intern;
+    uint32_t nschema, nintern;
+    uint64_t schema_id[64];    /* each schema entry's id: left out when the file has it by then */
+    size_t schema_off[64 + 1]; /* entry i is schema.data[schema_off[i], schema_off[i + 1]) */
+    uint8_t *region;
+    uint64_t cap, head;
+} bb__ring_extra;
 
 struct bb_ring {
     int fd;           /* -1 for a ring file in memory (tests, fuzzing) */
@@ -77,7 +89,8 @@ struct bb_ring {
         uint64_t n;
     } * ranges;
     size_t nranges, ranges_cap;
-    bool ranges_failed; /* out of memory while noting them: write everything */
+    bool ranges_failed;          /* out of memory while noting them: write everything */
+    const bb__ring_extra *extra; /* set during bb_ring_snapshot_extra_fd only */
 };
 
 /* Intern entries per chunk of bb_ring.intern_taken, and the chunks of a table of n entries. */
@@ -162,6 +175,15 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head);
 
 /* Copy the file's ring `shard` positions [from, to) into `dst` (a ring of dcap bytes), reading
  * only the file's data extents (holes stay zero in dst). */
+/* The schema entries r->extra adds to the dump being built (ring_dump.c): those whose event
+ * the file's registry, as this snapshot read it, lacks. Their bytes (written to `sink` when
+ * its write is not NULL; 0 when the sink fails) and their count in *count. */
+uint64_t bb__ring_extra_schema(const bb_ring *r, const bb__ring_extra *x, uint32_t *count,
+                               bb__sink sink);
+
+/* bb_ring_snapshot_fd's body: the snapshot built (with r->extra when set) and written. */
+bb_status bb__ring_snapshot_write(bb_ring *r, int fd, uint64_t *written, bb_error *err);
+
 void bb__ring_copy(bb_ring *r, uint32_t shard, uint64_t from, uint64_t to, uint8_t *dst,
                    uint64_t dcap);
 

@@ -57,8 +57,8 @@ static int write_ranges(bb_ring *r, int fd, const uint8_t *buf, size_t len) {
     return rc;
 }
 
-/* Contract: see ring_reader.h. */
-bb_status bb_ring_snapshot_fd(bb_ring *r, int fd, uint64_t *written, bb_error *err) {
+/* Contract: see ring_priv.h. */
+bb_status bb__ring_snapshot_write(bb_ring *r, int fd, uint64_t *written, bb_error *err) {
     if (written) *written = 0;
     if (!r || fd < 0) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "invalid argument");
     void *buf = NULL;
@@ -72,4 +72,9 @@ bb_status bb_ring_snapshot_fd(bb_ring *r, int fd, uint64_t *written, bb_error *e
                            strerror(rc));
     if (written) *written = len;
     return BB_OK;
+}
+
+/* Contract: see ring_reader.h. */
+bb_status bb_ring_snapshot_fd(bb_ring *r, int fd, uint64_t *written, bb_error *err) {
+    return bb__ring_snapshot_write(r, fd, written, err);
 }

@@ -9,7 +9,8 @@
  * pages are compressed with the codec of --compression (zstd by default). The
  * footer carries the schema, the row groups with statistics, and key-value metadata:
  * backbeat.format, backbeat.host, backbeat.views (tw_views_ddl), backbeat.columns
- * (table/semantics.h) and backbeat.instances (JSON: id, host, rows of each instance).
+ * (table/semantics.h), backbeat.instances (JSON: id, host, rows of each instance) and, for a
+ * triggered dump, what fired it (table/trigger_meta.h).
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "parquet/footer.h"
 #include "table/layout.h"
 #include "table/semantics.h"
+#include "table/trigger_meta.h"
 #include "emit/text.h"
 
 #define DEFAULT_ROW_GROUP (1u << 20)
@@ -192,7 +194,7 @@ static void instances_json(writer *w, pq_buf *b) {
 
 /* Write FileMetaData, its length and the closing magic; 0 or 1 (message set). */
 static int write_footer(writer *w) {
-    pq_buf host = {0}, insts = {0}, foot = {0};
+    pq_buf host = {0}, insts = {0}, foot = {0}, trig = {0};
     host_text(w, &host);
     pq_buf_byte(&host, 0);
     instances_json(w, &insts);
@@ -206,15 +208,20 @@ static int write_footer(writer *w) {
         rc = fail(w, "%s", "out of memory");
         goto out;
     }
-    pq_kv kv[] = {
+    pq_kv kv[5 + TW_TRIGGER_KV] = {
         {"backbeat.format", "1"},
         {"backbeat.host", (const char *)host.data},
         {"backbeat.views", views},
         {"backbeat.columns", cols},
         {"backbeat.instances", (const char *)insts.data},
     };
+    size_t ntrig = 0;
+    if (w->opts && !tw_trigger_kv(w->opts->triggers, w->opts->ntriggers, &trig, kv + 5, &ntrig)) {
+        rc = fail(w, "%s", "out of memory");
+        goto out;
+    }
     if (!pq_footer_encode(&foot, w->lay.nodes, w->lay.nnodes, w->rgs, w->nrg, w->rows, kv,
-                          sizeof kv / sizeof kv[0], "backbeat version " BB_VERSION_STRING)) {
+                          5 + ntrig, "backbeat version " BB_VERSION_STRING)) {
         rc = fail(w, "%s", "out of memory");
         goto out;
     }
@@ -233,6 +240,7 @@ out:
     pq_buf_free(&host);
     pq_buf_free(&insts);
     pq_buf_free(&foot);
+    pq_buf_free(&trig);
     free(views);
     free(cols);
     return rc;

@@ -497,6 +497,48 @@ static void write_crash(tw *w, const bb_mrecord *r, ev_info *ev, thr *t, const c
     em_obuf_puts(b, "}}");
 }
 
+/* What fired, when r is a backbeat::Trigger record (convert_opts.triggers), or NULL. */
+static const convert_trigger *trigger_of(const tw *w, const bb_mrecord *r, const ev_info *ev) {
+    if (!w->opts || !w->opts->ntriggers || strcmp(ev->display, "backbeat::Trigger") != 0)
+        return NULL;
+    for (size_t i = 0; i < w->opts->ntriggers; i++) {
+        const convert_trigger *g = &w->opts->triggers[i];
+        if (g->instance_id == r->rec.instance_id && g->rec_ts == r->rec.ts &&
+            g->rec_shard == r->rec.shard_id)
+            return g;
+    }
+    return NULL;
+}
+
+/* A trigger's "I" instant "trigger: RULE", at its firing, on the thread of the record that
+ * matched (its shard's lane, not the lane it was recorded on), with the matching record's
+ * event, timestamp and span id, the after-window, the span's duration and whether it hung. */
+static void write_trigger(tw *w, const bb_mrecord *r, proc *p, const convert_trigger *g) {
+    thr *t = find_thr(w, p, g->shard);
+    if (!t) return;
+    em_obuf *b = &w->out;
+    char name[320];
+    int n = snprintf(name, sizeof name, "trigger: %s", g->rule);
+    sep(w);
+    em_obuf_write(b, t->ipfx, t->ipfx_len);
+    em_obuf_usec(b, r->rec.ts - w->base);
+    em_obuf_puts(b, ",\"name\":");
+    em_obuf_json_str(b, name, n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1);
+    em_obuf_puts(b, ",\"cat\":\"backbeat\",\"args\":{\"rule\":");
+    em_obuf_json_str(b, g->rule, strlen(g->rule));
+    em_obuf_puts(b, ",\"event\":");
+    em_obuf_json_str(b, g->event, strlen(g->event));
+    em_obuf_puts(b, ",\"ts_nanos\":\"");
+    em_obuf_u64(b, g->ts);
+    em_obuf_puts(b, "\",\"span_id\":\"");
+    em_obuf_u64(b, g->span_id);
+    em_obuf_puts(b, "\",\"after_ns\":");
+    em_obuf_u64(b, g->after_ns);
+    em_obuf_puts(b, ",\"duration_ns\":");
+    em_obuf_u64(b, g->duration_ns);
+    em_obuf_puts(b, g->hung ? ",\"hung\":true}}" : ",\"hung\":false}}");
+}
+
 static uint64_t span_key(uint64_t instance_id, uint64_t span_id) {
     return bb__u64map_mix(instance_id) ^ span_id;
 }
@@ -723,6 +765,11 @@ static int trace_record(tw *w, const bb_mrecord *r, char *errbuf, size_t errlen)
     if (!ev) {
         w->oom = true;
         return REC_STOP;
+    }
+    const convert_trigger *g = trigger_of(w, r, ev); /* on the matching record's thread */
+    if (g) {
+        write_trigger(w, r, p, g);
+        return w->oom ? REC_STOP : REC_NEXT;
     }
     thr *t = find_thr(w, p, r->rec.shard_id);
     if (!t) return REC_STOP;

@@ -5,9 +5,11 @@
  *   RULE  := 'span' NAME '>' DURATION      a span of that name lasted (or is open) longer
  *          | NAME                          any record of that event
  *          | NAME FIELD OP VALUE           OP: == != < <= > >=
+ *          | 'log' OP LEVEL                a log line (BB_LOG, BB_GLOG) whose level compares so
  *   NAME  := a qualified event name, '*' and '?' as in `convert --event` (fnmatch)
  *   DURATION := integer or decimal with unit ns, us, ms or s (250us, 50ms, 2s)
  *   VALUE := integer | float | enum label (identifier) | "quoted string" (interned fields)
+ *   LEVEL := trace | debug | info | warn | error | fatal (any case; "warning" is warn)
  *
  * Errors name the rule and the column (1-based, in the whole text given) of the mistake.
  * Knows nothing of recorders or readers: both libraries use it (in-process triggers, `watch`).
@@ -28,7 +30,7 @@
 #define TG_STR_MAX 128
 #define TG_MAX_RULES 16
 
-typedef enum tg_kind { TG_SPAN = 0, TG_EVENT = 1, TG_FIELD = 2 } tg_kind;
+typedef enum tg_kind { TG_SPAN = 0, TG_EVENT = 1, TG_FIELD = 2, TG_LOG = 3 } tg_kind;
 typedef enum tg_op { TG_EQ = 0, TG_NE, TG_LT, TG_LE, TG_GT, TG_GE } tg_op;
 typedef enum tg_vkind { TG_V_INT = 0, TG_V_FLOAT, TG_V_LABEL, TG_V_STRING } tg_vkind;
 
@@ -47,6 +49,7 @@ typedef struct tg_rule {
     double fval;          /* TG_V_FLOAT (and TG_V_INT as a double) */
     char str[TG_STR_MAX]; /* TG_V_LABEL / TG_V_STRING */
     uint64_t duration_ns; /* TG_SPAN */
+    int level;            /* TG_LOG: 0 trace .. 5 fatal (compared with `op`) */
 } tg_rule;
 
 /* Parse `text` (rules separated by ';'; empty rules are skipped) into out[cap]; *n = count.
@@ -57,7 +60,17 @@ bool tg_parse(const char *text, tg_rule *out, size_t cap, size_t *n, char *err, 
 /* Parse a duration ("250us", "50ms", "2s", "1.5s", "0"): true and *ns, or false. */
 bool tg_parse_duration(const char *s, uint64_t *ns);
 
-/* True when the rule's pattern names the event called `name` (fnmatch, as `convert --event`). */
+/* The level (0 trace .. 5 fatal) of a log call site's event (name "backbeat.log::...", its
+ * description "backbeat-log 1\nlevel: LEVEL\n...", docs/LOG_LINES.md), -1 for another event.
+ * `desc` may be NULL (-1); it need not be NUL-terminated (desc_len bytes). */
+int tg_log_site_level(const char *name, const char *desc, size_t desc_len);
+
+/* True when log rule `r` fires on a line of level `level` (a TG_LOG rule; false for others and
+ * for level -1). */
+bool tg_log_fires(const tg_rule *r, int level);
+
+/* True when the rule's pattern names the event called `name` (fnmatch, as `convert --event`);
+ * never for a log rule (it names levels: tg_log_fires). */
 bool tg_names(const tg_rule *r, const char *name);
 
 /* True when exit event `name` closes the spans of span rule `r`: its name matches the rule's

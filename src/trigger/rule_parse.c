@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trigger/rule.h"
 
@@ -170,12 +171,36 @@ static bool parse_span(cur *c, tg_rule *r) {
     return true;
 }
 
+/* The level names, lowest first (as BACKBEAT_LOG_LEVEL and docs/LOG_LINES.md spell them). */
+static const char *const levels[] = {"trace", "debug", "info", "warn", "error", "fatal"};
+
+static int level_of(const char *s, size_t n) {
+    for (int k = 0; k < 6; k++)
+        if (strlen(levels[k]) == n && !strncasecmp(s, levels[k], n)) return k;
+    return n == 7 && !strncasecmp(s, "warning", 7) ? 3 : -1;
+}
+
+/* 'log' OP LEVEL (after 'log'). */
+static bool parse_log(cur *c, tg_rule *r) {
+    if (!parse_op(c, &r->op)) return false;
+    const char *s;
+    size_t n = word(c, &s);
+    r->value_col = col_of(c, s);
+    if (!n) return fail(c, s, "expected a log level (trace, debug, info, warn, error, fatal)");
+    if ((r->level = level_of(s, n)) < 0)
+        return fail(c, s, "bad log level (trace, debug, info, warn, error or fatal)");
+    r->kind = TG_LOG;
+    return true;
+}
+
 static bool parse_one(cur *c, tg_rule *r) {
     const char *s;
     size_t n = word(c, &s);
     r->column = col_of(c, s);
     if (n == 4 && !memcmp(s, "span", 4)) {
         if (!parse_span(c, r)) return false;
+    } else if (n == 3 && !memcmp(s, "log", 3)) {
+        if (!parse_log(c, r)) return false;
     } else {
         if (!copy_word(c, s, n, r->pattern, sizeof r->pattern, "an event name")) return false;
         if (!strstr(r->pattern, "::") && !strchr(r->pattern, '*'))
@@ -224,7 +249,32 @@ bool tg_parse(const char *text, tg_rule *out, size_t cap, size_t *n, char *err, 
     return true;
 }
 
-bool tg_names(const tg_rule *r, const char *name) { return fnmatch(r->pattern, name, 0) == 0; }
+bool tg_names(const tg_rule *r, const char *name) {
+    return r->kind != TG_LOG && fnmatch(r->pattern, name, 0) == 0;
+}
+
+int tg_log_site_level(const char *name, const char *desc, size_t desc_len) {
+    static const char ns[] = "backbeat.log::", head[] = "backbeat-log 1\nlevel: ";
+    if (!name || !desc || strncmp(name, ns, sizeof ns - 1) != 0 || desc_len < sizeof head - 1 ||
+        memcmp(desc, head, sizeof head - 1) != 0)
+        return -1;
+    const char *l = desc + sizeof head - 1, *e = l;
+    while (e < desc + desc_len && *e != '\n') e++;
+    return level_of(l, (size_t)(e - l));
+}
+
+bool tg_log_fires(const tg_rule *r, int level) {
+    if (r->kind != TG_LOG || level < 0) return false;
+    switch (r->op) {
+    case TG_EQ: return level == r->level;
+    case TG_NE: return level != r->level;
+    case TG_LT: return level < r->level;
+    case TG_LE: return level <= r->level;
+    case TG_GT: return level > r->level;
+    case TG_GE: return level >= r->level;
+    }
+    return false;
+}
 
 bool tg_closes_span(const tg_rule *r, const char *name) {
     if (tg_names(r, name)) return true;

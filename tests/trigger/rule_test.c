@@ -106,9 +106,38 @@ static void binding(void) {
     bind_bad("t::Reply len == ok", "not an enum");
 }
 
+/* `log OP LEVEL` (issue 41): levels in any case, every operator, which call sites it fires on,
+ * and a bad level's column. */
+static void log_rules(void) {
+    CHECK(parse_ok("log >= error; log > INFO; log == Warn; log<=debug; log != warning") == 5,
+          "five log rules");
+    CHECK(rules[0].kind == TG_LOG && rules[0].op == TG_GE && rules[0].level == 4, "log >= error");
+    CHECK(rules[1].op == TG_GT && rules[1].level == 2 && rules[2].op == TG_EQ &&
+              rules[2].level == 3 && rules[3].op == TG_LE && rules[3].level == 1 &&
+              rules[4].level == 3,
+          "levels and operators");
+    CHECK(tg_log_fires(&rules[0], 4) && tg_log_fires(&rules[0], 5) && !tg_log_fires(&rules[0], 3),
+          ">= error fires on error and fatal only");
+    CHECK(tg_log_fires(&rules[1], 3) && !tg_log_fires(&rules[1], 2), "> info");
+    CHECK(tg_log_fires(&rules[2], 3) && !tg_log_fires(&rules[2], 4), "== warn");
+    CHECK(!tg_log_fires(&rules[0], -1), "not a log line");
+    CHECK(!tg_names(&rules[0], "log") && !tg_names(&rules[0], ""), "a log rule names no event");
+    static const char site[] = "backbeat-log 1\nlevel: error\nfile: a.c\nline: 3\n";
+    CHECK(tg_log_site_level("backbeat.log::a.c:3", site, sizeof site - 1) == 4, "site level");
+    CHECK(tg_log_site_level("backbeat.log::a.c:3", site, 20) == -1, "cut description");
+    CHECK(tg_log_site_level("app::Error", site, sizeof site - 1) == -1, "not a log site's name");
+    CHECK(tg_log_site_level("backbeat.log::a.c:3", "level: error", 12) == -1, "no header");
+    CHECK(tg_log_site_level("backbeat.log::a.c:3", NULL, 0) == -1, "no description");
+    parse_bad("a::B; log >= loud", "rule 'log >= loud': column 14: bad log level");
+    parse_bad("log >=", "column 7: expected a log level");
+    parse_bad("log error", "column 5: expected an operator");
+    parse_bad("log >= error now", "column 14: unexpected text");
+}
+
 int main(void) {
     grammar();
     bad_rules();
     binding();
+    log_rules();
     return failures ? 1 : 0;
 }

@@ -405,9 +405,11 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
             bb_recorder *const bb__rec = (rec_);                                                 \
             if (bb__recorder_on(bb__rec)) {                                                      \
                 uint8_t bb__lb[BB__LOG_SZ(n, __VA_ARGS__) + 1];                                  \
+                const uint64_t bb__lid = bb__log_id(&bb__ls);                                    \
                 BB__LOG_CAT(BB__LOG_FIELDS_, n)                                                  \
-                (BB__LOG_PUT, ~, __VA_ARGS__) bb__record_inline(                                 \
-                    bb__rec, bb__log_id(&bb__ls), bb__lb, BB__LOG_SZ(n, __VA_ARGS__));           \
+                (BB__LOG_PUT, ~, __VA_ARGS__) bb__record_armed(                                  \
+                    bb__rec, &bb__ls.desc, bb__lid, bb__lb,                                      \
+                    bb__record_inline(bb__rec, bb__lid, bb__lb, BB__LOG_SZ(n, __VA_ARGS__)));    \
                 if (BB__UNLIKELY((lvl) >= __atomic_load_n(&bb__log_dump_min, __ATOMIC_RELAXED))) \
                     bb__log_fired(bb__rec, (lvl));                                               \
             }                                                                                    \
