@@ -398,22 +398,25 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
     (void)bb__lsp
 
 #ifndef BACKBEAT_COMPILED_OUT
-#define BB__LOG_(n, rec_, lvl, fmt, ...)                                                         \
-    do {                                                                                         \
-        BB__LOG_SITE(n, lvl, fmt, __VA_ARGS__);                                                  \
-        if ((lvl) >= __atomic_load_n(&bb__log_min, __ATOMIC_RELAXED)) {                          \
-            bb_recorder *const bb__rec = (rec_);                                                 \
-            if (bb__recorder_on(bb__rec)) {                                                      \
-                uint8_t bb__lb[BB__LOG_SZ(n, __VA_ARGS__) + 1];                                  \
-                const uint64_t bb__lid = bb__log_id(&bb__ls);                                    \
-                BB__LOG_CAT(BB__LOG_FIELDS_, n)                                                  \
-                (BB__LOG_PUT, ~, __VA_ARGS__) bb__record_armed(                                  \
-                    bb__rec, &bb__ls.desc, bb__lid, bb__lb,                                      \
-                    bb__record_inline(bb__rec, bb__lid, bb__lb, BB__LOG_SZ(n, __VA_ARGS__)));    \
-                if (BB__UNLIKELY((lvl) >= __atomic_load_n(&bb__log_dump_min, __ATOMIC_RELAXED))) \
-                    bb__log_fired(bb__rec, (lvl));                                               \
-            }                                                                                    \
-        }                                                                                        \
+#define BB__LOG_(n, rec_, lvl, fmt, ...)                                                          \
+    do {                                                                                          \
+        BB__LOG_SITE(n, lvl, fmt, __VA_ARGS__);                                                   \
+        if ((lvl) >= __atomic_load_n(&bb__log_min, __ATOMIC_RELAXED)) {                           \
+            bb_recorder *const bb__rec = (rec_);                                                  \
+            if (bb__recorder_on(bb__rec)) {                                                       \
+                uint8_t bb__lb[BB__LOG_SZ(n, __VA_ARGS__) + 1];                                   \
+                /* the id after the arguments: a BB_E one registers the site at its first call */ \
+                BB__LOG_CAT(BB__LOG_FIELDS_, n)                                                   \
+                (BB__LOG_PUT, ~, __VA_ARGS__) {                                                   \
+                    const uint64_t bb__lid = bb__log_id(&bb__ls);                                 \
+                    bb__record_armed(                                                             \
+                        bb__rec, &bb__ls.desc, bb__lid, bb__lb,                                   \
+                        bb__record_inline(bb__rec, bb__lid, bb__lb, BB__LOG_SZ(n, __VA_ARGS__))); \
+                }                                                                                 \
+                if (BB__UNLIKELY((lvl) >= __atomic_load_n(&bb__log_dump_min, __ATOMIC_RELAXED)))  \
+                    bb__log_fired(bb__rec, (lvl));                                                \
+            }                                                                                     \
+        }                                                                                         \
     } while (0)
 #else /* BACKBEAT_COMPILED_OUT: the type and format checks, nothing emitted */
 #define BB__LOG_(n, rec_, lvl, fmt, ...)                                     \

@@ -51,8 +51,9 @@ static bool field_is(const bb_value *v, const char *want) {
            memcmp(v->str.ptr, want, v->str.len) == 0;
 }
 
-/* Check every record of d against its own strings; *full counts id-0 uris (allowed only when
- * `full_ok`). Returns the records that resolved. */
+/* Check every record of d against its own strings; *full counts id-0 uris and, mid-race,
+ * unresolved ids (both allowed only when `full_ok`); an id naming another string always fails.
+ * Returns the records that resolved. */
 static size_t verify(const rec_dump *d, uint32_t shards, bool full_ok, size_t *full) {
     size_t ok = 0, bad = 0, total = 0;
     CHECK(d->inst->intern_count <= ENTRIES + 1); /* live generations only (+ the full entry) */
@@ -75,6 +76,12 @@ static size_t verify(const rec_dump *d, uint32_t shards, bool full_ok, size_t *f
                 if (!full_ok) bad++;
             } else if (field_is(&uri, want) && field_is(&route, "static-route")) {
                 ok++;
+            } else if (full_ok && (!uri.has_label || field_is(&uri, want)) &&
+                       (!route.has_label || field_is(&route, "static-route"))) {
+                /* a dump taken mid-race: its intern section is the table when the dump began,
+                 * before the rings are copied, so a string interned in between and recorded
+                 * before the copy is not in it (never another string's) */
+                (*full)++;
             } else if (bad++ < 5) {
                 fprintf(stderr, "record seq %llu: uri id %llu %s, route %s\n",
                         (unsigned long long)seq.u, (unsigned long long)uri.u,
