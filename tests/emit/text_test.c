@@ -55,7 +55,9 @@ static int check_names(void) {
     bad |= bb__type_name(12) != NULL || strcmp(tw_field_type_name(200), "unknown");
     bad |= strcmp(bb__role_name(2), "span_id") || strcmp(bb__role_name(9), "none");
     bad |= strcmp(bb__phase_name(1), "enter") || strcmp(bb__phase_name(7), "none");
-    bad |= strcmp(bb__section_kind_name(4), "views") || strcmp(bb__section_kind_name(5), "unknown");
+    bad |= strcmp(bb__section_kind_name(4), "views") ||
+           strcmp(bb__section_kind_name(5), "process") ||
+           strcmp(bb__section_kind_name(6), "unknown");
     if (bad) fprintf(stderr, "name table mismatch\n");
     return bad;
 }

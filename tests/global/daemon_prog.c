@@ -10,6 +10,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <grp.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,12 @@ BB_SPAN_ENTER_EVENT(dp_begin, "bbtest", "DaemonRequest", "A request of a worker.
 BB_SPAN_EXIT_EVENT(dp_end, "bbtest", "DaemonRequest", NULL, BB_SPAN_ID(uint64_t, span, NULL));
 BB_VIEWS(dp_views, "CREATE VIEW dp_ticks AS SELECT seq FROM events WHERE seq IS NOT NULL;");
 
+static bool g_nodrop; /* `nodrop`: nobody cannot reach the test's directory (a 0700 parent) */
+
 static void worker(const char *out) {
     clearenv(); /* as nginx does: only what its `env` directive names survives */
-    if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+    if (!g_nodrop && geteuid() == 0 &&
+        (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
         _exit(3);
     char path[4096];
     snprintf(path, sizeof path, "%s/spans.%ld", out, (long)getpid());
@@ -72,6 +76,7 @@ static int master(int n, const char *self, const char *out) {
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "control")) return 0;
     if (argc < 4 || strcmp(argv[1], "start") != 0) return 2;
+    g_nodrop = argc > 4 && !strcmp(argv[4], "nodrop");
     pid_t m = fork(); /* daemonize: the parent exits at once */
     if (m < 0) return 1;
     if (m > 0) {

@@ -46,8 +46,9 @@ const rows = [
   row(10, 'clash::F', { ...NONE, r: 11n, 'clash::F': { r: 12n } }),
   row(11, 'ts_nanos', { ...NONE, [TS]: { v: 4n } }),
 ];
-const strip = (rs) => rs.map(({ event_id, instance_id, ts, ...rest }) => {
+const strip = (rs) => rs.map(({ event_id, instance_id, ts, pid, ...rest }) => {
   check(instance_id === 42n, 'instance_id 42');
+  check(pid === null, `pid ${pid} (a dump from bb_dump_write has no Process section: NULL)`);
   check(sameValue(ts, tsValue(rest.ts_nanos)), `ts of ${rest.ts_nanos}`);
   return rest;
 });
