@@ -131,42 +131,100 @@ static void fired(watch_state *w, source *s, const cli_firing *f) {
     s->due_ns = now + w->o->after_ns;
 }
 
-typedef struct walk_ctx {
-    watch_state *w;
-    source *s;
+/* A record of one poll, held until the poll's records are handed to the rules in time order:
+ * a ring is walked newest-first, and a span's exit seen before its enter would leave the span
+ * open (a "hung" firing for a span that lasted 5 ms). `copy`: where the fields of the one
+ * record that wraps (held by the walker only until the next) were copied, or SIZE_MAX. */
+typedef struct held {
+    bb_record r;
     const bb_rinstance *inst;
+    size_t copy;
+} held;
+
+typedef struct walk_ctx {
+    const bb_rinstance *inst;
+    held *v;
+    size_t n, cap;
+    uint8_t *bytes;
+    size_t nbytes, capbytes;
+    bool failed;
 } walk_ctx;
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap * 2 : 1024;
+    while (c < need) c *= 2;
+    void *g = realloc(*p, c * size);
+    if (!g) return false;
+    *p = g;
+    *cap = c;
+    return true;
+}
 
 static int on_record(const bb_record *r, void *vctx) {
     walk_ctx *c = vctx;
-    cli_firing f;
-    if (cli_watch_record(c->s->rules, r, c->inst, &f)) fired(c->w, c->s, &f);
+    size_t sz = r->offset == 0xFFFFFFFFu && r->schema ? r->schema->record_size : 0;
+    if (!grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v) ||
+        !grow((void **)&c->bytes, &c->capbytes, c->nbytes + sz, 1)) {
+        c->failed = true;
+        return 1;
+    }
+    held *h = &c->v[c->n++];
+    h->r = *r;
+    h->inst = c->inst;
+    h->copy = SIZE_MAX;
+    if (sz) {
+        memcpy(c->bytes + c->nbytes, r->fields, sz);
+        h->copy = c->nbytes;
+        c->nbytes += sz;
+    }
     return 0;
 }
 
-/* The records committed since the last poll (each ring newest-first: the order of firings
- * within one poll does not matter, one dump holds them all). */
+/* Time order; within a timestamp, one ring's records by position. */
+static int held_cmp(const void *a, const void *b) {
+    const bb_record *x = &((const held *)a)->r, *y = &((const held *)b)->r;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->instance_id != y->instance_id) return x->instance_id < y->instance_id ? -1 : 1;
+    if (x->shard_id != y->shard_id) return x->shard_id < y->shard_id ? -1 : 1;
+    return x->position < y->position ? -1 : x->position > y->position;
+}
+
+/* The records committed since the last poll, to the rules oldest first; then the spans still
+ * open past their rule's duration at the time the rings were read. */
 static bool poll_source(watch_state *w, source *s) {
     void *mem = NULL;
     size_t len = 0;
     bb_error err;
     bb_dump *d = NULL;
+    uint64_t now = clock_ns(CLOCK_REALTIME); /* no record committed later is in this poll */
     if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
         cli_error("%s", err.message);
         return false;
     }
-    walk_ctx c = {w, s, NULL};
-    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+    walk_ctx c = {0};
+    for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
         c.inst = bb_dump_instance(d, i);
-        for (size_t k = 0; k < c.inst->shard_count; k++)
+        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++)
             bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
     }
+    if (!c.failed) qsort(c.v, c.n, sizeof *c.v, held_cmp);
+    cli_firing f;
+    for (size_t i = 0; !c.failed && i < c.n; i++) {
+        if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
+        if (cli_watch_record(s->rules, &c.v[i].r, c.v[i].inst, &f)) fired(w, s, &f);
+    }
+    free(c.v);
+    free(c.bytes);
     bb_dump_close(d);
     bb_ring_buffer_free(mem);
-    cli_firing f;
-    while (cli_watch_hung(s->rules, clock_ns(CLOCK_REALTIME), &f)) fired(w, s, &f);
+    if (c.failed) {
+        cli_error("%s: out of memory", s->path);
+        return false;
+    }
+    while (cli_watch_hung(s->rules, now, &f)) fired(w, s, &f);
     return true;
 }
 

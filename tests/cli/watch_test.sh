@@ -61,6 +61,18 @@ f3="$(ls "$W"/out3/watch.*.bb 2>/dev/null | head -1)"
   fail "a bad level: $(cat "$W/err3.txt")"
 wait
 
+# No false alarm: the demo's requests end within milliseconds, so a span rule of 1 s never
+# fires, although a poll often holds both a span's enter and its exit (each ring is read newest
+# first: handed over in that order, the exit came before its enter and left the span open).
+rm -rf "$W/rings" && mkdir -p "$W/rings" "$W/out4"
+"$DEMO" --live "$W/rings" 4 >/dev/null &
+timeout 3 "$B" watch --when 'span demo::kv::RequestBegin > 1s' -o "$W/out4" --scan "$W/rings" \
+  >"$W/lines4.txt"
+[ $? -eq 124 ] || fail "watch of a span rule that never holds did not run until its timeout"
+[ ! -s "$W/lines4.txt" ] && [ -z "$(ls "$W/out4")" ] ||
+  fail "a span rule of 1 s fired on requests of milliseconds: $(head -3 "$W/lines4.txt")"
+wait
+
 # A process that dies within the after-window: still dumped.
 "$DEMO" --live "$W/rings" 0.3 >/dev/null &
 ring=""
