@@ -210,7 +210,7 @@ static bool poll_source(watch_state *w, source *s) {
         for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++)
             bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
     }
-    if (!c.failed) qsort(c.v, c.n, sizeof *c.v, held_cmp);
+    if (!c.failed && c.n > 1) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
     cli_firing f;
     for (size_t i = 0; !c.failed && i < c.n; i++) {
         if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
