@@ -51,10 +51,10 @@ rm -rf "$W/rings" && mkdir -p "$W/rings" "$W/out3"
 "$DEMO" --live "$W/rings" 2 >/dev/null &
 timeout 20 "$B" watch --when 'log >= ERROR' --max 1 -o "$W/out3" --scan "$W/rings" >"$W/lines3.txt"
 [ $? -eq 0 ] || fail "watch --when 'log >= ERROR'"
-grep -q "^log >= ERROR	pid [0-9]*	backbeat.log::demo.c:[0-9]* ts=" "$W/lines3.txt" ||
+grep -q "^log >= ERROR	pid [0-9]*	backbeat.log::demo.c:[0-9]*#[0-9a-f]* ts=" "$W/lines3.txt" ||
   fail "the log rule's line: $(cat "$W/lines3.txt")"
 f3="$(ls "$W"/out3/watch.*.bb 2>/dev/null | head -1)"
-[ -n "$f3" ] && "$B" inspect "$f3" | grep -q 'rule="log >= ERROR" event="backbeat.log::demo.c:[0-9]*"' ||
+[ -n "$f3" ] && "$B" inspect "$f3" | grep -q 'rule="log >= ERROR" event="backbeat.log::demo.c:[0-9]*#[0-9a-f]*"' ||
   fail "the log rule's dump does not say what fired it"
 "$B" watch --when 'log >= loud' "$W/x.ring" 2>"$W/err3.txt"
 [ $? -eq 2 ] && grep -q "rule 'log >= loud': column 8: bad log level" "$W/err3.txt" ||
