@@ -52,6 +52,21 @@ static uint64_t le64(const uint8_t *p) {
     return v;
 }
 
+/* n, less the bytes of a UTF-8 sequence that the cut at s[n] left incomplete (a cut string
+ * ends where the recorder stopped copying, possibly inside a character). */
+static unsigned utf8_whole(const uint8_t *s, unsigned n) {
+    for (unsigned back = 1; back <= 3 && back <= n; back++) {
+        uint8_t c = s[n - back];
+        if ((c & 0xC0) == 0x80) continue; /* a continuation byte: look further back */
+        unsigned need = (c & 0xE0) == 0xC0   ? 2
+                        : (c & 0xF0) == 0xE0 ? 3
+                        : (c & 0xF8) == 0xF0 ? 4
+                                             : 1;
+        return need > back ? n - back : n;
+    }
+    return n;
+}
+
 /* The recorded string of a `string` field: byte 0 the length (255 cut, 254 NULL), then bytes. */
 static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
     unsigned n = p[0];
@@ -62,6 +77,7 @@ static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
     }
     bool cut = n == 255;
     if (cut || n > width - 1) n = (unsigned)(width - 1);
+    if (cut) n = utf8_whole(p + 1, n);
     memcpy(text, p + 1, n);
     memcpy(text + n, cut ? "..." : "", cut ? 4 : 1);
     for (unsigned k = 0; k < n; k++)
