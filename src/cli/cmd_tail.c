@@ -270,6 +270,32 @@ static void log_jsonl(em_obuf *b, const item *it, const lf_site *site, const uin
     em_obuf_json_str(b, msg, n);
 }
 
+/* A log record's `string` argument as its text (cut: "..." added) and a `double` one as a JSON
+ * number (null when not finite); false for the other kinds, written as any field. */
+static bool log_arg_jsonl(em_obuf *b, const bb_rfield *f, const uint8_t *fields) {
+    bb_strview v;
+    bool cut, null;
+    if (lf_arg_is_double(f)) {
+        double d = lf_arg_double(f, fields);
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", d);
+        if (d - d != 0 || n <= 0) em_obuf_puts(b, "null"); /* NaN or an infinity */
+        else em_obuf_write(b, t, (size_t)n);
+        return true;
+    }
+    if (!lf_arg_string(f, fields, &v, &cut, &null)) return false;
+    if (null) em_obuf_puts(b, "null");
+    else if (!cut) em_obuf_json_str(b, v.ptr, v.len);
+    else {
+        char t[64];
+        size_t n = v.len < sizeof t - 4 ? v.len : sizeof t - 4;
+        memcpy(t, v.ptr, n);
+        memcpy(t + n, "...", 3);
+        em_obuf_json_str(b, t, n + 3);
+    }
+    return true;
+}
+
 static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     const bb_rschema *s = it->schema;
     lf_site site;
@@ -297,7 +323,8 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
         em_obuf_putc(b, ',');
         em_obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
         em_obuf_putc(b, ':');
-        em_obuf_json_field(b, s, i, fields, it->inst);
+        if (!is_log || !log_arg_jsonl(b, &s->fields[i], fields))
+            em_obuf_json_field(b, s, i, fields, it->inst);
     }
     em_obuf_puts(b, "}\n");
 }
