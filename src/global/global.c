@@ -326,10 +326,15 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 /* Bytes a dump (or a ring file, with its 1 MiB metadata log and in-flight table: 2 MiB) of the
  * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
 static uint64_t file_need(bool ring) {
-    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries : 16384u;
-    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes : 1u << 20;
-    return (uint64_t)g_cfg.shards * g_cfg.bytes + bytes + entries * 16u + (64u << 10) +
-           (ring ? 2u << 20 : 0u);
+    uint64_t rings = (uint64_t)g_cfg.shards * g_cfg.bytes;
+    /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes, 32 bytes each */
+    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries
+                       : ring               ? 16384u
+                                            : (rings / 20 > 16384u ? rings / 20 : 16384u);
+    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes
+                     : ring             ? 1u << 20
+                                        : (entries * 32 > (1u << 20) ? entries * 32 : 1u << 20);
+    return rings + bytes + entries * 16u + (64u << 10) + (ring ? 2u << 20 : 0u);
 }
 
 /* Set the budgets of the dump directory and of BACKBEAT_RING_DIR from the configuration. */
