@@ -26,9 +26,11 @@
  * generation; once the next would pass 2^32 - 1 the table fills for good. Id 0 is BB_INTERN_FULL_ID. */
 /* SPDX-License-Identifier: MIT */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/intern_advice.h"
 #include "capture/recorder_internal.h"
 #include "capture/registry_internal.h"
 #include "format/ring_cut.h"
@@ -424,7 +426,10 @@ static uint32_t find_old(bb__intern_table *t, uint32_t k, uint32_t h, const void
 
 /* Contract: see bb_intern in recorder.h. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len) {
-    if (len > 65535 || (len && !bytes) || len > t->gen_bytes) return full(t);
+    if (len > 65535 || (len && !bytes) || len > t->gen_bytes) {
+        if (bytes || !len) __atomic_fetch_add(&t->too_long, 1, __ATOMIC_RELAXED);
+        return full(t);
+    }
     uint32_t h = slot_hash(bytes, len);
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t k = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
@@ -502,4 +507,32 @@ bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern
     const bb__intern_entry *e = &g->entries[i];
     bb_intern_item it = {g->id_base + i + 1, e->len, g->arena + e->off};
     return it;
+}
+
+/* Contract: see intern_advice.h. */
+void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
+    const bb__intern_table *t = &rec->intern;
+    uint64_t n = __atomic_load_n(&t->full_count, __ATOMIC_RELAXED);
+    uint64_t lng = __atomic_load_n(&t->too_long, __ATOMIC_RELAXED);
+    const char *why;
+    if (lng && lng == n)
+        why = "each refused string was longer than 65535 bytes or than a generation's share of "
+              "the table's bytes: shorten them (a larger BACKBEAT_INTERN_LIMIT helps only "
+              "below 65535 bytes)";
+    else if (t->ngens == 1 && rec->ring)
+        why = "a ring file's table (BACKBEAT_RING_DIR) is never recycled and must hold every "
+              "distinct string of the process's life: raise BACKBEAT_INTERN_LIMIT only if their "
+              "number is bounded, else record without BACKBEAT_RING_DIR (an in-memory table "
+              "recycles strings once the rings wrap)";
+    else if (t->ngens == 1)
+        why = "a table under 2048 strings or 256 KiB is never recycled: raise "
+              "BACKBEAT_INTERN_LIMIT to at least 2048,256k, which recycles strings once the "
+              "rings wrap";
+    else
+        why = "the rings name more distinct strings than the table holds (it needs 8/6 of "
+              "them), or a dump was being written (brief): raise BACKBEAT_INTERN_LIMIT";
+    int k = snprintf(buf, cap, "%s", why);
+    if (lng && lng != n && k >= 0 && (size_t)k < cap)
+        snprintf(buf + k, cap - (size_t)k, " (%llu of the refused strings were too long)",
+                 (unsigned long long)lng);
 }

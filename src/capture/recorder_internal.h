@@ -66,6 +66,7 @@ typedef struct bb__intern_table {
     uint32_t pins;       /* atomic: dumps reading the table (no recycling meanwhile) */
     uint32_t full_used;  /* atomic: BB_INTERN_FULL_ID was handed out */
     uint64_t full_count; /* atomic */
+    uint64_t too_long;   /* atomic: of them, strings over 65535 bytes or a generation's bytes */
     uint64_t retired;    /* atomic: generations recycled */
     bb__intern_gen gens[BB__INTERN_GENS];
     struct bb__recorder_hot *hot; /* whose rings' wrap retires generations, and whose serial

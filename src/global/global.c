@@ -23,6 +23,7 @@
 
 #include "backbeat/global.h"
 #include "backbeat/log.h"
+#include "capture/intern_advice.h"
 #include "capture/log_hook.h"
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
@@ -82,11 +83,12 @@ static void report_intern_full(bb_recorder *rec) {
     bb_recorder_stats s;
     bb_recorder_stats_get(rec, &s);
     if (!s.intern_full || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) return;
-    char msg[256];
+    char msg[768], why[512];
+    bb__intern_advice(rec, why, sizeof why);
     snprintf(msg, sizeof msg,
              "the intern table is full (%llu strings; %llu calls refused so far): later new "
-             "strings record as <backbeat: intern table full>; raise BACKBEAT_INTERN_LIMIT",
-             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
+             "strings record as <backbeat: intern table full>; %s",
+             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full, why);
     bb__g_stderr_line(msg);
 }
 
