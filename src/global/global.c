@@ -23,6 +23,7 @@
 
 #include "backbeat/global.h"
 #include "backbeat/log.h"
+#include "capture/intern_advice.h"
 #include "capture/log_hook.h"
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
@@ -82,11 +83,12 @@ static void report_intern_full(bb_recorder *rec) {
     bb_recorder_stats s;
     bb_recorder_stats_get(rec, &s);
     if (!s.intern_full || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) return;
-    char msg[256];
+    char msg[768], why[512];
+    bb__intern_advice(rec, why, sizeof why);
     snprintf(msg, sizeof msg,
              "the intern table is full (%llu strings; %llu calls refused so far): later new "
-             "strings record as <backbeat: intern table full>; raise BACKBEAT_INTERN_LIMIT",
-             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
+             "strings record as <backbeat: intern table full>; %s",
+             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full, why);
     bb__g_stderr_line(msg);
 }
 
@@ -326,10 +328,15 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 /* Bytes a dump (or a ring file, with its 1 MiB metadata log and in-flight table: 2 MiB) of the
  * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
 static uint64_t file_need(bool ring) {
-    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries : 16384u;
-    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes : 1u << 20;
-    return (uint64_t)g_cfg.shards * g_cfg.bytes + bytes + entries * 16u + (64u << 10) +
-           (ring ? 2u << 20 : 0u);
+    uint64_t rings = (uint64_t)g_cfg.shards * g_cfg.bytes;
+    /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes, 32 bytes each */
+    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries
+                       : ring               ? 16384u
+                                            : (rings / 20 > 16384u ? rings / 20 : 16384u);
+    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes
+                     : ring             ? 1u << 20
+                                        : (entries * 32 > (1u << 20) ? entries * 32 : 1u << 20);
+    return rings + bytes + entries * 16u + (64u << 10) + (ring ? 2u << 20 : 0u);
 }
 
 /* Set the budgets of the dump directory and of BACKBEAT_RING_DIR from the configuration. */

@@ -431,13 +431,14 @@ const bb__g_var bb__g_vars[] = {
      .parse = var_intern_limit,
      FIELD(intern_entries),
      .why = "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
-     .used = "16384,1M",
+     .used = "the default size",
      .doc = "the intern table's capacity, `STRINGS[,BYTES]` (sizes as `BACKBEAT_BYTES`, e.g. "
             "`65536,8M`), recycled in generations once the rings have wrapped past them "
             "(docs/guide/instrument.md); a full table is counted, reported once on stderr and "
             "shown by `backbeat inspect`, later new strings record as "
             "`<backbeat: intern table full>`",
-     .doc_default = "`16384,1M`"},
+     .doc_default = "a string per 20 bytes of the rings, 32 bytes each, at least `16384,1M` "
+                    "(`16384,1M` in a ring file)"},
     {.name = "BACKBEAT_COMMIT",
      .parse = var_check,
      .words = commit_words,
