@@ -175,11 +175,11 @@ void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]);
  * Writes the offset where the extension's dot starts into *dot (strlen(path) when none). */
 size_t bb__g_path_ext_dot(const char *path);
 
-/* The base path of process `pid`'s dumps (ENVIRONMENT.md, "Names") into out[cap]: `path` with
- * every "%p" replaced by the pid; a path without "%p" gets ".<pid>" inserted before its
- * extension (appended when it has none), so each process's dumps keep its pid; the default
- * path (`is_default`: it names the pid already) is copied. Returns the length, 0 when it does
- * not fit. */
+/* The base path of process `pid`'s dumps (ENVIRONMENT.md, "Names") into out[cap], always
+ * "<stem>.bb": `path` with every "%p" replaced by the pid; its stem is what precedes a final
+ * ".bb", else the whole path; a path without "%p" gets ".<pid>" after its stem, so each
+ * process's dumps keep its pid once; the default path (`is_default`: it names the pid already)
+ * is copied. Returns the length, 0 when it does not fit. */
 size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, long pid);
 
 /* Build "<stem>.<ts>[-N].<ext>" (or "<path>.<ts>[-N]" without extension) into out[cap].

@@ -77,13 +77,20 @@ size_t bb__g_path_ext_dot(const char *path) {
     return len;
 }
 
+/* Whether the final component of `path` (length len) ends in ".bb" after at least one
+ * character of its own. */
+static bool ends_in_bb(const char *path, size_t len) {
+    if (len < 4 || strcmp(path + len - 3, ".bb") != 0) return false;
+    return path[len - 4] != '/';
+}
+
 /* Contract: see global_internal.h. */
 size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, long pid) {
     if (!cap) return 0;
     out[0] = '\0';
     if (is_default) return bb__g_append_str(out, cap, 0, path) < cap ? strlen(out) : 0;
     char num[24];
-    size_t nl = bb__g_append_u64(num, sizeof num, 0, (uint64_t)(pid > 0 ? pid : 0));
+    bb__g_append_u64(num, sizeof num, 0, (uint64_t)(pid > 0 ? pid : 0));
     size_t len = 0;
     bool placed = false;
     for (const char *p = path; *p && len < cap; p++) {
@@ -99,13 +106,15 @@ size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, 
         }
     }
     if (len >= cap) return 0;
-    if (placed) return len;
-    size_t dot = bb__g_path_ext_dot(out);
-    if (len + 1 + nl >= cap) return 0;
-    memmove(out + dot + 1 + nl, out + dot, len - dot + 1);
-    out[dot] = '.';
-    memcpy(out + dot + 1, num, nl);
-    return len + 1 + nl;
+    /* The stem: the path before its ".bb", or the whole path (any other extension is part of
+     * the stem); then ".<pid>" unless a "%p" placed it, then ".bb". */
+    if (ends_in_bb(out, len)) out[len -= 3] = '\0';
+    if (!placed) {
+        len = bb__g_append_str(out, cap, len, ".");
+        len = bb__g_append_str(out, cap, len, num);
+    }
+    len = bb__g_append_str(out, cap, len, ".bb");
+    return len >= cap ? 0 : len;
 }
 
 size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s) {
