@@ -167,7 +167,8 @@ const char *bb__g_env_get(const char *name);
 
 /* ---- naming (global_name.c; everything here is async-signal-safe) ----------------------- */
 
-/* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20]. */
+/* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20] (bb__utc_stamp of
+ * common/message.h, the stamp of the library's messages too). */
 void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]);
 
 /* Split base path `path` into stem and extension: the extension is what follows the last '.'
@@ -339,8 +340,8 @@ int bb__g_altstack_install(void);
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx);
 
-/* Report a message once-per-call-site style: write "backbeat[<pid>]: <UTC time> <msg>\n" (the
- * time as YYYYMMDDThhmmssmmmZ) to stderr with one write(2). Async-signal-safe. */
+/* Write "backbeat[<pid>]: <UTC time> <msg>\n" to stderr with one write(2): bb__message of
+ * common/message.h, the one home of that prefix. Async-signal-safe. */
 void bb__g_stderr_line(const char *message);
 
 #endif /* BACKBEAT_GLOBAL_INTERNAL_H */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/message.h"
 #include "global/global_internal.h"
 
 uint64_t bb__g_realtime_ns(void) {
@@ -27,40 +28,7 @@ uint64_t bb__g_monotonic_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void put_digits(char *out, uint64_t v, int n) {
-    for (int i = n - 1; i >= 0; i--) {
-        out[i] = (char)('0' + v % 10);
-        v /= 10;
-    }
-}
-
-void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) {
-    uint64_t ms_total = unix_ns / 1000000ull;
-    uint64_t secs = ms_total / 1000, ms = ms_total % 1000;
-    uint64_t days = secs / 86400, sod = secs % 86400;
-    /* Civil date from days since 1970-01-01 (proleptic Gregorian), in 400-year eras that
-     * start on March 1st so the leap day is the last day of an era-year. */
-    uint64_t z = days + 719468;
-    uint64_t era = z / 146097;
-    uint64_t doe = z - era * 146097;
-    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    uint64_t mp = (5 * doy + 2) / 153;
-    uint64_t d = doy - (153 * mp + 2) / 5 + 1;
-    uint64_t m = mp < 10 ? mp + 3 : mp - 9;
-    uint64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-    if (y > 9999) y = 9999;
-    put_digits(out, y, 4);
-    put_digits(out + 4, m, 2);
-    put_digits(out + 6, d, 2);
-    out[8] = 'T';
-    put_digits(out + 9, sod / 3600, 2);
-    put_digits(out + 11, sod / 60 % 60, 2);
-    put_digits(out + 13, sod % 60, 2);
-    put_digits(out + 15, ms, 3);
-    out[18] = 'Z';
-    out[19] = '\0';
-}
+void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) { bb__utc_stamp(unix_ns, out); }
 
 size_t bb__g_path_ext_dot(const char *path) {
     size_t len = strlen(path);
@@ -181,20 +149,4 @@ int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size
     return EEXIST;
 }
 
-void bb__g_stderr_line(const char *message) {
-    char line[1024];
-    char ts[20];
-    bb__g_format_utc_ms(bb__g_realtime_ns(), ts);
-    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat[");
-    len = bb__g_append_u64(line, sizeof line - 1, len, (uint64_t)getpid());
-    len = bb__g_append_str(line, sizeof line - 1, len, "]: ");
-    len = bb__g_append_str(line, sizeof line - 1, len, ts);
-    len = bb__g_append_str(line, sizeof line - 1, len, " ");
-    len = bb__g_append_str(line, sizeof line - 1, len, message);
-    if (len >= sizeof line - 1) len = sizeof line - 2;
-    line[len++] = '\n';
-    ssize_t r;
-    do {
-        r = write(STDERR_FILENO, line, len);
-    } while (r < 0 && errno == EINTR);
-}
+void bb__g_stderr_line(const char *message) { bb__message(message); }
