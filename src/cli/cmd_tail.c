@@ -194,7 +194,8 @@ static int take(const bb_record *r, void *vctx) {
         c->failed = true;
         return 1;
     }
-    memcpy(t->arena + t->arena_len, r->fields, n);
+    if (n) /* a record with no fields (a log line without arguments) may come first: no arena */
+        memcpy(t->arena + t->arena_len, r->fields, n);
     t->items[t->nitems] = (item){r->ts, t->arena_len, r->schema, c->inst, r->shard_id, t->nitems};
     t->nitems++;
     t->arena_len += n;
