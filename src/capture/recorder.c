@@ -348,6 +348,14 @@ void bb__trigger_hit(bb_recorder *rec, const bb_event_desc *d, const void *field
 void *bb__recorder_trigger_ctx(const bb_recorder *rec) { return rec->trigger_ctx; }
 
 /* Contract: see trigger_hook.h. */
+bool bb__recorder_took_record(const bb_recorder *rec) {
+    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
+    for (uint32_t i = 0; i < h->shard_count; i++)
+        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
+    return false;
+}
+
+/* Contract: see trigger_hook.h. */
 void bb__recorder_set_trigger(bb_recorder *rec, bb__trigger_fn fn, void *ctx,
                               void (*drop)(void *)) {
     __atomic_store_n(&rec->trigger_fn, NULL, __ATOMIC_RELEASE);

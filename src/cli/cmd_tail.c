@@ -38,7 +38,8 @@ static const char tail_help[] =
     "                       jsonl (one JSON object per line: ts_nanos, event, event_id,\n"
     "                       instance_id, pid, shard, then the event's fields; the default\n"
     "                       otherwise)\n"
-    "                       A log line (BB_LOG) prints as \"time level file:line message\" (text)\n"
+    "                       A log line (BB_LOG) prints as \"time pid PID INSTANCE/SHARD level\n"
+    "                       file:line message\" (text; no \"pid PID\" when the file has no pid)\n"
     "                       or with level, file, line, function and message members (jsonl).\n"
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
     "      --instance HEX   only records of this instance id (repeatable)\n"
@@ -193,7 +194,8 @@ static int take(const bb_record *r, void *vctx) {
         c->failed = true;
         return 1;
     }
-    memcpy(t->arena + t->arena_len, r->fields, n);
+    if (n) /* a record with no fields (a log line without arguments) may come first: no arena */
+        memcpy(t->arena + t->arena_len, r->fields, n);
     t->items[t->nitems] = (item){r->ts, t->arena_len, r->schema, c->inst, r->shard_id, t->nitems};
     t->nitems++;
     t->arena_len += n;
@@ -333,10 +335,15 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
     lf_site site;
-    if (lf_site_parse(s, &site)) { /* a log line: time level file:line message */
-        char line[8192];
+    if (lf_site_parse(s, &site)) { /* a log line: time, who (as other lines), level, message */
+        char line[8192], who[64];
+        int k = it->inst->has_process
+                    ? snprintf(who, sizeof who, "pid %llu ", (unsigned long long)it->inst->pid)
+                    : 0;
+        snprintf(who + k, sizeof who - (size_t)k, "%016llx/%-3u",
+                 (unsigned long long)it->inst->instance_id, it->shard);
         bb_record r = {.ts = it->ts, .schema = s, .fields = fields};
-        size_t n = lf_line(&site, s, &r, it->inst, NULL, line, sizeof line);
+        size_t n = lf_line(&site, s, &r, it->inst, who, line, sizeof line);
         em_obuf_write(b, line, n);
         em_obuf_putc(b, '\n');
         return;

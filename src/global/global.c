@@ -27,6 +27,7 @@
 #include "capture/log_hook.h"
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
+#include "capture/trigger_hook.h"
 #include "common/error_set.h"
 #include "global/global_crash_info.h"
 #include "global/global_internal.h"
@@ -154,14 +155,6 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
     t_in_trigger = false;
 }
 
-/* Whether `rec` ever took a record (a shard's cursor moved). */
-static bool recorded_any(const bb_recorder *rec) {
-    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
-    for (uint32_t i = 0; i < h->shard_count; i++)
-        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
-    return false;
-}
-
 /* The exit handler, registered when the recorder is built and again at the process's first
  * record: the later registration runs first, before the program's destructors (which unregister
  * its schemas and view sets) when the library was built at load as a shared library; the other
@@ -170,7 +163,7 @@ static bool recorded_any(const bb_recorder *rec) {
 static void at_exit(void) {
     gstate *st = state();
     if (!st || __atomic_exchange_n(&g_exit_done, 1, __ATOMIC_ACQ_REL)) return;
-    bool any = recorded_any(st->rec);
+    bool any = bb__recorder_took_record(st->rec);
     if (st->dumper && g_cfg.dump_on_exit && any) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);

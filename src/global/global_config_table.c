@@ -302,8 +302,9 @@ const bb__g_var bb__g_vars[] = {
      FIELD(path),
      .lo = 48,
      .used = "the default path",
-     .doc = "base dump path; `%p` is replaced by the pid, or (no `%p`) `.<pid>` is inserted "
-            "before the extension; each dump inserts a UTC timestamp before the extension",
+     .doc = "base dump path; dumps are named `<stem>.<pid>.<UTC stamp>.bb`, the stem being the "
+            "path without a final `.bb`; with `%p` in the path each `%p` is replaced by the pid "
+            "and none is added",
      .doc_default = "`${TMPDIR:-/tmp}/backbeat.<pid>.bb`"},
     {.name = "BACKBEAT_THROTTLE_MS",
      .parse = var_count,
