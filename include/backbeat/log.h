@@ -37,6 +37,11 @@
  *     template can tell apart.)
  * Any other argument type, more than 16 arguments, or a format that is not a literal fail to
  * compile. Wide strings (%ls) and %n are therefore refused.
+ * LEVEL must be a constant expression: it is part of the call site, described once. A level
+ * chosen at run time is two call sites (`if (bad) BB_GLOG(BB_ERROR, ...); else
+ * BB_GLOG(BB_INFO, ...);`). Each argument also appears in unevaluated operands (sizeof,
+ * _Generic, decltype) to find its kind, where C++ before C++20 refuses a lambda expression:
+ * store the lambda's result in a variable first.
  *
  * Run-time level: a call below bb_log_level() costs one load and a branch (arguments not
  * evaluated). The level starts at BACKBEAT_LOG_LEVEL (trace, debug, info, warn, error, fatal or
