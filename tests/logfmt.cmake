@@ -26,6 +26,9 @@ foreach(lang c c++)
   add_test(NAME logfmt_mismatch_fails_${lang}
            COMMAND sh -c "out=$(\"$0\" -x $1 -Wall -Werror -fsyntax-only -DBB_TEST_MISMATCH -I$2 $3 2>&1) && exit 1; echo \"$out\" | grep -q \"format\""
                    ${CMAKE_C_COMPILER} ${lang} ${CMAKE_SOURCE_DIR}/include ${BB_LF}/mismatch.c)
+  add_test(NAME logfmt_bad_level_fails_${lang}
+           COMMAND sh -c "out=$(\"$0\" -x $1 -Wall -Werror -fsyntax-only -DBB_TEST_BAD_LEVEL -I$2 $3 2>&1) && exit 1; echo \"$out\" | grep -q \"must be a constant BB_TRACE\""
+                   ${CMAKE_C_COMPILER} ${lang} ${CMAKE_SOURCE_DIR}/include ${BB_LF}/mismatch.c)
   add_test(NAME logfmt_mismatch_control_${lang}
            COMMAND ${CMAKE_C_COMPILER} -x ${lang} -Wall -Werror -fsyntax-only
                    -I${CMAKE_SOURCE_DIR}/include ${BB_LF}/mismatch.c)

@@ -14,7 +14,7 @@
  * for printf (-Wformat, in -Wall: a mismatch is a warning, an error under -Werror). The
  * arguments are evaluated only when the line is recorded (like printf behind an `if`).
  * Each call site is an event schema of its own (namespace `backbeat.log`, name
- * `<file name>:<line>`, the level, file, line, function and format in its description:
+ * `<file name>:<line>#<tag>`, the level, file, line, function and format in its description:
  * docs/LOG_LINES.md), registered when the object that contains it is loaded (executable, static
  * or shared library, dlopen'ed plugin) and unregistered when it is unloaded, like BB_EVENT.
  * A record holds only the arguments, each stored by its C type:
@@ -37,7 +37,8 @@
  *     template can tell apart.)
  * Any other argument type, more than 16 arguments, or a format that is not a literal fail to
  * compile. Wide strings (%ls) and %n are therefore refused.
- * LEVEL must be a constant expression: it is part of the call site, described once. A level
+ * LEVEL must be a constant expression, BB_TRACE .. BB_FATAL (anything else fails to compile):
+ * it is part of the call site, described once. A level
  * chosen at run time is two call sites (`if (bad) BB_GLOG(BB_ERROR, ...); else
  * BB_GLOG(BB_INFO, ...);`). Each argument also appears in unevaluated operands (sizeof,
  * _Generic, decltype) to find its kind, where C++ before C++20 refuses a lambda expression:

@@ -163,7 +163,7 @@ static bool has_flag(const spec *sp, char f) {
 
 /* An integer conversion without snprintf (number.c), unless a flag asks for the locale (' I). */
 static bool emit_number(out *o, const spec *sp, bool neg, uint64_t mag) {
-    if (has_flag(sp, '\'') || has_flag(sp, 'I')) return false;
+    if (has_flag(sp, '\'') || has_flag(sp, 'I') || sp->conv == 'b' || sp->conv == 'B') return false;
     lf_numspec ns = {has_flag(sp, '-'), has_flag(sp, '+'), has_flag(sp, ' '), has_flag(sp, '#'),
                      has_flag(sp, '0'), sp->width,         sp->prec,          sp->conv};
     o->len += lf_number(&ns, neg, mag, o->p + o->len, o->cap - 1 - o->len);
@@ -240,6 +240,21 @@ static void emit_text(out *o, const spec *sp, const char *text, size_t n) {
         put(o, spaces, pad - k < sizeof spaces - 1 ? pad - k : sizeof spaces - 1);
 }
 
+/* The UTF-8 bytes of code point c (U+FFFD for a surrogate or a value past U+10FFFF): %lc
+ * prints what a UTF-8 locale's printf prints, whatever the reader's locale. */
+static size_t utf8_of(uint64_t c, char *u) {
+    if (c >= 0xD800 && (c < 0xE000 || c > 0x10FFFF)) c = 0xFFFD;
+    if (c < 0x80) return u[0] = (char)c, 1;
+    if (c < 0x800) return u[0] = (char)(0xC0 | c >> 6), u[1] = (char)(0x80 | (c & 0x3F)), 2;
+    if (c < 0x10000) {
+        u[0] = (char)(0xE0 | c >> 12), u[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        return u[2] = (char)(0x80 | (c & 0x3F)), 3;
+    }
+    u[0] = (char)(0xF0 | c >> 18), u[1] = (char)(0x80 | (c >> 12 & 0x3F));
+    u[2] = (char)(0x80 | (c >> 6 & 0x3F)), u[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
 /* Format one conversion with its argument. */
 static void emit(out *o, const spec *sp, const arg *a) {
     char f[64];
@@ -265,19 +280,22 @@ static void emit(out *o, const spec *sp, const arg *a) {
     case 'u':
     case 'x':
     case 'X':
+    case 'b': /* C23, glibc 2.35 */
+    case 'B':
         if (a->kind == A_STR || a->kind == A_BAD || a->kind == A_DBL) break;
         emit_unsigned(o, f, sp, as_uint(a));
         return;
     case 'c':
     case 'C':
         if (a->kind != A_INT && a->kind != A_UINT) break;
-        if (sp->conv == 'C' || !strcmp(sp->len, "l")) n = snprintf(d, room, f, (wint_t)as_uint(a));
-        else {
+        if (sp->conv == 'C' || !strcmp(sp->len, "l")) { /* a wide character, as UTF-8 */
+            char u8[4];
+            emit_text(o, sp, u8, utf8_of(as_uint(a), u8));
+        } else {
             char ch = (char)(unsigned char)as_int(a);
             emit_text(o, sp, &ch, 1);
-            return;
         }
-        break;
+        return;
     case 'e':
     case 'E':
     case 'f':
@@ -400,7 +418,7 @@ size_t lf_format(const lf_site *site, const bb_rschema *s, const uint8_t *fields
         if (sp.conv == '%') put(&o, "%", 1);
         else if (sp.conv == 'n') ai++;
         else if (sp.conv == 'm') put(&o, "(errno)", 7);
-        else if (!strchr("diouxXcCeEfFgGaAsp", sp.conv)) put(&o, pct, (size_t)(p - pct));
+        else if (!strchr("diouxXbBcCeEfFgGaAsp", sp.conv)) put(&o, pct, (size_t)(p - pct));
         else {
             arg a = get_arg(s, ai++, fields, inst, text);
             emit(&o, &sp, &a);

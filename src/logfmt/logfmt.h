@@ -47,7 +47,8 @@ bool lf_arg_string(const bb_rfield *f, const uint8_t *fields, bb_strview *text, 
 
 /* "trace" .. "fatal" ("?" for another number). */
 const char *lf_level_name(int level);
-/* The number of a level name ("trace" .. "fatal"); false for another text. */
+/* The number of a level name ("trace" .. "fatal" or "warning", any case, as BACKBEAT_LOG_LEVEL
+ * and the trigger grammar read them); false for another text. */
 bool lf_level_parse(const char *name, int *out);
 
 /* Format the message of one record of `site`: the format with each conversion replaced by its

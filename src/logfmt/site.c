@@ -3,6 +3,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "logfmt/logfmt.h"
 
@@ -14,7 +15,8 @@ const char *lf_level_name(int level) { return level >= 0 && level <= 5 ? levels[
 
 bool lf_level_parse(const char *name, int *out) {
     for (int i = 0; name && i < 6; i++)
-        if (!strcmp(name, levels[i])) return *out = i, true;
+        if (!strcasecmp(name, levels[i])) return *out = i, true;
+    if (name && !strcasecmp(name, "warning")) return *out = 3, true;
     return false;
 }
 

@@ -36,7 +36,9 @@ live() {
   rm -rf "$T/rings" && mkdir "$T/rings"
   "$demo" --live "$T/rings" 1 >/dev/null &
   i=0; while [ -z "$(ls "$T/rings")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-  timeout 20 "$bb" tail --follow --format "$1" --scan "$T/rings" >"$2"
+  sleep 0.1 # the file is there; let its writer finish setting it up
+  timeout 20 "$bb" tail --follow --format "$1" --scan "$T/rings" >"$2" 2>"$T/tail.err" ||
+    { echo "tail --follow --format $1: exit $?: $(cat "$T/tail.err")"; exit 1; }
   wait
 }
 live text "$T/tail.txt"
@@ -47,6 +49,9 @@ grep -qE '"level":"info",.*"message":"worker [0-9] done, [0-9.]+% of [0-9]+ look
   { echo "tail jsonl: done line's double not a number"; grep done "$T/tail.jsonl" | head -2; exit 1; }
 grep -qE '"level":"error",.*"a0":[0-9]+,"a1":"[^"]+ #[0-9]",' "$T/tail.jsonl" ||
   { echo "tail jsonl: error line's string not its text"; grep error "$T/tail.jsonl" | head -2; exit 1; }
+# Level names as BACKBEAT_LOG_LEVEL reads them: any case, "warning" for warn.
+[ "$("$bb" log --level ERROR "$T/a.bb" | wc -l)" -eq "$err" ] || { echo "--level ERROR"; exit 1; }
+[ "$("$bb" log --level Warning "$T/a.bb" | wc -l)" -eq "$err" ] || { echo "--level Warning"; exit 1; }
 # A bad level is a usage error.
 if "$bb" log --level loud "$T/a.bb" >/dev/null 2>&1; then echo "bad level accepted"; exit 1; fi
 echo ok

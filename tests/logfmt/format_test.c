@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "backbeat/log.h"
 #include "check.h"
@@ -81,6 +82,19 @@ static void strings_and_pointers(bb_recorder *r) {
     CASE("no args at all");
 }
 
+/* C23's %b / %B (glibc 2.35 prints them; gcc's -Wformat knows them only under -std=c2x) and %lc,
+ * which the reader prints as UTF-8 whatever its locale (snprintf in the C locale fails). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+static void c23_and_wide(bb_recorder *r) {
+    CASE("b=%b [%#b] [%#B] [%08b] [%-6b] %hhb y=%d", 5u, 5u, 6u, 3u, 2u, (unsigned char)255, 2);
+    CASE("lc=%lc [%3lc] [%-3lc] %lc", (wint_t)'A', (wint_t)0xe9, (wint_t)0x263a, (wint_t)0x1f600);
+    snprintf(want[nwant - 1], sizeof want[nwant - 1],
+             "lc=A [ \xc3\xa9] [\xe2\x98\xba] \xf0\x9f\x98\x80");
+}
+#pragma GCC diagnostic pop
+
 /* A string of exactly n bytes. */
 static const char *str_of(size_t n) {
     static char s[100];
@@ -97,6 +111,7 @@ int main(void) {
     integers(r);
     floats(r);
     strings_and_pointers(r);
+    c23_and_wide(r);
     size_t nfmt = nwant;
     /* Strings under, at and over the bound, NULL, interned (any length). */
     char under[BB_LOG_STR_MAX], at[BB_LOG_STR_MAX + 1], over[BB_LOG_STR_MAX + 2], lng[90];

@@ -353,6 +353,10 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
 #else
 #define BB__LOG_SA(cond, msg) (void)sizeof(char[(cond) ? 1 : -1])
 #endif
+/* The level of a call site: a constant BB_TRACE .. BB_FATAL. */
+#define BB__LOG_LEVEL_OK(lvl)                          \
+    BB__LOG_SA((lvl) >= BB_TRACE && (lvl) <= BB_FATAL, \
+               "backbeat: the level of BB_LOG / BB_GLOG must be a constant BB_TRACE .. BB_FATAL")
 /* The steps of a call site, per argument: m(c, index, arg, offset). */
 #define BB__LOG_ASSERT(c, i, a, off)                                                          \
     BB__LOG_SA(BB__LK(a) != 0, "backbeat: BB_LOG argument " #i " (" #a                        \
@@ -382,6 +386,7 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
 
 /* The site's statics and the format check (both build modes). */
 #define BB__LOG_SITE(n, lvl, fmt, ...)                                                             \
+    BB__LOG_LEVEL_OK(lvl);                                                                         \
     BB__LOG_CAT(BB__LOG_FIELDS_, n)                                                                \
     (BB__LOG_ASSERT, ~, __VA_ARGS__) if (0)                                                        \
         bb__log_check("" fmt BB__LOG_CAT(BB__LOG_CHK_, n)(__VA_ARGS__));                           \
@@ -422,7 +427,7 @@ BB__INLINE void bb__lp_bad(bb_recorder *r, bb_field_desc *f, uint8_t *p, ...) {
 #define BB__LOG_(n, rec_, lvl, fmt, ...)                                     \
     do {                                                                     \
         (void)sizeof(rec_);                                                  \
-        (void)sizeof(lvl);                                                   \
+        BB__LOG_LEVEL_OK(lvl);                                               \
         BB__LOG_CAT(BB__LOG_FIELDS_, n)                                      \
         (BB__LOG_ASSERT, ~, __VA_ARGS__) if (0)                              \
             bb__log_check("" fmt BB__LOG_CAT(BB__LOG_CHK_, n)(__VA_ARGS__)); \
