@@ -39,6 +39,8 @@ static const char watch_help[] =
     "  log OP LEVEL               a log line whose level compares so (log >= error)\n"
     "Each dump holds a backbeat::Trigger record of what fired it (inspect shows it).\n"
     "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
+    "When the writers lap watch, stderr says how many bytes of which ring were lost (records\n"
+    "the rules did not see).\n"
     "\n"
     "options:\n"
     "  --when RULE      a rule (repeatable; a bad one: exit 2)\n"
@@ -64,6 +66,7 @@ typedef struct source {
     bb_ring *ring;
     bb_ring_cursor *cur;
     cli_watch_rules *rules;
+    uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
     bool pending;
     cli_firing firing;
     uint64_t due_ns, counted;
@@ -105,8 +108,9 @@ static bool add_source(watch_state *w, const char *path, bool scanned) {
     uint32_t n = bb_ring_get_info(s->ring)->shards;
     s->path = strdup(path);
     s->cur = calloc(n, sizeof *s->cur);
+    s->from = calloc(n, sizeof *s->from);
     s->rules = cli_watch_rules_new(w->o->rules, w->o->nrules);
-    if (!s->path || !s->cur || !s->rules) return false;
+    if (!s->path || !s->cur || !s->from || !s->rules) return false;
     for (uint32_t i = 0; i < n; i++) s->cur[i].pos = BB_RING_NOW;
     w->nsrc++;
     return true;
@@ -198,11 +202,18 @@ static bool poll_source(watch_state *w, source *s) {
     bb_error err;
     bb_dump *d = NULL;
     uint64_t now = clock_ns(CLOCK_REALTIME); /* no record committed later is in this poll */
+    uint32_t nring = bb_ring_get_info(s->ring)->shards;
+    for (uint32_t i = 0; i < nring; i++) s->from[i] = s->cur[i].pos;
     if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
         cli_error("%s", err.message);
         return false;
+    }
+    for (uint32_t i = 0; i < nring; i++) { /* a lap lost: the rules did not see it */
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
+        cli_ring_report_loss("watch", s->path, i, s->from[i], what, bytes);
     }
     walk_ctx c = {0};
     for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
@@ -359,6 +370,7 @@ int cmd_watch(int argc, char **argv) {
     for (size_t i = 0; i < w.nsrc; i++) {
         bb_ring_close(w.src[i].ring);
         free(w.src[i].cur);
+        free(w.src[i].from);
         free(w.src[i].path);
         cli_watch_rules_free(w.src[i].rules);
     }

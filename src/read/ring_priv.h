@@ -93,6 +93,7 @@ struct bb_ring {
     const bb__ring_extra *extra; /* set during bb_ring_snapshot_extra_fd only */
     bool following;              /* during bb_ring_follow: its window is below the heads, all
                                   * data (no hole search), its buffer from the pool */
+    uint32_t busy_calls;         /* follow calls in a row that returned records */
     bool buf_zeroed;             /* the last dump built came zeroed (else: only its sections
                                   * were; the shard bodies are the caller's to clear) */
 };
@@ -160,9 +161,10 @@ uint64_t bb__ring_inflight(bb__ring_view *v, const bb__ring_ann *a, size_t n);
 
 /* ---- the buffers returned (ring_buf.c) ----------------------------------------------------- */
 
-/* A buffer of n bytes (NULL: out of memory) freed with bb__ring_buf_put (bb_ring_buffer_free):
- * `keep`, one from the pool when one fits (its bytes are what its last user left: *zeroed is
- * false), else a zeroed allocation (*zeroed true) that goes back to the pool when freed. */
+/* A heap block of at least n bytes (NULL: out of memory), freed with bb__ring_buf_put
+ * (bb_ring_buffer_free) or free(): `keep`, one from the pool when one fits (its bytes are what
+ * its last user left: *zeroed is false), else a zeroed allocation (*zeroed true) that goes back
+ * to the pool when bb__ring_buf_put frees it. */
 uint8_t *bb__ring_buf_get(size_t n, bool keep, bool *zeroed);
 void bb__ring_buf_put(void *p);
 
