@@ -218,10 +218,20 @@ static bool poll_source(watch_state *w, source *s) {
     walk_ctx c = {0};
     for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
         c.inst = bb_dump_instance(d, i);
-        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++)
+        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++) {
+            size_t first = c.n;
             bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
+            for (size_t a = first, b = c.n; !c.failed && a + 1 < b; a++, b--) { /* oldest first */
+                held x = c.v[a];
+                c.v[a] = c.v[b - 1];
+                c.v[b - 1] = x;
+            }
+        }
     }
-    if (!c.failed && c.n > 1) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
+    bool sorted = true; /* one busy ring: in order already */
+    for (size_t i = 1; !c.failed && sorted && i < c.n; i++)
+        sorted = held_cmp(&c.v[i - 1], &c.v[i]) <= 0;
+    if (!c.failed && !sorted) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
     cli_firing f;
     for (size_t i = 0; !c.failed && i < c.n; i++) {
         if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
