@@ -1,7 +1,7 @@
 /* intern_hotpath.c — what interning a repeated dynamic string costs next to the record it goes
  * into (issue 21): the same event recorded with a constant id, with bb_intern of one of 64
  * repeated keys (24-31 bytes, as a server's lookup keys) on one thread, and the same on two
- * threads at once (per-call ns of each). Median of 11 repetitions of 2M events, in thread CPU time; prints ns and the
+ * threads at once, and a new string in every record (per-call ns of each). Median of 11 repetitions of 2M events, in thread CPU time; prints ns and the
  * ratios (intern/record, two threads/one), asserts nothing. Run: build-bench/bench/intern_hotpath,
  * or scripts/bench.sh build-bench intern (part of `make bench`). */
 /* SPDX-License-Identifier: MIT */
@@ -44,6 +44,19 @@ __attribute__((noinline)) static void run_intern(void) {
     for (uint64_t i = 0; i < N; i++) {
         size_t k = (i * 13) % NKEYS;
         BB_RECORD(rec, ih_ev, .conn = i, .key = bb_intern(rec, keys[k], key_len[k]), .len = 3);
+    }
+}
+
+static uint64_t distinct_next; /* the next new string's number (never repeats in a run) */
+
+/* A new string each call ("/uri/" and 16 hex digits): the table's generations keep turning,
+ * and the other shard, quiet meanwhile, is read at each switch (issue 38). */
+__attribute__((noinline)) static void run_distinct(void) {
+    char b[24] = "/uri/";
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t v = distinct_next++;
+        for (int d = 0; d < 16; d++) b[5 + d] = "0123456789abcdef"[(v >> (60 - 4 * d)) & 15];
+        BB_RECORD(rec, ih_ev, .conn = i, .key = bb_intern(rec, b, 21), .len = 3);
     }
 }
 
@@ -94,21 +107,28 @@ int main(void) {
     if (!rec) return 1;
     bb_recorder_enable(rec, true);
     pin(0);
-    double r[REPS], i1[REPS], i2[REPS];
+    double r[REPS], i1[REPS], i2[REPS], nd[REPS];
     for (int k = 0; k < REPS; k++) {
         r[k] = per_event(run_record);
         i1[k] = per_event(run_intern);
         i2[k] = two_threads();
         pin(0);
+        nd[k] = per_event(run_distinct);
     }
     qsort(r, REPS, sizeof r[0], cmp);
     qsort(i1, REPS, sizeof i1[0], cmp);
     qsort(i2, REPS, sizeof i2[0], cmp);
-    double mr = r[REPS / 2], m1 = i1[REPS / 2], m2 = i2[REPS / 2];
+    qsort(nd, REPS, sizeof nd[0], cmp);
+    double mr = r[REPS / 2], m1 = i1[REPS / 2], m2 = i2[REPS / 2], mn = nd[REPS / 2];
+    bb_recorder_stats st;
+    bb_recorder_stats_get(rec, &st);
     printf(
         "intern: record %.1f ns | record+intern 1 thread %.1f ns (%.2fx) | 2 threads %.1f ns per call "
-        "(%.2fx one thread) [%s commit, %u shards]\n",
-        mr, m1, m1 / mr, m2, m2 / m1, bb_recorder_commit_name(rec), bb_recorder_shard_count(rec));
+        "(%.2fx one thread) | a new string each call %.1f ns (%.2fx; %llu of %llu calls answered 0) "
+        "[%s commit, %u shards]\n",
+        mr, m1, m1 / mr, m2, m2 / m1, mn, mn / mr, (unsigned long long)st.intern_full,
+        (unsigned long long)distinct_next, bb_recorder_commit_name(rec),
+        bb_recorder_shard_count(rec));
     bb_recorder_free(rec);
     return 0;
 }

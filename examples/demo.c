@@ -113,7 +113,8 @@ static void *serve(void *arg) {
                                           "Go-http-client/1.1", "backup-agent"};
     char client[64];
     BB_LOG(rec, BB_INFO, "worker %u starts (%s)", (unsigned)w->id, live_until ? "live" : "batch");
-    for (int i = 0; serving(i); i++) {
+    int i = 0, hits = 0;
+    for (; serving(i); i++) {
         uint64_t key = next(w) % 1000;
         kv_method m = (kv_method)(next(w) % 3);
         snprintf(client, sizeof client, "%s #%u", clients[next(w) % 5], (unsigned)(next(w) % 7));
@@ -123,6 +124,7 @@ static void *serve(void *arg) {
         uint64_t span = BB_SPAN_ENTER(rec, req_begin, 0, .key = key, .route = route,
                                       .client = bb_intern_str(rec, client), .method = m);
         bool hit = lookup(w, span, key);
+        hits += hit;
         if (one_slow && w->id == 2 && i == 1234) nanosleep(&(struct timespec){0, 80000000}, NULL);
         kv_status st = hit ? KV_OK : (next(w) % 5 == 0 ? KV_ERROR : KV_NOT_FOUND);
         if (st == KV_ERROR) /* a log line: formatted only when the dump is read */
@@ -132,7 +134,8 @@ static void *serve(void *arg) {
         BB_SPAN_EXIT(rec, req_end, span, .bytes = hit ? (uint32_t)(64 + next(w) % 4096) : 0,
                      .status = st);
     }
-    BB_LOG(rec, BB_INFO, "worker %u done", (unsigned)w->id);
+    BB_LOG(rec, BB_INFO, "worker %u done, %.1f%% of %d lookups hit", (unsigned)w->id,
+           i ? 100.0 * hits / i : 0.0, i);
     return NULL;
 }
 

@@ -24,7 +24,8 @@
  *   void * (8 bytes; cast other object pointers to void *, which also makes %n impossible: its
  *     int * argument is refused),
  *   char strings (char *, const char *, char arrays): copied, at most BB_LOG_STR_MAX (31) bytes;
- *     a longer string is cut and marked truncated (its formatted text ends with "..."), NULL
+ *     a longer string is cut and marked truncated (its formatted text ends with "...", less any
+ *     UTF-8 character the cut split), NULL
  *     reads as "(null)",
  *   BB_I(s): a char string interned (bb_intern_str: any length, one u32 in the record; each new
  *     string costs a lookup in the recorder's intern table).
@@ -36,15 +37,21 @@
  *     template can tell apart.)
  * Any other argument type, more than 16 arguments, or a format that is not a literal fail to
  * compile. Wide strings (%ls) and %n are therefore refused.
+ * LEVEL must be a constant expression: it is part of the call site, described once. A level
+ * chosen at run time is two call sites (`if (bad) BB_GLOG(BB_ERROR, ...); else
+ * BB_GLOG(BB_INFO, ...);`). Each argument also appears in unevaluated operands (sizeof,
+ * _Generic, decltype) to find its kind, where C++ before C++20 refuses a lambda expression:
+ * store the lambda's result in a variable first.
  *
  * Run-time level: a call below bb_log_level() costs one load and a branch (arguments not
  * evaluated). The level starts at BACKBEAT_LOG_LEVEL (trace, debug, info, warn, error, fatal or
  * off; default info) and is changed with bb_log_level_set. -DBACKBEAT_COMPILED_OUT removes the
  * calls (the format check stays, nothing is emitted).
  *
- * Reading: `backbeat tail` prints log records as log lines, `backbeat convert -f text` writes
- * the formatted lines of several dumps in time order, the trace shows each as an instant
- * event with its message. Formatting follows C's printf (src/logfmt/).
+ * Reading: `backbeat log DUMP...` writes the formatted lines of several dumps and ring files in
+ * one time order, `backbeat tail` prints log records as log lines, the Parquet table has a
+ * `log` view, the trace shows each as an instant event with its message. Formatting follows
+ * C's printf (src/logfmt/).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_LOG_H

@@ -73,7 +73,8 @@ BB_API bb_status bb_recorder_trigger_options(bb_recorder *rec, const bb_trigger_
                                              bb_error *err);
 
 /* Arm the rules of `text` on `rec`. A rule naming an event not (yet) registered is accepted (it
- * is armed when the event registers) with one warning on stderr. Returns BB_OK, or
+ * is armed when the event registers); if it still names none once `rec` has taken its first
+ * record (within about 50 ms of it), one warning says so on stderr. Returns BB_OK, or
  * BB_ERR_INVALID with a one-line message naming the rule and the column of the mistake (a
  * malformed rule, an unknown field of a registered event, a VALUE of the wrong type; no rule
  * of `text` is armed then), or BB_ERR_NOMEM / BB_ERR_FULL (more than 16 rules). */

@@ -5,27 +5,22 @@
 /* SPDX-License-Identifier: MIT */
 #include <dlfcn.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capture/abi_check.h"
+#include "common/message.h"
 
 static int g_reported; /* atomic: the one message was written */
 
-static void put(const char *s) {
-    size_t n = strlen(s);
-    while (n > 0) {
-        ssize_t w = write(2, s, n);
-        if (w <= 0) return;
-        s += w;
-        n -= (size_t)w;
-    }
+static void put(char *m, size_t cap, size_t *len, const char *s) {
+    while (*s && *len + 1 < cap) m[(*len)++] = *s++;
+    m[*len] = '\0';
 }
 
-static void put_hex32(uint32_t v) {
+static void put_hex32(char *m, size_t cap, size_t *len, uint32_t v) {
     char b[11] = "0x";
     for (int i = 0; i < 8; i++) b[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
     b[10] = 0;
-    put(b);
+    put(m, cap, len, b);
 }
 
 bool bb__abi_accept(const void *desc, const char *kind, bool may_lookup) {
@@ -37,15 +32,19 @@ bool bb__abi_accept(const void *desc, const char *kind, bool may_lookup) {
     const char *obj = may_lookup && dladdr(desc, &info) && info.dli_fname && info.dli_fname[0]
                           ? info.dli_fname
                           : "the program";
-    put("backbeat: refusing the ");
-    put(kind);
-    put(" of ");
-    put(obj);
-    put(": built against another backbeat ABI (layout ");
-    put_hex32(abi);
-    put(", this library ");
-    put_hex32(BB__ABI_LAYOUT);
-    put("): rebuild it against this library's headers; it is not recorded "
-        "(further refusals are not reported)\n");
+    char m[900];
+    size_t n = 0;
+    put(m, sizeof m, &n, "refusing the ");
+    put(m, sizeof m, &n, kind);
+    put(m, sizeof m, &n, " of ");
+    put(m, sizeof m, &n, obj);
+    put(m, sizeof m, &n, ": built against another backbeat ABI (layout ");
+    put_hex32(m, sizeof m, &n, abi);
+    put(m, sizeof m, &n, ", this library ");
+    put_hex32(m, sizeof m, &n, BB__ABI_LAYOUT);
+    put(m, sizeof m, &n,
+        "): rebuild it against this library's headers; it is not recorded "
+        "(further refusals are not reported)");
+    bb__message(m);
     return false;
 }

@@ -12,21 +12,28 @@
  * Generations: a lookup probes the current generation only (one hash set, as a single table
  * would); a string of an older one is interned again there (a new id), so hot strings never
  * die. When the current generation is full, one thread (a try-lock, `advancing`; the others
- * wait a little, then answer BB_INTERN_FULL_ID) starts the next one in the storage of the
- * oldest, after checking that every ring has wrapped past the records that may name the
- * oldest's ids: those written from its start until the start of the generation two after it
- * (one generation of grace for an id obtained just before a switch and recorded just after).
- * It notes each ring's head as the new generation's start, publishes it, then changes the
- * recorder's serial so that call-site caches (BB_INTERN) miss. A dump pins the table (no
- * recycling meanwhile: the writer reads the entries twice) and skips a generation being
- * recycled (no record in the rings names it). Ids grow by gen_entries per generation; once the
- * next would pass 2^32 - 1 the table fills for good. Id 0 is BB_INTERN_FULL_ID. */
+ * wait a little, then answer BB_INTERN_FULL_ID) starts the next one in a free storage, else in
+ * that of the oldest generation no record still in the rings names: the records that may name
+ * a generation's ids are those written from its start until the start of the generation two
+ * after it (one generation of grace for an id obtained just before a switch and recorded just
+ * after); a shard that has not wrapped past them is read once (off the hot path: the registry's
+ * schemas say which fields are interned), and only a record naming one of its ids, or one still
+ * in flight there, keeps it. So a quiet shard holds back at most the generations its records
+ * name, and the others keep recycling. The new generation notes each ring's head as its start,
+ * is published, then the recorder's serial changes so that call-site caches (BB_INTERN) miss.
+ * A dump pins the table (no recycling meanwhile: the writer reads the entries twice) and skips
+ * a generation being recycled (no record in the rings names it). Ids grow by gen_entries per
+ * generation; once the next would pass 2^32 - 1 the table fills for good. Id 0 is BB_INTERN_FULL_ID. */
 /* SPDX-License-Identifier: MIT */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/intern_advice.h"
 #include "capture/recorder_internal.h"
+#include "capture/registry_internal.h"
+#include "format/ring_cut.h"
 
 static uint32_t next_serial = 1; /* atomic: recorder serials, the keys of call-site caches */
 
@@ -65,15 +72,19 @@ static bb_status layout(bb__intern_table *t, uint32_t entries, uint32_t bytes, u
     return BB_OK;
 }
 
-/* Point generation g's arrays into the table-wide blocks. */
+/* Point generation g's arrays into the table-wide blocks (`pos`: 3 per-shard arrays a
+ * generation, start, stop and pin, then the table's heads; NULL in one generation). */
 static void carve(bb__intern_table *t, uint32_t *slots, bb__intern_entry *entries, uint8_t *arena,
-                  uint64_t *start, uint32_t shards) {
+                  uint64_t *pos, uint32_t shards) {
     for (uint32_t g = 0; g < t->ngens; g++) {
         t->gens[g].slots = slots + (size_t)g * (t->slot_mask + 1);
         t->gens[g].entries = entries + (size_t)g * t->gen_entries;
         t->gens[g].arena = arena + (size_t)g * t->gen_bytes;
-        t->gens[g].start = start ? start + (size_t)g * shards : NULL;
+        t->gens[g].start = pos ? pos + (size_t)g * 3 * shards : NULL;
+        t->gens[g].stop = pos ? t->gens[g].start + shards : NULL;
+        t->gens[g].pin = pos ? t->gens[g].stop + shards : NULL;
     }
+    t->heads = pos ? pos + (size_t)t->ngens * 3 * shards : NULL;
 }
 
 /* Contract: see recorder_internal.h. */
@@ -86,15 +97,18 @@ bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t 
     uint32_t *slots = calloc((size_t)(t->slot_mask + 1) * ngens, sizeof *slots);
     bb__intern_entry *ents = calloc(entries, sizeof *ents);
     uint8_t *arena = malloc(bytes);
-    uint64_t *start = ngens > 1 ? calloc((size_t)shards * ngens, sizeof *start) : NULL;
-    if (!slots || !ents || !arena || (ngens > 1 && !start)) {
+    uint64_t *pos = ngens > 1 ? calloc((size_t)shards * (3 * ngens + 1), sizeof *pos) : NULL;
+    const bb_event_desc **events = ngens > 1 ? calloc(BB_SIG_MAX_EVENTS, sizeof *events) : NULL;
+    if (!slots || !ents || !arena || (ngens > 1 && (!pos || !events))) {
         free(slots);
         free(ents);
         free(arena);
-        free(start);
+        free(pos);
+        free(events);
         return BB_ERR_NOMEM;
     }
-    carve(t, slots, ents, arena, start, shards);
+    carve(t, slots, ents, arena, pos, shards);
+    t->events = events;
     t->hot = ngens > 1 ? hot : NULL;
     return BB_OK;
 }
@@ -117,6 +131,9 @@ void bb__intern_table_destroy(bb__intern_table *t) {
     bb__intern_gen *g0 = &t->gens[0];
     free(g0->slots);
     free(g0->start);
+    free(t->events);
+    t->events = NULL;
+    t->heads = NULL;
     if (!t->external) {
         free(g0->entries);
         free(g0->arena);
@@ -125,7 +142,7 @@ void bb__intern_table_destroy(bb__intern_table *t) {
         t->gens[g].slots = NULL;
         t->gens[g].entries = NULL;
         t->gens[g].arena = NULL;
-        t->gens[g].start = NULL;
+        t->gens[g].start = t->gens[g].stop = t->gens[g].pin = NULL;
     }
 }
 
@@ -220,47 +237,161 @@ static inline __attribute__((always_inline)) uint32_t gen_put(const bb__intern_t
     return 0;
 }
 
-/* True when no record still in the rings can name an id of generation `old`: in every shard,
- * either no record was written from its start to the start of generation old + 2, or the ring
- * has wrapped past that second start. */
-static bool wrapped(const bb__intern_table *t, uint32_t old) {
+/* Reading a ring for the records that name a generation's ids (scan): the schemas of the
+ * registry's snapshot in `t->events`, the generation's id range. */
+typedef struct scan_ctx {
+    const bb__intern_table *t;
+    size_t nev, hint;
+    const uint8_t *ring;
+    uint64_t cap;
+    uint32_t lo, n; /* ids lo + 1 .. lo + n */
+    uint64_t found; /* end of the newest record naming one, 0 when none yet */
+} scan_ctx;
+
+static const bb_event_desc *scan_desc(scan_ctx *c, uint64_t id) {
+    const bb_event_desc *const *ev = c->t->events;
+    if (c->hint < c->nev && ev[c->hint]->id == id) return ev[c->hint];
+    for (size_t k = 0; k < c->nev; k++)
+        if (ev[k]->id == id) {
+            c->hint = k;
+            return ev[k];
+        }
+    return NULL;
+}
+
+static int32_t scan_size(void *vctx, uint64_t id) {
+    const bb_event_desc *d = scan_desc(vctx, id);
+    return d ? (int32_t)d->record_size : -1;
+}
+
+/* A record of the walk: stop at the first (newest) one with an interned field in the range. */
+static bool scan_visit(void *vctx, uint64_t start, uint64_t end) {
+    scan_ctx *c = vctx;
+    uint64_t id;
+    bb__ring_read(c->ring, c->cap, start + BB__FRAME_ID, &id, 8);
+    const bb_event_desc *d = scan_desc(c, id);
+    for (uint16_t i = 0; d && i < d->field_count; i++) {
+        const bb_field_desc *f = &d->fields[i];
+        if (f->type != BB_TYPE_INTERNED || f->width != 4) continue;
+        uint32_t v;
+        bb__ring_read(c->ring, c->cap, start + BB__FRAME_HEAD + f->offset, &v, 4);
+        if (v - c->lo - 1 < c->n) {
+            c->found = end;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The end of the newest record of shard s in [start, stop) of generation g that names one of
+ * its ids (or may: a record still in flight there, or rings the walk cannot read), 0 when none.
+ * Records below the ring's last lap are gone and name nothing. Off the hot path: once per
+ * generation and shard, when that shard has not wrapped past the generation's records. */
+static uint64_t scan(const bb__intern_table *t, const bb__intern_gen *g, uint32_t s) {
     const struct bb__recorder_hot *h = t->hot;
-    const uint64_t *a = t->gens[old & (t->ngens - 1)].start,
-                   *b = t->gens[(old + 2) & (t->ngens - 1)].start;
+    uint64_t a = g->start[s], b = g->stop[s], cap = h->capacity, pin = 0;
+    if (!h->ring_of || !t->events) return b;
+    bb__inflight fl[32];
+    int budget = 0; /* never waits: an announcement not yet reserved lands above b */
+    size_t nfl = bb__inflight_collect(h, s, b, fl, 32, &budget);
+    if (nfl == 32) return b;
+    for (size_t k = 0; k < nfl; k++)
+        if (fl[k].pos >= a && fl[k].pos + fl[k].len > pin) pin = fl[k].pos + fl[k].len;
+    size_t nev = bb__registry_snapshot_dump(t->events, BB_SIG_MAX_EVENTS);
+    if (nev > BB_SIG_MAX_EVENTS) return b;
+    uint64_t head = __atomic_load_n(&h->cursors[s].head, __ATOMIC_ACQUIRE);
+    uint64_t low = head > cap ? head - cap : 0;
+    if (low < a) low = a;
+    scan_ctx c = {t, nev, 0, h->ring_of[s], cap, g->id_base, t->gen_entries, 0};
+    if (b > low) bb__ring_walk_each(c.ring, cap, low, b, scan_size, &c, scan_visit, &c);
+    return c.found > pin ? c.found : pin;
+}
+
+/* True when no record still in the rings can name an id of generation g: in every shard, no
+ * record written from its start to the start of generation gen + 2 (one generation of grace for
+ * an id obtained just before a switch and recorded just after) names one, or the ring has
+ * wrapped past the newest that does. A shard is read once per generation (the answer is kept
+ * in g->pin), and only if it has not wrapped past that whole window. */
+static bool wrapped(const bb__intern_table *t, bb__intern_gen *g) {
+    const struct bb__recorder_hot *h = t->hot;
     for (uint32_t s = 0; s < h->shard_count; s++) {
-        if (a[s] == b[s]) continue;
+        if (g->start[s] == g->stop[s]) continue;
         uint64_t head = __atomic_load_n(&h->cursors[s].head, __ATOMIC_ACQUIRE);
-        if (head < b[s] + h->capacity) return false;
+        if (head >= g->stop[s] + h->capacity) continue;
+        if (g->pin[s] == BB__INTERN_PIN_UNKNOWN) g->pin[s] = scan(t, g, s);
+        if (g->pin[s] != 0 && head < g->pin[s] + h->capacity) return false;
     }
     return true;
 }
 
 enum { ADV_DONE, ADV_BUSY, ADV_NO };
 
-/* Start generation k + 1 (the caller holds `advancing`). */
-static int advance_locked(bb__intern_table *t, uint32_t k) {
-    if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != k) return ADV_DONE;
-    const bb__intern_gen *cur = &t->gens[k & (t->ngens - 1)];
-    bb__intern_gen *g = &t->gens[(k + 1) & (t->ngens - 1)];
-    if (cur->id_base > UINT32_MAX - 2 * t->gen_entries) return ADV_NO; /* ids run out */
-    uint32_t old = __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE);
-    if (old != BB__INTERN_GEN_FREE) {
-        if (!wrapped(t, old)) return ADV_NO;
+/* Each ring's head into t->heads. */
+static void read_heads(bb__intern_table *t) {
+    for (uint32_t s = 0; s < t->hot->shard_count; s++)
+        t->heads[s] = __atomic_load_n(&t->hot->cursors[s].head, __ATOMIC_ACQUIRE);
+}
+
+/* The slot of live generation n, or ngens. */
+static uint32_t slot_of(const bb__intern_table *t, uint32_t n) {
+    for (uint32_t i = 0; i < t->ngens; i++)
+        if (__atomic_load_n(&t->gens[i].gen, __ATOMIC_ACQUIRE) == n) return i;
+    return t->ngens;
+}
+
+/* The storage for the generation after k: a free one, else the oldest that is stopped and that
+ * no record still in the rings names (recycled: BUSY, emptied), else ngens. */
+static uint32_t pick_slot(bb__intern_table *t, uint32_t k) {
+    uint32_t tried = 0; /* bit i: slot i looked at */
+    for (;;) {
+        uint32_t best = t->ngens, best_gen = UINT32_MAX;
+        for (uint32_t i = 0; i < t->ngens; i++) {
+            uint32_t n = __atomic_load_n(&t->gens[i].gen, __ATOMIC_ACQUIRE);
+            if (n == BB__INTERN_GEN_FREE) return i;
+            if (!(tried & (1u << i)) && n < k && t->gens[i].stopped && n < best_gen) {
+                best = i;
+                best_gen = n;
+            }
+        }
+        if (best == t->ngens) return best;
+        tried |= 1u << best;
+        bb__intern_gen *g = &t->gens[best];
+        if (!wrapped(t, g)) continue;
         __atomic_store_n(&g->gen, BB__INTERN_GEN_BUSY, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&t->pins, __ATOMIC_SEQ_CST)) { /* a dump reads it: not now */
-            __atomic_store_n(&g->gen, old, __ATOMIC_RELEASE);
-            return ADV_NO;
+            __atomic_store_n(&g->gen, best_gen, __ATOMIC_RELEASE);
+            return t->ngens;
         }
         memset(g->slots, 0, sizeof *g->slots * ((size_t)t->slot_mask + 1));
         memset(g->entries, 0, sizeof *g->entries * t->gen_entries);
         __atomic_store_n(&g->used_entries, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&g->used_bytes, 0, __ATOMIC_RELAXED);
         __atomic_fetch_add(&t->retired, 1, __ATOMIC_RELAXED);
+        return best;
     }
+}
+
+/* Start generation k + 1 (the caller holds `advancing`). */
+static int advance_locked(bb__intern_table *t, uint32_t k) {
+    if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != k) return ADV_DONE;
+    const bb__intern_gen *cur = &t->gens[__atomic_load_n(&t->cur_slot, __ATOMIC_ACQUIRE)];
+    if (cur->id_base > UINT32_MAX - 2 * t->gen_entries) return ADV_NO; /* ids run out */
+    read_heads(t);
+    uint32_t prev = k ? slot_of(t, k - 1) : t->ngens; /* its window ends where k + 1 begins */
+    if (prev < t->ngens && !t->gens[prev].stopped) {
+        bb__intern_gen *p = &t->gens[prev];
+        memcpy(p->stop, t->heads, sizeof *p->stop * t->hot->shard_count);
+        for (uint32_t s = 0; s < t->hot->shard_count; s++) p->pin[s] = BB__INTERN_PIN_UNKNOWN;
+        p->stopped = 1;
+    }
+    uint32_t at = pick_slot(t, k);
+    if (at == t->ngens) return ADV_NO;
+    bb__intern_gen *g = &t->gens[at];
     __atomic_store_n(&g->id_base, cur->id_base + t->gen_entries, __ATOMIC_RELAXED);
-    for (uint32_t s = 0; s < t->hot->shard_count; s++)
-        g->start[s] = __atomic_load_n(&t->hot->cursors[s].head, __ATOMIC_ACQUIRE);
+    memcpy(g->start, t->heads, sizeof *g->start * t->hot->shard_count);
+    g->stopped = 0;
     __atomic_store_n(&g->gen, k + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->cur_slot, at, __ATOMIC_RELEASE);
     __atomic_store_n(&t->cur, k + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&t->hot->serial, bb__serial_next(), __ATOMIC_RELEASE);
     return ADV_DONE;
@@ -284,9 +415,9 @@ static uint32_t find_old(bb__intern_table *t, uint32_t k, uint32_t h, const void
                          size_t len) {
     uint32_t id = 0;
     __atomic_fetch_add(&t->pins, 1, __ATOMIC_SEQ_CST);
-    for (uint32_t back = 1; !id && back < t->ngens && back <= k; back++) {
-        bb__intern_gen *g = &t->gens[(k - back) & (t->ngens - 1)];
-        if (__atomic_load_n(&g->gen, __ATOMIC_SEQ_CST) == k - back)
+    for (uint32_t i = 0; !id && i < t->ngens; i++) {
+        bb__intern_gen *g = &t->gens[i];
+        if (__atomic_load_n(&g->gen, __ATOMIC_SEQ_CST) < k)
             id = gen_put(t, g, h, bytes, len, false);
     }
     __atomic_fetch_sub(&t->pins, 1, __ATOMIC_RELEASE);
@@ -295,11 +426,14 @@ static uint32_t find_old(bb__intern_table *t, uint32_t k, uint32_t h, const void
 
 /* Contract: see bb_intern in recorder.h. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len) {
-    if (len > 65535 || (len && !bytes) || len > t->gen_bytes) return full(t);
+    if (len > 65535 || (len && !bytes) || len > t->gen_bytes) {
+        if (bytes || !len) __atomic_fetch_add(&t->too_long, 1, __ATOMIC_RELAXED);
+        return full(t);
+    }
     uint32_t h = slot_hash(bytes, len);
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t k = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        bb__intern_gen *g = &t->gens[k & (t->ngens - 1)];
+        bb__intern_gen *g = &t->gens[__atomic_load_n(&t->cur_slot, __ATOMIC_ACQUIRE)];
         uint32_t id = gen_put(t, g, h, bytes, len, true);
         if (BB__LIKELY(id != 0)) {
             /* recycled under a thread stalled for generations: its id is not to be used */
@@ -373,4 +507,32 @@ bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern
     const bb__intern_entry *e = &g->entries[i];
     bb_intern_item it = {g->id_base + i + 1, e->len, g->arena + e->off};
     return it;
+}
+
+/* Contract: see intern_advice.h. */
+void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
+    const bb__intern_table *t = &rec->intern;
+    uint64_t n = __atomic_load_n(&t->full_count, __ATOMIC_RELAXED);
+    uint64_t lng = __atomic_load_n(&t->too_long, __ATOMIC_RELAXED);
+    const char *why;
+    if (lng && lng == n)
+        why = "each refused string was longer than 65535 bytes or than a generation's share of "
+              "the table's bytes: shorten them (a larger BACKBEAT_INTERN_LIMIT helps only "
+              "below 65535 bytes)";
+    else if (t->ngens == 1 && rec->ring)
+        why = "a ring file's table (BACKBEAT_RING_DIR) is never recycled and must hold every "
+              "distinct string of the process's life: raise BACKBEAT_INTERN_LIMIT only if their "
+              "number is bounded, else record without BACKBEAT_RING_DIR (an in-memory table "
+              "recycles strings once the rings wrap)";
+    else if (t->ngens == 1)
+        why = "a table under 2048 strings or 256 KiB is never recycled: raise "
+              "BACKBEAT_INTERN_LIMIT to at least 2048,256k, which recycles strings once the "
+              "rings wrap";
+    else
+        why = "the rings name more distinct strings than the table holds (it needs 8/6 of "
+              "them), or a dump was being written (brief): raise BACKBEAT_INTERN_LIMIT";
+    int k = snprintf(buf, cap, "%s", why);
+    if (lng && lng != n && k >= 0 && (size_t)k < cap)
+        snprintf(buf + k, cap - (size_t)k, " (%llu of the refused strings were too long)",
+                 (unsigned long long)lng);
 }

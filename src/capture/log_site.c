@@ -62,11 +62,34 @@ static const char *base_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
-/* Fill the site's name and description (docs/LOG_LINES.md); false when out of memory. */
+/* The tag that ends a site's name (docs/LOG_LINES.md): FNV-1a 64 over level, file, line,
+ * function and format, each followed by a NUL, the file by its base name when it is absolute
+ * (a build directory must not change the name), as written when relative. */
+static uint32_t site_tag(const bb__log_site *s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    char line[16];
+    snprintf(line, sizeof line, "%u", (unsigned)s->line);
+    const char *parts[] = {bb_log_level_name(s->level) ? bb_log_level_name(s->level) : "fatal",
+                           s->file[0] == '/' ? base_name(s->file) : s->file, line, s->function,
+                           s->format};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        for (const unsigned char *p = (const unsigned char *)parts[i];; p++) {
+            h = (h ^ *p) * 0x100000001b3ull;
+            if (!*p) break;
+        }
+    return (uint32_t)h;
+}
+
+/* Fill the site's name and description (docs/LOG_LINES.md); false when out of memory. The
+ * name ends in the site's tag: an event id hashes the name and the fields, not the
+ * description, so two sites with one base name, line and argument kinds (two directories, two
+ * programs of a fleet) would otherwise share an id and one would be read with the other's
+ * level and format. */
 static bool site_describe(bb__log_site *s) {
     const char *lname = bb_log_level_name(s->level);
     char *name = NULL, *desc = NULL;
-    if (asprintf(&name, "backbeat.log::%s:%u", base_name(s->file), (unsigned)s->line) < 0)
+    if (asprintf(&name, "backbeat.log::%s:%u#%08x", base_name(s->file), (unsigned)s->line,
+                 (unsigned)site_tag(s)) < 0)
         return false;
     if (asprintf(&desc, "backbeat-log 1\nlevel: %s\nfile: %s\nline: %u\nfunction: %s\nformat: %s",
                  lname ? lname : "fatal", s->file, (unsigned)s->line, s->function, s->format) < 0) {

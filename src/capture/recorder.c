@@ -97,6 +97,19 @@ static void keep_frames(struct bb__recorder_hot *h) {
 }
 
 /* Create a recorder; with `dir`, its storage is a ring file there (ring_backing.c). */
+/* The intern table's size where the options leave it 0 (recorder.h): 16384 strings and 1 MiB,
+ * or for rings of `rings` bytes in all (0: a ring file's, one generation) one string per 20
+ * bytes of them, 32 bytes each: the table then holds 8/6 of the strings that rings full of
+ * 26-byte records, each naming its own string, keep (docs/guide/instrument.md, "Generations"). */
+static void intern_defaults(uint32_t *entries, uint32_t *bytes, uint64_t rings) {
+    uint64_t e = rings / 20;
+    if (e > (1u << 26)) e = 1u << 26;
+    if (!*entries) *entries = e > 16384 ? (uint32_t)e : 16384;
+    uint64_t b = rings ? (uint64_t)*entries * 32 : 0;
+    if (b > (1ull << 31)) b = 1ull << 31;
+    if (!*bytes) *bytes = b > (1u << 20) ? (uint32_t)b : (1u << 20);
+}
+
 static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool keep,
                        bb_recorder **out, bb_error *err) {
     if (!out) return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "recorder: out is NULL");
@@ -132,8 +145,8 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     identity(rec, &opts);
     bb__commit_setup(h);
 
-    uint32_t entries = opts.intern_entries ? opts.intern_entries : 16384;
-    uint32_t bytes = opts.intern_bytes ? opts.intern_bytes : (1u << 20);
+    uint32_t entries = opts.intern_entries, bytes = opts.intern_bytes;
+    intern_defaults(&entries, &bytes, dir ? 0 : (uint64_t)shards * cap);
     rec->sig_events = calloc(BB_SIG_MAX_EVENTS, sizeof *rec->sig_events);
     rec->sig_views = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_views);
     rec->sig_view_sql = calloc(BB_SIG_MAX_VIEWS, sizeof *rec->sig_view_sql);
@@ -333,6 +346,14 @@ void bb__trigger_hit(bb_recorder *rec, const bb_event_desc *d, const void *field
 
 /* Contract: see trigger_hook.h. */
 void *bb__recorder_trigger_ctx(const bb_recorder *rec) { return rec->trigger_ctx; }
+
+/* Contract: see trigger_hook.h. */
+bool bb__recorder_took_record(const bb_recorder *rec) {
+    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
+    for (uint32_t i = 0; i < h->shard_count; i++)
+        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
+    return false;
+}
 
 /* Contract: see trigger_hook.h. */
 void bb__recorder_set_trigger(bb_recorder *rec, bb__trigger_fn fn, void *ctx,

@@ -42,8 +42,15 @@ typedef struct bb__intern_gen {
     uint32_t *slots;       /* atomic each: 0 empty, else entry index + 1 */
     bb__intern_entry *entries;
     uint8_t *arena;
-    uint64_t *start; /* per shard: its ring head when the generation began (NULL: one gen) */
+    uint64_t *start;  /* per shard: its ring head when the generation began (NULL: one gen) */
+    uint64_t *stop;   /* per shard: its ring head when generation gen + 2 began (once `stopped`):
+                        records from start to stop may name this generation's ids */
+    uint64_t *pin;    /* per shard: the end of the newest record in [start, stop) that names one
+                        of its ids (0: none), BB__INTERN_PIN_UNKNOWN until the ring is read */
+    uint32_t stopped; /* 1 once stop is set (written under `advancing` only) */
 } bb__intern_gen;
+
+#define BB__INTERN_PIN_UNKNOWN UINT64_MAX
 
 typedef struct bb__intern_table {
     uint32_t cap_entries; /* the whole table's */
@@ -53,14 +60,19 @@ typedef struct bb__intern_table {
     uint32_t gen_bytes;
     uint32_t slot_mask;  /* per generation */
     uint32_t cur;        /* atomic: the current generation number */
+    uint32_t cur_slot;   /* atomic: which of gens[] holds it (any: the oldest generation that
+                            no record names is recycled, not necessarily the oldest) */
     uint32_t advancing;  /* atomic: 1 while a thread starts the next generation */
     uint32_t pins;       /* atomic: dumps reading the table (no recycling meanwhile) */
     uint32_t full_used;  /* atomic: BB_INTERN_FULL_ID was handed out */
     uint64_t full_count; /* atomic */
+    uint64_t too_long;   /* atomic: of them, strings over 65535 bytes or a generation's bytes */
     uint64_t retired;    /* atomic: generations recycled */
     bb__intern_gen gens[BB__INTERN_GENS];
     struct bb__recorder_hot *hot; /* whose rings' wrap retires generations, and whose serial
                                      (the call-site cache key) changes with each generation */
+    const bb_event_desc **events; /* BB_SIG_MAX_EVENTS: registry snapshot for reading rings */
+    uint64_t *heads;              /* per shard: scratch of the thread starting a generation */
     bool external;                /* entries and arena are not ours to free (a ring file's) */
     uint32_t *full_mirror;        /* atomic, or NULL: set with full_used (a ring file's header) */
 } bb__intern_table;

@@ -1,6 +1,7 @@
 /* trigger_hook.h — what trigger rules need of capture: a recorder's hook for the records of armed
  * events, and the `armed` byte of every registered descriptor. Capture knows nothing of rules:
- * the in-process trigger engine (src/catch/) sets the hook and says which events to arm. */
+ * the in-process trigger engine (src/catch/) sets the hook and says which events to arm; and
+ * whether a recorder took a record yet (also the global recorder's exit rule). */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CAPTURE_TRIGGER_HOOK_H
 #define BACKBEAT_CAPTURE_TRIGGER_HOOK_H
@@ -19,6 +20,9 @@ typedef void (*bb__trigger_fn)(void *ctx, const bb_event_desc *d, const void *fi
 void bb__recorder_set_trigger(bb_recorder *rec, bb__trigger_fn fn, void *ctx, void (*drop)(void *));
 /* The ctx last set on `rec`, NULL when none was. */
 void *bb__recorder_trigger_ctx(const bb_recorder *rec);
+
+/* Whether `rec` ever took a record (a shard's head moved). */
+bool bb__recorder_took_record(const bb_recorder *rec);
 
 /* Which events to arm (their id's byte of bb__armed, recorder_inline.h): called with each
  * registered descriptor (under the registry's lock) now and at every later registration. An

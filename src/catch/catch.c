@@ -1,5 +1,6 @@
 /* catch.c — in-process triggers of a recorder (backbeat/trigger.h): its engine created on first
- * use, rules parsed, checked against the registered events and armed, the trigger thread. */
+ * use, rules parsed, checked against the registered events (catch_check.c) and armed, the trigger
+ * thread. */
 /* SPDX-License-Identifier: MIT */
 #include <signal.h>
 #include <stdio.h>
@@ -82,42 +83,6 @@ static tc_engine *engine_of(bb_recorder *rec) {
     return e;
 }
 
-static bool has_glob(const char *p) { return strpbrk(p, "*?[") != NULL; }
-
-/* Check rule r against the registered events: a bad field or value of an event it names is an
- * error; no event named is a warning. */
-static bb_status check_rule(const tg_rule *r, const bb_event_desc **evs, size_t n, bb_error *err) {
-    bool any = false;
-    char msg[256];
-    for (size_t i = 0; i < n; i++) {
-        any |= tg_log_fires(r, tc_log_level(evs[i]));
-        if (!tg_names(r, evs[i]->name)) continue;
-        any = true;
-        tg_cond c;
-        if (r->kind == TG_FIELD && !tg_bind(r, evs[i], NULL, NULL, &c, msg, sizeof msg) &&
-            !has_glob(r->pattern))
-            return bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "%s", msg);
-    }
-    if (!any)
-        fprintf(stderr,
-                "backbeat: warning: trigger rule '%s' names no registered %s (yet); it is armed "
-                "for when one registers\n",
-                r->text, r->kind == TG_LOG ? "log line at that level" : "event");
-    return BB_OK;
-}
-
-static bb_status check_rules(const tg_rule *rules, size_t n, bb_error *err) {
-    size_t cap = bb_registry_snapshot(NULL, 0) + 16;
-    const bb_event_desc **evs = calloc(cap, sizeof *evs);
-    if (!evs) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "out of memory");
-    size_t ne = bb_registry_snapshot(evs, cap);
-    if (ne > cap) ne = cap;
-    bb_status st = BB_OK;
-    for (size_t k = 0; k < n && st == BB_OK; k++) st = check_rule(&rules[k], evs, ne, err);
-    free(evs);
-    return st;
-}
-
 /* A new table: the rules of the current one and `add`, published over it. */
 static bb_status publish(tc_engine *e, const tg_rule *add, size_t n, bb_error *err) {
     tc_table *old = e->tab;
@@ -164,14 +129,21 @@ bb_status bb_recorder_trigger_add(bb_recorder *rec, const char *text, bb_error *
     char msg[256];
     bb_status st = BB_OK;
     tc_engine *e = NULL;
+    uint32_t unknown = 0;
     if (!tg_parse(text, rules, TG_MAX_RULES, &n, msg, sizeof msg))
         st = bb__err_set(err, BB_ERR_INVALID, UINT64_MAX, NULL, "%s", msg);
-    else if (n && (st = check_rules(rules, n, err)) == BB_OK && !(e = engine_of(rec)))
+    else if (n && (st = tc_check_rules(rules, n, &unknown, err)) == BB_OK && !(e = engine_of(rec)))
         st = bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "out of memory");
     if (e) {
         tc_event_register();
         pthread_mutex_lock(&e->lock);
-        if ((st = publish(e, rules, n, err)) == BB_OK) st = start(e, err);
+        size_t have = e->tab ? e->tab->nrules : 0;
+        if ((st = publish(e, rules, n, err)) == BB_OK) {
+            /* Named events may register after this (a recorder built at load, before the
+             * program's constructors): the trigger thread warns after the first record. */
+            __atomic_or_fetch(&e->unknown, unknown << have, __ATOMIC_RELEASE);
+            st = start(e, err);
+        }
         pthread_mutex_unlock(&e->lock);
         if (st == BB_OK) arm(rules, n);
     }

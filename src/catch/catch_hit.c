@@ -124,12 +124,6 @@ static void span_close(tc_engine *e, const tc_table *t, uint32_t rule, uint64_t 
     }
 }
 
-/* Contract: see catch_internal.h. */
-int tc_log_level(const bb_event_desc *d) {
-    const char *desc = d->description;
-    return tg_log_site_level(d->name, desc, desc ? strlen(desc) : 0);
-}
-
 /* Contract: see catch_internal.h (the recorder's hook, trigger_hook.h). */
 void tc_hit(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts) {
     tc_engine *e = ctx;

@@ -15,6 +15,9 @@
 #define TC_BOUND 512          /* events a table can bind (power of two) */
 #define TC_SPANS 2048         /* spans a span rule can hold open at once (power of two) */
 #define TC_POLL_NS 2000000ull /* how often open spans are checked while span rules are armed */
+#define TC_UNKNOWN_POLL_NS \
+    50000000ull /* how often, while a rule names no event, the thread
+                                          looks for the recorder's first record */
 
 enum { TC_PLAIN = 0, TC_ENTER = 1, TC_EXIT = 2 };
 
@@ -71,6 +74,8 @@ typedef struct tc_engine {
     uint64_t last_dump_mono;                                /* atomic; 0: none yet */
     uint64_t fired, suppressed, untracked, suppressed_seen; /* atomic */
     uint32_t ndumps;
+    uint32_t unknown;        /* atomic: bit k, rule k of the table named no registered event when it
+                         was added (checked again after the recorder's first record) */
     uint32_t bind_err_state; /* atomic: 0 none, 1 being written, 2 ready, 3 reported */
     char bind_err[256];      /* a rule that could not bind to an event registered late */
     sem_t sem;
@@ -80,7 +85,8 @@ typedef struct tc_engine {
 
 /* The writer's side (catch_hit.c): the recorder hook, and the firing of a rule. */
 void tc_hit(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts);
-/* The level of a log call site's event (0 trace .. 5 fatal), -1 for another event. */
+/* The level of a log call site's event (0 trace .. 5 fatal), -1 for another event
+ * (catch_check.c). */
 int tc_log_level(const bb_event_desc *d);
 /* `shard`: the matching record's (the calling thread's for a record rule, the enter's for a
  * span rule), what the backbeat::Trigger record's `shard` says. */
@@ -88,6 +94,15 @@ void tc_fire(tc_engine *e, const tc_table *t, uint32_t rule, const char *name, u
              uint64_t ts, uint64_t sid, uint64_t duration, bool hung, uint32_t shard);
 /* The shard the calling thread records into now. */
 uint32_t tc_shard_now(bb_recorder *rec);
+/* Check `rules` against the registered events (catch_check.c): BB_ERR_INVALID and a message
+ * for a bad field or value of an event a rule names; bit k of *unknown set when rule k names no
+ * registered event (or log call site). */
+bb_status tc_check_rules(const tg_rule *rules, size_t n, uint32_t *unknown, bb_error *err);
+/* Warn on stderr, once, for each rule of `e->unknown` that still names no registered event (or
+ * log call site), and clear it (catch_check.c). Called by the trigger thread once the recorder took
+ * its first record: the program's events registered by then (constructors run after a library
+ * built at load) are not warned for. */
+void tc_warn_unknown(tc_engine *e);
 /* The trigger thread (catch_thread.c): open spans past their deadline, the after-window, the
  * callback or the dump. */
 void *tc_thread(void *arg);

@@ -1,6 +1,7 @@
 /* catch_thread.c — the trigger thread of a recorder: it claims open spans past their deadline
- * (hung spans), waits out the after-window of a firing, then calls the callback or dumps; and
- * tc_fire, which hands a firing to it from any thread. */
+ * (hung spans), waits out the after-window of a firing, then calls the callback or dumps, and
+ * warns for rules naming no event once the recorder took its first record; and tc_fire, which
+ * hands a firing to it from any thread. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,9 @@
 #include <time.h>
 
 #include "backbeat/recorder.h"
+#include "capture/trigger_hook.h"
 #include "catch/catch_internal.h"
+#include "common/message.h"
 
 /* Contract: see catch_internal.h. */
 uint64_t tc_mono_ns(void) {
@@ -88,8 +91,11 @@ static void dump_into_dir(tc_engine *e) {
              (unsigned long long)bb_recorder_instance_id(e->rec), ++e->ndumps);
     bb_error err;
     static int reported;
-    if (bb_recorder_dump_path(e->rec, path, NULL, &err) != BB_OK && !reported++)
-        fprintf(stderr, "backbeat: trigger dump %s failed: %s\n", path, err.message);
+    if (bb_recorder_dump_path(e->rec, path, NULL, &err) != BB_OK && !reported++) {
+        char msg[4600];
+        snprintf(msg, sizeof msg, "trigger dump %s failed: %s", path, err.message);
+        bb__message(msg);
+    }
 }
 
 /* The firing in the slot: the after-window, then the callback or the dump. */
@@ -115,21 +121,28 @@ void *tc_thread(void *arg) {
     tc_engine *e = arg;
     while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
         const tc_table *t = __atomic_load_n(&e->tab, __ATOMIC_ACQUIRE);
-        if (t && t->spans) {
+        bool unknown = __atomic_load_n(&e->unknown, __ATOMIC_ACQUIRE) != 0;
+        if ((t && t->spans) || unknown) {
+            uint64_t wait = t && t->spans ? TC_POLL_NS : TC_UNKNOWN_POLL_NS;
             struct timespec abs;
             clock_gettime(CLOCK_MONOTONIC, &abs);
-            abs.tv_nsec += (long)TC_POLL_NS;
+            abs.tv_nsec += (long)wait;
             if (abs.tv_nsec >= 1000000000L) abs.tv_sec++, abs.tv_nsec -= 1000000000L;
             while (sem_clockwait(&e->sem, CLOCK_MONOTONIC, &abs) != 0 && errno == EINTR) {}
-            scan_spans(e, t);
+            if (t && t->spans) scan_spans(e, t);
         } else {
             while (sem_wait(&e->sem) != 0 && errno == EINTR) {}
         }
         if (__atomic_load_n(&e->pending, __ATOMIC_ACQUIRE) == 2) deliver(e);
         if (__atomic_load_n(&e->bind_err_state, __ATOMIC_ACQUIRE) == 2) {
-            fprintf(stderr, "backbeat: trigger %s; left out for that event\n", e->bind_err);
+            char msg[sizeof e->bind_err + 64];
+            snprintf(msg, sizeof msg, "trigger %s; left out for that event", e->bind_err);
+            bb__message(msg);
             __atomic_store_n(&e->bind_err_state, 3, __ATOMIC_RELAXED);
         }
+        if (unknown && bb__recorder_took_record(e->rec)) tc_warn_unknown(e);
     }
+    if (__atomic_load_n(&e->unknown, __ATOMIC_ACQUIRE) && bb__recorder_took_record(e->rec))
+        tc_warn_unknown(e); /* stopped within a poll of the first record */
     return NULL;
 }

@@ -148,8 +148,8 @@ static void text_instance(em_obuf *b, const bb_dump *d, const bb_rinstance *in,
     em_obuf_printf(b, "    intern: %zu entr%s%s\n", in->intern_count,
                    in->intern_count == 1 ? "y" : "ies",
                    in->intern_count && in->intern[0].id == 0
-                       ? " (table FULL: strings were refused; raise BACKBEAT_INTERN_LIMIT or the "
-                         "recorder's intern_entries / intern_bytes)"
+                       ? " (table FULL: strings were refused; the program's stderr said why and "
+                         "whether a larger BACKBEAT_INTERN_LIMIT helps)"
                        : "");
     for (size_t k = 0; k < in->intern_count && k < intern_limit; k++) {
         em_obuf_printf(b, "      %u ", in->intern[k].id);

@@ -64,7 +64,7 @@ static const char *const guide[] = {
     "- `backbeat log [-o OUT] [--level LEVEL] INPUT...` — the log lines (`BB_LOG`/`BB_GLOG`) of\n"
     "  dumps and ring files, formatted as printf would have, in one time order, one line each:\n"
     "  `<s>.<ns> [<host>/<instance>] <level> <file>:<line> <message>`. Each log call site is\n"
-    "  an event `backbeat.log::<file>:<line>` whose description holds level, file, line,\n"
+    "  an event `backbeat.log::<file>:<line>#<tag>` whose description holds level, file, line,\n"
     "  function and format (docs/LOG_LINES.md); its fields `a0`, `a1`... are the arguments\n"
     "  (a `BB_E(enum, value)` argument is an enum field: `%d` prints its label). `<file>` is an\n"
     "  absolute __FILE__'s base name, a relative one as recorded.\n"

@@ -38,7 +38,8 @@ static const char tail_help[] =
     "                       jsonl (one JSON object per line: ts_nanos, event, event_id,\n"
     "                       instance_id, pid, shard, then the event's fields; the default\n"
     "                       otherwise)\n"
-    "                       A log line (BB_LOG) prints as \"time level file:line message\" (text)\n"
+    "                       A log line (BB_LOG) prints as \"time pid PID INSTANCE/SHARD level\n"
+    "                       file:line message\" (text; no \"pid PID\" when the file has no pid)\n"
     "                       or with level, file, line, function and message members (jsonl).\n"
     "      --event NAME     only records of this event (qualified name; repeatable)\n"
     "      --instance HEX   only records of this instance id (repeatable)\n"
@@ -208,7 +209,8 @@ static int take(const bb_record *r, void *vctx) {
         c->failed = true;
         return 1;
     }
-    memcpy(t->arena + t->arena_len, r->fields, n);
+    if (n) /* a record with no fields (a log line without arguments) may come first: no arena */
+        memcpy(t->arena + t->arena_len, r->fields, n);
     t->items[t->nitems] = (item){r->ts, t->arena_len, r->schema, c->inst, r->shard_id, t->nitems};
     t->nitems++;
     t->arena_len += n;
@@ -308,6 +310,32 @@ static void log_jsonl(em_obuf *b, const item *it, const lf_site *site, const uin
     em_obuf_json_str(b, msg, n);
 }
 
+/* A log record's `string` argument as its text (cut: "..." added) and a `double` one as a JSON
+ * number (null when not finite); false for the other kinds, written as any field. */
+static bool log_arg_jsonl(em_obuf *b, const bb_rfield *f, const uint8_t *fields) {
+    bb_strview v;
+    bool cut, null;
+    if (lf_arg_is_double(f)) {
+        double d = lf_arg_double(f, fields);
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", d);
+        if (d - d != 0 || n <= 0) em_obuf_puts(b, "null"); /* NaN or an infinity */
+        else em_obuf_write(b, t, (size_t)n);
+        return true;
+    }
+    if (!lf_arg_string(f, fields, &v, &cut, &null)) return false;
+    if (null) em_obuf_puts(b, "null");
+    else if (!cut) em_obuf_json_str(b, v.ptr, v.len);
+    else {
+        char t[64];
+        size_t n = v.len < sizeof t - 4 ? v.len : sizeof t - 4;
+        memcpy(t, v.ptr, n);
+        memcpy(t + n, "...", 3);
+        em_obuf_json_str(b, t, n + 3);
+    }
+    return true;
+}
+
 /* The members every record of it->schema and it->inst prints alike, into c (built when the
  * event or instance differs from the last record's). False when out of memory. */
 static bool jsonl_cache_for(jsonl_cache *c, const item *it) {
@@ -362,7 +390,8 @@ static void print_jsonl(em_obuf *b, jsonl_cache *c, const item *it, const uint8_
     for (size_t i = 0; i < s->field_count; i++) {
         if (c->key_at[i + 1] == c->key_at[i]) continue; /* padding */
         em_obuf_write(b, c->text.data + c->key_at[i], c->key_at[i + 1] - c->key_at[i]);
-        em_obuf_json_field(b, s, i, fields, it->inst);
+        if (!c->is_log || !log_arg_jsonl(b, &s->fields[i], fields))
+            em_obuf_json_field(b, s, i, fields, it->inst);
     }
     em_obuf_write(b, "}\n", 2);
 }
@@ -371,10 +400,15 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
     lf_site site;
-    if (lf_site_parse(s, &site)) { /* a log line: time level file:line message */
-        char line[8192];
+    if (lf_site_parse(s, &site)) { /* a log line: time, who (as other lines), level, message */
+        char line[8192], who[64];
+        int k = it->inst->has_process
+                    ? snprintf(who, sizeof who, "pid %llu ", (unsigned long long)it->inst->pid)
+                    : 0;
+        snprintf(who + k, sizeof who - (size_t)k, "%016llx/%-3u",
+                 (unsigned long long)it->inst->instance_id, it->shard);
         bb_record r = {.ts = it->ts, .schema = s, .fields = fields};
-        size_t n = lf_line(&site, s, &r, it->inst, NULL, line, sizeof line);
+        size_t n = lf_line(&site, s, &r, it->inst, who, line, sizeof line);
         em_obuf_write(b, line, n);
         em_obuf_putc(b, '\n');
         return;

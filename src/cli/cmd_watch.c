@@ -6,7 +6,8 @@
  * rule, the matching record, the after-window: what an in-process triggered dump carries), and
  * prints one line: the rule, the process, the matching
  * record, the file. Firings of a process while its dump is pending, or within a second of its
- * previous dump, are counted, not dumped. */
+ * previous dump, are counted, not dumped. A process that exits (its ring file's lock free, as
+ * tail --follow sees it) is read to the end and said ended; watch ends when all of them have. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,9 @@ static const char watch_help[] =
     "  log OP LEVEL               a log line whose level compares so (log >= error)\n"
     "Each dump holds a backbeat::Trigger record of what fired it (inspect shows it).\n"
     "Firings while a process's dump is pending or within 1 s of its last are counted only.\n"
+    "When a watched process exits, its rings are read to the end (a pending dump is written\n"
+    "then) and stderr says it ended; watch exits 0 once every RINGFILE's process has ended\n"
+    "(with --scan it goes on, for new ring files).\n"
     "When the writers lap watch, stderr says how many bytes of which ring were lost (records\n"
     "the rules did not see).\n"
     "\n"
@@ -73,6 +77,7 @@ typedef struct source {
     uint64_t fired_at;     /* CLOCK_REALTIME of the firing: the backbeat::Trigger record's ts */
     uint64_t last_dump_ns; /* monotonic; 0: none yet */
     unsigned n;
+    bool ended; /* its process is gone and its rings were read to the end (ring closed) */
 } source;
 
 typedef struct watch_state {
@@ -204,6 +209,7 @@ static bool poll_source(watch_state *w, source *s) {
     uint64_t now = clock_ns(CLOCK_REALTIME); /* no record committed later is in this poll */
     uint32_t nring = bb_ring_get_info(s->ring)->shards;
     for (uint32_t i = 0; i < nring; i++) s->from[i] = s->cur[i].pos;
+    bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE; /* then this poll reads the rest */
     if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
         bb_ring_buffer_free(mem);
@@ -246,6 +252,7 @@ static bool poll_source(watch_state *w, source *s) {
         return false;
     }
     while (cli_watch_hung(s->rules, now, &f)) fired(w, s, &f);
+    s->ended = gone;
     return true;
 }
 
@@ -296,6 +303,15 @@ static bool write_dump(watch_state *w, source *s) {
     return true;
 }
 
+/* Source s's process is gone and its rings were read: say so, let its file go (a --scan keeps
+ * its path, so that a file left behind is not watched again). */
+static void end_source(source *s) {
+    cli_error("watch: %s: process %llu ended; its rings were read to the end", s->path,
+              (unsigned long long)bb_ring_get_info(s->ring)->pid);
+    bb_ring_close(s->ring);
+    s->ring = NULL;
+}
+
 static int run(watch_state *w) {
     uint64_t next_scan = 0;
     while (!cli_stop) {
@@ -304,13 +320,20 @@ static int run(watch_state *w) {
             if (!cli_ring_scan(w->o->scan, add_scanned, w)) return CLI_FAIL;
             next_scan = now + 200000000u;
         }
+        size_t live = 0;
         for (size_t i = 0; i < w->nsrc; i++) {
             source *s = &w->src[i];
+            if (s->ended) continue;
             if (!poll_source(w, s)) return CLI_FAIL;
-            if (s->pending && clock_ns(CLOCK_MONOTONIC) >= s->due_ns && !write_dump(w, s))
+            /* a process gone records nothing more: its after-window is over */
+            if (s->pending && (s->ended || clock_ns(CLOCK_MONOTONIC) >= s->due_ns) &&
+                !write_dump(w, s))
                 return CLI_FAIL;
             if (w->o->max && w->dumps >= w->o->max) return CLI_OK;
+            if (s->ended) end_source(s);
+            else live++;
         }
+        if (!w->o->scan && !live) return CLI_OK; /* every watched process ended */
         nanosleep(&(struct timespec){0, 5000000}, NULL);
     }
     return CLI_OK;

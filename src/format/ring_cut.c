@@ -57,9 +57,11 @@ static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos, uint64_
 }
 
 /* The walk down from `head`: stops at the end of the first record accepted that starts below
- * `end` (returned); *lowest: the start of the lowest record accepted (head if none). */
+ * `end` (returned), or for which `visit` (when not NULL) returns true; *lowest: the start of the
+ * lowest record accepted (head if none). */
 static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
-                     bb__ring_size_fn size, void *ctx, uint64_t *lowest) {
+                     bb__ring_size_fn size, void *ctx, uint64_t *lowest, bb__ring_visit_fn visit,
+                     void *vctx) {
     uint64_t pos = head;
     *lowest = head;
     while (pos - low >= BB__FRAME_TRAILER) {
@@ -79,7 +81,7 @@ static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h
             pos--;
             continue;
         }
-        if (start < end) return pos;
+        if (start < end || (visit && visit(vctx, start, pos))) return pos;
         pos = start;
         *lowest = start;
     }
@@ -90,14 +92,14 @@ static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h
 uint64_t bb__ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
                             uint64_t end, bb__ring_size_fn size, void *ctx) {
     uint64_t lowest;
-    return walk(ring, cap, low, head, end, size, ctx, &lowest);
+    return walk(ring, cap, low, head, end, size, ctx, &lowest, NULL, NULL);
 }
 
 /* Contract: see ring_cut.h. */
 uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
                          bb__ring_size_fn size, void *ctx) {
     uint64_t lowest;
-    walk(ring, cap, low, head, 0, size, ctx, &lowest);
+    walk(ring, cap, low, head, 0, size, ctx, &lowest, NULL, NULL);
     return lowest;
 }
 
@@ -109,4 +111,17 @@ uint64_t bb__ring_cut(uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, 
     uint64_t to = bb__ring_cut_below(ring, cap, low, head, end, size, ctx);
     bb__ring_blank(ring, cap, low, to);
     return to;
+}
+
+/* Contract: see ring_cut.h. */
+void bb__ring_walk_each(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                        bb__ring_size_fn size, void *ctx, bb__ring_visit_fn visit, void *vctx) {
+    uint64_t lowest;
+    if (head > low) walk(ring, cap, low, head, 0, size, ctx, &lowest, visit, vctx);
+}
+
+/* Contract: see ring_cut.h. */
+void bb__ring_read(const uint8_t *ring, uint64_t cap, uint64_t pos, void *out, size_t n) {
+    uint8_t *o = out;
+    for (size_t k = 0; k < n; k++) o[k] = ring[(pos + k) & (cap - 1)];
 }

@@ -9,6 +9,8 @@
 #ifndef BACKBEAT_FORMAT_RING_CUT_H
 #define BACKBEAT_FORMAT_RING_CUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backbeat/detail/frame.h"
@@ -46,6 +48,17 @@ uint64_t bb__ring_cut_below(const uint8_t *ring, uint64_t cap, uint64_t low, uin
 /* The start of the lowest record the walk down from `head` accepts (head when none). */
 uint64_t bb__ring_lowest(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
                          bb__ring_size_fn size, void *ctx);
+
+/* Called for each record [start, end) the walk accepts, newest first; true stops the walk. */
+typedef bool (*bb__ring_visit_fn)(void *vctx, uint64_t start, uint64_t end);
+
+/* The reader's walk down from `head` to `low` (as bb__ring_lowest), calling `visit` for each
+ * record it accepts. */
+void bb__ring_walk_each(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head,
+                        bb__ring_size_fn size, void *ctx, bb__ring_visit_fn visit, void *vctx);
+
+/* `n` bytes of the ring at absolute position `pos` into out (wrapping at the ring's end). */
+void bb__ring_read(const uint8_t *ring, uint64_t cap, uint64_t pos, void *out, size_t n);
 
 /* Cut the copy below `end` (a position in the window; nothing when end <= low): zero [low,
  * bb__ring_cut_below(...)). Returns the new bottom of the window (low when nothing was cut). */

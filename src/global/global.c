@@ -23,9 +23,11 @@
 
 #include "backbeat/global.h"
 #include "backbeat/log.h"
+#include "capture/intern_advice.h"
 #include "capture/log_hook.h"
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
+#include "capture/trigger_hook.h"
 #include "common/error_set.h"
 #include "global/global_crash_info.h"
 #include "global/global_internal.h"
@@ -82,11 +84,12 @@ static void report_intern_full(bb_recorder *rec) {
     bb_recorder_stats s;
     bb_recorder_stats_get(rec, &s);
     if (!s.intern_full || __atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) return;
-    char msg[256];
+    char msg[768], why[512];
+    bb__intern_advice(rec, why, sizeof why);
     snprintf(msg, sizeof msg,
              "the intern table is full (%llu strings; %llu calls refused so far): later new "
-             "strings record as <backbeat: intern table full>; raise BACKBEAT_INTERN_LIMIT",
-             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
+             "strings record as <backbeat: intern table full>; %s",
+             (unsigned long long)s.intern_count, (unsigned long long)s.intern_full, why);
     bb__g_stderr_line(msg);
 }
 
@@ -152,14 +155,6 @@ static void on_trigger_signal(int sig, siginfo_t *info, void *uc) {
     t_in_trigger = false;
 }
 
-/* Whether `rec` ever took a record (a shard's cursor moved). */
-static bool recorded_any(const bb_recorder *rec) {
-    const struct bb__recorder_hot *h = (const struct bb__recorder_hot *)(const void *)rec;
-    for (uint32_t i = 0; i < h->shard_count; i++)
-        if (__atomic_load_n(&h->cursors[i].head, __ATOMIC_RELAXED) != 0) return true;
-    return false;
-}
-
 /* The exit handler, registered when the recorder is built and again at the process's first
  * record: the later registration runs first, before the program's destructors (which unregister
  * its schemas and view sets) when the library was built at load as a shared library; the other
@@ -168,7 +163,7 @@ static bool recorded_any(const bb_recorder *rec) {
 static void at_exit(void) {
     gstate *st = state();
     if (!st || __atomic_exchange_n(&g_exit_done, 1, __ATOMIC_ACQ_REL)) return;
-    bool any = recorded_any(st->rec);
+    bool any = bb__recorder_took_record(st->rec);
     if (st->dumper && g_cfg.dump_on_exit && any) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
@@ -326,10 +321,15 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 /* Bytes a dump (or a ring file, with its 1 MiB metadata log and in-flight table: 2 MiB) of the
  * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
 static uint64_t file_need(bool ring) {
-    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries : 16384u;
-    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes : 1u << 20;
-    return (uint64_t)g_cfg.shards * g_cfg.bytes + bytes + entries * 16u + (64u << 10) +
-           (ring ? 2u << 20 : 0u);
+    uint64_t rings = (uint64_t)g_cfg.shards * g_cfg.bytes;
+    /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes, 32 bytes each */
+    uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries
+                       : ring               ? 16384u
+                                            : (rings / 20 > 16384u ? rings / 20 : 16384u);
+    uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes
+                     : ring             ? 1u << 20
+                                        : (entries * 32 > (1u << 20) ? entries * 32 : 1u << 20);
+    return rings + bytes + entries * 16u + (64u << 10) + (ring ? 2u << 20 : 0u);
 }
 
 /* Set the budgets of the dump directory and of BACKBEAT_RING_DIR from the configuration. */

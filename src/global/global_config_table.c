@@ -302,8 +302,9 @@ const bb__g_var bb__g_vars[] = {
      FIELD(path),
      .lo = 48,
      .used = "the default path",
-     .doc = "base dump path; `%p` is replaced by the pid, or (no `%p`) `.<pid>` is inserted "
-            "before the extension; each dump inserts a UTC timestamp before the extension",
+     .doc = "base dump path; dumps are named `<stem>.<pid>.<UTC stamp>.bb`, the stem being the "
+            "path without a final `.bb`; with `%p` in the path each `%p` is replaced by the pid "
+            "and none is added",
      .doc_default = "`${TMPDIR:-/tmp}/backbeat.<pid>.bb`"},
     {.name = "BACKBEAT_THROTTLE_MS",
      .parse = var_count,
@@ -431,13 +432,14 @@ const bb__g_var bb__g_vars[] = {
      .parse = var_intern_limit,
      FIELD(intern_entries),
      .why = "is not STRINGS[,BYTES] (e.g. 65536,8M; at most 256M strings, 4G-1 bytes)",
-     .used = "16384,1M",
+     .used = "the default size",
      .doc = "the intern table's capacity, `STRINGS[,BYTES]` (sizes as `BACKBEAT_BYTES`, e.g. "
             "`65536,8M`), recycled in generations once the rings have wrapped past them "
             "(docs/guide/instrument.md); a full table is counted, reported once on stderr and "
             "shown by `backbeat inspect`, later new strings record as "
             "`<backbeat: intern table full>`",
-     .doc_default = "`16384,1M`"},
+     .doc_default = "a string per 20 bytes of the rings, 32 bytes each, at least `16384,1M` "
+                    "(`16384,1M` in a ring file)"},
     {.name = "BACKBEAT_COMMIT",
      .parse = var_check,
      .words = commit_words,

@@ -167,7 +167,8 @@ const char *bb__g_env_get(const char *name);
 
 /* ---- naming (global_name.c; everything here is async-signal-safe) ----------------------- */
 
-/* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20]. */
+/* Format `unix_ns` as YYYYMMDDThhmmssmmmZ (19 chars + NUL) into out[20] (bb__utc_stamp of
+ * common/message.h, the stamp of the library's messages too). */
 void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]);
 
 /* Split base path `path` into stem and extension: the extension is what follows the last '.'
@@ -175,11 +176,11 @@ void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]);
  * Writes the offset where the extension's dot starts into *dot (strlen(path) when none). */
 size_t bb__g_path_ext_dot(const char *path);
 
-/* The base path of process `pid`'s dumps (ENVIRONMENT.md, "Names") into out[cap]: `path` with
- * every "%p" replaced by the pid; a path without "%p" gets ".<pid>" inserted before its
- * extension (appended when it has none), so each process's dumps keep its pid; the default
- * path (`is_default`: it names the pid already) is copied. Returns the length, 0 when it does
- * not fit. */
+/* The base path of process `pid`'s dumps (ENVIRONMENT.md, "Names") into out[cap], always
+ * "<stem>.bb": `path` with every "%p" replaced by the pid; its stem is what precedes a final
+ * ".bb", else the whole path; a path without "%p" gets ".<pid>" after its stem, so each
+ * process's dumps keep its pid once; the default path (`is_default`: it names the pid already)
+ * is copied. Returns the length, 0 when it does not fit. */
 size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, long pid);
 
 /* Build "<stem>.<ts>[-N].<ext>" (or "<path>.<ts>[-N]" without extension) into out[cap].
@@ -339,8 +340,8 @@ int bb__g_altstack_install(void);
 /* Set the callback the crash handler calls (NULL: crash handlers chain without dumping). */
 void bb__g_crash_set(bb__g_crash_fn fn, void *ctx);
 
-/* Report a message once-per-call-site style: write "backbeat[<pid>]: <UTC time> <msg>\n" (the
- * time as YYYYMMDDThhmmssmmmZ) to stderr with one write(2). Async-signal-safe. */
+/* Write "backbeat[<pid>]: <UTC time> <msg>\n" to stderr with one write(2): bb__message of
+ * common/message.h, the one home of that prefix. Async-signal-safe. */
 void bb__g_stderr_line(const char *message);
 
 #endif /* BACKBEAT_GLOBAL_INTERNAL_H */

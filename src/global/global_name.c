@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/message.h"
 #include "global/global_internal.h"
 
 uint64_t bb__g_realtime_ns(void) {
@@ -27,40 +28,7 @@ uint64_t bb__g_monotonic_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void put_digits(char *out, uint64_t v, int n) {
-    for (int i = n - 1; i >= 0; i--) {
-        out[i] = (char)('0' + v % 10);
-        v /= 10;
-    }
-}
-
-void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) {
-    uint64_t ms_total = unix_ns / 1000000ull;
-    uint64_t secs = ms_total / 1000, ms = ms_total % 1000;
-    uint64_t days = secs / 86400, sod = secs % 86400;
-    /* Civil date from days since 1970-01-01 (proleptic Gregorian), in 400-year eras that
-     * start on March 1st so the leap day is the last day of an era-year. */
-    uint64_t z = days + 719468;
-    uint64_t era = z / 146097;
-    uint64_t doe = z - era * 146097;
-    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    uint64_t mp = (5 * doy + 2) / 153;
-    uint64_t d = doy - (153 * mp + 2) / 5 + 1;
-    uint64_t m = mp < 10 ? mp + 3 : mp - 9;
-    uint64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-    if (y > 9999) y = 9999;
-    put_digits(out, y, 4);
-    put_digits(out + 4, m, 2);
-    put_digits(out + 6, d, 2);
-    out[8] = 'T';
-    put_digits(out + 9, sod / 3600, 2);
-    put_digits(out + 11, sod / 60 % 60, 2);
-    put_digits(out + 13, sod % 60, 2);
-    put_digits(out + 15, ms, 3);
-    out[18] = 'Z';
-    out[19] = '\0';
-}
+void bb__g_format_utc_ms(uint64_t unix_ns, char out[20]) { bb__utc_stamp(unix_ns, out); }
 
 size_t bb__g_path_ext_dot(const char *path) {
     size_t len = strlen(path);
@@ -77,13 +45,20 @@ size_t bb__g_path_ext_dot(const char *path) {
     return len;
 }
 
+/* Whether the final component of `path` (length len) ends in ".bb" after at least one
+ * character of its own. */
+static bool ends_in_bb(const char *path, size_t len) {
+    if (len < 4 || strcmp(path + len - 3, ".bb") != 0) return false;
+    return path[len - 4] != '/';
+}
+
 /* Contract: see global_internal.h. */
 size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, long pid) {
     if (!cap) return 0;
     out[0] = '\0';
     if (is_default) return bb__g_append_str(out, cap, 0, path) < cap ? strlen(out) : 0;
     char num[24];
-    size_t nl = bb__g_append_u64(num, sizeof num, 0, (uint64_t)(pid > 0 ? pid : 0));
+    bb__g_append_u64(num, sizeof num, 0, (uint64_t)(pid > 0 ? pid : 0));
     size_t len = 0;
     bool placed = false;
     for (const char *p = path; *p && len < cap; p++) {
@@ -99,13 +74,15 @@ size_t bb__g_pid_path(char *out, size_t cap, const char *path, bool is_default, 
         }
     }
     if (len >= cap) return 0;
-    if (placed) return len;
-    size_t dot = bb__g_path_ext_dot(out);
-    if (len + 1 + nl >= cap) return 0;
-    memmove(out + dot + 1 + nl, out + dot, len - dot + 1);
-    out[dot] = '.';
-    memcpy(out + dot + 1, num, nl);
-    return len + 1 + nl;
+    /* The stem: the path before its ".bb", or the whole path (any other extension is part of
+     * the stem); then ".<pid>" unless a "%p" placed it, then ".bb". */
+    if (ends_in_bb(out, len)) out[len -= 3] = '\0';
+    if (!placed) {
+        len = bb__g_append_str(out, cap, len, ".");
+        len = bb__g_append_str(out, cap, len, num);
+    }
+    len = bb__g_append_str(out, cap, len, ".bb");
+    return len >= cap ? 0 : len;
 }
 
 size_t bb__g_append_str(char *out, size_t cap, size_t len, const char *s) {
@@ -172,20 +149,4 @@ int bb__g_publish(const char *tmp, char *out, size_t cap, const char *base, size
     return EEXIST;
 }
 
-void bb__g_stderr_line(const char *message) {
-    char line[1024];
-    char ts[20];
-    bb__g_format_utc_ms(bb__g_realtime_ns(), ts);
-    size_t len = bb__g_append_str(line, sizeof line - 1, 0, "backbeat[");
-    len = bb__g_append_u64(line, sizeof line - 1, len, (uint64_t)getpid());
-    len = bb__g_append_str(line, sizeof line - 1, len, "]: ");
-    len = bb__g_append_str(line, sizeof line - 1, len, ts);
-    len = bb__g_append_str(line, sizeof line - 1, len, " ");
-    len = bb__g_append_str(line, sizeof line - 1, len, message);
-    if (len >= sizeof line - 1) len = sizeof line - 2;
-    line[len++] = '\n';
-    ssize_t r;
-    do {
-        r = write(STDERR_FILENO, line, len);
-    } while (r < 0 && errno == EINTR);
-}
+void bb__g_stderr_line(const char *message) { bb__message(message); }

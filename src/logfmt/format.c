@@ -46,25 +46,22 @@ static bool desc_is(const bb_rfield *f, const char *what) {
            memcmp(f->description.ptr, what, n) == 0;
 }
 
-static uint64_t le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
-    return v;
-}
-
-/* The recorded string of a `string` field: byte 0 the length (255 cut, 254 NULL), then bytes. */
-static void string_arg(const uint8_t *p, size_t width, char *text, arg *a) {
-    unsigned n = p[0];
+/* A `string` field as its text (args.c): cut ones end in "...", NULL is "(null)". */
+static void string_arg(const bb_rfield *f, const uint8_t *fields, char *text, arg *a) {
+    bb_strview v;
+    bool cut, null;
+    if (!lf_arg_string(f, fields, &v, &cut, &null)) {
+        a->kind = A_BAD;
+        return;
+    }
     a->kind = A_STR;
-    if (n == 254) {
+    if (null) {
         a->s = "(null)";
         return;
     }
-    bool cut = n == 255;
-    if (cut || n > width - 1) n = (unsigned)(width - 1);
-    memcpy(text, p + 1, n);
-    memcpy(text + n, cut ? "..." : "", cut ? 4 : 1);
-    for (unsigned k = 0; k < n; k++)
+    memcpy(text, v.ptr, v.len);
+    memcpy(text + v.len, cut ? "..." : "", cut ? 4 : 1);
+    for (size_t k = 0; k < v.len; k++)
         if (!text[k]) text[k] = ' '; /* a NUL inside would end the text early */
     a->s = text;
 }
@@ -94,14 +91,11 @@ static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const b
     const bb_rfield *f = &s->fields[i];
     if ((size_t)f->offset + f->width > s->record_size) return a.kind = A_BAD, a;
     if (f->type == BB_TYPE_BYTES) {
-        if (!desc_is(f, "string") || f->width < 1) return a.kind = A_BAD, a;
-        string_arg(fields + f->offset, f->width, text, &a);
+        string_arg(f, fields, text, &a);
         return a;
     }
-    if (f->type == BB_TYPE_U64 && f->width == 8 &&
-        (desc_is(f, "double") || desc_is(f, "long double"))) {
-        uint64_t bits = le64(fields + f->offset);
-        memcpy(&a.d, &bits, 8);
+    if (lf_arg_is_double(f)) {
+        a.d = lf_arg_double(f, fields);
         return a.kind = A_DBL, a;
     }
     bb_value v = bb_decode_field(s, i, fields, inst);

@@ -32,6 +32,19 @@ bb_strview lf_file_shown(bb_strview path);
  * description in the documented encoding. */
 bool lf_site_parse(const bb_rschema *schema, lf_site *out);
 
+/* True if field `f` of a log call site holds a `double` or `long double` argument (its IEEE 754
+ * bits in a u64, docs/LOG_LINES.md): readers show it as a floating-point number. */
+bool lf_arg_is_double(const bb_rfield *f);
+
+/* The double of such a field in `fields`. */
+double lf_arg_double(const bb_rfield *f, const uint8_t *fields);
+
+/* A `string` argument of a log call site (length byte, then the bytes): true if `f` is one and
+ * its recorded length is valid, *text its bytes (cut ones without a UTF-8 character the cut
+ * split), *cut whether it was cut (readers add "..."), *null whether it was NULL. */
+bool lf_arg_string(const bb_rfield *f, const uint8_t *fields, bb_strview *text, bool *cut,
+                   bool *null);
+
 /* "trace" .. "fatal" ("?" for another number). */
 const char *lf_level_name(int level);
 /* The number of a level name ("trace" .. "fatal"); false for another text. */

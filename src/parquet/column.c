@@ -545,6 +545,7 @@ static bool seal_minmax(pq_column *c, pq_chunk_meta *meta) {
         u64_le(lo, c->umin);
         u64_le(hi, c->umax);
         break;
+    case PQ_DOUBLE: break; /* not called: no min/max */
     case PQ_STRING:
         mn = c->smin_s.data;
         mnl = c->smin_s.len;
@@ -587,7 +588,8 @@ bool pq_col_seal(pq_column *c, uint64_t nrows, pq_chunk_meta *meta) {
     meta->num_values = (int64_t)c->rows;
     meta->null_count = (int64_t)c->nulls;
     meta->enc_dict = c->enc_dict;
-    if (ok && c->have_minmax && !c->stats_off) ok = seal_minmax(c, meta);
+    /* DOUBLE: no min/max (its order is not its bits' order, and NaN has none) */
+    if (ok && c->have_minmax && !c->stats_off && c->type != PQ_DOUBLE) ok = seal_minmax(c, meta);
     c->sealed_ok = ok;
     return ok;
 }

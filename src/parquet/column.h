@@ -30,7 +30,8 @@ typedef enum pq_type {
     PQ_BOOLEAN = 0, /* physical BOOLEAN */
     PQ_INT64 = 1,   /* physical INT64, signed */
     PQ_UINT64 = 2,  /* physical INT64, UINT_64 / INTEGER(64,false), unsigned order */
-    PQ_STRING = 3   /* physical BYTE_ARRAY, UTF8 / STRING */
+    PQ_STRING = 3,  /* physical BYTE_ARRAY, UTF8 / STRING */
+    PQ_DOUBLE = 4   /* physical DOUBLE: IEEE 754 bits, written as an INT64's; no min/max */
 } pq_type;
 
 /* Parquet Encoding enum values used here. */

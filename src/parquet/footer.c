@@ -10,7 +10,7 @@
 #include "parquet/thrift_compact.h"
 
 /* parquet.thrift enum values */
-enum { T_BOOLEAN = 0, T_INT64 = 2, T_BYTE_ARRAY = 6 };
+enum { T_BOOLEAN = 0, T_INT64 = 2, T_DOUBLE = 5, T_BYTE_ARRAY = 6 };
 enum { CT_UTF8 = 0, CT_UINT_64 = 14 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
 
@@ -21,6 +21,7 @@ static int physical(pq_type t) {
     case PQ_INT64:
     case PQ_UINT64: return T_INT64;
     case PQ_STRING: return T_BYTE_ARRAY;
+    case PQ_DOUBLE: return T_DOUBLE;
     }
     return T_BYTE_ARRAY;
 }

@@ -42,8 +42,15 @@ const char *tw_type_name(pq_type t) {
     case PQ_INT64: return "INT64";
     case PQ_UINT64: return "UINT64";
     case PQ_STRING: return "STRING";
+    case PQ_DOUBLE: return "DOUBLE";
     }
     return "STRING";
+}
+
+/* The widening kind of field `fd` of a plan: a log call site's double argument is DOUBLE
+ * (LOG_LINES.md), every other field the kind of its type. */
+static tw_kind field_kind(bool log, const bb_rfield *fd) {
+    return log && lf_arg_is_double(fd) ? PQ_KIND_DOUBLE : tw_kind_of_field(fd->type);
 }
 
 /* Growable arrays of nodes and leaves. */
@@ -352,7 +359,7 @@ static void uset_free(uset *u) {
 
 /* The union index of field `fd` (its `occ`-th unpromoted field of that name in its version),
  * added when new; its kind joined in. -1 when out of memory. */
-static int uset_add(uset *u, const bb_rfield *fd, int occ) {
+static int uset_add(uset *u, const bb_rfield *fd, bool log, int occ) {
     size_t bl;
     char *base = escape_name(fd->name.ptr, fd->name.len, &bl);
     char *key = base ? malloc(bl + 16) : NULL;
@@ -365,7 +372,7 @@ static int uset_add(uset *u, const bb_rfield *fd, int occ) {
     if (i >= 0) {
         free(key);
         free(base);
-        u->f[i].kind = tw_kind_join(u->f[i].kind, tw_kind_of_field(fd->type));
+        u->f[i].kind = tw_kind_join(u->f[i].kind, field_kind(log, fd));
         return i;
     }
     if (u->n == u->cap) {
@@ -379,7 +386,7 @@ static int uset_add(uset *u, const bb_rfield *fd, int occ) {
         u->f = n;
         u->cap = cap;
     }
-    u->f[u->n] = (ufield){key, base, kl, bl, occ, tw_kind_of_field(fd->type), -1};
+    u->f[u->n] = (ufield){key, base, kl, bl, occ, field_kind(log, fd), -1};
     if (!ns_put(&u->keys, key, kl, (int)u->n)) {
         u->n++; /* freed with the set */
         return -1;
@@ -406,7 +413,7 @@ static bool union_fields(tw_layout *l, size_t p0, size_t p1, uset *u) {
             same = same < 0 ? 0 : same;
             int i = -1;
             ok = ns_put(&count, fd->name.ptr, fd->name.len, same + 1) &&
-                 (i = uset_add(u, fd, same + 1)) >= 0;
+                 (i = uset_add(u, fd, pl->log, same + 1)) >= 0;
             pl->map[f].leaf = i;
         }
         ns_free(&count);
@@ -502,8 +509,12 @@ static void fast_paths(tw_layout *l) {
             const bb_rfield *fd = &pl->schema->fields[f];
             tw_fmap *m = &pl->map[f];
             m->fast = PQ_FAST_NONE;
-            if (m->pad || fd->width < 1 || fd->width > 8 ||
-                l->leaves[m->leaf].type != tw_type_of_field(fd->type))
+            pq_type lt = l->leaves[m->leaf].type;
+            if (!m->pad && lt == PQ_DOUBLE && pl->log && lf_arg_is_double(fd)) {
+                m->fast = PQ_FAST_UNSIGNED; /* the bits are the DOUBLE's plain encoding */
+                continue;
+            }
+            if (m->pad || fd->width < 1 || fd->width > 8 || lt != tw_type_of_field(fd->type))
                 continue;
             if (fd->type <= BB_TYPE_U64) m->fast = PQ_FAST_UNSIGNED;
             else if (fd->type <= BB_TYPE_I64) m->fast = PQ_FAST_SIGNED;

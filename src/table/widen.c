@@ -27,7 +27,7 @@ tw_kind tw_kind_join(tw_kind a, tw_kind b) {
         b = t;
     }
     /* a < b from here */
-    if (b == PQ_KIND_STRING) return PQ_KIND_STRING;
+    if (b >= PQ_KIND_STRING) return PQ_KIND_STRING; /* STRING, or DOUBLE beside another kind */
     if (a == PQ_KIND_U64 && b == PQ_KIND_SIGNED)
         return PQ_KIND_STRING; /* no 64-bit integer type holds both */
     return b;                  /* BOOL < USMALL < U64, BOOL < SIGNED, USMALL < SIGNED */
@@ -40,6 +40,7 @@ pq_type tw_type_of_kind(tw_kind k) {
     case PQ_KIND_USMALL: /* INT64 holds every u32: a later signed version keeps the type */
     case PQ_KIND_SIGNED: return PQ_INT64;
     case PQ_KIND_STRING: return PQ_STRING;
+    case PQ_KIND_DOUBLE: return PQ_DOUBLE;
     }
     return PQ_STRING;
 }

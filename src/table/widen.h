@@ -10,6 +10,8 @@
  *   U64       u64                 UINT64    U64 join SIGNED = STRING (decimal text): neither
  *   SIGNED    i8..i64             INT64     INT64 nor UINT64 holds every value of both
  *   STRING    enum, bytes, interned (and anything the format does not define)  STRING
+ *   DOUBLE    a log call site's `double` argument (u64 bits)  DOUBLE;  DOUBLE join any other
+ *             kind = STRING (the number as text, %.17g)
  *
  * Values are converted into the leaf's type losslessly (bool as 0 / 1 into integers, numbers
  * as decimal text and bools as true / false into STRING).
@@ -27,7 +29,8 @@ typedef enum tw_kind {
     PQ_KIND_USMALL = 1,
     PQ_KIND_U64 = 2,
     PQ_KIND_SIGNED = 3,
-    PQ_KIND_STRING = 4
+    PQ_KIND_STRING = 4,
+    PQ_KIND_DOUBLE = 5 /* a log call site's double argument: joins only itself, else STRING */
 } tw_kind;
 
 /* The kind of a backbeat field type (enum bb_type). */

@@ -1,7 +1,8 @@
 /* ring_gen.c — writes a small ring file for the ring-file fuzz target's seed corpus
  * (fuzz/seeds.sh): a file-backed recorder of 2 shards x 4 KiB whose rings have wrapped, an
  * event with an interned string and an enum, a view set, and an intern table small enough to
- * fill (so the header's intern-full word is set). Kept at exit (state closed).
+ * fill (so the header's intern-full word is set), and two log lines (BB_LOG) last. Kept at exit
+ * (state closed).
  *
  * Usage: ring_gen DIR   (prints the ring file's path)
  */
@@ -39,6 +40,8 @@ int main(int argc, char **argv) {
         snprintf(s, sizeof s, "s%u", i % 8); /* 8 strings, 6 entries: the table fills */
         BB_RECORD(rec, rg_ev, .n = i, .s = bb_intern_str(rec, s), .k = i % 2 ? RG_B : RG_A);
     }
+    BB_LOG(rec, BB_WARN, "ring_gen wrote %u records", 400u);
+    BB_LOG(rec, BB_INFO, "ring_gen done");
     printf("%s\n", bb_recorder_ring_path(rec));
     bb_recorder_free(rec);
     return 0;

@@ -2,7 +2,8 @@
 # watch_test.sh BACKBEAT DEMO WORK — `backbeat watch` (issue 39): on a running process (the demo
 # serving into a ring file) a field rule fires, the dump is written after the window and is a
 # dump `inspect` reads; on a process that dies within the after-window the dump is still
-# written; a bad rule exits 2 naming the rule and the column; --max ends it with 0. Each dump
+# written; a bad rule exits 2 naming the rule and the column; --max ends it with 0, and so does
+# the end of the watched process (its ring file removed). Each dump
 # says what fired it as an in-process triggered dump does: one backbeat::Trigger record (the
 # rule, the matching record's event, timestamp, shard and span id, the after-window), read by
 # `inspect` and `inspect --json`.
@@ -51,10 +52,10 @@ rm -rf "$W/rings" && mkdir -p "$W/rings" "$W/out3"
 "$DEMO" --live "$W/rings" 2 >/dev/null &
 timeout 20 "$B" watch --when 'log >= ERROR' --max 1 -o "$W/out3" --scan "$W/rings" >"$W/lines3.txt"
 [ $? -eq 0 ] || fail "watch --when 'log >= ERROR'"
-grep -q "^log >= ERROR	pid [0-9]*	backbeat.log::demo.c:[0-9]* ts=" "$W/lines3.txt" ||
+grep -q "^log >= ERROR	pid [0-9]*	backbeat.log::demo.c:[0-9]*#[0-9a-f]* ts=" "$W/lines3.txt" ||
   fail "the log rule's line: $(cat "$W/lines3.txt")"
 f3="$(ls "$W"/out3/watch.*.bb 2>/dev/null | head -1)"
-[ -n "$f3" ] && "$B" inspect "$f3" | grep -q 'rule="log >= ERROR" event="backbeat.log::demo.c:[0-9]*"' ||
+[ -n "$f3" ] && "$B" inspect "$f3" | grep -q 'rule="log >= ERROR" event="backbeat.log::demo.c:[0-9]*#[0-9a-f]*"' ||
   fail "the log rule's dump does not say what fired it"
 "$B" watch --when 'log >= loud' "$W/x.ring" 2>"$W/err3.txt"
 [ $? -eq 2 ] && grep -q "rule 'log >= loud': column 8: bad log level" "$W/err3.txt" ||
@@ -83,6 +84,23 @@ f2="$(ls "$W"/out2/watch.*.bb 2>/dev/null | head -1)"
 [ -n "$f2" ] && "$B" inspect "$f2" | grep -q 'demo::kv::RequestBegin' || fail "no dump of the dead process"
 [ -n "$f2" ] && "$B" inspect "$f2" | grep -q 'after_ns=1000000000 duration_ns=0 rule="demo::kv::RequestBegin" event="demo::kv::RequestBegin"' ||
   fail "the dead process's dump does not say what fired it"
+wait
+
+# A process that exits (and removes its ring file) while no rule fired: watch ends with 0 and
+# says the process ended, as tail --follow does (it ran until SIGINT before).
+rm -rf "$W/rings" && mkdir -p "$W/rings" "$W/out5"
+"$DEMO" --live "$W/rings" 0.5 >/dev/null &
+demo=$!
+ring=""
+for _ in $(seq 100); do ring="$(ls "$W"/rings/*.ring 2>/dev/null | head -1)"; [ -n "$ring" ] && break; sleep 0.02; done
+timeout 15 "$B" watch --when 'span demo::kv::RequestBegin > 3600s' -o "$W/out5" "$ring" \
+  >"$W/lines5.txt" 2>"$W/err5.txt"
+st=$?
+[ $st -eq 0 ] || fail "watch of a process that exits: exit $st (124: it did not end)"
+grep -q "^backbeat: watch: $ring: process $demo ended; its rings were read to the end$" "$W/err5.txt" ||
+  fail "no line saying the process ended: $(cat "$W/err5.txt")"
+[ ! -s "$W/lines5.txt" ] && [ -z "$(ls "$W/out5")" ] || fail "a dump without a firing: $(cat "$W/lines5.txt")"
+[ ! -e "$ring" ] || fail "the demo left its ring file (the case is the removed file)"
 wait
 [ $fails -eq 0 ] && echo "ok: watch" && rm -rf "$W"
 exit $((fails > 0))

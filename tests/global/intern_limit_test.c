@@ -1,6 +1,7 @@
 /* intern_limit_test.c — BACKBEAT_INTERN_LIMIT sizes the global recorder's intern table: with
  * "16,1k" the 17th distinct string is refused (counted in the stats), the full table is reported
- * once on stderr however many dumps follow, and the dump holds the table-full entry (id 0). */
+ * once on stderr however many dumps follow (saying that a table this small is never recycled),
+ * and the dump holds the table-full entry (id 0). */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,13 @@ int main(void) {
     fflush(stderr);
     FILE *f = fopen(err_path, "r");
     char line[512];
-    int full_lines = 0;
-    while (f && fgets(line, sizeof line, f))
+    int full_lines = 0, advice = 0;
+    while (f && fgets(line, sizeof line, f)) {
         full_lines += strstr(line, "intern table is full") != NULL;
+        /* "16,1k" is too small for generations: the advice says so, not just "raise" */
+        advice += strstr(line, "is never recycled: raise BACKBEAT_INTERN_LIMIT to at least "
+                               "2048,256k") != NULL;
+    }
     if (f) fclose(f);
     bb_dump *d = NULL;
     bool has_full = false;
@@ -58,6 +63,7 @@ int main(void) {
           (unsigned long long)s.intern_count, (unsigned long long)s.intern_full);
     CHECK(dumps == 3, "%d dumps written", dumps);
     CHECK(full_lines == 1, "the full table reported %d times on stderr", full_lines);
+    CHECK(advice == 1, "the report does not say why a larger table helps");
     CHECK(has_full, "the dump lacks the table-full entry or holds another count");
     if (failures) printf("%d failure(s)\n", failures);
     return failures ? 1 : 0;

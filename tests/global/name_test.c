@@ -59,7 +59,13 @@ int main(void) {
     CHECK(bb__g_pid_path(out, sizeof out, "/var/log/app.bb", false, 4321) > 0);
     CHECK_STR(out, "/var/log/app.4321.bb");
     CHECK(bb__g_pid_path(out, sizeof out, "/var/log/app", false, 4321) > 0);
-    CHECK_STR(out, "/var/log/app.4321");
+    CHECK_STR(out, "/var/log/app.4321.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/log/app.log", false, 4321) > 0);
+    CHECK_STR(out, "/var/log/app.log.4321.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/log/%p-%p", false, 8) > 0);
+    CHECK_STR(out, "/var/log/8-8.bb");
+    CHECK(bb__g_pid_path(out, sizeof out, "/var/log/.bb", false, 8) > 0);
+    CHECK_STR(out, "/var/log/.bb.8.bb");
     CHECK(bb__g_pid_path(out, sizeof out, "/var/d.x/app-%p.bb", false, 77) > 0);
     CHECK_STR(out, "/var/d.x/app-77.bb");
     CHECK(bb__g_pid_path(out, sizeof out, "/v/%p/a%p.bb", false, 5) > 0);
@@ -72,6 +78,21 @@ int main(void) {
     CHECK(bb__g_pid_path(out, 20, "/var/log/app.bb", false, 4321) == 0); /* 20 bytes + NUL */
     CHECK(bb__g_pid_path(out, 21, "/var/log/app.bb", false, 4321) == 20);
     CHECK(bb__g_dump_name(out, 20, base, dot, stamp, 0) == 0); /* does not fit */
+
+    /* Whole names from BACKBEAT_PATH (ENVIRONMENT.md, "Names"): always "*.bb", the pid once. */
+    const char *paths[][2] = {
+        {"/var/tmp/app", "/var/tmp/app.4321.20261202T134501005Z.bb"},
+        {"/var/tmp/app.bb", "/var/tmp/app.4321.20261202T134501005Z.bb"},
+        {"/var/tmp/%p-%p", "/var/tmp/4321-4321.20261202T134501005Z.bb"},
+        {"/var/tmp/x-%p.bb", "/var/tmp/x-4321.20261202T134501005Z.bb"},
+        {"/var/tmp/app.v2", "/var/tmp/app.v2.4321.20261202T134501005Z.bb"},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char pb[256];
+        CHECK(bb__g_pid_path(pb, sizeof pb, paths[i][0], false, 4321) > 0);
+        CHECK(bb__g_dump_name(out, sizeof out, pb, bb__g_path_ext_dot(pb), stamp, 0) > 0);
+        CHECK_STR(out, paths[i][1]);
+    }
 
     /* publish: a free name is taken as is; a taken one gets -1, then -2; nothing replaced */
     char dir[4096], b[4096], tmp[4096], got[4096], buf[64];

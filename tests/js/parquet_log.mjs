@@ -55,6 +55,18 @@ for (const threads of ['1', '2']) {
     check(args.length > 100 && off.length === 0,
           `threads ${threads}: ${off.length} of ${args.length} string arguments not their text (e.g. ${JSON.stringify(off[0])})`);
   }
+  // A double argument (the done line's hit rate, a1) is a DOUBLE, printed by the message as %.1f.
+  const [done] = await rows(c, "SELECT DISTINCT event FROM log WHERE format LIKE 'worker %u done%'");
+  check(done !== undefined, `threads ${threads}: no done site in the log view`);
+  if (done) {
+    const col = done.event.replaceAll('"', '""');
+    const rate = await rows(c, `SELECT l.message, e."${col}".a1 AS pct, typeof(e."${col}".a1) AS t
+                                FROM log l JOIN events e USING (seq)
+                                WHERE l.event = '${done.event.replaceAll("'", "''")}'`);
+    const off = rate.filter((r) => r.t !== 'DOUBLE' || !r.message.includes(`done, ${r.pct.toFixed(1)}% of`));
+    check(rate.length > 0 && off.length === 0,
+          `threads ${threads}: ${off.length} of ${rate.length} double arguments not DOUBLE numbers (e.g. ${JSON.stringify(off[0])})`);
+  }
   const [o] = await rows(c, "SELECT count(*) FILTER (WHERE log_message IS NOT NULL AND event NOT LIKE 'backbeat.log::%') AS stray, count(*) FILTER (WHERE event NOT LIKE 'backbeat.log::%') AS other FROM events");
   check(o.stray === 0n && o.other > 0n, `threads ${threads}: ${o.stray} messages on ${o.other} rows of other events`);
 }

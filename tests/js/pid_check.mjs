@@ -108,7 +108,11 @@ check(BigInt(pidOf(r).pid) === ringPid, `recover: pid ${pidOf(r).pid}, want ${ri
 const lines = run(B, ['tail', '--format', 'jsonl', ringPath]).trim().split('\n').map((l) => JSON.parse(l));
 check(lines.length > 0 && lines.every((l) => BigInt(l.pid) === ringPid), `tail jsonl pid ${lines[0]?.pid}`);
 const tt = run(B, ['tail', '--format', 'text', ringPath]).trim().split('\n');
-check(tt.length > 0 && tt.every((l) => l.includes(` pid ${ringPid} `)), `tail text: ${tt[0]}`);
+check(tt.length > 0 && tt.every((l) => l.includes(` pid ${ringPid} `)), `tail text: ${tt.find((l) => !l.includes(` pid ${ringPid} `))}`);
+// log lines (BB_LOG) among them, with the pid like the other lines (issue 38)
+check(lines.filter((l) => l.event.startsWith('backbeat.log::')).length === 2, 'tail jsonl: the 2 log lines');
+check(tt.filter((l) => / warn +[^ ]*ring_gen\.c:\d+ ring_gen wrote 400 records$/.test(l)).length === 1 &&
+      tt.filter((l) => / info +[^ ]*ring_gen\.c:\d+ ring_gen done$/.test(l)).length === 1, `tail text log lines: ${tt.slice(-2).join('|')}`);
 
 // 6. Golden vectors (the reference's dumps): read, no pid (null, never 0), NULL in the table.
 const cdir = process.env.BACKBEAT_COMPAT_DIR || '/work/shared/compat';

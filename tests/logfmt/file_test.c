@@ -1,7 +1,9 @@
 /* file_test.c — the file of a log call site as readers show it (docs/LOG_LINES.md "File names"):
  * an absolute __FILE__ (CMake's) by its base name, a relative one as it is without leading "./"
  * and "../"; the recorded path kept whole; the time/level/file:line prefix of lf_line. Each site
- * names its file with #line, as the compiler would for a file compiled under that name. */
+ * names its file with #line, as the compiler would for a file compiled under that name. Two
+ * sites alike but for their directory, level and format stay two events (their names differ by
+ * the site's hash, docs/LOG_LINES.md). */
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
@@ -19,6 +21,11 @@ static void sites(bb_recorder *r) {
     BB_LOG(r, BB_ERROR, "dotted %d", 3);
 #line 400 "./main.c"
     BB_LOG(r, BB_DEBUG, "dot %d", 4);
+    /* Same base name, line and argument kinds, in two directories: two sites, two events. */
+#line 500 "/srv/a/util.c"
+    BB_LOG(r, BB_INFO, "first %d", 5);
+#line 500 "/srv/b/util.c"
+    BB_LOG(r, BB_ERROR, "second %d", 6);
 }
 
 int main(void) {
@@ -33,17 +40,27 @@ int main(void) {
                 {"conn.c", "/home/dev/proj/src/net/conn.c", 100},
                 {"src/net/conn.c", "src/net/conn.c", 200},
                 {"proj/lib/./io.c", "../../proj/lib/./io.c", 300},
-                {"main.c", "./main.c", 400}};
+                {"main.c", "./main.c", 400},
+                {"util.c", "/srv/a/util.c", 500},
+                {"util.c", "/srv/b/util.c", 500}};
+    static const struct {
+        int level;
+        const char *msg;
+    } said[] = {{BB_INFO, "first 5"}, {BB_ERROR, "second 6"}};
     size_t n = 0;
     test_line *l = test_log_lines(r, &n, NULL);
-    CHECK(n == 5, "%zu lines", n);
-    for (size_t i = 0; l && i < n && i < 5; i++) {
+    CHECK(n == 7, "%zu lines", n);
+    for (size_t i = 0; l && i < n && i < 7; i++) {
         CHECK(!strcmp(l[i].file, want[i].shown), "line %zu shows %s, want %s", i, l[i].file,
               want[i].shown);
         if (want[i].path)
             CHECK(!strcmp(l[i].path, want[i].path) && l[i].line == want[i].line,
                   "line %zu recorded %s:%u", i, l[i].path, l[i].line);
         else CHECK(l[i].path[0] == '/' || strchr(l[i].path, '/') == NULL, "path %s", l[i].path);
+        if (i >= 5)
+            CHECK(l[i].level == said[i - 5].level && !strcmp(l[i].msg, said[i - 5].msg),
+                  "line %zu: level %d \"%s\", want %d \"%s\"", i, l[i].level, l[i].msg,
+                  said[i - 5].level, said[i - 5].msg);
     }
     /* lf_line: "<s>.<ns> <level padded to 5> <file>:<line> <message>" */
     char out[256];

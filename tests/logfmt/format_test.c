@@ -121,11 +121,14 @@ int main(void) {
     CHECK(!bb_log_level_parse("loud", &lv), "parse of a bad name");
     CHECK(evaluated == 1, "arguments of a line below the level were evaluated (%d)", evaluated);
     bb_log_level_set(BB_INFO);
+    /* A cut inside a UTF-8 character drops the character's bytes that were kept. */
+    BB_LOG(r, BB_INFO, "%s", "123456789012345678901234567890\xc3\xa9 and more");
+    BB_LOG(r, BB_INFO, "%s", "12345678901234567890123456789\xe2\x82\xac and more");
 
     size_t n = 0, others = 0;
     test_line *lines = test_log_lines(r, &n, &others);
     CHECK(lines != NULL, "read back");
-    CHECK(n == nfmt + 6, "%zu lines, want %zu", n, nfmt + 6);
+    CHECK(n == nfmt + 8, "%zu lines, want %zu", n, nfmt + 8);
     CHECK(others == 0, "%zu other records", others);
     for (size_t i = 0; lines && i < nfmt && i < n; i++) {
         CHECK(strcmp(lines[i].msg, want[i]) == 0, "line %d:\n  got  \"%s\"\n  want \"%s\"",
@@ -137,7 +140,7 @@ int main(void) {
     }
     CHECK(!strcmp(lines[0].function, "integers"), "function %s", lines[0].function);
     char w[200];
-    if (n == nfmt + 6) {
+    if (n == nfmt + 8) {
         test_line *t = lines + nfmt;
         snprintf(w, sizeof w, "under=%s", under);
         CHECK(!strcmp(t[0].msg, w), "got %s want %s", t[0].msg, w);
@@ -151,6 +154,8 @@ int main(void) {
         CHECK(!strcmp(t[4].msg, w), "got %s want %s", t[4].msg, w);
         CHECK(!strcmp(t[5].msg, "recorded 1"), "got %s", t[5].msg);
         CHECK(t[5].level == BB_ERROR, "level %d", t[5].level);
+        CHECK(!strcmp(t[6].msg, "123456789012345678901234567890..."), "got %s", t[6].msg);
+        CHECK(!strcmp(t[7].msg, "12345678901234567890123456789..."), "got %s", t[7].msg);
     }
     free(lines);
     bb_recorder_free(r);

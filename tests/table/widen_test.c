@@ -22,17 +22,19 @@ enum {
     W = PQ_KIND_U64,
     S = PQ_KIND_SIGNED,
     T = PQ_KIND_STRING,
-    NK = 5
+    D = PQ_KIND_DOUBLE,
+    NK = 6
 };
 
 /* The rule's table (docs/PARQUET_TABLE.md), row kind joined with column kind. */
 static const int JOIN[NK][NK] = {
-    /*        B  U  W  S  T */
-    /* B */ {B, U, W, S, T},
-    /* U */ {U, U, W, S, T},
-    /* W */ {W, W, W, T, T},
-    /* S */ {S, S, T, S, T},
-    /* T */ {T, T, T, T, T},
+    /*        B  U  W  S  T  D */
+    /* B */ {B, U, W, S, T, T},
+    /* U */ {U, U, W, S, T, T},
+    /* W */ {W, W, W, T, T, T},
+    /* S */ {S, S, T, S, T, T},
+    /* T */ {T, T, T, T, T, T},
+    /* D */ {T, T, T, T, T, D},
 };
 
 int main(void) {
@@ -54,6 +56,7 @@ int main(void) {
         expect((int)k == FIELDS[i].kind, "kind of field type", FIELDS[i].type, (int)k);
         expect(tw_type_of_kind(k) == FIELDS[i].col, "column type", FIELDS[i].type, (int)k);
     }
+    expect(tw_type_of_kind(PQ_KIND_DOUBLE) == PQ_DOUBLE, "column type of DOUBLE", D, D);
     for (int a = 0; a < NK; a++)
         for (int b = 0; b < NK; b++) {
             tw_kind j = tw_kind_join((tw_kind)a, (tw_kind)b);

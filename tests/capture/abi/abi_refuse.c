@@ -83,7 +83,12 @@ int main(void) {
 
     /* One message, naming the plugin and both layouts. */
     const char *msg = slurp(log);
-    CHECK(strstr(msg, "backbeat: refusing the events of ") == msg, "message: %s", msg);
+    char head[64]; /* the library's prefix: "backbeat[PID]: YYYYMMDDThhmmssmmmZ " */
+    int hl = snprintf(head, sizeof head, "backbeat[%ld]: ", (long)getpid());
+    CHECK(strncmp(msg, head, (size_t)hl) == 0 && strlen(msg) > (size_t)hl + 20 &&
+              msg[hl + 8] == 'T' && msg[hl + 18] == 'Z' &&
+              strncmp(msg + hl + 19, " refusing the events of ", 24) == 0,
+          "message: %s", msg);
     CHECK(strstr(msg, "foreign_plugin") != NULL, "names the plugin: %s", msg);
     CHECK(strstr(msg, "0x62629999") && strstr(msg, "0x62620003"), "both layouts: %s", msg);
     CHECK(strchr(msg, '\n') == msg + strlen(msg) - 1, "exactly one line: %s", msg);
