@@ -114,6 +114,14 @@ if want live; then
   for _ in 1 2 3; do "$B/tests/tail_test" follow | sed 's/^/  /'; done
 fi
 
+# ---------------------------------------------------------------- follow: the follow table
+# One writer thread (CPU 1) paced at 3, 6, 12, 20 M records/s for 2 s into a ring file, followed
+# from CPU 0 by the follow API, `watch`, `top` and `tail --follow --format jsonl > file`: records
+# written, seen, reported lost, and whether seen + lost == written (bench/follow_rate.c; issue 37).
+if want follow; then
+  "$B/bench/follow_rate" "$B/backbeat" "${BB_FOLLOW_MS:-2000}" "${BB_FOLLOW_DIR:-/dev/shm}"
+fi
+
 # ---------------------------------------------------------------- trigger: condition triggers
 # The hot path with rules armed vs none (interleaved rounds), the firing latency in process,
 # how late a hung span is caught, the extra CPU of armed rules at 1 M records/s, the firing

@@ -100,3 +100,8 @@ endif()
 # bb_ring_snapshot_extra_fd (what `backbeat watch` writes): records a reader adds to a ring
 # file's snapshot, in a Shard of their own, with their schemas and strings.
 bb_test(ring_extra SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_extra_test.c)
+add_executable(ring_follow_slow_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_follow_slow_test.c)
+target_link_libraries(ring_follow_slow_test PRIVATE backbeat backbeat_read)
+target_compile_definitions(ring_follow_slow_test PRIVATE _GNU_SOURCE)
+add_test(NAME ring_follow_slow COMMAND ring_follow_slow_test)
+set_tests_properties(ring_follow_slow PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

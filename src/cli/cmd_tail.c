@@ -87,8 +87,23 @@ typedef struct item {
     size_t order;
 } item;
 
+/* jsonl: what every record of one event and instance prints alike, built once: the members
+ * between the timestamp and the shard, and the key of each field (",\"name\":"), concatenated
+ * (keys[k] at key_at[k]; padding fields have none). */
+typedef struct jsonl_cache {
+    const bb_rschema *schema;
+    const bb_rinstance *inst;
+    bool is_log;
+    lf_site site;
+    em_obuf text; /* in memory: the middle, then the keys */
+    size_t mid_len;
+    size_t *key_at; /* field_count + 1 offsets into text */
+    size_t key_cap;
+} jsonl_cache;
+
 typedef struct tail_state {
     const tail_opts *o;
+    jsonl_cache jc;
     source *src;
     size_t nsrc;
     em_obuf out;
@@ -202,6 +217,18 @@ static int take(const bb_record *r, void *vctx) {
     return 0;
 }
 
+/* A ring's records as walked (newest first), oldest first: their `order` follows, so records
+ * of one timestamp keep their ring's order. */
+static void oldest_first(item *all, size_t first, size_t n) {
+    item *v = all + first;
+    for (size_t i = 0; i < n / 2; i++) {
+        item x = v[i];
+        v[i] = v[n - 1 - i];
+        v[n - 1 - i] = x;
+    }
+    for (size_t i = 0; i < n; i++) v[i].order = first + i;
+}
+
 /* Report the laps lost on each ring of `s`, once per follow call that lost some. */
 static void report_losses(tail_state *t, const source *s) {
     const bb_ring_info *in = bb_ring_get_info(s->ring);
@@ -235,8 +262,11 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     walk_ctx c = {t, NULL, false};
     for (size_t i = 0; i < bb_dump_instance_count(*d); i++) {
         c.inst = bb_dump_instance(*d, i);
-        for (size_t k = 0; k < c.inst->shard_count && !c.failed; k++)
+        for (size_t k = 0; k < c.inst->shard_count && !c.failed; k++) {
+            size_t first = t->nitems;
             bb_shard_walk(*d, &c.inst->shards[k], take, &c, NULL);
+            oldest_first(t->items, first, t->nitems - first);
+        }
     }
     s->done = gone; /* everything it committed was in this call */
     if (c.failed) cli_error("out of memory");
@@ -247,6 +277,14 @@ static int by_time(const void *a, const void *b) {
     const item *x = a, *y = b;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Whether items are in by_time order already (one busy ring: its records come oldest first
+ * once each ring's run is reversed, see poll_source), so that the sort can be skipped. */
+static bool in_order(const item *v, size_t n) {
+    for (size_t i = 1; i < n; i++)
+        if (by_time(&v[i - 1], &v[i]) > 0) return false;
+    return true;
 }
 
 /* ---- printing ----------------------------------------------------------------------------- */
@@ -298,12 +336,17 @@ static bool log_arg_jsonl(em_obuf *b, const bb_rfield *f, const uint8_t *fields)
     return true;
 }
 
-static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
+/* The members every record of it->schema and it->inst prints alike, into c (built when the
+ * event or instance differs from the last record's). False when out of memory. */
+static bool jsonl_cache_for(jsonl_cache *c, const item *it) {
+    if (c->schema == it->schema && c->inst == it->inst) return true;
     const bb_rschema *s = it->schema;
-    lf_site site;
-    bool is_log = lf_site_parse(s, &site);
-    em_obuf_puts(b, "{\"ts_nanos\":");
-    em_obuf_json_u64(b, it->ts);
+    c->schema = NULL;
+    c->text.len = 0;
+    if (!c->text.data && !em_obuf_init(&c->text, -1, 256)) return false;
+    if (!grow(&c->key_at, &c->key_cap, s->field_count + 1, sizeof *c->key_at)) return false;
+    em_obuf *b = &c->text;
+    c->is_log = lf_site_parse(s, &c->site);
     em_obuf_puts(b, ",\"event\":");
     em_obuf_json_str(b, s->name.ptr, s->name.len);
     if (s->phase) {
@@ -318,17 +361,39 @@ static void print_jsonl(em_obuf *b, const item *it, const uint8_t *fields) {
     if (it->inst->has_process) em_obuf_u64(b, it->inst->pid);
     else em_obuf_puts(b, "null");
     em_obuf_puts(b, ",\"shard\":");
-    em_obuf_u64(b, it->shard);
-    if (is_log) log_jsonl(b, it, &site, fields);
+    c->mid_len = b->len;
     for (size_t i = 0; i < s->field_count; i++) {
+        c->key_at[i] = b->len;
         if (is_padding(&s->fields[i])) continue;
         em_obuf_putc(b, ',');
         em_obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
         em_obuf_putc(b, ':');
-        if (!is_log || !log_arg_jsonl(b, &s->fields[i], fields))
+    }
+    c->key_at[s->field_count] = b->len;
+    if (b->failed) return false;
+    c->schema = s;
+    c->inst = it->inst;
+    return true;
+}
+
+static void print_jsonl(em_obuf *b, jsonl_cache *c, const item *it, const uint8_t *fields) {
+    const bb_rschema *s = it->schema;
+    if (!jsonl_cache_for(c, it)) {
+        b->failed = b->failed ? b->failed : ENOMEM;
+        return;
+    }
+    em_obuf_write(b, "{\"ts_nanos\":", 12);
+    em_obuf_json_u64(b, it->ts);
+    em_obuf_write(b, c->text.data, c->mid_len);
+    em_obuf_u64(b, it->shard);
+    if (c->is_log) log_jsonl(b, it, &c->site, fields);
+    for (size_t i = 0; i < s->field_count; i++) {
+        if (c->key_at[i + 1] == c->key_at[i]) continue; /* padding */
+        em_obuf_write(b, c->text.data + c->key_at[i], c->key_at[i + 1] - c->key_at[i]);
+        if (!c->is_log || !log_arg_jsonl(b, &s->fields[i], fields))
             em_obuf_json_field(b, s, i, fields, it->inst);
     }
-    em_obuf_puts(b, "}\n");
+    em_obuf_write(b, "}\n", 2);
 }
 
 static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
@@ -367,9 +432,10 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
 
 /* Print and drop the poll's records, oldest first. False when stdout failed. */
 static bool print_items(tail_state *t) {
-    if (t->nitems) qsort(t->items, t->nitems, sizeof *t->items, by_time);
+    if (!in_order(t->items, t->nitems)) qsort(t->items, t->nitems, sizeof *t->items, by_time);
+    t->jc.schema = NULL; /* the poll's schemas and instances go with its dumps */
     for (size_t i = 0; i < t->nitems; i++) {
-        if (t->o->jsonl) print_jsonl(&t->out, &t->items[i], t->arena + t->items[i].at);
+        if (t->o->jsonl) print_jsonl(&t->out, &t->jc, &t->items[i], t->arena + t->items[i].at);
         else print_text(t, &t->items[i], t->arena + t->items[i].at);
     }
     t->nitems = t->arena_len = 0;
@@ -458,6 +524,8 @@ static void state_free(tail_state *t) {
     free(t->src);
     free(t->items);
     free(t->arena);
+    free(t->jc.text.data);
+    free(t->jc.key_at);
     em_obuf_finish(&t->out);
 }
 
@@ -465,7 +533,7 @@ static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!em_obuf_init(&t->out, STDOUT_FILENO, 1 << 16)) return false;
+    if (!em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20)) return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)
         if (!add_source(t, o->paths[i], false)) return false;

@@ -43,6 +43,8 @@ static const char watch_help[] =
     "When a watched process exits, its rings are read to the end (a pending dump is written\n"
     "then) and stderr says it ended; watch exits 0 once every RINGFILE's process has ended\n"
     "(with --scan it goes on, for new ring files).\n"
+    "When the writers lap watch, stderr says how many bytes of which ring were lost (records\n"
+    "the rules did not see).\n"
     "\n"
     "options:\n"
     "  --when RULE      a rule (repeatable; a bad one: exit 2)\n"
@@ -68,6 +70,7 @@ typedef struct source {
     bb_ring *ring;
     bb_ring_cursor *cur;
     cli_watch_rules *rules;
+    uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
     bool pending;
     cli_firing firing;
     uint64_t due_ns, counted;
@@ -110,8 +113,9 @@ static bool add_source(watch_state *w, const char *path, bool scanned) {
     uint32_t n = bb_ring_get_info(s->ring)->shards;
     s->path = strdup(path);
     s->cur = calloc(n, sizeof *s->cur);
+    s->from = calloc(n, sizeof *s->from);
     s->rules = cli_watch_rules_new(w->o->rules, w->o->nrules);
-    if (!s->path || !s->cur || !s->rules) return false;
+    if (!s->path || !s->cur || !s->from || !s->rules) return false;
     for (uint32_t i = 0; i < n; i++) s->cur[i].pos = BB_RING_NOW;
     w->nsrc++;
     return true;
@@ -203,6 +207,8 @@ static bool poll_source(watch_state *w, source *s) {
     bb_error err;
     bb_dump *d = NULL;
     uint64_t now = clock_ns(CLOCK_REALTIME); /* no record committed later is in this poll */
+    uint32_t nring = bb_ring_get_info(s->ring)->shards;
+    for (uint32_t i = 0; i < nring; i++) s->from[i] = s->cur[i].pos;
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE; /* then this poll reads the rest */
     if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
         bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
@@ -210,13 +216,28 @@ static bool poll_source(watch_state *w, source *s) {
         cli_error("%s", err.message);
         return false;
     }
+    for (uint32_t i = 0; i < nring; i++) { /* a lap lost: the rules did not see it */
+        uint64_t bytes;
+        cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
+        cli_ring_report_loss("watch", s->path, i, s->from[i], what, bytes);
+    }
     walk_ctx c = {0};
     for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
         c.inst = bb_dump_instance(d, i);
-        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++)
+        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++) {
+            size_t first = c.n;
             bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
+            for (size_t a = first, b = c.n; !c.failed && a + 1 < b; a++, b--) { /* oldest first */
+                held x = c.v[a];
+                c.v[a] = c.v[b - 1];
+                c.v[b - 1] = x;
+            }
+        }
     }
-    if (!c.failed && c.n > 1) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
+    bool sorted = true; /* one busy ring: in order already */
+    for (size_t i = 1; !c.failed && sorted && i < c.n; i++)
+        sorted = held_cmp(&c.v[i - 1], &c.v[i]) <= 0;
+    if (!c.failed && !sorted) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
     cli_firing f;
     for (size_t i = 0; !c.failed && i < c.n; i++) {
         if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
@@ -382,6 +403,7 @@ int cmd_watch(int argc, char **argv) {
     for (size_t i = 0; i < w.nsrc; i++) {
         bb_ring_close(w.src[i].ring);
         free(w.src[i].cur);
+        free(w.src[i].from);
         free(w.src[i].path);
         cli_watch_rules_free(w.src[i].rules);
     }

@@ -154,7 +154,8 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
     if (!total)
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                            "%s: too many view sets and shards for one dump", r->name);
-    uint8_t *buf = total <= SIZE_MAX ? calloc(1, (size_t)total) : NULL;
+    uint8_t *buf =
+        total <= SIZE_MAX ? bb__ring_buf_get((size_t)total, r->following, &r->buf_zeroed) : NULL;
     if (!buf) {
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                            "%s: cannot allocate %llu bytes for the dump", r->name,
@@ -162,7 +163,7 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
     }
     bb__membuf bs = bb__membuf_fixed(buf, (size_t)total);
     bb__table_instance(&t, bb__sink_membuf(&bs), &shape);
-    int rc = t.rc || write_bodies(r, &bs, sh);
+    int rc = t.rc || write_bodies(r, &bs, sh); /* every byte but the shard bodies: appended */
     r->nranges = 0;
     r->ranges_failed = false;
     const uint8_t *at = buf; /* everything but the shard bodies */
@@ -172,7 +173,7 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
     }
     if (!rc) note(r, at, (uint64_t)(buf + total - at));
     if (rc || bs.len != total) {
-        free(buf);
+        bb__ring_buf_put(buf);
         return bb__err_set(err, BB_ERR_CORRUPT, UINT64_MAX, NULL, "%s: encoding the dump failed",
                            r->name);
     }
@@ -191,6 +192,10 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head) {
  * a file without that support, or in memory, is copied whole. */
 static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
     uint64_t end = off + n;
+    if (r->following) { /* below the heads: all data */
+        memcpy(dst, r->d + off, (size_t)n);
+        return;
+    }
     while (off < end) {
         off_t d = r->fd >= 0 ? lseek(r->fd, (off_t)off, SEEK_DATA) : (off_t)off;
         if (d < 0 && errno == ENXIO) return; /* a hole to the end of the file */

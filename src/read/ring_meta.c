@@ -225,10 +225,28 @@ static uint32_t next_present(const bb_ring *r, uint32_t i, uint32_t *end) {
     return first > i ? (uint32_t)first : i;
 }
 
+/* Whether the 64 entries from the first undecided one on are all zero in a live writer's file
+ * (read with pread: a hole reads as zeros without being filled in, and without the SEEK_DATA
+ * search, whose cost is the hole's size: the table, the arena and every ring not written yet,
+ * on each follow call). The scan below would then take none of them and stop. */
+static bool nothing_new(const bb_ring *r) {
+    uint8_t probe[64 * BB_RING_INTERN_ENTRY];
+    uint64_t n = r->g.entries - r->intern_scan;
+    if (n > 64) n = 64;
+    if (r->fd < 0 || !r->mapped || n == 0) return n == 0;
+    size_t len = (size_t)n * BB_RING_INTERN_ENTRY;
+    off_t at = (off_t)(r->g.intern + (uint64_t)r->intern_scan * BB_RING_INTERN_ENTRY);
+    if (pread(r->fd, probe, len, at) != (ssize_t)len) return false;
+    for (size_t k = 0; k < len; k++)
+        if (probe[k]) return false;
+    return true;
+}
+
 /* The entries from the first undecided one on, by the table's data extents. A live writer
  * fills entries nearly in order: the scan stops after 64 undecided entries in a row (a hole
  * counts as its entries; the rest is empty); a dead one's table is scanned whole. */
 static bool take_interns(bb_ring *r, bool live) {
+    if (live && nothing_new(r)) return true;
     if (!r->intern_taken && r->g.entries) {
         r->intern_taken = calloc(BB__RING_INTERN_CHUNKS(r->g.entries), sizeof *r->intern_taken);
         if (!r->intern_taken) return false;

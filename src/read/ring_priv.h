@@ -91,6 +91,11 @@ struct bb_ring {
     size_t nranges, ranges_cap;
     bool ranges_failed;          /* out of memory while noting them: write everything */
     const bb__ring_extra *extra; /* set during bb_ring_snapshot_extra_fd only */
+    bool following;              /* during bb_ring_follow: its window is below the heads, all
+                                  * data (no hole search), its buffer from the pool */
+    uint32_t busy_calls;         /* follow calls in a row that returned records */
+    bool buf_zeroed;             /* the last dump built came zeroed (else: only its sections
+                                  * were; the shard bodies are the caller's to clear) */
 };
 
 /* Intern entries per chunk of bb_ring.intern_taken, and the chunks of a table of n entries. */
@@ -154,6 +159,15 @@ typedef struct bb__ring_view {
  * into it (0 if none): the caller cuts below it. */
 uint64_t bb__ring_inflight(bb__ring_view *v, const bb__ring_ann *a, size_t n);
 
+/* ---- the buffers returned (ring_buf.c) ----------------------------------------------------- */
+
+/* A heap block of at least n bytes (NULL: out of memory), freed with bb__ring_buf_put
+ * (bb_ring_buffer_free) or free(): `keep`, one from the pool when one fits (its bytes are what
+ * its last user left: *zeroed is false), else a zeroed allocation (*zeroed true) that goes back
+ * to the pool when bb__ring_buf_put frees it. */
+uint8_t *bb__ring_buf_get(size_t n, bool keep, bool *zeroed);
+void bb__ring_buf_put(void *p);
+
 /* ---- the `.bb` (ring_dump.c) ----------------------------------------------------------- */
 
 /* One shard of the dump being built: its head and capacity (a power of two). */
@@ -163,8 +177,9 @@ typedef struct bb__ring_shard_out {
 } bb__ring_shard_out;
 
 /* Lay out a dump of the ring's schemas, interns and views and of `shards` (info.shards of
- * them), allocate it zeroed (large sizes stay untouched zero pages) and write everything but
- * the shard bodies; their places are set in shards[i].body. */
+ * them), allocate it zeroed (large sizes stay untouched zero pages; following, from the pool
+ * of ring_buf.c: r->buf_zeroed false when its shard bodies hold an older dump's bytes) and
+ * write everything but the shard bodies; their places are set in shards[i].body. */
 bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *shards, uint8_t **out,
                               size_t *out_len, bb_error *err);
 

@@ -253,7 +253,7 @@ void bb_ring_close(bb_ring *r) {
 
 const bb_ring_info *bb_ring_get_info(const bb_ring *r) { return r ? &r->info : NULL; }
 const bb_ring_stats *bb_ring_get_stats(const bb_ring *r) { return r ? &r->stats : NULL; }
-void bb_ring_buffer_free(void *dump) { free(dump); }
+void bb_ring_buffer_free(void *dump) { bb__ring_buf_put(dump); }
 
 /* Contract: see ring_reader.h. */
 int bb_ring_liveness(const bb_ring *r) {

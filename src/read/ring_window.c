@@ -137,6 +137,17 @@ static uint64_t copy_newest_first(call *c, uint32_t i, uint64_t start, uint64_t 
     return cut;
 }
 
+/* Zero the bytes of a shard body (dcap, a power of two) outside the window [start, top) it
+ * is about to hold: a pooled buffer's, left by an older dump, must not read as records. */
+static void clear_outside(uint8_t *body, uint64_t dcap, uint64_t start, uint64_t top) {
+    uint64_t n = top - start;
+    if (n >= dcap) return;
+    uint64_t a = top & (dcap - 1), left = dcap - n; /* from the window's end, around to start */
+    uint64_t first = left < dcap - a ? left : dcap - a;
+    memset(body + a, 0, (size_t)first);
+    if (left > first) memset(body, 0, (size_t)(left - first));
+}
+
 /* Read ring i into its dump shard and cut it; fills *cur when following. */
 static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     bb_ring *r = c->r;
@@ -145,6 +156,7 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     uint64_t dcap = c->out[i].cap;
     if (c->follow) top = top < h0 ? top : h0;
     else top = h0;
+    if (!r->buf_zeroed) clear_outside(body, dcap, start, top);
     uint64_t end = copy_newest_first(c, i, start, top);
     bb__ring_ann *a = c->anns + c->a0[i];
     size_t again = c->live && !c->follow ? recopy_done(c, i, a, c->an[i]) : 0;
@@ -277,13 +289,13 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
     if (st == BB_OK && c.live && !cursors) pretouch(&c);
     for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) {
         if ((st = still_whole(r, err)) != BB_OK) {
-            free(*dump);
+            bb__ring_buf_put(*dump);
             *dump = NULL;
             *len = 0;
             break;
         }
         if (c.live && !cursors && !refresh(&c, i)) {
-            free(*dump);
+            bb__ring_buf_put(*dump);
             *dump = NULL;
             *len = 0;
             st = bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "%s: out of memory", r->name);
@@ -308,7 +320,7 @@ bb_status bb_ring_snapshot(bb_ring *r, void **dump, size_t *len, bb_error *err) 
     bb_error e;
     memset(&e, 0, sizeof e);
     if (bb_dump_open_memory(buf, *len, r->name, &d, &e) != BB_OK) {
-        free(buf);
+        bb__ring_buf_put(buf);
         *len = 0;
         return bb__err_set(err, BB_ERR_CORRUPT, UINT64_MAX, NULL,
                            "%s: the recovered dump does not validate: %s", r->name, e.message);
@@ -327,8 +339,16 @@ bb_status bb_ring_follow(bb_ring *r, bb_ring_cursor *cursors, void **dump, size_
     uint8_t *buf = NULL;
     *dump = NULL;
     *len = 0;
+    r->following = true;
     bb_status st = run(r, cursors, &buf, len, err);
-    bb__ring_let_go(r); /* what was read is in the dump (issue 43: 3 000 files, 1.9 GB) */
+    r->following = false;
+    /* What was read is in the dump: the file's pages are let go (issue 43: 3 000 files, 1.9 GB),
+     * but while a writer streams into the file (this call and the one before returned records)
+     * they stay mapped for the next call: faulting 16 MiB back in costs more than reading it. */
+    bool moved = false;
+    for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) moved |= cursors[i].bytes != 0;
+    r->busy_calls = moved ? r->busy_calls + 1 : 0;
+    if (r->busy_calls < 2) bb__ring_let_go(r);
     if (st == BB_OK) {
         *dump = buf;
         bb__err_clear(err);

@@ -66,7 +66,7 @@ bb_status bb__ring_snapshot_write(bb_ring *r, int fd, uint64_t *written, bb_erro
     bb_status st = bb_ring_snapshot(r, &buf, &len, err);
     if (st != BB_OK) return st;
     int rc = write_ranges(r, fd, buf, len);
-    free(buf);
+    bb__ring_buf_put(buf);
     if (rc)
         return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: writing the dump: %s", r->name,
                            strerror(rc));
