@@ -4,6 +4,7 @@
 bb_test(trigger_rule INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/trigger/rule_test.c)
 bb_test(catch_recorder SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/catch_test.c LABELS concurrent)
 bb_test(catch_global SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/global_trigger_test.c)
+bb_test(catch_exit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/exit_trigger_test.c)
 # The global recorder built at load: no warning for rules naming the program's events, one for a
 # rule naming none, every stderr line prefixed "backbeat[PID]: STAMP" (issue 38).
 bb_test(catch_warn SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/catch/trigger_warn_test.c)

@@ -144,5 +144,7 @@ void *tc_thread(void *arg) {
     }
     if (__atomic_load_n(&e->unknown, __ATOMIC_ACQUIRE) && bb__recorder_took_record(e->rec))
         tc_warn_unknown(e); /* stopped within a poll of the first record */
+    if (__atomic_load_n(&e->pending, __ATOMIC_ACQUIRE) == 2)
+        deliver(e); /* a firing the stop overtook (an exit in its after-window): no wait */
     return NULL;
 }

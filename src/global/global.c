@@ -168,6 +168,7 @@ static void at_exit(void) {
         bb__g_dumper_stop(st->dumper); /* the exit dump covers any pending trigger */
         bb__g_dumper_dump_now(st->dumper, NULL, 0, NULL);
     } else if (st->dumper) {
+        bb__g_trigger_flush(st->rec);    /* a rule's firing in its after-window: dumped now */
         bb__g_dumper_finish(st->dumper); /* a pending trigger outside its window is written */
     }
     bb__ring_backing_exit(st->rec, !any); /* a normal exit removes the ring file (unless kept) */

@@ -315,6 +315,10 @@ void bb__g_dumper_abandon(bb__g_dumper *d);
  * (nothing when there are no rules or no dumper). Bad rules are reported on stderr and left out. */
 struct bb_recorder;
 void bb__g_trigger_arm(struct bb_recorder *rec, bb__g_dumper *d, const bb__g_config *cfg);
+
+/* At exit: the rules are disarmed and a firing still in its after-window is written now (the
+ * trigger thread would die with the process before its window ends). */
+void bb__g_trigger_flush(struct bb_recorder *rec);
 /* ---- crash handling (global_crash.c) ----------------------------------------------------- */
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT that call `dump` once (first

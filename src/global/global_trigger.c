@@ -25,6 +25,10 @@ static void on_firing(bb_recorder *rec, const bb_trigger_firing *f, void *ctx) {
     bb__g_stderr_line(msg);
 }
 
+/* Contract: see global_internal.h. bb_recorder_trigger_clear stops the trigger thread, which
+ * cuts the after-window of a pending firing short and delivers it (on_firing: a dump). */
+void bb__g_trigger_flush(bb_recorder *rec) { bb_recorder_trigger_clear(rec); }
+
 /* `text` with everything but [a, b) blanked: one rule, its columns those of the variable. */
 static void one_rule(char *out, const char *text, size_t a, size_t b) {
     size_t n = strlen(text);
