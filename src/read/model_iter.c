@@ -1,12 +1,14 @@
-/* model_iter.c — the model's iterator: a heap merge of every ring's ordered sources (model_priv.h)
+/* model_iter.c — the model's iterator: a merge (a tree of losers) of every ring's ordered sources
+ * (model_priv.h)
  * by (ts, instance_id, shard_id, offset, ring order), so for equal keys the first input's copy
  * comes first and a duplicate (equal key to the previous record) is dropped.
  *
  * Each source keeps its next record's position and schema; a run advances by the record's frame
- * length, a sorted-locator ring by one locator. A run is read through a small staging buffer of
+ * length, a sorted-locator ring by one locator. The tree keeps each match's loser and its timestamp, so a new record of the
+ * winner is compared once per level, mostly on the timestamp in the node. A run is read through a small staging buffer of
  * its own: its next bytes are copied in at once and its records are read (and handed out) from
  * there (see STAGE_BYTES); other records are rebuilt from the mapping. Memory is per source (a
- * key, a position, a heap slot, a staging buffer within a fixed total), not per record;
+ * key, a position, a leaf and a node of the tree, a staging buffer within a fixed total), not per record;
  * iterators share nothing.
  */
 /* SPDX-License-Identifier: MIT */
@@ -34,7 +36,15 @@ typedef struct isrc {
     const uint8_t *p; /* the current record's payload in the staging buffer, or NULL */
     uint64_t sbase;   /* ring position of the staging buffer's first byte */
     uint32_t slen;    /* bytes it holds */
+    bool done;        /* exhausted: its key sorts after every record */
 } isrc;
+
+/* A node of the tree of losers: the loser's key timestamp (the winner's in node 0) and its
+ * leaf. Most comparisons end on the timestamp, read from the node itself. */
+typedef struct tnode {
+    uint64_t ts;
+    size_t leaf;
+} tnode;
 
 /* Staging buffers, in total, and each one's bounds. The merge visits a source once every so
  * many records; with many rings the hardware prefetcher no longer follows every stream, and
@@ -57,13 +67,14 @@ struct bb_model_iter {
         const bb_dump *dump;
         const bb_rschema *ev;
     } sc[SCHEMA_CACHE]; /* in front of bb_dump_find_schema: records of a few events interleave */
-    size_t *heap;       /* source indices, min-heap on their current key */
-    size_t nheap;
+    size_t *leaf;       /* leaf -> source index (the sources that had records) */
+    size_t nleaf;
+    tnode *node;    /* node[0]: the winner; node[1, nleaf): losers; [nleaf, 3 nleaf): scratch */
     mkey *keys;     /* per source: key of its next record */
     isrc *st;       /* per source */
     uint8_t *stage; /* per source: `chunk` bytes, or NULL */
     size_t chunk;
-    bool popped; /* the heap's root was handed out: move it on at the next step */
+    bool popped; /* the winner was handed out: move it on at the next step */
     bool have_prev;
     mkey prev;
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
@@ -150,25 +161,52 @@ static bool load_key(bb_model_iter *it, size_t si) {
     return true;
 }
 
-/* Restore the merge heap below slot i. */
-static void heap_down(bb_model_iter *it, size_t i) {
-    size_t n = it->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && key_less(&it->keys[it->heap[c + 1]], &it->keys[it->heap[c]])) c++;
-        if (!key_less(&it->keys[it->heap[c]], &it->keys[it->heap[i]])) return;
-        size_t t = it->heap[i];
-        it->heap[i] = it->heap[c];
-        it->heap[c] = t;
-        i = c;
-    }
+/* The order of two nodes' sources: by timestamp, then by the whole key; exhausted ones last. */
+static inline bool node_less(const bb_model_iter *it, tnode a, tnode b) {
+    if (a.ts != b.ts) return a.ts < b.ts;
+    size_t sa = it->leaf[a.leaf], sb = it->leaf[b.leaf];
+    bool da = it->st[sa].done, db = it->st[sb].done;
+    if (da || db) return da && db ? a.leaf < b.leaf : db;
+    return key_less(&it->keys[sa], &it->keys[sb]);
 }
 
-/* Put source `si` at its start and into the heap if it has a record. */
+/* The node of leaf l's source with its current key. */
+static inline tnode leaf_node(const bb_model_iter *it, size_t l) {
+    size_t si = it->leaf[l];
+    return (tnode){it->st[si].done ? UINT64_MAX : it->keys[si].ts, l};
+}
+
+/* Play every match: the loser of each stays in its node, the winner goes on up. */
+static void tree_build(bb_model_iter *it) {
+    size_t k = it->nleaf;
+    tnode *w = it->node + k; /* scratch: w[j] the winner of subtree j, the leaves at w[k + l] */
+    for (size_t l = 0; l < k; l++) w[k + l] = leaf_node(it, l);
+    for (size_t j = k - 1; j >= 1; j--) {
+        tnode a = w[2 * j], b = w[2 * j + 1];
+        bool al = node_less(it, a, b);
+        it->node[j] = al ? b : a;
+        w[j] = al ? a : b;
+    }
+    it->node[0] = w[1];
+}
+
+/* The winner's source has a new key (or none): replay its matches from its leaf to the root. */
+static void tree_replay(bb_model_iter *it) {
+    tnode cur = leaf_node(it, it->node[0].leaf);
+    for (size_t j = (it->nleaf + cur.leaf) >> 1; j >= 1; j >>= 1) {
+        if (node_less(it, it->node[j], cur)) {
+            tnode t = it->node[j];
+            it->node[j] = cur;
+            cur = t;
+        }
+    }
+    it->node[0] = cur;
+}
+
+/* Put source `si` at its start and into the tree if it has a record. */
 static void add_source(bb_model_iter *it, size_t si) {
-    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL, NULL, 0, 0};
-    if (load_key(it, si)) it->heap[it->nheap++] = si;
+    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL, NULL, 0, 0, false};
+    if (load_key(it, si)) it->leaf[it->nleaf++] = si;
 }
 
 bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nrings,
@@ -176,14 +214,15 @@ bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nri
     bb_model_iter *it = calloc(1, sizeof *it);
     size_t n = m->nsrcs ? m->nsrcs : 1;
     if (it) {
-        it->heap = malloc(n * sizeof *it->heap);
+        it->leaf = malloc(n * sizeof *it->leaf);
+        it->node = malloc(3 * n * sizeof *it->node);
         it->keys = malloc(n * sizeof *it->keys);
         it->st = malloc(n * sizeof *it->st);
         size_t chunk = STAGE_BYTES / n / 64 * 64;
         it->chunk = chunk > STAGE_MAX ? STAGE_MAX : chunk;
         if (it->chunk >= STAGE_MIN && m->nsrcs) it->stage = malloc(n * it->chunk);
     }
-    if (!it || !it->heap || !it->keys || !it->st ||
+    if (!it || !it->leaf || !it->node || !it->keys || !it->st ||
         (it->chunk >= STAGE_MIN && m->nsrcs && !it->stage)) {
         bb_model_iter_free(it);
         return BB_ERR_NOMEM;
@@ -197,15 +236,16 @@ bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nri
             for (size_t si = s->src0; si < s->src0 + s->nsrc; si++) add_source(it, si);
         }
     }
-    for (size_t i = it->nheap / 2; i-- > 0;) heap_down(it, i);
+    if (it->nleaf) tree_build(it);
     *out = it;
     return BB_OK;
 }
 
-/* Move the heap's root past its current record. */
-static void pop_root(bb_model_iter *it) {
-    if (!load_key(it, it->heap[0])) it->heap[0] = it->heap[--it->nheap];
-    heap_down(it, 0);
+/* Move the winner's source past its current record. */
+static void pop_winner(bb_model_iter *it) {
+    size_t si = it->leaf[it->node[0].leaf];
+    if (!load_key(it, si)) it->st[si].done = true;
+    tree_replay(it);
 }
 
 bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const bb_rschema **schema,
@@ -213,13 +253,14 @@ bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const b
     const bb_model *m = it->m;
     /* The record handed out last may lie in its source's staging buffer: the source moves on
      * (and may refill it) only now. */
-    if (it->popped) pop_root(it);
+    if (it->popped) pop_winner(it);
     it->popped = false;
-    while (it->nheap) {
-        size_t si = it->heap[0];
+    while (it->nleaf) {
+        size_t si = it->leaf[it->node[0].leaf];
+        if (it->st[si].done) return false;
         const mkey *k = &it->keys[si];
         if (m->dedup && it->have_prev && key_same_record(k, &it->prev)) {
-            pop_root(it);
+            pop_winner(it);
             continue;
         }
         it->prev = *k;
@@ -271,7 +312,8 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
 
 void bb_model_iter_free(bb_model_iter *it) {
     if (!it) return;
-    free(it->heap);
+    free(it->leaf);
+    free(it->node);
     free(it->keys);
     free(it->st);
     free(it->stage);
