@@ -1,15 +1,16 @@
-/* model_iter.c — the model's iterator: a merge (a tree of losers) of every ring's ordered sources
- * (model_priv.h)
- * by (ts, instance_id, shard_id, offset, ring order), so for equal keys the first input's copy
- * comes first and a duplicate (equal key to the previous record) is dropped.
+/* model_iter.c — the model's iterator: a merge (a tree of losers) of every ring's ordered
+ * sources (model_priv.h) by (ts, instance_id, shard_id, offset, ring order), so for equal keys
+ * the first input's copy comes first and a duplicate (equal key to the previous record) is
+ * dropped.
  *
  * Each source keeps its next record's position and schema; a run advances by the record's frame
- * length, a sorted-locator ring by one locator. The tree keeps each match's loser and its timestamp, so a new record of the
- * winner is compared once per level, mostly on the timestamp in the node. A run is read through a small staging buffer of
- * its own: its next bytes are copied in at once and its records are read (and handed out) from
- * there (see STAGE_BYTES); other records are rebuilt from the mapping. Memory is per source (a
- * key, a position, a leaf and a node of the tree, a staging buffer within a fixed total), not per record;
- * iterators share nothing.
+ * length, a sorted-locator ring by one locator. The tree keeps each match's loser with its
+ * timestamp, so the winner's next record is compared once per level, mostly on the timestamp in
+ * the node. A run is read through a small staging buffer of its own: its next bytes are copied
+ * in at once and its records are read (and handed out) from there (see STAGE_BYTES); other
+ * records are rebuilt from the mapping. Memory is per source (a key, a position, a leaf and a
+ * node of the tree, a staging buffer within a fixed total), not per record; iterators share
+ * nothing.
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
