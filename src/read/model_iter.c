@@ -7,10 +7,10 @@
  * length, a sorted-locator ring by one locator. The tree keeps each match's loser with its
  * timestamp, so the winner's next record is compared once per level, mostly on the timestamp in
  * the node. A run is read through a small staging buffer of its own: its next bytes are copied
- * in at once and its records are read (and handed out) from there (see STAGE_BYTES); other
- * records are rebuilt from the mapping. Memory is per source (a key, a position, a leaf and a
- * node of the tree, a staging buffer within a fixed total), not per record; iterators share
- * nothing.
+ * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
+ * mapping (fields that stay put for the model's life), a wrapping one from a copy. Memory is per
+ * source (a key, a position, a leaf and a node of the tree, a staging buffer within a fixed
+ * total), not per record; iterators share nothing.
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
@@ -252,8 +252,8 @@ static void pop_winner(bb_model_iter *it) {
 bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const bb_rschema **schema,
                          const uint8_t **payload) {
     const bb_model *m = it->m;
-    /* The record handed out last may lie in its source's staging buffer: the source moves on
-     * (and may refill it) only now. */
+    /* bb_model_next reads the record handed out last from its source's staging buffer: the
+     * source moves on (and may refill it) only now. */
     if (it->popped) pop_winner(it);
     it->popped = false;
     while (it->nleaf) {
@@ -289,17 +289,22 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
     while (bb__model_iter_step(it, &r, &pos, &ev, &p)) {
         const mshard *s = &it->m->shards[r];
         if (p) {
+            /* The key from the staging buffer; the fields from the mapping, where they stay put
+             * for the model's life (the Parquet writer's batches rely on that: table_par.c), but
+             * for the one record that wraps, copied as bb__ring_record_at does. */
             const bb_rshard *sh = s->shard;
             size_t at = (size_t)pos & (size_t)(sh->capacity - 1);
+            size_t len = BB__FRAME_HEAD + (size_t)ev->record_size;
+            bool wraps = at + len > sh->capacity;
+            if (wraps) memcpy(it->buf, p, len);
             out->rec = (bb_record){.ts = bb__le_get_u64(p + BB__FRAME_TS),
                                    .event_id = ev->id,
                                    .schema = ev,
-                                   .fields = p + BB__FRAME_HEAD,
+                                   .fields = wraps ? it->buf + BB__FRAME_HEAD
+                                                   : sh->region + at + BB__FRAME_HEAD,
                                    .instance_id = sh->instance_id,
                                    .shard_id = sh->shard_id,
-                                   .offset = at + BB__FRAME_HEAD + ev->record_size > sh->capacity
-                                                 ? BB__MODEL_WRAP_OFFSET
-                                                 : (uint32_t)at,
+                                   .offset = wraps ? BB__MODEL_WRAP_OFFSET : (uint32_t)at,
                                    .position = pos};
         } else if (!bb__ring_record_at(s->dump, s->shard, pos, it->buf, &ev, &out->rec)) {
             continue;
