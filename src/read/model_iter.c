@@ -281,6 +281,23 @@ bb_status bb_model_iter_new(const bb_model *m, bb_model_iter **out) {
     return bb__model_iter_open(m, NULL, 0, out);
 }
 
+/* The record is built: move its source on now and ask the cache for the next winner's fields in
+ * the mapping, to arrive while the caller handles this record (with many rings they are no
+ * longer in the cache: the same sets hold every ring's next record). */
+static void move_on(bb_model_iter *it) {
+    if (!it->popped) return;
+    pop_winner(it);
+    it->popped = false;
+    if (!it->nleaf) return;
+    size_t si = it->leaf[it->node[0].leaf];
+    if (it->st[si].done) return;
+    const bb_rshard *sh = it->m->shards[it->m->srcs[si].ring].shard;
+    size_t mask = (size_t)(sh->capacity - 1);
+    uint64_t pos = it->st[si].pos + BB__FRAME_HEAD;
+    __builtin_prefetch(sh->region + (pos & mask));
+    __builtin_prefetch(sh->region + ((pos + it->st[si].ev->record_size) & mask));
+}
+
 bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
     size_t r;
     uint64_t pos;
@@ -311,6 +328,7 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
         }
         out->instance = s->inst;
         out->input = s->input;
+        move_on(it);
         return true;
     }
     return false;

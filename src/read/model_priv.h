@@ -4,7 +4,7 @@
  * Each ring's records are described by sources already in the ring's (ts, offset) order: runs
  * of records lying back to back in the ring (so the next one is found from the previous one's
  * length), or, for a ring too disordered for few runs, every record's 4-byte locator sorted.
- * The iterator merges every source of every ring with a heap.
+ * The iterator merges every source of every ring with a tree of losers (model_iter.c).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_READ_MODEL_PRIV_H
