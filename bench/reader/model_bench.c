@@ -1,6 +1,6 @@
 /* model_bench.c — throughput and memory of the reader + model on a large generated dump.
  *
- * Usage: bench_reader_model [records_millions=10] [shards=8] [unsorted_permille=0]
+ * Usage: bench_reader_model [records_millions=10] [shards=8 (1..65000)] [unsorted_permille=0]
  * Builds an in-memory dump (independently of the writer) of N million records spread over the
  * shards (payloads of 24 and 17 bytes, an interned and an enum field), optionally with a fraction
  * of timestamps out of order so the per-ring sort runs, then reports: time to open the dump, time
@@ -79,11 +79,15 @@ int main(int argc, char **argv) {
     double millions = argc > 1 ? atof(argv[1]) : 10;
     unsigned shards = argc > 2 ? (unsigned)atoi(argv[2]) : 8;
     unsigned unsorted = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
+    if (shards < 1 || shards > 65000) {
+        fprintf(stderr, "bench_reader_model: shards must be 1..65000\n");
+        return 2;
+    }
     uint64_t total = (uint64_t)(millions * 1e6);
     uint64_t per = total / shards;
     uint64_t cap = 1;
     while (cap < per * 26) cap <<= 1; /* records are at most 26 bytes: no wrap */
-    size_t size = 4096 + shards * (28 + cap) + 64;
+    size_t size = 4096 + 20 * ((size_t)shards + 3) + shards * (28 + cap) + 64;
     out o = {malloc(size), 0};
     if (!o.p) return 1;
     unsigned nsec = 3 + shards;
@@ -95,8 +99,9 @@ int main(int argc, char **argv) {
     w16(&o, 0);
     size_t table = o.n;
     o.n += 20 * nsec;
-    uint64_t offs[64], lens[64];
-    uint16_t kinds[64];
+    uint64_t *offs = calloc(nsec, sizeof *offs), *lens = calloc(nsec, sizeof *lens);
+    uint16_t *kinds = calloc(nsec, sizeof *kinds);
+    if (!offs || !lens || !kinds) return 1;
     /* schema */
     offs[0] = o.n;
     kinds[0] = 0;
@@ -248,5 +253,8 @@ int main(int argc, char **argv) {
     bb_model_close(m);
     bb_dump_close(d);
     free(o.p);
+    free(offs);
+    free(lens);
+    free(kinds);
     return disorder || k != n;
 }

@@ -266,7 +266,8 @@ static bool build_rings(bb_model *m, unsigned threads) {
             size_t r;
             uint64_t pos;
             const bb_rschema *ev;
-            while (bb__model_iter_step(it, &r, &pos, &ev)) kept++;
+            const uint8_t *payload;
+            while (bb__model_iter_step(it, &r, &pos, &ev, &payload)) kept++;
             for (size_t k = g; k < e; k++) all += m->shards[order[k]].n;
             m->record_count -= all - kept;
             bb_model_iter_free(it);

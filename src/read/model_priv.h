@@ -4,7 +4,7 @@
  * Each ring's records are described by sources already in the ring's (ts, offset) order: runs
  * of records lying back to back in the ring (so the next one is found from the previous one's
  * length), or, for a ring too disordered for few runs, every record's 4-byte locator sorted.
- * The iterator merges every source of every ring with a heap.
+ * The iterator merges every source of every ring with a tree of losers (model_iter.c).
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_READ_MODEL_PRIV_H
@@ -75,8 +75,10 @@ bool bb__model_ring_join(bb_model *m, size_t ring);
 /* An iterator over the rings listed in `rings` (all when NULL). */
 bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nrings,
                               bb_model_iter **out);
-/* Pop the next record in global order, skipping duplicates: its ring and payload position.
- * False at the end. */
-bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const bb_rschema **schema);
+/* Pop the next record in global order, skipping duplicates: its ring and payload position, and
+ * its payload in the iterator's staging (valid until the next step) or NULL: then read it from
+ * the ring. False at the end. */
+bool bb__model_iter_step(bb_model_iter *it, size_t *ring, uint64_t *pos, const bb_rschema **schema,
+                         const uint8_t **payload);
 
 #endif /* BB_READ_MODEL_PRIV_H */
