@@ -20,6 +20,9 @@ bb_test(logfmt_enum INTERNAL SOURCES ${BB_LF}/enum_test.c LIBS bb_emit)
 target_include_directories(logfmt_enum PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 bb_test(logfmt_cxx INTERNAL SOURCES ${BB_LF}/cxx_test.cpp LIBS bb_emit)
 target_include_directories(logfmt_cxx PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
+bb_test(logfmt_cxx_inline INTERNAL SOURCES ${BB_LF}/cxx_inline_test.cpp ${BB_LF}/cxx_inline_a.cpp
+        LIBS bb_emit)
+target_include_directories(logfmt_cxx_inline PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support ${BB_LF})
 # A format that does not match its arguments fails to compile under -Werror (C and C++, gcc's
 # -Wformat); the same file with matching arguments compiles (the control).
 foreach(lang c c++)
