@@ -129,6 +129,7 @@ typedef struct spec {
     int width, prec; /* -1: none; after '*' resolved */
     char len[3];     /* "", "hh", "h", "l", "ll", "j", "z", "t", "L" */
     char conv;
+    int pos; /* POSIX "%n$": the argument's number (1 the first), 0 none */
 } spec;
 
 static int64_t as_int(const arg *a) {
@@ -347,9 +348,21 @@ static int number(const char **p, const char *end) {
 }
 
 /* An int argument for '*' (width or precision). */
-static int star(const bb_rschema *s, size_t *ai, const uint8_t *fields, const bb_rinstance *inst,
-                char *text) {
-    arg a = get_arg(s, (*ai)++, fields, inst, text);
+/* POSIX's "n$" at *q (n >= 1, passed over): n; else 0 and *q unmoved. */
+static int position(const char **q, const char *end) {
+    const char *d = *q;
+    while (d < end && *d >= '0' && *d <= '9') d++;
+    if (d == *q || d >= end || *d != '$' || **q == '0') return 0;
+    const char *p = *q;
+    int n = number(&p, end);
+    *q = d + 1;
+    return n;
+}
+
+/* The value of a '*' (the next argument, or argument `at` when "*n$" named it). */
+static int star(const bb_rschema *s, size_t *ai, int at, const uint8_t *fields,
+                const bb_rinstance *inst, char *text) {
+    arg a = get_arg(s, at > 0 ? (size_t)at - 1 : (*ai)++, fields, inst, text);
     int64_t v = a.kind == A_INT || a.kind == A_UINT ? as_int(&a) : 0;
     if (v > LF_MAX_WIDTH) v = LF_MAX_WIDTH;
     if (v < -LF_MAX_WIDTH) v = -LF_MAX_WIDTH;
@@ -362,13 +375,15 @@ static bool parse_spec(const char **p, const char *end, spec *sp, const bb_rsche
     const char *q = *p;
     memset(sp, 0, sizeof *sp);
     sp->width = sp->prec = -1;
+    sp->pos = position(&q, end);
     while (q < end && strchr("-+ #0'I", *q) && *q) {
         if (sp->nflags < 7) sp->flags[sp->nflags++] = *q;
         q++;
     }
     if (q < end && *q == '*') {
         q++;
-        int w = star(s, ai, fields, inst, text);
+        int at = position(&q, end);
+        int w = star(s, ai, at, fields, inst, text);
         if (w < 0) {
             if (sp->nflags < 7) sp->flags[sp->nflags++] = '-';
             w = -w;
@@ -381,7 +396,8 @@ static bool parse_spec(const char **p, const char *end, spec *sp, const bb_rsche
         q++;
         if (q < end && *q == '*') {
             q++;
-            int pr = star(s, ai, fields, inst, text);
+            int at = position(&q, end);
+            int pr = star(s, ai, at, fields, inst, text);
             sp->prec = pr < 0 ? -1 : pr;
         } else {
             sp->prec = number(&q, end);
@@ -420,7 +436,7 @@ size_t lf_format(const lf_site *site, const bb_rschema *s, const uint8_t *fields
         else if (sp.conv == 'm') put(&o, "(errno)", 7);
         else if (!strchr("diouxXbBcCeEfFgGaAsp", sp.conv)) put(&o, pct, (size_t)(p - pct));
         else {
-            arg a = get_arg(s, ai++, fields, inst, text);
+            arg a = get_arg(s, sp.pos > 0 ? (size_t)sp.pos - 1 : ai++, fields, inst, text);
             emit(&o, &sp, &a);
         }
     }

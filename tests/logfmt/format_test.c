@@ -82,12 +82,15 @@ static void strings_and_pointers(bb_recorder *r) {
     CASE("no args at all");
 }
 
-/* C23's %b / %B (glibc 2.35 prints them; gcc's -Wformat knows them only under -std=c2x) and %lc,
+/* POSIX's positional "%n$" (gcc warns of them only under -Wpedantic), C23's %b / %B (glibc 2.35
+ * prints them; gcc's -Wformat knows them only under -std=c2x) and %lc,
  * which the reader prints as UTF-8 whatever its locale (snprintf in the C locale fails). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat"
 #pragma GCC diagnostic ignored "-Wformat-extra-args"
 static void c23_and_wide(bb_recorder *r) {
+    CASE("%2$s, %1$s! (%3$d)", "world", "hello", 42); /* POSIX positional arguments */
+    CASE("[%1$*2$d] [%1$-*2$d] [%3$.*2$f] %3$g", 7, 5, 3.14159);
     CASE("b=%b [%#b] [%#B] [%08b] [%-6b] %hhb y=%d", 5u, 5u, 6u, 3u, 2u, (unsigned char)255, 2);
     CASE("lc=%lc [%3lc] [%-3lc] %lc", (wint_t)'A', (wint_t)0xe9, (wint_t)0x263a, (wint_t)0x1f600);
     snprintf(want[nwant - 1], sizeof want[nwant - 1],
