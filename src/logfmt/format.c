@@ -24,6 +24,7 @@ typedef struct arg {
     uint64_t u;
     double d;
     const char *s;    /* A_STR: NUL-terminated (in `text`, or a literal) */
+    size_t kept;      /* A_STR cut by the recorder: its bytes before the "..." marker, else 0 */
     bb_strview label; /* a BB_E enum's label (A_INT/A_UINT), ptr NULL if none */
 } arg;
 
@@ -61,6 +62,7 @@ static void string_arg(const bb_rfield *f, const uint8_t *fields, char *text, ar
     }
     memcpy(text, v.ptr, v.len);
     memcpy(text + v.len, cut ? "..." : "", cut ? 4 : 1);
+    a->kept = cut ? v.len : 0;
     for (size_t k = 0; k < v.len; k++)
         if (!text[k]) text[k] = ' '; /* a NUL inside would end the text early */
     a->s = text;
@@ -311,7 +313,12 @@ static void emit(out *o, const spec *sp, const arg *a) {
         break;
     case 's':
         if (a->kind != A_STR || sp->len[0]) break;
-        emit_text(o, sp, a->s, sp->prec >= 0 ? strnlen(a->s, (size_t)sp->prec) : strlen(a->s));
+        /* a precision within a cut string's kept bytes cuts as printf would; past them the
+         * marker stays whole (the text went on) */
+        emit_text(o, sp, a->s,
+                  sp->prec >= 0 && (!a->kept || (size_t)sp->prec <= a->kept)
+                      ? strnlen(a->s, (size_t)sp->prec)
+                      : strlen(a->s));
         return;
     case 'p':
         if (a->kind != A_PTR && a->kind != A_UINT) break;

@@ -125,7 +125,7 @@ int main(void) {
     const char *null = NULL;
     BB_LOG(r, BB_DEBUG, "under=%s", under);
     BB_LOG(r, BB_DEBUG, "at=%s", at);
-    BB_LOG(r, BB_DEBUG, "over=%s", over);
+    BB_LOG(r, BB_DEBUG, "over=%s [%.40s] [%.5s]", over, over, over);
     BB_LOG(r, BB_DEBUG, "null=%s", null);
     BB_LOG(r, BB_DEBUG, "interned=%s [%.5s]", BB_I(lng), BB_I("abcdefgh"));
     /* The run-time level: below it nothing is recorded, nor are the arguments evaluated. */
@@ -165,7 +165,8 @@ int main(void) {
         CHECK(t[0].level == BB_DEBUG, "level %d", t[0].level);
         snprintf(w, sizeof w, "at=%s", at);
         CHECK(!strcmp(t[1].msg, w), "got %s want %s", t[1].msg, w);
-        snprintf(w, sizeof w, "over=%.*s...", BB_LOG_STR_MAX, over);
+        snprintf(w, sizeof w, "over=%.*s... [%.*s...] [%.5s]", BB_LOG_STR_MAX, over, BB_LOG_STR_MAX,
+                 over, over);
         CHECK(!strcmp(t[2].msg, w), "got %s want %s", t[2].msg, w);
         CHECK(!strcmp(t[3].msg, "null=(null)"), "got %s", t[3].msg);
         snprintf(w, sizeof w, "interned=%s [abcde]", lng);
