@@ -220,6 +220,7 @@ static int take(const bb_record *r, void *vctx) {
 /* A ring's records as walked (newest first), oldest first: their `order` follows, so records
  * of one timestamp keep their ring's order. */
 static void oldest_first(item *all, size_t first, size_t n) {
+    if (n < 2) return; /* (all is NULL before the first record: no arithmetic on it) */
     item *v = all + first;
     for (size_t i = 0; i < n / 2; i++) {
         item x = v[i];

@@ -509,13 +509,13 @@ static void fast_paths(tw_layout *l) {
             const bb_rfield *fd = &pl->schema->fields[f];
             tw_fmap *m = &pl->map[f];
             m->fast = PQ_FAST_NONE;
+            if (m->pad) continue; /* no leaf */
             pq_type lt = l->leaves[m->leaf].type;
-            if (!m->pad && lt == PQ_DOUBLE && pl->log && lf_arg_is_double(fd)) {
+            if (lt == PQ_DOUBLE && pl->log && lf_arg_is_double(fd)) {
                 m->fast = PQ_FAST_UNSIGNED; /* the bits are the DOUBLE's plain encoding */
                 continue;
             }
-            if (m->pad || fd->width < 1 || fd->width > 8 || lt != tw_type_of_field(fd->type))
-                continue;
+            if (fd->width < 1 || fd->width > 8 || lt != tw_type_of_field(fd->type)) continue;
             if (fd->type <= BB_TYPE_U64) m->fast = PQ_FAST_UNSIGNED;
             else if (fd->type <= BB_TYPE_I64) m->fast = PQ_FAST_SIGNED;
             else if (fd->type == BB_TYPE_BOOL) m->fast = PQ_FAST_BOOL;
