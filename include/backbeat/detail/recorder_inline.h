@@ -237,13 +237,13 @@ BB__INLINE uint64_t bb__frame_word(uint64_t ts, uint64_t id, const void *fields,
     "movq %%r8, (%%rcx)\n\t" /* commit */                                                   \
     "5:\n\t"                                                                                \
     "movq $0, %%fs:8(%%rdx)\n\t" /* rseq_cs = NULL: never left pointing into this object */ \
-    ".pushsection __rseq_cs, \"aw?\"\n\t"                                                    \
+    ".pushsection __rseq_cs, \"aw?\"\n\t"                                                   \
     ".balign 32\n\t"                                                                        \
     "3:\n\t"                                                                                \
     ".long 0, 0\n\t"            /* version, flags */                                        \
     ".quad 2b, 5b - 2b, 6f\n\t" /* start_ip, post_commit_offset, abort_ip */                \
     ".popsection\n\t"                                                                       \
-    ".pushsection __rseq_failure, \"ax?\"\n\t"                                               \
+    ".pushsection __rseq_failure, \"ax?\"\n\t"                                              \
     ".byte 0x0f, 0xb9, 0x3d\n\t" /* ud1 with the signature as displacement */               \
     ".long 0x53053053\n\t"       /* RSEQ_SIG (x86), the 4 bytes before abort_ip */          \
     "6:\n\t"                                                                                \
