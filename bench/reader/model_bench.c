@@ -62,8 +62,8 @@ static void wstr(out *o, const char *s) {
 #define ID_A 0xA000000000000001ull /* u32 key + interned u32: 8 bytes */
 #define ID_B 0xB000000000000002ull /* enum u8: 1 byte */
 
-static void field(out *o, const char *name, uint8_t type, uint8_t arg, uint16_t off,
-                  uint16_t width, uint8_t role) {
+static void field(out *o, const char *name, uint8_t type, uint8_t arg, uint16_t off, uint16_t width,
+                  uint8_t role) {
     wstr(o, name);
     w8(o, 0);
     w8(o, type);
@@ -242,13 +242,13 @@ int main(int argc, char **argv) {
     printf("iterate only: %.3f s (%.1f M records/s) (%llu)\n", t4 - t3, (double)n / (t4 - t3) / 1e6,
            (unsigned long long)k2);
     printf("open: %.3f s (heap %zu bytes)\n", t1 - t0, h1 - h0);
-    printf("model: %.3f s for %llu records (%.1f M records/s)\n", t2 - t1,
-           (unsigned long long)n, (double)n / (t2 - t1) / 1e6);
+    printf("model: %.3f s for %llu records (%.1f M records/s)\n", t2 - t1, (unsigned long long)n,
+           (double)n / (t2 - t1) / 1e6);
     printf("model heap: %.2f MiB = %.2f bytes/record; iterator %zu bytes\n",
            (double)(h2 - h1) / (1 << 20), (double)(h2 - h1) / (double)(n ? n : 1), h3 - h2);
     printf("iterate+decode: %.3f s (%.1f M records/s), %llu yielded, order %s (checksum %llu)\n",
-           t3 - t2, (double)k / (t3 - t2) / 1e6, (unsigned long long)k,
-           disorder ? "BROKEN" : "ok", (unsigned long long)sum);
+           t3 - t2, (double)k / (t3 - t2) / 1e6, (unsigned long long)k, disorder ? "BROKEN" : "ok",
+           (unsigned long long)sum);
     bb_model_iter_free(it);
     bb_model_close(m);
     bb_dump_close(d);
