@@ -5,7 +5,8 @@
 
 #include "logfmt/logfmt.h"
 
-static bool desc_is(const bb_rfield *f, const char *what) {
+/* Contract: see logfmt.h. */
+bool lf_desc_is(const bb_rfield *f, const char *what) {
     size_t n = strlen(what);
     return f->has_description && f->description.len == n &&
            memcmp(f->description.ptr, what, n) == 0;
@@ -13,7 +14,7 @@ static bool desc_is(const bb_rfield *f, const char *what) {
 
 bool lf_arg_is_double(const bb_rfield *f) {
     return f->type == BB_TYPE_U64 && f->width == 8 &&
-           (desc_is(f, "double") || desc_is(f, "long double"));
+           (lf_desc_is(f, "double") || lf_desc_is(f, "long double"));
 }
 
 double lf_arg_double(const bb_rfield *f, const uint8_t *fields) {
@@ -40,7 +41,7 @@ static size_t utf8_whole(const uint8_t *s, size_t n) {
 /* Byte 0 the length 0 .. width - 1, 255 cut (width - 1 bytes kept), 254 NULL; then the bytes. */
 bool lf_arg_string(const bb_rfield *f, const uint8_t *fields, bb_strview *text, bool *cut,
                    bool *null) {
-    if (f->type != BB_TYPE_BYTES || !desc_is(f, "string") || f->width < 1) return false;
+    if (f->type != BB_TYPE_BYTES || !lf_desc_is(f, "string") || f->width < 1) return false;
     const uint8_t *p = fields + f->offset;
     size_t n = p[0];
     *null = n == 254;

@@ -41,12 +41,6 @@ static void put(out *o, const char *s, size_t n) {
     o->p[o->len] = '\0';
 }
 
-static bool desc_is(const bb_rfield *f, const char *what) {
-    size_t n = strlen(what);
-    return f->has_description && f->description.len == n &&
-           memcmp(f->description.ptr, what, n) == 0;
-}
-
 /* A `string` field as its text (args.c): cut ones end in "...", NULL is "(null)". */
 static void string_arg(const bb_rfield *f, const uint8_t *fields, char *text, arg *a) {
     bb_strview v;
@@ -76,7 +70,7 @@ static void enum_arg(const bb_rfield *f, const bb_value *v, arg *a) {
     a->kind = A_UINT, a->u = v->u;
     if (v->has_label) a->label = v->str;
     for (int k = 0; k < 4; k++) {
-        if (!desc_is(f, signed_reprs[k])) continue;
+        if (!lf_desc_is(f, signed_reprs[k])) continue;
         unsigned bits = 8u << k;
         uint64_t u = v->u, m = bits == 64 ? 0 : (uint64_t)1 << (bits - 1);
         a->kind = A_INT;
@@ -102,7 +96,7 @@ static arg get_arg(const bb_rschema *s, size_t i, const uint8_t *fields, const b
     }
     bb_value v = bb_decode_field(s, i, fields, inst);
     switch (v.kind) {
-    case BB_VALUE_UINT: a.kind = desc_is(f, "pointer") ? A_PTR : A_UINT, a.u = v.u; break;
+    case BB_VALUE_UINT: a.kind = lf_desc_is(f, "pointer") ? A_PTR : A_UINT, a.u = v.u; break;
     case BB_VALUE_INT: a.kind = A_INT, a.i = v.i; break;
     case BB_VALUE_BOOL: a.kind = A_UINT, a.u = v.b; break;
     case BB_VALUE_ENUM: enum_arg(f, &v, &a); break;

@@ -32,6 +32,10 @@ bb_strview lf_file_shown(bb_strview path);
  * description in the documented encoding. */
 bool lf_site_parse(const bb_rschema *schema, lf_site *out);
 
+/* True if field `f`'s description is exactly `what` (a log argument's kind: "double",
+ * "string", "pointer", a signed repr, docs/LOG_LINES.md). */
+bool lf_desc_is(const bb_rfield *f, const char *what);
+
 /* True if field `f` of a log call site holds a `double` or `long double` argument (its IEEE 754
  * bits in a u64, docs/LOG_LINES.md): readers show it as a floating-point number. */
 bool lf_arg_is_double(const bb_rfield *f);
