@@ -536,3 +536,22 @@ void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
         snprintf(buf + k, cap - (size_t)k, " (%llu of the refused strings were too long)",
                  (unsigned long long)lng);
 }
+
+/* Contract: see recorder_internal.h. */
+uint32_t bb__intern_view_bit(const bb__intern_table *t, const bb__intern_view *v, uint32_t id) {
+    for (uint32_t k = 0; k < v->ngen; k++) {
+        uint32_t j = id - t->gens[v->slot[k]].id_base - 1; /* id 0 and others: far above */
+        if (j < v->count[k]) return k * t->gen_entries + j;
+    }
+    return UINT32_MAX;
+}
+
+/* Contract: see recorder_internal.h. */
+bb_intern_item bb__intern_view_bit_item(const bb__intern_table *t, const bb__intern_view *v,
+                                        uint32_t bit) {
+    uint32_t k = bit / t->gen_entries, j = bit % t->gen_entries;
+    const bb__intern_gen *g = &t->gens[v->slot[k]];
+    const bb__intern_entry *e = &g->entries[j];
+    bb_intern_item it = {g->id_base + j + 1, e->len, g->arena + e->off};
+    return it;
+}

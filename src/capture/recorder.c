@@ -154,7 +154,10 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     if (dir) st = bb__ring_backing_create(rec, dir, keep, entries, bytes, err);
     else st = anon_storage(rec, entries, bytes);
     if (st == BB_OK) keep_frames(&rec->hot);
-    if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql) {
+    if (st == BB_OK)
+        rec->sig_marks = calloc(((size_t)rec->intern.cap_entries + 63) / 64, sizeof(uint64_t));
+    if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
+        !rec->sig_marks) {
         bb_recorder_free(rec);
         if (st == BB_OK || !dir) {
             st = st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
@@ -213,6 +216,7 @@ void bb_recorder_free(bb_recorder *rec) {
     free(rec->sig_events);
     free(rec->sig_views);
     free(rec->sig_view_sql);
+    free(rec->sig_marks);
     free(rec);
 }
 
