@@ -2,7 +2,8 @@
  * intern table turns its generations over hundreds of times, the Intern section of each kind of
  * dump (to memory, to a path, the crash path's signal-safe one) holds the very set of ids that
  * the interned fields of its records name (event fields and log lines' BB_I arguments), no
- * more, no fewer; BB_INTERN_FULL_ID's entry only while a record names it.
+ * more, no fewer; BB_INTERN_FULL_ID's entry only while a record names it. And the default
+ * table of a recorder with large rings stays under its ceiling.
  * Usage: recorder_intern_exact [distinct strings] (default 200000). */
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
@@ -202,10 +203,46 @@ static void test_full(void) {
     bb_recorder_free(rec);
 }
 
+/* The process's virtual size in bytes (/proc/self/statm), 0 when unknown. */
+static uint64_t vm_size(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+    if (!f) return 0;
+    if (fscanf(f, "%llu", &pages) != 1) pages = 0;
+    fclose(f);
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The default table of a recorder with 1 GiB of rings stays under its ceiling (4 Mi strings of
+ * 32 bytes: 224 MiB with entries and hash slots), not a string per 20 ring bytes (2.8 GiB). */
+static void test_default_cap(void) {
+    bb_recorder_options o;
+    bb_recorder_options_init(&o);
+    o.shards = 16;
+    o.bytes_per_shard = 64u << 20;
+    uint64_t before = vm_size();
+    bb_recorder *rec = NULL;
+    if (bb_recorder_create(&o, &rec) != BB_OK) {
+        printf("intern_exact: default cap skipped (1 GiB of rings cannot be mapped here)\n");
+        return;
+    }
+    uint64_t grown = vm_size() - before, rings = (uint64_t)16 << 26;
+    printf("intern_exact: a recorder with 1 GiB of rings and the default intern table reserves "
+           "%.0f MiB besides its rings\n",
+           ((double)grown - (double)rings) / 1048576.0);
+    if (before == 0 || grown < rings) printf("intern_exact: (virtual size not measurable)\n");
+    else CHECK(grown - rings < (uint64_t)320 << 20);
+    bb_recorder_enable(rec, true);
+    uint32_t id = bb_intern(rec, "a", 1); /* the table works */
+    CHECK(id != BB_INTERN_FULL_ID);
+    bb_recorder_free(rec);
+}
+
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 200000;
     bb_log_level_set(BB_INFO);
     test_generations(n);
     test_full();
+    test_default_cap();
     return rec_finish("recorder_intern_exact");
 }
