@@ -342,27 +342,49 @@ typedef struct mark_walk {
     size_ctx sz;
     const uint8_t *ring;
     uint64_t cap;
+    uint32_t lo, n, kbase; /* the generation of the last id marked: ids lo + 1 .. lo + n, bits
+                              from kbase (a ring's records mostly name the newest ones) */
 } mark_walk;
 
+/* `n` bytes at offset `off` of the record at `start` (`whole`: it does not wrap). */
+static inline void frame_read(const mark_walk *m, uint64_t start, bool whole, uint32_t off,
+                              void *out, size_t n) {
+    if (whole) memcpy(out, m->ring + (start & (m->cap - 1)) + off, n);
+    else bb__ring_read(m->ring, m->cap, start + off, out, n);
+}
+
 static bool mark_visit(void *vctx, uint64_t start, uint64_t end) {
-    (void)end;
     mark_walk *m = vctx;
+#ifdef BB_TSAN
+    bool whole = false; /* a live ring (crash path): read through ring_cut.c's racy reads */
+#else
+    bool whole = (start & (m->cap - 1)) + (end - start) <= m->cap;
+#endif
     uint64_t id;
-    bb__ring_read(m->ring, m->cap, start + BB__FRAME_ID, &id, 8);
+    frame_read(m, start, whole, BB__FRAME_ID, &id, 8);
     if (size_of(&m->sz, id) < 0) return false;
     const bb_event_desc *d = m->sz.ev->events[m->sz.hint];
     for (uint16_t k = 0; k < d->field_count; k++) {
         const bb_field_desc *f = &d->fields[k];
         if (f->type != BB_TYPE_INTERNED || f->width != 4) continue;
         uint32_t v;
-        bb__ring_read(m->ring, m->cap, start + BB__FRAME_HEAD + f->offset, &v, 4);
+        frame_read(m, start, whole, BB__FRAME_HEAD + f->offset, &v, 4);
         if (v == BB_INTERN_FULL_ID) {
             m->c->full_named = true;
             continue;
         }
-        uint32_t bit = bb__intern_view_bit(&m->c->rec->intern, &m->c->intern, v);
-        if (bit != UINT32_MAX && bit / 64 < m->c->mark_words)
-            m->c->marks[bit / 64] |= UINT64_C(1) << (bit % 64);
+        uint32_t bit = v - m->lo - 1;
+        if (bit < m->n) {
+            bit += m->kbase;
+        } else {
+            const bb__intern_table *t = &m->c->rec->intern;
+            bit = bb__intern_view_bit(t, &m->c->intern, v);
+            if (bit == UINT32_MAX) continue;
+            m->kbase = bit / t->gen_entries * t->gen_entries;
+            m->lo = v - 1 - (bit - m->kbase);
+            m->n = m->c->intern.count[bit / t->gen_entries];
+        }
+        if (bit / 64 < m->c->mark_words) m->c->marks[bit / 64] |= UINT64_C(1) << (bit % 64);
     }
     return false;
 }
@@ -376,7 +398,7 @@ static void exact_mark(void *vctx, uint32_t shard, const uint8_t *region, uint64
     (void)shard;
     dump_ctx *c = vctx;
     if (!dump_interns(c) || head == 0) return;
-    mark_walk m = {c, {&c->ev, 0}, region, cap};
+    mark_walk m = {c, {&c->ev, 0}, region, cap, 0, 0, 0};
     bb__ring_walk_each(region, cap, head > cap ? head - cap : 0, head, size_of, &m.sz, mark_visit,
                        &m);
 }
