@@ -75,3 +75,6 @@ bb_test(recorder_rseq_margin SOURCES ${BB_REC}/rseq_margin.c ${BB_REC}/rec_util.
 # Intern generations (issue 38): 2 M distinct strings through a 4096-string table. Not labelled
 # concurrent: its racing threads lap a 16 KiB ring while it is dumped (TSan would say so).
 bb_test(recorder_intern_gens SOURCES ${BB_REC}/intern_gens.c ${BB_REC}/rec_util.c)
+# A dump's Intern section holds exactly the ids its records name (issue 38), for dumps to
+# memory, to a path and the signal-safe one, while the table turns generations over ~400 times.
+bb_test(recorder_intern_exact SOURCES ${BB_REC}/intern_exact.c ${BB_REC}/rec_util.c)

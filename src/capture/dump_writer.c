@@ -249,10 +249,12 @@ static uint64_t shard_cap(const void *ctx, uint32_t i) {
     return in->shard_capacity(in->ctx, i);
 }
 
-/* The dump's sections, in the reference order, as the format lays them out. */
-static bb__instance_shape shape_of(const bb_dump_input *in, const layout *lay) {
+/* The dump's sections, in the reference order (Intern after the Shards when `intern_last`), as
+ * the format lays them out. */
+static bb__instance_shape shape_of(const bb_dump_input *in, const layout *lay, int intern_last) {
     bb__instance_shape s = {.schema_len = lay->schema_len,
                             .intern_len = lay->intern_len,
+                            .intern_last = intern_last,
                             .meta_len = lay->meta_len,
                             .view_count = in->view_count,
                             .shard_count = in->shard_count,
@@ -278,7 +280,7 @@ static bb_status plan(const bb_dump_input *in, const bb__wire_process *proc, lay
     lay->meta_len = bb__wire_meta_size(bb__wire_cstr(in->host ? in->host : ""));
     if ((st = check_views_shards(in, err))) return st;
     bb__table t;
-    bb__instance_shape shape = shape_of(in, lay);
+    bb__instance_shape shape = shape_of(in, lay, 0);
     bb__table_instance(&t, (bb__sink){NULL, NULL}, &shape);
     lay->total = bb__table_end(&t);
     if (!lay->total) return invalid(err, "dump writer: dump size overflows 64 bits");
@@ -457,13 +459,36 @@ static bb_status sink_error(bb_error *err, const out *o) {
 
 bb_status bb_dump_write(const bb_dump_input *in, bb_sink sink, uint8_t *scratch, bb_error *err) {
     bb__sink k = {sink.write, sink.ctx};
-    return bb__dump_write_blanked(in, NULL, k, scratch, err, NULL);
+    return bb__dump_write_blanked(in, NULL, k, scratch, err, NULL, NULL);
+}
+
+/* The exact Intern section after the Shards (bb__dump_exact): the entries the records named,
+ * sized (*st: the sizing's error) then written (0: an entry changed size); its length in *len. */
+static int write_exact_intern(out *o, const bb_dump_input *in, const bb__dump_exact *ex,
+                              uint64_t *len, bb_status *st, bb_error *err) {
+    bb_dump_input chosen = *in;
+    chosen.intern_count = ex->select(ex->ctx);
+    if ((*st = size_intern(&chosen, len, err)) != BB_OK) return 0;
+    return write_intern(o, &chosen, *len);
+}
+
+/* Write the envelope and the section table again from the dump's offset 0 through ex->patch,
+ * with the Intern section's real length (the same `out`, its buffer flushed). */
+static void patch_table(out *o, const bb_dump_input *in, const layout *lay,
+                        const bb__dump_exact *ex) {
+    o->sink = ex->patch;
+    o->pos = 0;
+    o->len = 0;
+    bb__table t;
+    bb__instance_shape shape = shape_of(in, lay, 1);
+    bb__table_instance(&t, out_sink(o), &shape);
+    out_flush(o);
 }
 
 /* Contract: see dump_blanks.h. */
 bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process *proc,
                                  bb__sink sink, uint8_t *scratch, bb_error *err,
-                                 const bb__dump_blanks *blanks) {
+                                 const bb__dump_blanks *blanks, const bb__dump_exact *exact) {
     layout lay;
     bb_status st = plan(in, proc, &lay, err);
     if (st) return st;
@@ -483,7 +508,7 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process
     /* Envelope, then the section table: bodies back to back in table order. */
     bb__sink s = out_sink(&o);
     bb__table t;
-    bb__instance_shape shape = shape_of(in, &lay);
+    bb__instance_shape shape = shape_of(in, &lay, exact != NULL);
     bb__table_instance(&t, s, &shape);
 
     /* Bodies. */
@@ -491,7 +516,7 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process
     write_schema(&o, in);
     int consistent = o.pos - body_start == lay.schema_len;
     const char *what = "schema";
-    if (consistent) {
+    if (consistent && !exact) {
         consistent = write_intern(&o, in, lay.intern_len);
         what = "intern entries";
     }
@@ -510,6 +535,15 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process
         }
         bb__enc_shard_header(s, in->instance_id, i, head, cap);
         out_region(&o, region, cap, blanks, i);
+        if (exact) exact->mark(exact->ctx, i, region, head, cap);
+    }
+    if (consistent && exact && !o.failed) {
+        uint64_t len = 0, bound = lay.intern_len;
+        consistent = write_exact_intern(&o, in, exact, &len, &st, err);
+        if (st != BB_OK) return st;
+        what = "intern entries";
+        lay.intern_len = len;
+        lay.total = lay.total - bound + len;
     }
     if (consistent) {
         bb__enc_meta(s, in->instance_id, bb__wire_cstr(in->host ? in->host : ""));
@@ -519,6 +553,10 @@ bb_status bb__dump_write_blanked(const bb_dump_input *in, const bb__wire_process
     }
     out_flush(&o);
     if (o.failed) return sink_error(err, &o);
+    if (consistent && exact) {
+        patch_table(&o, in, &lay, exact);
+        if (o.failed) return sink_error(err, &o);
+    }
     if (!consistent) {
         bb__errmsg m = bb__errmsg_begin(err, BB_ERR_INVALID, o.pos);
         bb__errmsg_str(&m, "dump writer: input changed between sizing and writing (");

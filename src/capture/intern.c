@@ -284,27 +284,32 @@ static bool scan_visit(void *vctx, uint64_t start, uint64_t end) {
 }
 
 /* The end of the newest record of shard s in [start, stop) of generation g that names one of
- * its ids (or may: a record still in flight there, or rings the walk cannot read), 0 when none.
- * Records below the ring's last lap are gone and name nothing. Off the hot path: once per
- * generation and shard, when that shard has not wrapped past the generation's records. */
+ * its ids (or may), 0 when none. Records below the ring's last lap are gone and name nothing.
+ * Off the hot path: once per generation and shard, when that shard has not wrapped past the
+ * generation's records. The ring is read while writers may lap it (format/ring_cut.c says how
+ * that race is kept safe): every read is masked into the ring and checked, and a value torn by
+ * a lapping writer only lies below the lap's bottom, whose records are gone anyway; what the
+ * walk cannot vouch for answers `stop` (kept until the ring wraps past the window): a record
+ * still in flight in the window (its bytes may be an older lap's, whose suffix could carry the
+ * walk past real records below it), too many in flight, no schemas, no rings. */
 static uint64_t scan(const bb__intern_table *t, const bb__intern_gen *g, uint32_t s) {
     const struct bb__recorder_hot *h = t->hot;
-    uint64_t a = g->start[s], b = g->stop[s], cap = h->capacity, pin = 0;
+    uint64_t a = g->start[s], b = g->stop[s], cap = h->capacity;
     if (!h->ring_of || !t->events) return b;
     bb__inflight fl[32];
     int budget = 0; /* never waits: an announcement not yet reserved lands above b */
     size_t nfl = bb__inflight_collect(h, s, b, fl, 32, &budget);
     if (nfl == 32) return b;
-    for (size_t k = 0; k < nfl; k++)
-        if (fl[k].pos >= a && fl[k].pos + fl[k].len > pin) pin = fl[k].pos + fl[k].len;
     size_t nev = bb__registry_snapshot_dump(t->events, BB_SIG_MAX_EVENTS);
     if (nev > BB_SIG_MAX_EVENTS) return b;
     uint64_t head = __atomic_load_n(&h->cursors[s].head, __ATOMIC_ACQUIRE);
     uint64_t low = head > cap ? head - cap : 0;
     if (low < a) low = a;
+    for (size_t k = 0; k < nfl; k++)
+        if (fl[k].pos < b && fl[k].pos + fl[k].len > low) return b;
     scan_ctx c = {t, nev, 0, h->ring_of[s], cap, g->id_base, t->gen_entries, 0};
     if (b > low) bb__ring_walk_each(c.ring, cap, low, b, scan_size, &c, scan_visit, &c);
-    return c.found > pin ? c.found : pin;
+    return c.found;
 }
 
 /* True when no record still in the rings can name an id of generation g: in every shard, no
@@ -535,4 +540,23 @@ void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
     if (lng && lng != n && k >= 0 && (size_t)k < cap)
         snprintf(buf + k, cap - (size_t)k, " (%llu of the refused strings were too long)",
                  (unsigned long long)lng);
+}
+
+/* Contract: see recorder_internal.h. */
+uint32_t bb__intern_view_bit(const bb__intern_table *t, const bb__intern_view *v, uint32_t id) {
+    for (uint32_t k = 0; k < v->ngen; k++) {
+        uint32_t j = id - t->gens[v->slot[k]].id_base - 1; /* id 0 and others: far above */
+        if (j < v->count[k]) return k * t->gen_entries + j;
+    }
+    return UINT32_MAX;
+}
+
+/* Contract: see recorder_internal.h. */
+bb_intern_item bb__intern_view_bit_item(const bb__intern_table *t, const bb__intern_view *v,
+                                        uint32_t bit) {
+    uint32_t k = bit / t->gen_entries, j = bit % t->gen_entries;
+    const bb__intern_gen *g = &t->gens[v->slot[k]];
+    const bb__intern_entry *e = &g->entries[j];
+    bb_intern_item it = {g->id_base + j + 1, e->len, g->arena + e->off};
+    return it;
 }

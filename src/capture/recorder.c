@@ -100,10 +100,15 @@ static void keep_frames(struct bb__recorder_hot *h) {
 /* The intern table's size where the options leave it 0 (recorder.h): 16384 strings and 1 MiB,
  * or for rings of `rings` bytes in all (0: a ring file's, one generation) one string per 20
  * bytes of them, 32 bytes each: the table then holds 8/6 of the strings that rings full of
- * 26-byte records, each naming its own string, keep (docs/guide/instrument.md, "Generations"). */
+ * 26-byte records, each naming its own string, keep (docs/guide/instrument.md, "Generations").
+ * That reserves ~2.8 bytes per ring byte, so the default stops at BB__INTERN_DEFAULT_MAX strings
+ * and 32 bytes each (224 MiB in all with entries and hash slots): rings past 80 MiB are rarely
+ * all distinct strings, 1 GiB of them would otherwise reserve 2.8 GiB more (refused under
+ * vm.overcommit_memory=2), and a program that does need more says so (BACKBEAT_INTERN_LIMIT). */
+#define BB__INTERN_DEFAULT_MAX (1u << 22)
 static void intern_defaults(uint32_t *entries, uint32_t *bytes, uint64_t rings) {
     uint64_t e = rings / 20;
-    if (e > (1u << 26)) e = 1u << 26;
+    if (e > BB__INTERN_DEFAULT_MAX) e = BB__INTERN_DEFAULT_MAX;
     if (!*entries) *entries = e > 16384 ? (uint32_t)e : 16384;
     uint64_t b = rings ? (uint64_t)*entries * 32 : 0;
     if (b > (1ull << 31)) b = 1ull << 31;
@@ -154,7 +159,10 @@ static bb_status build(const bb_recorder_options *opts_in, const char *dir, bool
     if (dir) st = bb__ring_backing_create(rec, dir, keep, entries, bytes, err);
     else st = anon_storage(rec, entries, bytes);
     if (st == BB_OK) keep_frames(&rec->hot);
-    if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql) {
+    if (st == BB_OK)
+        rec->sig_marks = calloc(((size_t)rec->intern.cap_entries + 63) / 64, sizeof(uint64_t));
+    if (st != BB_OK || !h->ring_of || !rec->sig_events || !rec->sig_views || !rec->sig_view_sql ||
+        !rec->sig_marks) {
         bb_recorder_free(rec);
         if (st == BB_OK || !dir) {
             st = st == BB_ERR_INVALID ? st : BB_ERR_NOMEM;
@@ -213,6 +221,7 @@ void bb_recorder_free(bb_recorder *rec) {
     free(rec->sig_events);
     free(rec->sig_views);
     free(rec->sig_view_sql);
+    free(rec->sig_marks);
     free(rec);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture/recorder_internal.h"
@@ -270,10 +271,49 @@ typedef struct dump_ctx {
     uint64_t fl_low, fl_head;
     bb__inflight fl[256];
     uint64_t dirty; /* normal path: bytes from the scratch's start that may be non-zero */
+    /* The exact Intern section (bb__dump_exact): marks, one bit per entry of the pinned view
+     * (bb__intern_view_bit), set by the walk of each shard as written; once `selected`,
+     * intern_get answers the marked entries in order (a cursor: the writer asks 0, 1, ...). */
+    uint64_t *marks;
+    size_t mark_words;
+    int interned; /* -1 unknown, else whether a schema of the dump has an interned field */
+    bool full_named, selected;
+    size_t next_i;     /* marked entries passed by the cursor */
+    uint64_t next_bit; /* the bit after the last one passed */
 } dump_ctx;
+
+/* Entry i of the exact section: BB_INTERN_FULL_ID first when a record names it, then the
+ * marked entries by bit (generations oldest first, so ids ascend). */
+static bb_intern_item marked_get(dump_ctx *c, size_t i) {
+    if (c->full_named) {
+        if (i == 0) {
+            bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
+                                 BB_INTERN_FULL_TEXT};
+            return it;
+        }
+        i--;
+    }
+    if (i + 1 < c->next_i) c->next_i = c->next_bit = 0;
+    uint64_t nbits = (uint64_t)c->mark_words * 64;
+    while (c->next_i <= i && c->next_bit < nbits) {
+        uint64_t w = c->marks[c->next_bit / 64] >> (c->next_bit % 64);
+        if (!w) {
+            c->next_bit = (c->next_bit / 64 + 1) * 64;
+            continue;
+        }
+        c->next_bit += (uint64_t)__builtin_ctzll(w) + 1;
+        c->next_i++;
+    }
+    if (c->next_i <= i) { /* never: select counted the bits */
+        bb_intern_item none = {0, 0, ""};
+        return none;
+    }
+    return bb__intern_view_bit_item(&c->rec->intern, &c->intern, (uint32_t)(c->next_bit - 1));
+}
 
 static bb_intern_item intern_get(void *vctx, size_t i) {
     dump_ctx *c = vctx;
+    if (c->selected) return marked_get(c, i);
     if (c->full_entry) {
         if (i == 0) {
             bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
@@ -283,6 +323,140 @@ static bb_intern_item intern_get(void *vctx, size_t i) {
         i--;
     }
     return bb__intern_table_item(&c->rec->intern, &c->intern, (uint32_t)i);
+}
+
+/* Whether a schema of the dump has an interned field (else no record names a string). */
+static bool dump_interns(dump_ctx *c) {
+    if (c->interned < 0) {
+        c->interned = 0;
+        for (size_t k = 0; k < c->in->event_count && !c->interned; k++)
+            for (uint16_t f = 0; f < c->in->events[k]->field_count; f++)
+                if (c->in->events[k]->fields[f].type == BB_TYPE_INTERNED) c->interned = 1;
+    }
+    return c->interned != 0;
+}
+
+/* The walk's visit of a record as the reader accepts it: mark the ids its interned fields name. */
+typedef struct mark_walk {
+    dump_ctx *c;
+    size_ctx sz;
+    const uint8_t *ring;
+    uint64_t cap;
+    uint32_t lo, n, kbase; /* the generation of the last id marked: ids lo + 1 .. lo + n, bits
+                              from kbase (a ring's records mostly name the newest ones) */
+} mark_walk;
+
+/* `n` bytes at offset `off` of the record at `start` (`whole`: it does not wrap). */
+static inline void frame_read(const mark_walk *m, uint64_t start, bool whole, uint32_t off,
+                              void *out, size_t n) {
+    if (whole) memcpy(out, m->ring + (start & (m->cap - 1)) + off, n);
+    else bb__ring_read(m->ring, m->cap, start + off, out, n);
+}
+
+static bool mark_visit(void *vctx, uint64_t start, uint64_t end) {
+    mark_walk *m = vctx;
+#ifdef BB_TSAN
+    bool whole = false; /* a live ring (crash path): read through ring_cut.c's racy reads */
+#else
+    bool whole = (start & (m->cap - 1)) + (end - start) <= m->cap;
+#endif
+    uint64_t id;
+    frame_read(m, start, whole, BB__FRAME_ID, &id, 8);
+    if (size_of(&m->sz, id) < 0) return false;
+    const bb_event_desc *d = m->sz.ev->events[m->sz.hint];
+    for (uint16_t k = 0; k < d->field_count; k++) {
+        const bb_field_desc *f = &d->fields[k];
+        if (f->type != BB_TYPE_INTERNED || f->width != 4) continue;
+        uint32_t v;
+        frame_read(m, start, whole, BB__FRAME_HEAD + f->offset, &v, 4);
+        if (v == BB_INTERN_FULL_ID) {
+            m->c->full_named = true;
+            continue;
+        }
+        uint32_t bit = v - m->lo - 1;
+        if (bit < m->n) {
+            bit += m->kbase;
+        } else {
+            const bb__intern_table *t = &m->c->rec->intern;
+            bit = bb__intern_view_bit(t, &m->c->intern, v);
+            if (bit == UINT32_MAX) continue;
+            m->kbase = bit / t->gen_entries * t->gen_entries;
+            m->lo = v - 1 - (bit - m->kbase);
+            m->n = m->c->intern.count[bit / t->gen_entries];
+        }
+        if (bit / 64 < m->c->mark_words) m->c->marks[bit / 64] |= UINT64_C(1) << (bit % 64);
+    }
+    return false;
+}
+
+/* bb__dump_exact's mark: walk shard `shard`'s region as written, as its reader will (the same
+ * walk, the dump's schemas), marking what each record names. On the crash path the region is
+ * the live ring, read once more after it was written (records other threads store meanwhile
+ * may differ from the bytes written; those in flight are written as zeros but walked). */
+static void exact_mark(void *vctx, uint32_t shard, const uint8_t *region, uint64_t head,
+                       uint64_t cap) {
+    (void)shard;
+    dump_ctx *c = vctx;
+    if (!dump_interns(c) || head == 0) return;
+    mark_walk m = {c, {&c->ev, 0}, region, cap, 0, 0, 0};
+    bb__ring_walk_each(region, cap, head > cap ? head - cap : 0, head, size_of, &m.sz, mark_visit,
+                       &m);
+}
+
+/* bb__dump_exact's select: the marked entries, from now on what intern_get answers. */
+static size_t exact_select(void *vctx) {
+    dump_ctx *c = vctx;
+    size_t n = c->full_named ? 1 : 0;
+    for (size_t k = 0; k < c->mark_words; k++) n += (size_t)__builtin_popcountll(c->marks[k]);
+    c->selected = true;
+    c->next_i = c->next_bit = 0;
+    return n;
+}
+
+/* Patching a dump's first bytes: at `base` of a regular file (pwrite), or in a fixed buffer. */
+typedef struct patch_at {
+    int fd; /* -1: the buffer */
+    off_t base;
+    bb__membuf *buf;
+    uint64_t pos;
+} patch_at;
+
+static int patch_write(void *vctx, const void *p, size_t n) {
+    patch_at *a = vctx;
+    if (a->fd < 0) {
+        if (a->pos > a->buf->cap || n > a->buf->cap - a->pos) return ENOSPC;
+        memcpy(a->buf->data + a->pos, p, n);
+        a->pos += n;
+        return 0;
+    }
+    const uint8_t *b = p;
+    while (n > 0) {
+        ssize_t w = pwrite(a->fd, b, n, a->base + (off_t)a->pos);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        b += w;
+        n -= (size_t)w;
+        a->pos += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* The exact Intern section over `marks` (mark_words words, zeroed), patched through `at`. */
+static bb__dump_exact exact_of(dump_ctx *c, uint64_t *marks, patch_at *at) {
+    c->marks = marks;
+    c->mark_words = ((size_t)c->rec->intern.cap_entries + 63) / 64;
+    c->interned = -1;
+    bb__dump_exact ex = {exact_mark, exact_select, {patch_write, at}, c};
+    return ex;
+}
+
+/* Where a dump to `fd` begins, when its first bytes can be written again (a regular file, not
+ * O_APPEND; async-signal-safe calls only); -1 otherwise. */
+static off_t patch_base(int fd) {
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_APPEND) || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return lseek(fd, 0, SEEK_CUR);
 }
 
 static uint64_t shard_capacity(void *vctx, uint32_t i) {
@@ -474,7 +648,8 @@ nomem:
     return BB_ERR_NOMEM;
 }
 
-static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb_error *err);
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, patch_at *at,
+                           bb_error *err);
 
 /* Dump to `fd` through the sparse sink: zero runs of the rings become holes in a file. Inside a
  * file-size guard: past RLIMIT_FSIZE a write fails (EFBIG, reported) instead of killing. */
@@ -483,7 +658,8 @@ static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error
     bb__sparse_fd_init(&sp, fd);
     bb__fsize_guard guard;
     bb__fsize_guard_begin(&guard);
-    bb_status st = dump_sink(rec, host, bb__sink_sparse_fd(&sp), err);
+    patch_at at = {fd, patch_base(fd), NULL, 0};
+    bb_status st = dump_sink(rec, host, bb__sink_sparse_fd(&sp), at.base >= 0 ? &at : NULL, err);
     int rc = st == BB_OK ? bb__sparse_fd_finish(&sp) : 0;
     bb__fsize_guard_end(&guard);
     if (rc) {
@@ -494,17 +670,23 @@ static bb_status dump_to_fd(bb_recorder *rec, const char *host, int fd, bb_error
     return st;
 }
 
-static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb_error *err) {
+/* Dump through `sink`: with the exact Intern section when `at` (NULL: none) can patch the
+ * dump's start and the marks can be allocated, else with every entry in the reference order. */
+static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, patch_at *at,
+                           bb_error *err) {
     bb_dump_input in;
     dump_ctx c;
     gathered g;
     input_init(&in, &c, rec, host, false);
     bb_status st = gather(&in, &g, err);
     if (st != BB_OK) return st;
+    uint64_t *marks = at ? calloc(((size_t)rec->intern.cap_entries + 63) / 64, 8) : NULL;
+    bb__dump_exact ex = exact_of(&c, marks, at);
     bool own;
     uint8_t *scratch = scratch_take(rec, &own, &c.dirty);
     if (!scratch) {
         gathered_free(&g);
+        free(marks);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                     "dump: cannot allocate a %llu-byte scratch buffer",
                     (unsigned long long)rec->hot.capacity);
@@ -512,10 +694,11 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, bb
     }
     bb__wire_process proc = process_of(rec);
     input_pin(&in, &c);
-    st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, NULL);
+    st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, NULL, marks ? &ex : NULL);
     input_done(&c);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
+    free(marks);
     return st;
 }
 
@@ -585,8 +768,12 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
     bb__wire_process proc = process_of(rec);
     uint64_t size = bb__dump_size_process(&in, &proc);
     bb__membuf buf = bb__membuf_fixed(malloc(size ? (size_t)size : 1), (size_t)size);
+    uint64_t *marks = calloc(((size_t)rec->intern.cap_entries + 63) / 64, 8);
+    patch_at at = {-1, 0, &buf, 0};
+    bb__dump_exact ex = exact_of(&c, marks, &at);
     if (!buf.data || !scratch) {
         input_done(&c);
+        free(marks);
         free(buf.data);
         scratch_give(rec, scratch, own, c.dirty);
         gathered_free(&g);
@@ -594,8 +781,10 @@ bb_status bb_recorder_dump_buffer(bb_recorder *rec, void **out, size_t *len, bb_
                     (unsigned long long)size);
         return BB_ERR_NOMEM;
     }
-    st = bb__dump_write_blanked(&in, &proc, bb__sink_membuf(&buf), scratch, err, NULL);
+    st = bb__dump_write_blanked(&in, &proc, bb__sink_membuf(&buf), scratch, err, NULL,
+                                marks ? &ex : NULL);
     input_done(&c);
+    free(marks);
     scratch_give(rec, scratch, own, c.dirty);
     gathered_free(&g);
     if (st != BB_OK) {
@@ -634,7 +823,11 @@ bb_status bb_recorder_dump_fd_signal_safe(bb_recorder *rec, int fd) {
     bb__fsize_guard_begin(&guard);
     bb__dump_blanks blanks = {live_blank, &c};
     bb__wire_process proc = process_of(rec);
-    bb_status st = bb__dump_write_blanked(&in, &proc, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks);
+    patch_at at = {fd, patch_base(fd), NULL, 0};
+    bb__dump_exact ex = exact_of(&c, rec->sig_marks, &at);
+    memset(rec->sig_marks, 0, c.mark_words * sizeof *rec->sig_marks);
+    bb_status st = bb__dump_write_blanked(&in, &proc, bb__sink_sparse_fd(&sp), NULL, NULL, &blanks,
+                                          at.base >= 0 ? &ex : NULL);
     if (st == BB_OK && bb__sparse_fd_finish(&sp) != 0) st = BB_ERR_IO;
     bb__fsize_guard_end(&guard);
     input_done(&c);

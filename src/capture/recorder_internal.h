@@ -109,6 +109,14 @@ void bb__intern_table_unpin(bb__intern_table *t);
 bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern_view *v,
                                      uint32_t i);
 
+/* A dump's marks of the entries its records name (recorder_dump.c) are bits of a bitmap of
+ * cap_entries bits: bb__intern_view_bit gives the bit of `id` in a pinned view (entry j of its
+ * generation k: k * gen_entries + j), UINT32_MAX when the view does not hold it (id 0
+ * included); bb__intern_view_bit_item the entry of a bit that view holds, with its id. */
+uint32_t bb__intern_view_bit(const bb__intern_table *t, const bb__intern_view *v, uint32_t id);
+bb_intern_item bb__intern_view_bit_item(const bb__intern_table *t, const bb__intern_view *v,
+                                        uint32_t bit);
+
 /* A fresh process-unique recorder serial (never 0): a recorder's first, and its next with each
  * intern generation. */
 uint32_t bb__serial_next(void);
@@ -140,7 +148,9 @@ struct bb_recorder {
     const bb_event_desc **sig_events; /* BB_SIG_MAX_EVENTS, for the signal-safe dump */
     const bb_view_desc **sig_views;   /* BB_SIG_MAX_VIEWS */
     const char **sig_view_sql;        /* BB_SIG_MAX_VIEWS */
-    struct bb__ring_file *ring;       /* file-backed storage (ring_backing.h), or NULL */
+    uint64_t *sig_marks; /* the signal-safe dump's marks of the strings its records name: one bit
+                            per intern entry (bb__intern_view_bit), made with the table */
+    struct bb__ring_file *ring; /* file-backed storage (ring_backing.h), or NULL */
     /* atomic: the trigger hook (bb__trigger_fn, trigger_hook.h), or NULL */
     void (*trigger_fn)(void *ctx, const bb_event_desc *d, const void *fields, uint64_t ts);
     void *trigger_ctx;

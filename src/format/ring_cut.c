@@ -7,6 +7,28 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The walk also reads live rings that writers may be storing into (the crash path's dump, the
+ * intern table's generation scan, intern.c): a deliberate race, as the dump's copy is
+ * (recorder_dump.c racy_copy). Every read is masked into the ring and every value read is
+ * checked before it is used (a torn record is rejected, as the reader rejects it), so torn
+ * bytes can only make the walk step over records a lapping writer is overwriting anyway. Under
+ * ThreadSanitizer the functions that read ring bytes are uninstrumented, out of line, and read
+ * through volatile loads, so that the intended race is neither reported nor optimised. */
+#if defined(__SANITIZE_THREAD__)
+#define BB_RING_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BB_RING_TSAN 1
+#endif
+#endif
+#ifdef BB_RING_TSAN
+#define BB_RACY __attribute__((no_sanitize("thread"), noinline))
+typedef const volatile uint8_t racy_u8;
+#else
+#define BB_RACY
+typedef const uint8_t racy_u8;
+#endif
+
 /* Contract: see ring_cut.h. */
 void bb__ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
     if (to <= from) return;
@@ -22,7 +44,8 @@ void bb__ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
 }
 
 /* `n` (<= 8) bytes at absolute position `pos`, little-endian, wrapping. */
-static uint64_t ring_le(const uint8_t *r, uint64_t cap, uint64_t pos, unsigned n) {
+BB_RACY static uint64_t ring_le(const uint8_t *ring, uint64_t cap, uint64_t pos, unsigned n) {
+    racy_u8 *r = ring;
     uint64_t v = 0;
     uint64_t at = pos & (cap - 1);
     if (at + n <= cap) {
@@ -33,20 +56,29 @@ static uint64_t ring_le(const uint8_t *r, uint64_t cap, uint64_t pos, unsigned n
     return v;
 }
 
+/* The 8-byte word at p (8-aligned). */
+BB_RACY static uint64_t word_at(racy_u8 *p) {
+#ifdef BB_RING_TSAN
+    return *(const volatile uint64_t *)(const volatile void *)p;
+#else
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#endif
+}
+
 /* Lowest position a >= low with [a, pos) all zero, a word at a time where aligned. */
-static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos, uint64_t low) {
+BB_RACY static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos, uint64_t low) {
     while (pos > low) {
         uint64_t at = ((pos - 1) & (cap - 1)) + 1; /* physical end of this piece */
         uint64_t piece = pos - low < at ? pos - low : at, k = 0;
-        const uint8_t *p = r + at;
+        racy_u8 *p = r + at;
         while (k < piece && ((uintptr_t)(p - k) & 7) != 0) {
             if (p[-1 - (ptrdiff_t)k]) return pos - k;
             k++;
         }
         while (k + 8 <= piece) {
-            uint64_t w;
-            memcpy(&w, p - k - 8, 8);
-            if (w) break;
+            if (word_at(p - k - 8)) break;
             k += 8;
         }
         for (; k < piece; k++)
@@ -121,7 +153,8 @@ void bb__ring_walk_each(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_
 }
 
 /* Contract: see ring_cut.h. */
-void bb__ring_read(const uint8_t *ring, uint64_t cap, uint64_t pos, void *out, size_t n) {
+BB_RACY void bb__ring_read(const uint8_t *ring, uint64_t cap, uint64_t pos, void *out, size_t n) {
+    racy_u8 *r = ring;
     uint8_t *o = out;
-    for (size_t k = 0; k < n; k++) o[k] = ring[(pos + k) & (cap - 1)];
+    for (size_t k = 0; k < n; k++) o[k] = r[(pos + k) & (cap - 1)];
 }

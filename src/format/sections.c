@@ -136,7 +136,7 @@ size_t bb__instance_section_count(const bb__instance_shape *s) {
 void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s) {
     bb__table_begin(t, sink, bb__instance_section_count(s));
     bb__table_add(t, BB_SECTION_SCHEMA, s->schema_len);
-    bb__table_add(t, BB_SECTION_INTERN, s->intern_len);
+    if (!s->intern_last) bb__table_add(t, BB_SECTION_INTERN, s->intern_len);
     for (size_t i = 0; i < s->view_count; i++)
         bb__table_add(t, BB_SECTION_VIEWS, s->view_len(s->ctx, i));
     for (uint32_t i = 0; i < s->shard_count; i++) {
@@ -145,6 +145,7 @@ void bb__table_instance(bb__table *t, bb__sink sink, const bb__instance_shape *s
                       cap > UINT64_MAX - BB_SHARD_HEADER_SIZE ? UINT64_MAX
                                                               : BB_SHARD_HEADER_SIZE + cap);
     }
+    if (s->intern_last) bb__table_add(t, BB_SECTION_INTERN, s->intern_len);
     bb__table_add(t, BB_SECTION_META, s->meta_len);
     if (s->process_len) bb__table_add(t, BB_SECTION_PROCESS, s->process_len);
 }

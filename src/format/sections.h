@@ -117,14 +117,18 @@ int bb__enc_header(bb__sink sink, const bb__section_ref *secs, size_t n);
 /* One instance's dump in the reference order (FORMAT.md), as bb_dump_write and a ring file's
  * snapshot write it: Schema, Intern, one Views per view set, one Shard per ring, Meta; then,
  * when process_len is not 0, backbeat's Process section (after everything the reference
- * writes, so a v1 reader sees the reference's sections in the reference's order). */
+ * writes, so a v1 reader sees the reference's sections in the reference's order). With
+ * `intern_last` the Intern section comes after the Shards instead (FORMAT.md: readers use the
+ * table's offsets, whatever the order). */
 typedef struct bb__instance_shape {
     uint64_t schema_len;
     uint64_t intern_len;
     uint64_t meta_len;
     size_t view_count;
     uint32_t shard_count;
-    uint64_t process_len;                                    /* 0: no Process section */
+    uint64_t process_len; /* 0: no Process section */
+    int intern_last;      /* 1: Intern after the Shards (a live recorder's exact Intern, whose ids
+                        are known once its rings are written; readers go by the table) */
     uint64_t (*view_len)(const void *ctx, size_t i);         /* Views section i's bytes */
     uint64_t (*shard_capacity)(const void *ctx, uint32_t i); /* ring i's region bytes */
     const void *ctx;

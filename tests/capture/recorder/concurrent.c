@@ -19,6 +19,9 @@ BB_EVENT(conc_big, "test::conc", "Big", NULL, BB_KEY(uint32_t, writer, NULL),
          BB_FIELD(uint64_t, value, NULL), BB_FIELD(uint64_t, check, NULL));
 BB_EVENT(conc_small, "test::conc", "Small", NULL, BB_KEY(uint32_t, writer, NULL),
          BB_FIELD(uint32_t, seq32, NULL), BB_FIELD(uint32_t, check32, NULL));
+/* An interned string, recorded so that dumps carry it (they carry what their records name). */
+BB_EVENT(conc_str, "test::conc", "Str", NULL, BB_FIELD(uint32_t, thread, NULL),
+         BB_INTERN_DYN_F(str, NULL));
 
 #define NW 4
 #if defined(__has_feature)
@@ -203,7 +206,7 @@ static uint64_t dump_and_check(const uint64_t *before, bool final) {
 #define NSTR 16384
 static uint32_t ids[4][NSTR];
 
-static bb_recorder *irec;  /* small rings, a big intern table */
+static bb_recorder *irec;  /* a ring for every string's record, a big intern table */
 static int interners_left; /* atomic */
 
 static void *interner(void *arg) {
@@ -213,6 +216,7 @@ static void *interner(void *arg) {
         int s = (i * 7919 + t * 131) % NSTR; /* a different order per thread (7919 is odd) */
         snprintf(buf, sizeof buf, "str-%d", s);
         ids[t][s] = bb_intern_str(irec, buf);
+        BB_RECORD(irec, conc_str, .thread = (uint32_t)t, .str = ids[t][s]);
         if (i % 64 == 0) /* pace it, so that dumps land while the table grows */
             for (int k = 0; k < 2000; k++) sched_pause();
     }
@@ -265,10 +269,11 @@ int main(void) {
     bb_recorder_options io;
     bb_recorder_options_init(&io);
     io.shards = 1;
-    io.bytes_per_shard = 4096;
+    io.bytes_per_shard = 2u << 20; /* 4 x NSTR records of 26 bytes: none is lapped */
     io.intern_entries = 4 * NSTR;
     io.intern_bytes = 16 * 4 * NSTR;
     if (bb_recorder_create(&io, &irec) != BB_OK) return 1;
+    bb_recorder_enable(irec, true);
     pthread_t it[4];
     interners_left = 4;
     for (int t = 0; t < 4; t++) pthread_create(&it[t], NULL, interner, (void *)(uintptr_t)t);
