@@ -75,3 +75,5 @@ bb_test(recorder_rseq_margin SOURCES ${BB_REC}/rseq_margin.c ${BB_REC}/rec_util.
 # Intern generations (issue 38): 2 M distinct strings through a 4096-string table. Not labelled
 # concurrent: its racing threads lap a 16 KiB ring while it is dumped (TSan would say so).
 bb_test(recorder_intern_gens SOURCES ${BB_REC}/intern_gens.c ${BB_REC}/rec_util.c)
+# The default table keeps what two full rings written on two CPUs name (issue 38, from outside).
+bb_test(recorder_intern_default SOURCES ${BB_REC}/intern_default.c ${BB_REC}/rec_util.c)

@@ -323,7 +323,7 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
  * configured size takes at most, about: the rings, the intern table, 64 KiB for the rest. */
 static uint64_t file_need(bool ring) {
     uint64_t rings = (uint64_t)g_cfg.shards * g_cfg.bytes;
-    /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes, 32 bytes each */
+    /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes, 48 bytes each */
     uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries
                        : ring               ? 16384u
                                             : (rings / 20 > 16384u ? rings / 20 : 16384u);
