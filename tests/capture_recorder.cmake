@@ -78,3 +78,5 @@ bb_test(recorder_intern_gens SOURCES ${BB_REC}/intern_gens.c ${BB_REC}/rec_util.
 # A dump's Intern section holds exactly the ids its records name (issue 38), for dumps to
 # memory, to a path and the signal-safe one, while the table turns generations over ~400 times.
 bb_test(recorder_intern_exact SOURCES ${BB_REC}/intern_exact.c ${BB_REC}/rec_util.c)
+# The default table keeps what two full rings written on two CPUs name (issue 38, from outside).
+bb_test(recorder_intern_default SOURCES ${BB_REC}/intern_default.c ${BB_REC}/rec_util.c)

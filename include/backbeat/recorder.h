@@ -93,7 +93,7 @@ typedef struct bb_recorder_options {
     uint32_t intern_entries; /* capacity of the intern table in strings; 0 = one per 20 bytes
                                 of all rings, at most 4194304, at least 16384 (16384 in a ring
                                 file) */
-    uint32_t intern_bytes;   /* capacity of the intern table in string bytes; 0 = 32 per
+    uint32_t intern_bytes;   /* capacity of the intern table in string bytes; 0 = 48 per
                                 string, at least 1 MiB (1 MiB in a ring file) */
 } bb_recorder_options;
 

@@ -49,13 +49,13 @@ static uint32_t round_pow2(uint32_t v) {
     return p;
 }
 
-/* Generations for a table of `entries` strings and `bytes` bytes: 8 or 4 (a power of two: the
+/* Generations for a table of `entries` strings and `bytes` bytes: 16, 8 or 4 (a power of two: the
  * hot path masks, never divides), each of at least 512 entries and 64 KiB (so that any string
  * fits an empty one); else a single generation that fills for good. */
 static uint32_t gens_for(uint32_t entries, uint32_t bytes) {
     uint32_t g = entries / 512, gb = bytes / 65536;
     if (g > gb) g = gb;
-    return g >= 8 ? 8 : g >= 4 ? 4 : 1;
+    return g >= 16 ? 16 : g >= 8 ? 8 : g >= 4 ? 4 : 1;
 }
 
 static bb_status layout(bb__intern_table *t, uint32_t entries, uint32_t bytes, uint32_t ngens) {
@@ -514,8 +514,37 @@ bb_intern_item bb__intern_table_item(const bb__intern_table *t, const bb__intern
     return it;
 }
 
+/* Why a table of generations refused strings: which half of BACKBEAT_INTERN_LIMIT ran out,
+ * from the live generations' average string (what they hold, read without locks: advice). */
+static void gens_advice(const bb__intern_table *t, char *buf, size_t cap) {
+    uint64_t ents = 0, bytes = 0;
+    for (uint32_t g = 0; g < t->ngens; g++) {
+        uint32_t e = __atomic_load_n(&t->gens[g].used_entries, __ATOMIC_RELAXED);
+        uint32_t b = __atomic_load_n(&t->gens[g].used_bytes, __ATOMIC_RELAXED);
+        ents += e < t->gen_entries ? e : t->gen_entries;
+        bytes += b < t->gen_bytes ? b : t->gen_bytes;
+    }
+    uint64_t avg = ents ? (bytes + ents - 1) / ents : 0, per = t->cap_bytes / t->cap_entries;
+    if (avg > per)
+        snprintf(buf, cap,
+                 "the rings name more distinct strings than the table holds, and its BYTES ran "
+                 "out first (strings average %llu bytes, the table has %llu a string): raise "
+                 "BACKBEAT_INTERN_LIMIT's BYTES to at least %llu (a dump being written also "
+                 "refuses strings, briefly)",
+                 (unsigned long long)avg, (unsigned long long)per,
+                 (unsigned long long)avg * t->cap_entries);
+    else
+        snprintf(buf, cap,
+                 "the rings name more distinct strings than the table holds (%u strings of "
+                 "%llu bytes on average; it needs %u/%u of the strings the rings hold): raise "
+                 "BACKBEAT_INTERN_LIMIT's STRINGS (a dump being written also refuses strings, "
+                 "briefly)",
+                 t->cap_entries, (unsigned long long)avg, t->ngens, t->ngens - 2);
+}
+
 /* Contract: see intern_advice.h. */
 void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
+    if (!cap) return;
     const bb__intern_table *t = &rec->intern;
     uint64_t n = __atomic_load_n(&t->full_count, __ATOMIC_RELAXED);
     uint64_t lng = __atomic_load_n(&t->too_long, __ATOMIC_RELAXED);
@@ -533,10 +562,9 @@ void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
         why = "a table under 2048 strings or 256 KiB is never recycled: raise "
               "BACKBEAT_INTERN_LIMIT to at least 2048,256k, which recycles strings once the "
               "rings wrap";
-    else
-        why = "the rings name more distinct strings than the table holds (it needs 8/6 of "
-              "them), or a dump was being written (brief): raise BACKBEAT_INTERN_LIMIT";
-    int k = snprintf(buf, cap, "%s", why);
+    else why = NULL;
+    if (!why) gens_advice(t, buf, cap);
+    int k = why ? snprintf(buf, cap, "%s", why) : (int)strlen(buf);
     if (lng && lng != n && k >= 0 && (size_t)k < cap)
         snprintf(buf + k, cap - (size_t)k, " (%llu of the refused strings were too long)",
                  (unsigned long long)lng);

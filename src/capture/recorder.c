@@ -99,18 +99,20 @@ static void keep_frames(struct bb__recorder_hot *h) {
 /* Create a recorder; with `dir`, its storage is a ring file there (ring_backing.c). */
 /* The intern table's size where the options leave it 0 (recorder.h): 16384 strings and 1 MiB,
  * or for rings of `rings` bytes in all (0: a ring file's, one generation) one string per 20
- * bytes of them, 32 bytes each: the table then holds 8/6 of the strings that rings full of
- * 26-byte records, each naming its own string, keep (docs/guide/instrument.md, "Generations").
- * That reserves ~2.8 bytes per ring byte, so the default stops at BB__INTERN_DEFAULT_MAX strings
- * and 32 bytes each (224 MiB in all with entries and hash slots): rings past 80 MiB are rarely
- * all distinct strings, 1 GiB of them would otherwise reserve 2.8 GiB more (refused under
- * vm.overcommit_memory=2), and a program that does need more says so (BACKBEAT_INTERN_LIMIT). */
+ * bytes of them, 48 bytes each: the table then keeps every string that rings full of records
+ * of 26 bytes or more, each naming its own string of up to ~40 bytes, hold, plus the two
+ * generations of slack recycling needs (docs/guide/instrument.md, "Generations").
+ * That reserves ~4 bytes per ring byte, so the default stops at BB__INTERN_DEFAULT_MAX strings
+ * (4 Mi: 192 MiB of string bytes, 320 MiB in all with entries and hash slots): rings past
+ * 80 MiB are rarely all distinct strings, 1 GiB of them would otherwise reserve 4 GiB more
+ * (refused under vm.overcommit_memory=2), and a program that does need more says so
+ * (BACKBEAT_INTERN_LIMIT). */
 #define BB__INTERN_DEFAULT_MAX (1u << 22)
 static void intern_defaults(uint32_t *entries, uint32_t *bytes, uint64_t rings) {
     uint64_t e = rings / 20;
     if (e > BB__INTERN_DEFAULT_MAX) e = BB__INTERN_DEFAULT_MAX;
     if (!*entries) *entries = e > 16384 ? (uint32_t)e : 16384;
-    uint64_t b = rings ? (uint64_t)*entries * 32 : 0;
+    uint64_t b = rings ? (uint64_t)*entries * 48 : 0;
     if (b > (1ull << 31)) b = 1ull << 31;
     if (!*bytes) *bytes = b > (1u << 20) ? (uint32_t)b : (1u << 20);
 }

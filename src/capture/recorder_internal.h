@@ -30,7 +30,7 @@ typedef struct bb__intern_entry {
     uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
 } bb__intern_entry;
 
-#define BB__INTERN_GENS 8                    /* generations of a table, at most */
+#define BB__INTERN_GENS 16                   /* generations of a table, at most */
 #define BB__INTERN_GEN_FREE UINT32_MAX       /* a generation's storage never used yet */
 #define BB__INTERN_GEN_BUSY (UINT32_MAX - 1) /* ... being recycled */
 
@@ -55,7 +55,7 @@ typedef struct bb__intern_gen {
 typedef struct bb__intern_table {
     uint32_t cap_entries; /* the whole table's */
     uint32_t cap_bytes;
-    uint32_t ngens;       /* 1: the table fills for good; else 4 or 8 */
+    uint32_t ngens;       /* 1: the table fills for good; else 4, 8 or 16 */
     uint32_t gen_entries; /* per generation */
     uint32_t gen_bytes;
     uint32_t slot_mask;  /* per generation */

@@ -324,14 +324,14 @@ static bb_status create_sized(bb_recorder_options *o, bool file, bb_recorder **r
 static uint64_t file_need(bool ring) {
     uint64_t rings = (uint64_t)g_cfg.shards * g_cfg.bytes;
     /* the table's defaults (recorder.h): in memory, a string per 20 ring bytes (at most 4 Mi),
-     * 32 bytes each */
+     * 48 bytes each */
     uint64_t per = rings / 20 < (1u << 22) ? rings / 20 : (1u << 22);
     uint64_t entries = g_cfg.intern_entries ? g_cfg.intern_entries
                        : ring               ? 16384u
                                             : (per > 16384u ? per : 16384u);
     uint64_t bytes = g_cfg.intern_bytes ? g_cfg.intern_bytes
                      : ring             ? 1u << 20
-                                        : (entries * 32 > (1u << 20) ? entries * 32 : 1u << 20);
+                                        : (entries * 48 > (1u << 20) ? entries * 48 : 1u << 20);
     return rings + bytes + entries * 16u + (64u << 10) + (ring ? 2u << 20 : 0u);
 }
 

@@ -438,7 +438,7 @@ const bb__g_var bb__g_vars[] = {
             "(docs/guide/instrument.md); a full table is counted, reported once on stderr and "
             "shown by `backbeat inspect`, later new strings record as "
             "`<backbeat: intern table full>`",
-     .doc_default = "a string per 20 bytes of the rings, at most 4 Mi (4194304), 32 bytes "
+     .doc_default = "a string per 20 bytes of the rings, at most 4 Mi (4194304), 48 bytes "
                     "each, at least `16384,1M` (`16384,1M` in a ring file)"},
     {.name = "BACKBEAT_COMMIT",
      .parse = var_check,
