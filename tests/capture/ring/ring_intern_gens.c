@@ -6,9 +6,9 @@
  *            (0 "table full", 0 missing, 0 wrong);
  *   follow   a follower (bb_ring_follow) reads the file while the generations turn over and
  *            resolves every record it gets to its own string; then, on a copy of the file, a
- *            storage marked as being emptied, and one whose bytes no longer match their hashes
- *            under a new generation number, leave their records' ids unresolved (`#id`), never
- *            another string;
+ *            storage marked as being emptied, one whose bytes no longer match their hashes
+ *            under a new generation number, and one whose id base is past the ids the writer
+ *            gives, leave their records' ids unresolved (`#id`), never another string;
  *   compat   a version 2 file (one generation, no generation table) still reads; a header
  *            announcing 9 generations is refused.
  * Prints the strings interned, generations turned, records checked and rows unresolved. */
@@ -288,15 +288,19 @@ static void recycled_under_reader(const char *path) {
     for (uint32_t i = 0; i < gens; i++)
         if (get32(f + BB_RH_GEN_TABLE + i * BB_RING_GEN_STRIDE, BB_RG_NUMBER) == newest) s = i;
     uint8_t *e = f + BB_RH_GEN_TABLE + s * BB_RING_GEN_STRIDE;
-    tally t[3] = {{0}, {0}, {0}};
-    for (int step = 0; r && step < 3; step++) {
-        uint32_t number = step == 0 ? newest : step == 1 ? BB_RING_GEN_BUSY : newest + 100;
+    tally t[4] = {{0}, {0}, {0}, {0}};
+    for (int step = 0; r && step < 4; step++) {
+        uint32_t number = step == 0   ? newest
+                          : step == 1 ? BB_RING_GEN_BUSY
+                                      : newest + 100 * (uint32_t)step;
         memcpy(e + BB_RG_NUMBER, &number, 4);
-        if (step == 2) { /* every string of the storage damaged: no hash matches */
+        if (step >= 2) { /* every string of the storage damaged (step 2: no hash matches), then
+                          * whole again under ids the writer never gives (step 3) */
             uint64_t arena = 0;
             memcpy(&arena, f + BB_RH_ARENA_OFF, 8);
-            uint32_t gb = get32(f, BB_RH_INTERN_BYTES) / gens;
+            uint32_t gb = get32(f, BB_RH_INTERN_BYTES) / gens, base = UINT32_MAX - 600;
             for (uint32_t k = 0; k < gb; k++) f[arena + (uint64_t)s * gb + k] ^= 0x20;
+            if (step == 3) memcpy(e + BB_RG_ID_BASE, &base, 4);
         }
         void *mem = NULL;
         size_t len = 0;
@@ -306,14 +310,16 @@ static void recycled_under_reader(const char *path) {
     }
     printf("copy of the file: %llu records resolved; storage %u being emptied: %llu resolved, "
            "%llu unresolved, %llu wrong; its bytes damaged: %llu resolved, %llu unresolved, %llu "
+           "wrong; whole under ids past the writer's: %llu resolved, %llu unresolved, %llu "
            "wrong\n",
            (unsigned long long)t[0].ok, s, (unsigned long long)t[1].ok,
            (unsigned long long)t[1].missing, (unsigned long long)t[1].wrong,
            (unsigned long long)t[2].ok, (unsigned long long)t[2].missing,
-           (unsigned long long)t[2].wrong);
+           (unsigned long long)t[2].wrong, (unsigned long long)t[3].ok,
+           (unsigned long long)t[3].missing, (unsigned long long)t[3].wrong);
     CHECK(t[0].records > 0 && t[0].ok == t[0].records, "a copy of the file: %llu of %llu resolved",
           (unsigned long long)t[0].ok, (unsigned long long)t[0].records);
-    for (int k = 1; k < 3; k++)
+    for (int k = 1; k < 4; k++)
         CHECK(t[k].missing > 0 && t[k].wrong == 0 && t[k].full == 0 &&
                   t[k].ok + t[k].missing == t[k].records,
               "step %d: %llu resolved, %llu missing, %llu wrong of %llu", k,
