@@ -23,7 +23,9 @@
  * is published, then the recorder's serial changes so that call-site caches (BB_INTERN) miss.
  * A dump pins the table (no recycling meanwhile: the writer reads the entries twice) and skips
  * a generation being recycled (no record in the rings names it). Ids grow by gen_entries per
- * generation; once the next would pass 2^32 - 1 the table fills for good. Id 0 is BB_INTERN_FULL_ID. */
+ * generation; once the next would reach the last gen_entries ids below 2^32 (a ring file
+ * reader's, for strings it adds) the table fills for good. Id 0 is BB_INTERN_FULL_ID. A ring
+ * file's table also keeps its generation table in the file (intern_ring.c). */
 /* SPDX-License-Identifier: MIT */
 #include <sched.h>
 #include <stdio.h>
@@ -115,14 +117,29 @@ bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t 
 
 /* Contract: see recorder_internal.h. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
-                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror) {
-    bb_status st = layout(t, entries, bytes, 1);
+                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror,
+                                   struct bb__recorder_hot *hot, uint8_t *gen_mirror) {
+    uint32_t ngens = hot ? gens_for(entries, bytes) : 1;
+    if (ngens > BB__INTERN_FILE_GENS) ngens = BB__INTERN_FILE_GENS; /* the file's table's */
+    bb_status st = layout(t, entries, bytes, ngens);
     if (st != BB_OK) return st;
     t->external = true;
     t->full_mirror = full_mirror;
-    uint32_t *slots = calloc((size_t)t->slot_mask + 1, sizeof *slots);
-    if (!slots) return BB_ERR_NOMEM;
-    carve(t, slots, entry_mem, arena_mem, NULL, 0);
+    uint32_t shards = hot ? hot->shard_count : 0;
+    uint32_t *slots = calloc((size_t)(t->slot_mask + 1) * ngens, sizeof *slots);
+    uint64_t *pos = ngens > 1 ? calloc((size_t)shards * (3 * ngens + 1), sizeof *pos) : NULL;
+    const bb_event_desc **events = ngens > 1 ? calloc(BB_SIG_MAX_EVENTS, sizeof *events) : NULL;
+    if (!slots || (ngens > 1 && (!pos || !events))) {
+        free(slots);
+        free(pos);
+        free(events);
+        return BB_ERR_NOMEM;
+    }
+    carve(t, slots, entry_mem, arena_mem, pos, shards);
+    t->events = events;
+    t->hot = ngens > 1 ? hot : NULL;
+    t->gen_mirror = gen_mirror;
+    for (uint32_t g = 0; gen_mirror && g < BB__INTERN_FILE_GENS; g++) bb__intern_mirror(t, g);
     return BB_OK;
 }
 
@@ -367,6 +384,7 @@ static uint32_t pick_slot(bb__intern_table *t, uint32_t k) {
             __atomic_store_n(&g->gen, best_gen, __ATOMIC_RELEASE);
             return t->ngens;
         }
+        if (t->gen_mirror) bb__intern_mirror(t, best); /* BUSY in the file first */
         memset(g->slots, 0, sizeof *g->slots * ((size_t)t->slot_mask + 1));
         memset(g->entries, 0, sizeof *g->entries * t->gen_entries);
         __atomic_store_n(&g->used_entries, 0, __ATOMIC_RELAXED);
@@ -380,7 +398,8 @@ static uint32_t pick_slot(bb__intern_table *t, uint32_t k) {
 static int advance_locked(bb__intern_table *t, uint32_t k) {
     if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != k) return ADV_DONE;
     const bb__intern_gen *cur = &t->gens[__atomic_load_n(&t->cur_slot, __ATOMIC_ACQUIRE)];
-    if (cur->id_base > UINT32_MAX - 2 * t->gen_entries) return ADV_NO; /* ids run out */
+    /* ids run out (their last share is left to a ring file's reader: ring_extra.c) */
+    if (cur->id_base > UINT32_MAX - 3 * t->gen_entries) return ADV_NO;
     read_heads(t);
     uint32_t prev = k ? slot_of(t, k - 1) : t->ngens; /* its window ends where k + 1 begins */
     if (prev < t->ngens && !t->gens[prev].stopped) {
@@ -396,6 +415,7 @@ static int advance_locked(bb__intern_table *t, uint32_t k) {
     memcpy(g->start, t->heads, sizeof *g->start * t->hot->shard_count);
     g->stopped = 0;
     __atomic_store_n(&g->gen, k + 1, __ATOMIC_RELEASE);
+    if (t->gen_mirror) bb__intern_mirror(t, at); /* before any of its ids is handed out */
     __atomic_store_n(&t->cur_slot, at, __ATOMIC_RELEASE);
     __atomic_store_n(&t->cur, k + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&t->hot->serial, bb__serial_next(), __ATOMIC_RELEASE);
@@ -553,11 +573,6 @@ void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap) {
         why = "each refused string was longer than 65535 bytes or than a generation's share of "
               "the table's bytes: shorten them (a larger BACKBEAT_INTERN_LIMIT helps only "
               "below 65535 bytes)";
-    else if (t->ngens == 1 && rec->ring)
-        why = "a ring file's table (BACKBEAT_RING_DIR) is never recycled and must hold every "
-              "distinct string of the process's life: raise BACKBEAT_INTERN_LIMIT only if their "
-              "number is bounded, else record without BACKBEAT_RING_DIR (an in-memory table "
-              "recycles strings once the rings wrap)";
     else if (t->ngens == 1)
         why = "a table under 2048 strings or 256 KiB is never recycled: raise "
               "BACKBEAT_INTERN_LIMIT to at least 2048,256k, which recycles strings once the "

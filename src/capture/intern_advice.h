@@ -10,8 +10,7 @@
 #include "backbeat/recorder.h"
 
 /* The advice for `rec`'s refusals so far (NUL-terminated into buf[cap]): too long strings, a
- * ring file's table that is never recycled, a table too small for generations, or rings that
- * name more strings than the table holds. */
+ * table too small for generations, or rings that name more strings than the table holds. */
 void bb__intern_advice(const bb_recorder *rec, char *buf, size_t cap);
 
 #endif /* BACKBEAT_INTERN_ADVICE_H */

@@ -30,8 +30,9 @@ typedef struct bb__intern_entry {
     uint32_t ready; /* atomic: 1 once off/len/hash and the bytes are written */
 } bb__intern_entry;
 
-#define BB__INTERN_GENS 16                   /* generations of a table, at most */
-#define BB__INTERN_GEN_FREE UINT32_MAX       /* a generation's storage never used yet */
+#define BB__INTERN_GENS 16             /* generations of a table, at most */
+#define BB__INTERN_FILE_GENS 8         /* of a ring file's table, at most (its generation table) */
+#define BB__INTERN_GEN_FREE UINT32_MAX /* a generation's storage never used yet */
 #define BB__INTERN_GEN_BUSY (UINT32_MAX - 1) /* ... being recycled */
 
 typedef struct bb__intern_gen {
@@ -75,6 +76,7 @@ typedef struct bb__intern_table {
     uint64_t *heads;              /* per shard: scratch of the thread starting a generation */
     bool external;                /* entries and arena are not ours to free (a ring file's) */
     uint32_t *full_mirror;        /* atomic, or NULL: set with full_used (a ring file's header) */
+    uint8_t *gen_mirror;          /* a ring file's generation table (BB_RH_GEN_TABLE), or NULL */
 } bb__intern_table;
 
 /* A dump's view of the table: the live generations, oldest first, and their ready prefixes. */
@@ -91,11 +93,18 @@ typedef struct bb__intern_view {
 bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes,
                                 struct bb__recorder_hot *hot);
 /* As bb__intern_table_init over caller-owned zeroed memory for the entries (16 bytes each, the
- * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c), in one generation
- * (it fills for good); `full_mirror` (NULL: none) is set to 1 with full_used, so that a reader
- * of the file knows it too. */
+ * layout of bb__intern_entry) and the arena (a ring file's, ring_backing.c), in generations as
+ * bb__intern_table_init when `hot` is set (each generation's storage a contiguous share of the
+ * entries and of the arena); `full_mirror` (NULL: none) is set to 1 with full_used, and
+ * `gen_mirror` (NULL: none) is kept as the file's generation table (bb__intern_mirror), so that
+ * a reader of the file knows them too. */
 bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32_t bytes,
-                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror);
+                                   void *entry_mem, void *arena_mem, uint32_t *full_mirror,
+                                   struct bb__recorder_hot *hot, uint8_t *gen_mirror);
+/* Copy storage i's state (generation number or FREE/BUSY, id base) into t->gen_mirror, the
+ * number last with release order; a storage about to be emptied is marked BUSY before any of
+ * its entries changes (intern_ring.c, for a ring file's readers: docs/RING_FILE.md). */
+void bb__intern_mirror(const bb__intern_table *t, uint32_t i);
 void bb__intern_table_destroy(bb__intern_table *t);
 /* Intern into `t` (see bb_intern). Lock-free, async-signal-safe. */
 uint32_t bb__intern_table_put(bb__intern_table *t, const void *bytes, size_t len);

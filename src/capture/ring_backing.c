@@ -1,7 +1,8 @@
 /* ring_backing.c — a recorder's storage in a ring file (docs/RING_FILE.md, layout in
  * src/format/ring_file.h): create the file, reserve its whole size on disk, lock it (the
  * flock says "the writer is alive" to `backbeat recover`), map it MAP_SHARED, write the header,
- * point the recorder's cursors, announcement table, rings and intern table into it, and attach the metadata log
+ * point the recorder's cursors, announcement table, rings and intern table (its generations'
+ * storages, their table in the header: intern_ring.c) into it, and attach the metadata log
  * (ring_meta.c). Closing unmaps it and removes it unless kept, only in the creating process. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -95,6 +96,7 @@ static void write_header(uint8_t *b, const bb_recorder *rec, const layout *l) {
     put32(b, BB_RH_SLOT_COUNT, BB_TSLOTS + 1);
     put32(b, BB_RH_SLOT_STRIDE, BB_RING_SLOT_STRIDE);
     put32(b, BB_RH_TAG_BASE, h->tag_base);
+    put32(b, BB_RH_GENS, rec->intern.ngens);
     put64(b, BB_RH_TSC_BASE, h->tsc_base);
     put64(b, BB_RH_TSC_MULT, h->tsc_mult);
     put64(b, BB_RH_NS_BASE, h->ns_base);
@@ -180,7 +182,8 @@ bb_status bb__ring_backing_create(bb_recorder *rec, const char *dir, bool keep,
     if (st == BB_OK)
         st = bb__intern_table_init_at(&rec->intern, intern_entries, intern_bytes,
                                       rf->base + l.intern_off, rf->base + l.arena_off,
-                                      (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL));
+                                      (uint32_t *)(void *)(rf->base + BB_RH_INTERN_FULL), h,
+                                      rf->base + BB_RH_GEN_TABLE);
     if (st == BB_OK) {
         h->cursors = (struct bb__cursor *)(void *)(rf->base + l.cursors_off);
         h->rings = rf->base + l.rings_off;

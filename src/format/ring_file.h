@@ -11,8 +11,10 @@
  *   [slots_off, ...)      slot_count announcements of 128 bytes (struct bb__tslot): u64 taglen,
  *                         u64 pos, ... (records in flight; the last entry is the overflow one)
  *   [meta_off, +meta_len) the metadata log: entries appended under a lock (below)
- *   [intern_off, ...)     intern_cap_entries entries of 16 bytes: u32 off, len, hash, ready
- *   [arena_off, ...)      intern_cap_bytes bytes of interned string bytes
+ *   [intern_off, ...)     intern_cap_entries entries of 16 bytes: u32 off, len, hash, ready,
+ *                         in `gens` equal storages (the generation table below says which
+ *                         generation each holds and its first id)
+ *   [arena_off, ...)      intern_cap_bytes bytes of interned string bytes, likewise split
  *   [rings_off, ...)      shard_count rings of capacity bytes, shard i at rings_off + i * cap
  *
  * Every region starts on a multiple of 4096. */
@@ -25,7 +27,8 @@
 
 #define BB_RING_MAGIC "BBRING\r\n"
 #define BB_RING_MAGIC_SIZE 8u
-#define BB_RING_VERSION 2u
+#define BB_RING_VERSION 3u
+#define BB_RING_VERSION_MIN 2u /* version 2: one intern generation, ids index + 1 (still read) */
 #define BB_RING_HEADER_SIZE 4096u
 #define BB_RING_ALIGN 4096u
 #define BB_RING_CURSOR_STRIDE 128u
@@ -70,7 +73,8 @@
 #define BB_RH_SLOT_COUNT 480   /* u32: its entries, the overflow entry included */
 #define BB_RH_SLOT_STRIDE 484  /* u32 = 128 */
 #define BB_RH_TAG_BASE 488     /* u32: the tag of shard 0's announcements (shard i: + i) */
-#define BB_RING_CHECKED 496    /* end of the checked part (492..495 are zero) */
+#define BB_RH_GENS 492         /* u32: intern generations, 1..8 (0 in version 2: one) */
+#define BB_RING_CHECKED 496    /* end of the checked part */
 #define BB_RH_CHECK 496        /* u64: FNV-1a 64 of [0, 496) */
 #define BB_RH_STATE 504        /* u32 (atomic): BB_RING_STATE_* */
 #define BB_RH_META_DROPPED 508 /* u32 (atomic): metadata entries that did not fit */
@@ -78,6 +82,27 @@
 #define BB_RH_INTERN_FULL \
     520 /* u32 (atomic): 1 once an intern call was answered
                                  * BB_INTERN_FULL_ID (a dump then carries its placeholder) */
+
+/* The intern generation table (version 3): BB_RING_GEN_MAX entries of BB_RING_GEN_STRIDE bytes
+ * at BB_RH_GEN_TABLE, one per storage of the table (entries [i * e, (i + 1) * e) and arena bytes
+ * [i * b, (i + 1) * b) for e = entries / gens, b = bytes / gens; an entry's `off` is relative to
+ * its storage's arena). Written by the writer only, without a lock:
+ *   u32 number   (atomic) the generation the storage holds, or BB_RING_GEN_FREE (never used)
+ *                or BB_RING_GEN_BUSY (being emptied for the next one); stored last (release)
+ *   u32 id_base  its entry k has id id_base + k + 1 (set before `number`)
+ *   u32 reuses   times the storage was emptied (informative)
+ *   u32 reserved 0
+ * Numbers only grow, so a reader that reads `number` before and after copying a storage's
+ * entries, and finds it unchanged, copied that generation's entries (a seqlock without its
+ * odd count: a number is never given twice). */
+#define BB_RH_GEN_TABLE 528
+#define BB_RING_GEN_MAX 8u
+#define BB_RING_GEN_STRIDE 16u
+#define BB_RG_NUMBER 0u
+#define BB_RG_ID_BASE 4u
+#define BB_RG_REUSES 8u
+#define BB_RING_GEN_FREE UINT32_MAX
+#define BB_RING_GEN_BUSY (UINT32_MAX - 1)
 
 enum { BB_RING_STATE_RUNNING = 1, BB_RING_STATE_CLOSED = 2 };
 

@@ -105,7 +105,7 @@ static int write_bodies(const bb_ring *r, bb__membuf *bs, bb__ring_shard_out *sh
                                   BB_INTERN_FULL_TEXT);
     for (size_t i = 0; !rc && i < r->ninterns; i++) { /* the copies validated: never the file */
         const bb__ring_intern *e = &r->interns[i];
-        rc = bb__enc_intern_entry(s, e->index + 1, e->len, e->p);
+        rc = bb__enc_intern_entry(s, e->id, e->len, e->p);
     }
     if (!rc && x) rc = s.write(s.ctx, x->intern.data, x->intern.len);
     for (size_t i = 0; !rc && i < r->nviews; i++)

@@ -1,7 +1,7 @@
 /* ring_extra.c — bb_ring_snapshot_extra_fd (backbeat/ring_reader.h): a ring file's snapshot
  * plus records the reader adds (`backbeat watch`'s backbeat::Trigger): their schemas encoded
  * into the registry when the file lacks them, the strings of their interned fields as intern
- * entries with ids past the file's table, the records in one more Shard of their own. */
+ * entries with ids past those of the file's table, the records in one more Shard of their own. */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static int add_strings(bb__ring_extra *x, const bb_ring *r, const bb_ring_extra 
         const bb_field_desc *fd = &e->event->fields[i];
         const char *str = e->strings[i];
         if (!str || fd->type != BB_TYPE_INTERNED || fd->width != 4) continue;
-        uint32_t id = r->g.entries + 1u + x->nintern++;
+        uint32_t id = bb__ring_intern_last_id(r) + 1u + x->nintern++;
         bb__le_put_u32(f + fd->offset, id);
         rc = bb__enc_intern_entry(bb__sink_membuf(&x->intern), id, (uint32_t)strlen(str), str);
     }
@@ -41,16 +41,19 @@ static bool encoded(const bb__ring_extra *x, uint64_t id) {
 
 static bb_status check(const bb_ring *r, const bb_ring_extra *extra, size_t n, bb_error *err) {
     if (n > MAX_EXTRA) return invalid(err, "more than 64 records added");
-    if ((uint64_t)r->g.entries + 1u + (uint64_t)n * 0xFFFFu > UINT32_MAX)
-        return invalid(err, "no intern id left for the strings added");
+    uint64_t strings = 0;
     for (size_t k = 0; k < n; k++) {
         const bb_ring_extra *e = &extra[k];
         if (!e->event || !e->event->name || !e->fields || e->event->record_size > 0xFFFF - 18)
             return invalid(err, "a record added has no event, no fields or too many bytes");
-        for (uint16_t i = 0; e->strings && i < e->event->field_count; i++)
+        for (uint16_t i = 0; e->strings && i < e->event->field_count; i++) {
             if (e->strings[i] && strlen(e->strings[i]) > 0xFFFF)
                 return invalid(err, "a string added is longer than 65535 bytes");
+            strings += e->strings[i] != NULL;
+        }
     }
+    if ((uint64_t)bb__ring_intern_last_id(r) + strings > UINT32_MAX)
+        return invalid(err, "no intern id left for the strings added");
     return BB_OK;
 }
 

@@ -1,9 +1,11 @@
 /* ring_meta.c — what a ring file says besides its rings, read incrementally: the metadata log
  * (docs/RING_FILE.md "The metadata log": schemas, each checked by the reader and kept once per
  * id, and view sets, kept once per text) from where the last call stopped to the log's tail,
- * and the intern table's entries that became ready (their hash matching their bytes). What is
- * taken is copied out of the file first and checked on the copy, which is what the dumps are
- * built from: a writer (or anyone) changing the file later changes nothing already taken. */
+ * and the intern table's entries that became ready (their hash matching their bytes), per
+ * generation (the file's generation table says which generation each storage of the table holds
+ * and its first id; a storage recycled drops what was taken of it). What is taken is copied out
+ * of the file first and checked on the copy, which is what the dumps are built from: a writer
+ * (or anyone) changing the file later changes nothing already taken. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
@@ -176,95 +178,168 @@ static bool set_taken(bb_ring *r, uint32_t i, uint8_t v) {
     return true;
 }
 
-/* Decide intern entry i: taken (its bytes validate), rejected for good (they never can), or
- * left for a later call (not ready yet). Each string's bytes have their own place in the
- * arena, so the taken lengths add up to at most its size: past that the table is inconsistent
- * and the rest is rejected (which also keeps the hashing linear in the file's size). */
-static bool intern_one(bb_ring *r, uint32_t i, bool *pending) {
+/* The entries and arena bytes of one storage of the table (a generation's). */
+static uint32_t gen_entries(const bb_ring *r) { return r->g.entries / r->g.gens; }
+static uint32_t gen_bytes(const bb_ring *r) { return r->g.bytes / r->g.gens; }
+
+/* Contract: see ring_priv.h. A generation's ids stop below the last share of the id space
+ * (intern.c starts none whose ids would reach it), and the reader takes none that does. */
+uint32_t bb__ring_intern_last_id(const bb_ring *r) {
+    return r->g.gens == 1 ? r->g.entries : UINT32_MAX - gen_entries(r);
+}
+
+/* What the file says storage s holds: its generation number and id base (acquire: read
+ * before its entries). False when it holds none to read: never used, being emptied, or ids
+ * the writer never gives. A version 2 file: generation 0, ids from 1. */
+static bool gen_state(const bb_ring *r, uint32_t s, uint32_t *number, uint32_t *base) {
+    if (r->g.version < 3) {
+        *number = *base = 0;
+        return true;
+    }
+    const uint8_t *e = r->d + BB_RH_GEN_TABLE + (uint64_t)s * BB_RING_GEN_STRIDE;
+    *number = __atomic_load_n((const uint32_t *)(const void *)(e + BB_RG_NUMBER), __ATOMIC_ACQUIRE);
+    *base = __atomic_load_n((const uint32_t *)(const void *)(e + BB_RG_ID_BASE), __ATOMIC_RELAXED);
+    return *number < BB_RING_GEN_BUSY &&
+           *base <= bb__ring_intern_last_id(r) - (r->g.gens == 1 ? 0 : gen_entries(r));
+}
+
+/* Forget what was taken from storage s (its generation was recycled, or changed while it was
+ * read): its copies freed, its entries undecided again. */
+static void drop_gen(bb_ring *r, uint32_t s) {
+    size_t k = 0;
+    for (size_t i = 0; i < r->ninterns; i++) {
+        if (r->interns[i].gen == s) free((void *)(uintptr_t)r->interns[i].p);
+        else r->interns[k++] = r->interns[i];
+    }
+    r->ninterns = k;
+    uint32_t lo = s * gen_entries(r), hi = lo + gen_entries(r);
+    for (uint32_t i = lo; r->intern_taken && i < hi;) {
+        uint32_t c = i / BB__RING_INTERN_CHUNK, at = i % BB__RING_INTERN_CHUNK;
+        uint32_t n = BB__RING_INTERN_CHUNK - at < hi - i ? BB__RING_INTERN_CHUNK - at : hi - i;
+        if (r->intern_taken[c]) memset(r->intern_taken[c] + at, 0, n);
+        i += n;
+    }
+    r->gens[s] = (bb__ring_gen){BB_RING_GEN_FREE, 0, 0, gen_bytes(r)};
+}
+
+/* Decide intern entry i of storage s: taken (its bytes validate), rejected for good (they never
+ * can), or left for a later call (not ready yet). Each string's bytes have their own place in
+ * the storage's arena, so the taken lengths add up to at most its size: past that the storage
+ * is inconsistent and the rest is rejected (which also keeps the hashing linear in the file's
+ * size). */
+static bool intern_one(bb_ring *r, uint32_t s, uint32_t i, bool *pending) {
     const uint8_t *e = r->d + r->g.intern + (uint64_t)i * BB_RING_INTERN_ENTRY;
     uint32_t ready = __atomic_load_n((const uint32_t *)(const void *)(e + 12), __ATOMIC_ACQUIRE);
     uint32_t off = bb__ring_get32(e, 0), len = bb__ring_get32(e, 4), hash = bb__ring_get32(e, 8);
+    bb__ring_gen *g = &r->gens[s];
+    uint32_t gb = gen_bytes(r);
     *pending = ready != 1;
     if (*pending) return true;
     if (!set_taken(r, i, 2)) return false;
-    if (off > r->g.bytes || len > r->g.bytes - off || len > UINT16_MAX || len > r->intern_budget)
-        return true;
-    uint8_t *p = copy_of(r->d + r->g.arena + off, len); /* checked and encoded from the copy */
+    if (off > gb || len > gb - off || len > UINT16_MAX || len > g->budget) return true;
+    const uint8_t *at = r->d + r->g.arena + (uint64_t)s * gb + off;
+    uint8_t *p = copy_of(at, len); /* checked and encoded from the copy */
     if (!p) return false;
     if (bb__ring_fnv32(BB_RING_FNV32_INIT, p, len) != hash) {
         free(p);
         return true;
     }
-    r->intern_budget -= len;
+    g->budget -= len;
     if (!grow(&r->interns, r->ninterns, sizeof *r->interns)) {
         free(p);
         return false;
     }
-    r->interns[r->ninterns++] = (bb__ring_intern){i, len, p};
+    uint32_t id = g->id_base + (i - s * gen_entries(r)) + 1;
+    r->interns[r->ninterns++] = (bb__ring_intern){id, len, s, p};
     return set_taken(r, i, 1);
 }
 
-/* The first entry at or after i that the file holds bytes for (entries in a hole read as zeros:
- * never ready), and in *end the first entry past that data extent (SEEK_DATA / SEEK_HOLE; the
- * whole table for memory, or where the file system cannot tell). A sparse table announcing
+/* The first entry at or after i (below hi) that the file holds bytes for (entries in a hole
+ * read as zeros: never ready), and in *end the first entry past that data extent (SEEK_DATA /
+ * SEEK_HOLE; hi for memory, or where the file system cannot tell). A sparse table announcing
  * 2^32 entries costs its data extents, not its length. */
-static uint32_t next_present(const bb_ring *r, uint32_t i, uint32_t *end) {
-    uint64_t base = r->g.intern, n = r->g.entries;
-    *end = r->g.entries;
+static uint32_t next_present(const bb_ring *r, uint32_t i, uint32_t hi, uint32_t *end) {
+    uint64_t base = r->g.intern;
+    *end = hi;
     if (r->fd < 0 || !r->mapped) return i;
     off_t at = (off_t)(base + (uint64_t)i * BB_RING_INTERN_ENTRY);
     off_t data = lseek(r->fd, at, SEEK_DATA);
-    if (data < 0) return errno == ENXIO ? r->g.entries : i;
+    if (data < 0) return errno == ENXIO ? hi : i;
     uint64_t first = ((uint64_t)data - base) / BB_RING_INTERN_ENTRY;
-    if (first >= n) return r->g.entries;
+    if (first >= hi) return hi;
     off_t hole = lseek(r->fd, data, SEEK_HOLE);
     if (hole > data) {
         uint64_t past = ((uint64_t)hole - base + BB_RING_INTERN_ENTRY - 1) / BB_RING_INTERN_ENTRY;
-        *end = (uint32_t)(past < n ? past : n);
+        *end = (uint32_t)(past < hi ? past : hi);
     }
     return first > i ? (uint32_t)first : i;
 }
 
-/* Whether the 64 entries from the first undecided one on are all zero in a live writer's file
- * (read with pread: a hole reads as zeros without being filled in, and without the SEEK_DATA
- * search, whose cost is the hole's size: the table, the arena and every ring not written yet,
- * on each follow call). The scan below would then take none of them and stop. */
-static bool nothing_new(const bb_ring *r) {
+/* Whether the 64 entries from `from` on (below hi) are all zero in a live writer's file (read
+ * with pread: a hole reads as zeros without being filled in, and without the SEEK_DATA search,
+ * whose cost is the hole's size: the table, the arena and every ring not written yet, on each
+ * follow call). The scan below would then take none of them and stop. */
+static bool nothing_new(const bb_ring *r, uint32_t from, uint32_t hi) {
     uint8_t probe[64 * BB_RING_INTERN_ENTRY];
-    uint64_t n = r->g.entries - r->intern_scan;
+    uint64_t n = hi - from;
     if (n > 64) n = 64;
     if (r->fd < 0 || !r->mapped || n == 0) return n == 0;
     size_t len = (size_t)n * BB_RING_INTERN_ENTRY;
-    off_t at = (off_t)(r->g.intern + (uint64_t)r->intern_scan * BB_RING_INTERN_ENTRY);
+    off_t at = (off_t)(r->g.intern + (uint64_t)from * BB_RING_INTERN_ENTRY);
     if (pread(r->fd, probe, len, at) != (ssize_t)len) return false;
     for (size_t k = 0; k < len; k++)
         if (probe[k]) return false;
     return true;
 }
 
-/* The entries from the first undecided one on, by the table's data extents. A live writer
- * fills entries nearly in order: the scan stops after 64 undecided entries in a row (a hole
- * counts as its entries; the rest is empty); a dead one's table is scanned whole. */
+/* Storage s's entries from its first undecided one on, by the table's data extents. A live
+ * writer fills entries nearly in order: the scan stops after 64 undecided entries in a row (a
+ * hole counts as its entries; the rest is empty); a dead one's storage is scanned whole. */
+static bool take_gen(bb_ring *r, uint32_t s, bool live) {
+    bb__ring_gen *g = &r->gens[s];
+    uint32_t lo = s * gen_entries(r), hi = lo + gen_entries(r);
+    if (live && nothing_new(r, lo + g->scan, hi)) return true;
+    uint32_t run = 0, end = lo + g->scan;
+    for (uint32_t i = lo + g->scan; i < hi && !(live && run >= 64); i++) {
+        if (i >= end) {
+            uint32_t at = next_present(r, i, hi, &end);
+            run = at - i > 64 ? 64 : run + (at - i);
+            if ((i = at) >= hi || (live && run >= 64)) break;
+        }
+        if (taken(r, i)) continue;
+        bool pending;
+        if (!intern_one(r, s, i, &pending)) return false;
+        run = pending ? run + 1 : 0;
+        if (!pending && i == lo + g->scan) g->scan = i + 1 - lo;
+    }
+    while (lo + g->scan < hi && taken(r, lo + g->scan)) g->scan++;
+    return true;
+}
+
+/* Each storage of the table that holds a generation: its entries taken, with the ids of that
+ * generation. Its number is read before and after (a storage emptied for a later generation
+ * meanwhile gets a new number: what was read of it is dropped, and taken again by a later call
+ * if its new generation is then whole); a storage whose number changed since the last call
+ * held a generation that no record still in the rings names: its copies are dropped. */
 static bool take_interns(bb_ring *r, bool live) {
-    if (live && nothing_new(r)) return true;
     if (!r->intern_taken && r->g.entries) {
         r->intern_taken = calloc(BB__RING_INTERN_CHUNKS(r->g.entries), sizeof *r->intern_taken);
         if (!r->intern_taken) return false;
     }
-    uint32_t run = 0, end = r->intern_scan;
-    for (uint32_t i = r->intern_scan; i < r->g.entries && !(live && run >= 64); i++) {
-        if (i >= end) {
-            uint32_t at = next_present(r, i, &end);
-            run = at - i > 64 ? 64 : run + (at - i);
-            if ((i = at) >= r->g.entries || (live && run >= 64)) break;
-        }
-        if (taken(r, i)) continue;
-        bool pending;
-        if (!intern_one(r, i, &pending)) return false;
-        run = pending ? run + 1 : 0;
-        if (!pending && i == r->intern_scan) r->intern_scan = i + 1;
+    for (uint32_t s = 0; s < r->g.gens; s++) {
+        uint32_t number, base, again, base2;
+        bool held = gen_state(r, s, &number, &base);
+        if (r->gens[s].number != BB_RING_GEN_FREE && (!held || r->gens[s].number != number))
+            drop_gen(r, s);
+        if (!held) continue;
+        r->gens[s].number = number;
+        r->gens[s].id_base = base;
+        if (!take_gen(r, s, live)) return false;
+#if !defined(__SANITIZE_THREAD__)                /* gcc's TSan has no fences (-Wtsan) */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the entries' reads before the number's */
+#endif
+        if (!gen_state(r, s, &again, &base2) || again != number) drop_gen(r, s);
     }
-    while (r->intern_scan < r->g.entries && taken(r, r->intern_scan)) r->intern_scan++;
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "backbeat/ring_reader.h"
+#include "format/ring_file.h"
 #include "format/rseq_margin.h"
 #include "format/sink.h"
 #include "read/u64map.h"
@@ -20,6 +21,7 @@
 typedef struct bb__ring_regions {
     uint64_t cursors, slots, meta, meta_len, intern, arena, rings;
     uint32_t entries, bytes, slot_count, tag_base;
+    uint32_t version, gens; /* intern generations: 1..8 (a version 2 file: 1) */
 } bb__ring_regions;
 
 /* Bytes taken from the file: a private copy (malloc'ed), checked and later encoded from it,
@@ -29,11 +31,20 @@ typedef struct bb__ring_piece {
     size_t len;
 } bb__ring_piece;
 
-/* An intern entry that validated: id = index + 1, its bytes copied (p, len). */
+/* An intern entry that validated: its id (its generation's id base + its index there + 1), the
+ * storage of the table it came from, its bytes copied (p, len). */
 typedef struct bb__ring_intern {
-    uint32_t index, len;
+    uint32_t id, len, gen;
     const uint8_t *p;
 } bb__ring_intern;
+
+/* What was taken from one storage of the intern table (docs/RING_FILE.md "The intern table"). */
+typedef struct bb__ring_gen {
+    uint32_t number;  /* the generation whose entries were taken (BB_RING_GEN_FREE: none) */
+    uint32_t id_base; /* its entry k has id id_base + k + 1 */
+    uint32_t scan;    /* its entries below it (from the storage's first) are all decided */
+    uint64_t budget;  /* the storage's arena bytes not yet claimed by taken entries */
+} bb__ring_gen;
 
 /* An event id and its record size (found through size_ix). */
 typedef struct bb__ring_size {
@@ -79,9 +90,8 @@ struct bb_ring {
                              * them is decided; then a byte per entry: taken (1) or rejected
                              * for good (2). Memory follows the entries present, not the count
                              * the header announces. */
-    uint32_t intern_scan;   /* entries below it are all decided */
-    uint64_t intern_budget; /* arena bytes not yet claimed by taken entries */
-    uint32_t *stalls;       /* per shard: follow calls in a row stopped by an unknown position */
+    bb__ring_gen gens[BB_RING_GEN_MAX]; /* per storage of the table (g.gens of them) */
+    uint32_t *stalls; /* per shard: follow calls in a row stopped by an unknown position */
     /* the byte ranges of the last dump built that hold data (everything else is zero and was
      * never touched: a sparse file's holes stay holes in the dump written) */
     struct bb__ring_range {
@@ -117,6 +127,10 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
  * an unfinished entry stops the walk (it is being written; taken by a later call) instead of
  * being skipped. False on allocation failure. */
 bool bb__ring_meta_update(bb_ring *r, bool live);
+
+/* The highest id the file's intern table can give (the ids above are never a file's string:
+ * bb_ring_snapshot_extra_fd gives them to the strings it adds). */
+uint32_t bb__ring_intern_last_id(const bb_ring *r);
 
 /* The record size of event `id`, or -1 (a bb__ring_size_fn over a bb_ring). */
 int32_t bb__ring_size_of(void *ring, uint64_t id);

@@ -59,7 +59,12 @@ static bool read_regions(const uint8_t *d, const bb_ring_info *in, bb__ring_regi
     r->rings = bb__ring_get64(d, BB_RH_RINGS_OFF);
     r->entries = bb__ring_get32(d, BB_RH_INTERN_ENTRIES);
     r->bytes = bb__ring_get32(d, BB_RH_INTERN_BYTES);
+    r->version = bb__ring_get32(d, BB_RH_VERSION);
+    r->gens = r->version < 3 ? 1 : bb__ring_get32(d, BB_RH_GENS);
     uint64_t fs = in->file_size;
+    if (r->gens == 0 || r->gens > BB_RING_GEN_MAX || r->gens > r->entries || r->gens > r->bytes)
+        return fail(why, cap, "header has an invalid intern generation count (%u for %u entries)",
+                    r->gens, r->entries);
     if (r->slot_count == 0 || r->slot_count > BB_RING_SLOT_MAX ||
         bb__ring_get32(d, BB_RH_SLOT_STRIDE) != BB_RING_SLOT_STRIDE)
         return fail(why, cap, "header has an invalid announcement table (%u entries of %u bytes)",
@@ -130,9 +135,10 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
                     BB_RING_HEADER_SIZE);
     *st = BB_ERR_VERSION;
     uint32_t v = bb__ring_get32(d, BB_RH_VERSION);
-    if (v != BB_RING_VERSION)
-        return fail(why, cap, "ring file version %u is not supported (this backbeat reads %u)", v,
-                    BB_RING_VERSION);
+    if (v < BB_RING_VERSION_MIN || v > BB_RING_VERSION)
+        return fail(why, cap,
+                    "ring file version %u is not supported (this backbeat reads %u to %u)", v,
+                    BB_RING_VERSION_MIN, BB_RING_VERSION);
     *st = BB_ERR_CORRUPT;
     if (bb__ring_get64(d, BB_RH_CHECK) != bb__ring_fnv64(d, BB_RING_CHECKED))
         return fail(why, cap, "header checksum mismatch (the header is damaged)");
@@ -166,7 +172,8 @@ static bb_status make(const uint8_t *d, size_t len, int fd, bool mapped, const c
     r->len = len;
     r->mapped = mapped;
     r->stalls = stalls;
-    r->intern_budget = r->g.bytes;
+    for (uint32_t s = 0; s < BB_RING_GEN_MAX; s++)
+        r->gens[s] = (bb__ring_gen){BB_RING_GEN_FREE, 0, 0, r->g.bytes / r->g.gens};
     snprintf(r->name, sizeof r->name, "%s", name);
     *out = r;
     bb__err_clear(err);

@@ -207,8 +207,10 @@ static bool call_init(call *c, bb_ring *r, bool follow) {
     c->an = calloc(n, sizeof *c->an);
     c->out = calloc(n, sizeof *c->out);
     if (!c->h0 || !c->start || !c->from || !c->a0 || !c->an || !c->out) return false;
-    if (!bb__ring_meta_update(r, c->live)) return false;
+    /* the heads first: a record below them names strings (and a schema) made before it was
+     * reserved, so the metadata and intern entries read next hold them */
     for (uint32_t i = 0; i < n; i++) c->h0[i] = bb__ring_load64(r->d, cursor_off(r, i));
+    if (!bb__ring_meta_update(r, c->live)) return false;
     if (!bb__ring_announcements(r, c->live, &c->anns, &c->nanns)) return false;
     slice(c);
     return true;
