@@ -198,7 +198,7 @@ static bool call_init(call *c, bb_ring *r, bool follow) {
     memset(c, 0, sizeof *c);
     c->r = r;
     c->follow = follow;
-    c->live = r->fd >= 0 && bb_ring_liveness(r) != BB_RING_GONE;
+    c->live = bb__ring_locked(r); /* liveness != GONE, without its /proc reads */
     uint32_t n = r->info.shards;
     c->h0 = calloc(n, sizeof *c->h0);
     c->start = calloc(n, sizeof *c->start);
