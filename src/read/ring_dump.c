@@ -189,18 +189,22 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head) {
 }
 
 /* Read file bytes [off, off + n) into dst with pread (no page of the mapping touched, so none
- * faulted in: on some VMs a fault costs ~10 us, more than reading the 4 KiB it maps). False
- * when a read fails or comes short (the caller copies from the mapping instead). */
-static bool pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
+ * faulted in: on some VMs a fault costs ~10 us, more than reading the 4 KiB it maps). When a
+ * read fails or comes short: the file was truncated under the reader (where the mapping
+ * would raise SIGBUS) or cannot be read; the rest of dst is then zeros, which read as no record
+ * (and the next call's size check names the truncation). */
+static void pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
     while (n) {
         ssize_t got = pread(fd, dst, (size_t)n, (off_t)off);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
+        if (got <= 0) {
+            memset(dst, 0, (size_t)n);
+            return;
+        }
         dst += got;
         off += (uint64_t)got;
         n -= (uint64_t)got;
     }
-    return true;
 }
 
 /* Copy file bytes [off, off + n) to dst, only where the file has data (SEEK_DATA/SEEK_HOLE);
@@ -208,8 +212,8 @@ static bool pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
 static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
     uint64_t end = off + n;
     if (r->following) { /* below the heads: all data */
-        if (r->fd >= 0 && pread_all(r->fd, dst, off, n)) return;
-        memcpy(dst, r->d + off, (size_t)n);
+        if (r->fd >= 0) pread_all(r->fd, dst, off, n);
+        else memcpy(dst, r->d + off, (size_t)n); /* a ring file in memory */
         return;
     }
     while (off < end) {
