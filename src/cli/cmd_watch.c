@@ -91,6 +91,10 @@ typedef struct held {
 } held;
 
 typedef struct walk_ctx {
+    cli_watch_rules *rules; /* of the source walked */
+    const bb_rschema *last; /* the schema of the last record looked at, and */
+    bool last_wanted;       /* whether a rule looks at it (records no rule looks at are
+                                  * not held: most of a busy process's, usually) */
     const bb_rinstance *inst;
     held *v;
     size_t n, cap;
@@ -174,6 +178,11 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size) {
 
 static int on_record(const bb_record *r, void *vctx) {
     walk_ctx *c = vctx;
+    if (r->schema != c->last) {
+        c->last = r->schema;
+        c->last_wanted = r->schema && cli_watch_wants(c->rules, r->schema);
+    }
+    if (!c->last_wanted) return 0;
     size_t sz = r->offset == 0xFFFFFFFFu && r->schema ? r->schema->record_size : 0;
     if (!grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v) ||
         !grow((void **)&c->bytes, &c->capbytes, c->nbytes + sz, 1)) {
@@ -226,6 +235,8 @@ static bool poll_source(watch_state *w, source *s) {
     walk_ctx c = w->keep; /* its arrays reused: emptied, capacity kept */
     c.n = c.nbytes = 0;
     c.failed = false;
+    c.rules = s->rules;
+    c.last = NULL; /* schemas are the poll's dump's */
     for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
         c.inst = bb_dump_instance(d, i);
         for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++) {
