@@ -189,7 +189,9 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head) {
 }
 
 /* Read file bytes [off, off + n) into dst with pread (no page of the mapping touched, so none
- * faulted in: on some VMs a fault costs ~10 us, more than reading the 4 KiB it maps). When a
+ * faulted in: on some VMs a fault costs ~10 us, more than reading the 4 KiB it maps): a follow
+ * call after the mapping's pages were let go (bb_ring_follow); while a writer streams they stay
+ * mapped and a copy from them costs less than pread's page lookups. When a
  * read fails or comes short: the file was truncated under the reader (where the mapping
  * would raise SIGBUS) or cannot be read; the rest of dst is then zeros, which read as no record
  * (and the next call's size check names the truncation). */
@@ -212,8 +214,8 @@ static void pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
 static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
     uint64_t end = off + n;
     if (r->following) { /* below the heads: all data */
-        if (r->fd >= 0) pread_all(r->fd, dst, off, n);
-        else memcpy(dst, r->d + off, (size_t)n); /* a ring file in memory */
+        if (r->fd >= 0 && r->busy_calls < 2) pread_all(r->fd, dst, off, n); /* let go */
+        else memcpy(dst, r->d + off, (size_t)n); /* kept mapped (a writer streams), or memory */
         return;
     }
     while (off < end) {
