@@ -227,8 +227,8 @@ static void call_free(call *c) {
 /* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
  * touching the mapping past its new end would raise SIGBUS). Checked before each access
  * window: the metadata, cursors and announcements, then each ring's copy. A truncate between
- * this check and a snapshot's copy still raises SIGBUS (docs/HOSTILE_INPUTS.md); a follow call
- * reads the rings with pread, which comes short instead (ring_dump.c). */
+ * this check and a copy from the mapping still raises SIGBUS (docs/HOSTILE_INPUTS.md); a follow
+ * call after the pages were let go reads with pread, which comes short instead (ring_dump.c). */
 static bb_status still_whole(const bb_ring *r, bb_error *err) {
     struct stat sb;
     if (!r->mapped || r->fd < 0) return BB_OK;
