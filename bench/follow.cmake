@@ -4,3 +4,6 @@
 add_executable(follow_rate ${CMAKE_CURRENT_SOURCE_DIR}/follow_rate.c)
 target_link_libraries(follow_rate PRIVATE backbeat backbeat_read)
 target_compile_definitions(follow_rate PRIVATE _GNU_SOURCE)
+# The follow API's CPU per record apart from the scheduler (thread CPU time; bench/follow_cost.c).
+add_executable(follow_cost ${CMAKE_CURRENT_SOURCE_DIR}/follow_cost.c)
+target_link_libraries(follow_cost PRIVATE backbeat backbeat_read)

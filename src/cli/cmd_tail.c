@@ -78,9 +78,12 @@ typedef struct source {
     bool done;      /* its process is gone and its rings are drained */
 } source;
 
-/* One record of a poll, its field bytes copied (a wrapping record's are the walker's). */
+/* One record of a poll: its field bytes where they lie in the poll's dump (kept open until the
+ * poll is printed), or, for the one record that wraps (the walker's copy, reused for the next),
+ * copied into the poll's arena. */
 typedef struct item {
-    uint64_t ts, at; /* at: offset of its field bytes in the poll's arena */
+    uint64_t ts, at;       /* at: offset of its field bytes in the arena (fields NULL) */
+    const uint8_t *fields; /* in the dump, or NULL */
     const bb_rschema *schema;
     const bb_rinstance *inst;
     uint32_t shard;
@@ -203,7 +206,8 @@ static int take(const bb_record *r, void *vctx) {
     walk_ctx *c = vctx;
     tail_state *t = c->t;
     if (!wanted(t->o, r->schema, r->instance_id)) return 0;
-    size_t n = r->schema->record_size;
+    bool wraps = r->offset == 0xFFFFFFFFu; /* its bytes are the walker's, for now only */
+    size_t n = wraps ? r->schema->record_size : 0;
     if (!grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items) ||
         !grow(&t->arena, &t->arena_cap, t->arena_len + n, 1)) {
         c->failed = true;
@@ -211,7 +215,8 @@ static int take(const bb_record *r, void *vctx) {
     }
     if (n) /* a record with no fields (a log line without arguments) may come first: no arena */
         memcpy(t->arena + t->arena_len, r->fields, n);
-    t->items[t->nitems] = (item){r->ts, t->arena_len, r->schema, c->inst, r->shard_id, t->nitems};
+    t->items[t->nitems] = (item){
+        r->ts, t->arena_len, wraps ? NULL : r->fields, r->schema, c->inst, r->shard_id, t->nitems};
     t->nitems++;
     t->arena_len += n;
     return 0;
@@ -436,8 +441,10 @@ static bool print_items(tail_state *t) {
     if (!in_order(t->items, t->nitems)) qsort(t->items, t->nitems, sizeof *t->items, by_time);
     t->jc.schema = NULL; /* the poll's schemas and instances go with its dumps */
     for (size_t i = 0; i < t->nitems; i++) {
-        if (t->o->jsonl) print_jsonl(&t->out, &t->jc, &t->items[i], t->arena + t->items[i].at);
-        else print_text(t, &t->items[i], t->arena + t->items[i].at);
+        const item *it = &t->items[i];
+        const uint8_t *fields = it->fields || !t->arena ? it->fields : t->arena + it->at;
+        if (t->o->jsonl) print_jsonl(&t->out, &t->jc, it, fields);
+        else print_text(t, it, fields);
     }
     t->nitems = t->arena_len = 0;
     return em_obuf_flush(&t->out) == 0;

@@ -80,11 +80,36 @@ typedef struct source {
     bool ended; /* its process is gone and its rings were read to the end (ring closed) */
 } source;
 
+/* A record of one poll, held until the poll's records are handed to the rules in time order:
+ * a ring is walked newest-first, and a span's exit seen before its enter would leave the span
+ * open (a "hung" firing for a span that lasted 5 ms). `copy`: where the fields of the one
+ * record that wraps (held by the walker only until the next) were copied, or SIZE_MAX. */
+typedef struct held {
+    bb_record r;
+    const bb_rinstance *inst;
+    size_t copy;
+} held;
+
+typedef struct walk_ctx {
+    cli_watch_rules *rules; /* of the source walked */
+    const bb_rschema *last; /* the schema of the last record looked at, and */
+    bool last_wanted;       /* whether a rule looks at it (records no rule looks at are
+                                  * not held: most of a busy process's, usually) */
+    const bb_rinstance *inst;
+    held *v;
+    size_t n, cap;
+    uint8_t *bytes;
+    size_t nbytes, capbytes;
+    bool failed;
+} walk_ctx;
+
 typedef struct watch_state {
     const watch_opts *o;
     source *src;
     size_t nsrc, cap;
     uint64_t dumps;
+    walk_ctx keep; /* the arrays of a poll, kept for the next (fresh pages every poll, each a
+                    * fault, were most of a busy follower's time: issue 37) */
 } watch_state;
 
 static uint64_t clock_ns(clockid_t c) {
@@ -140,25 +165,6 @@ static void fired(watch_state *w, source *s, const cli_firing *f) {
     s->due_ns = now + w->o->after_ns;
 }
 
-/* A record of one poll, held until the poll's records are handed to the rules in time order:
- * a ring is walked newest-first, and a span's exit seen before its enter would leave the span
- * open (a "hung" firing for a span that lasted 5 ms). `copy`: where the fields of the one
- * record that wraps (held by the walker only until the next) were copied, or SIZE_MAX. */
-typedef struct held {
-    bb_record r;
-    const bb_rinstance *inst;
-    size_t copy;
-} held;
-
-typedef struct walk_ctx {
-    const bb_rinstance *inst;
-    held *v;
-    size_t n, cap;
-    uint8_t *bytes;
-    size_t nbytes, capbytes;
-    bool failed;
-} walk_ctx;
-
 static bool grow(void **p, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return true;
     size_t c = *cap ? *cap * 2 : 1024;
@@ -172,6 +178,11 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size) {
 
 static int on_record(const bb_record *r, void *vctx) {
     walk_ctx *c = vctx;
+    if (r->schema != c->last) {
+        c->last = r->schema;
+        c->last_wanted = r->schema && cli_watch_wants(c->rules, r->schema);
+    }
+    if (!c->last_wanted) return 0;
     size_t sz = r->offset == 0xFFFFFFFFu && r->schema ? r->schema->record_size : 0;
     if (!grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v) ||
         !grow((void **)&c->bytes, &c->capbytes, c->nbytes + sz, 1)) {
@@ -221,7 +232,11 @@ static bool poll_source(watch_state *w, source *s) {
         cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
         cli_ring_report_loss("watch", s->path, i, s->from[i], what, bytes);
     }
-    walk_ctx c = {0};
+    walk_ctx c = w->keep; /* its arrays reused: emptied, capacity kept */
+    c.n = c.nbytes = 0;
+    c.failed = false;
+    c.rules = s->rules;
+    c.last = NULL; /* schemas are the poll's dump's */
     for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
         c.inst = bb_dump_instance(d, i);
         for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++) {
@@ -243,8 +258,7 @@ static bool poll_source(watch_state *w, source *s) {
         if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
         if (cli_watch_record(s->rules, &c.v[i].r, c.v[i].inst, &f)) fired(w, s, &f);
     }
-    free(c.v);
-    free(c.bytes);
+    w->keep = c;
     bb_dump_close(d);
     bb_ring_buffer_free(mem);
     if (c.failed) {
@@ -395,7 +409,7 @@ int cmd_watch(int argc, char **argv) {
     int st = parse(argc, argv, &o);
     if (st != CLI_OK) return st < 0 ? CLI_OK : st;
     cli_catch_stop();
-    watch_state w = {&o, NULL, 0, 0, 0};
+    watch_state w = {&o, NULL, 0, 0, 0, {0}};
     st = CLI_OK;
     for (size_t i = 0; i < o.npaths && st == CLI_OK; i++)
         if (!add_source(&w, o.paths[i], false)) st = CLI_FAIL;
@@ -408,5 +422,7 @@ int cmd_watch(int argc, char **argv) {
         cli_watch_rules_free(w.src[i].rules);
     }
     free(w.src);
+    free(w.keep.v);
+    free(w.keep.bytes);
     return st;
 }

@@ -170,6 +170,13 @@ static bool span_exit(cli_watch_rules *w, size_t k, uint64_t sid, const bb_recor
     return false;
 }
 
+bool cli_watch_wants(cli_watch_rules *w, const bb_rschema *s) {
+    const bound *b = bound_of(w, s);
+    for (size_t k = 0; b && k < w->nrules; k++)
+        if (b->role[k]) return true;
+    return false;
+}
+
 bool cli_watch_record(cli_watch_rules *w, const bb_record *r, const bb_rinstance *inst,
                       cli_firing *out) {
     bound *b = bound_of(w, r->schema);

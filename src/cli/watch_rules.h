@@ -25,6 +25,9 @@ typedef struct cli_watch_rules cli_watch_rules;
 /* The rules (kept by pointer). NULL when out of memory. */
 cli_watch_rules *cli_watch_rules_new(const tg_rule *rules, size_t n);
 void cli_watch_rules_free(cli_watch_rules *w);
+/* Whether some rule looks at records of schema `s` (cli_watch_record ignores the others, so a
+ * caller need not hold them). False when out of memory (the record cannot be looked at). */
+bool cli_watch_wants(cli_watch_rules *w, const bb_rschema *s);
 /* Look at record `r` (of the instance `inst`): true and *out when a rule fired. */
 bool cli_watch_record(cli_watch_rules *w, const bb_record *r, const bb_rinstance *inst,
                       cli_firing *out);

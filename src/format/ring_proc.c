@@ -2,9 +2,11 @@
  * `backbeat recover` compares with the running processes: a process's start time from
  * /proc/PID/stat and the kernel's boot id. Shared by the writer (capture) and the CLI. */
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format/ring_file.h"
 
@@ -13,10 +15,11 @@
 uint64_t bb__ring_proc_start(long pid) {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "re");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* no stdio: a follower asks every poll */
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
     buf[n] = 0;
     char *p = strrchr(buf, ')');
     if (!p) return 0;

@@ -135,6 +135,11 @@ uint32_t bb__ring_intern_last_id(const bb_ring *r);
 /* The record size of event `id`, or -1 (a bb__ring_size_fn over a bb_ring). */
 int32_t bb__ring_size_of(void *ring, uint64_t id);
 
+/* Whether a process holds the file's lock (its writer, or a process that inherited it): the
+ * flock probe of bb_ring_liveness alone, without its /proc checks (a running process and an
+ * orphan's are read alike). False for a ring file in memory. */
+bool bb__ring_locked(const bb_ring *r);
+
 /* Little-endian loads from the file (atomic where the writer stores them). */
 /* Let go of the file pages the mapping of r holds (they stay in the page cache; a later read
  * maps them in again): called once what was read was copied, so that a reader of thousands of

@@ -5,6 +5,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,9 @@ bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err) {
     return st;
 }
 
+static char boot_id[BB_RING_BOOT_ID_MAX];
+static void read_boot(void) { bb__ring_boot_id(boot_id); }
+
 void bb__ring_let_go(const bb_ring *r) {
     if (r->mapped && r->len) madvise((void *)(uintptr_t)r->d, r->len, MADV_DONTNEED);
 }
@@ -262,6 +266,22 @@ const bb_ring_info *bb_ring_get_info(const bb_ring *r) { return r ? &r->info : N
 const bb_ring_stats *bb_ring_get_stats(const bb_ring *r) { return r ? &r->stats : NULL; }
 void bb_ring_buffer_free(void *dump) { bb__ring_buf_put(dump); }
 
+/* Contract: see ring_priv.h. */
+bool bb__ring_locked(const bb_ring *r) {
+    if (r->fd < 0) return false;
+    if (flock(r->fd, LOCK_SH | LOCK_NB) != 0) return true;
+    flock(r->fd, LOCK_UN);
+    return false;
+}
+
+/* This boot's id, read once per process (it cannot change while the process runs): a follower
+ * asks for liveness every poll, and reading /proc each time cost more than its records. */
+static const char *this_boot(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_boot);
+    return boot_id;
+}
+
 /* Contract: see ring_reader.h. */
 int bb_ring_liveness(const bb_ring *r) {
     if (!r || r->fd < 0) return BB_RING_GONE;
@@ -270,8 +290,7 @@ int bb_ring_liveness(const bb_ring *r) {
         return BB_RING_GONE;
     }
     if (errno != EWOULDBLOCK) return BB_RING_UNKNOWN;
-    char boot[BB_RING_BOOT_ID_MAX];
-    bb__ring_boot_id(boot);
+    const char *boot = this_boot();
     const bb_ring_info *in = &r->info;
     if (!in->proc_start || !boot[0] || strcmp(boot, in->boot_id) != 0)
         return BB_RING_RUNNING; /* cannot tell: take the lock's word */

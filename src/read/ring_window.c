@@ -198,7 +198,7 @@ static bool call_init(call *c, bb_ring *r, bool follow) {
     memset(c, 0, sizeof *c);
     c->r = r;
     c->follow = follow;
-    c->live = r->fd >= 0 && bb_ring_liveness(r) != BB_RING_GONE;
+    c->live = bb__ring_locked(r); /* liveness != GONE, without its /proc reads */
     uint32_t n = r->info.shards;
     c->h0 = calloc(n, sizeof *c->h0);
     c->start = calloc(n, sizeof *c->start);
@@ -229,7 +229,8 @@ static void call_free(call *c) {
 /* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
  * touching the mapping past its new end would raise SIGBUS). Checked before each access
  * window: the metadata, cursors and announcements, then each ring's copy. A truncate between
- * this check and the copy still raises SIGBUS (docs/HOSTILE_INPUTS.md). */
+ * this check and a copy from the mapping still raises SIGBUS (docs/HOSTILE_INPUTS.md); a follow
+ * call after the pages were let go reads with pread, which comes short instead (ring_dump.c). */
 static bb_status still_whole(const bb_ring *r, bb_error *err) {
     struct stat sb;
     if (!r->mapped || r->fd < 0) return BB_OK;
