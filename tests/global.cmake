@@ -108,3 +108,16 @@ if(TARGET backbeat_cli)
                    ${CMAKE_CURRENT_BINARY_DIR}/global_daemon_work)
   set_tests_properties(global_daemon PROPERTIES LABELS "no-sanitize" TIMEOUT 120)
 endif()
+# The directory budget and ring files (issue 38, outside-in findings 2-5): liveness by the
+# writer's flock (not its pid), crash dumps remove their ring file, a ring file evicts nothing
+# and reports late, the program's name survives argv rewriting (tests/global/budget_check.sh).
+add_executable(global_budget_prog ${CMAKE_CURRENT_SOURCE_DIR}/global/budget_prog.c)
+target_compile_definitions(global_budget_prog PRIVATE _GNU_SOURCE)
+target_link_libraries(global_budget_prog PRIVATE backbeat)
+if(TARGET backbeat_cli)
+  add_test(NAME global_budget_rings
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/global/budget_check.sh
+                   $<TARGET_FILE:global_budget_prog> $<TARGET_FILE:backbeat_cli>
+                   ${CMAKE_CURRENT_BINARY_DIR}/global_budget_work)
+  set_tests_properties(global_budget_rings PROPERTIES LABELS "no-sanitize" TIMEOUT 60)
+endif()

@@ -554,10 +554,22 @@ static void input_pin(bb_dump_input *in, dump_ctx *c) {
 /* The dump is written (or failed): generations may be recycled again. */
 static void input_done(dump_ctx *c) { bb__intern_table_unpin(&c->rec->intern); }
 
-/* The process writing the dump (async-signal-safe: getpid and a glibc variable): the pid of
- * the caller, which after a fork is the child's even for a recorder it inherited. */
+/* The program's name, copied at load: glibc's program_invocation_short_name points into argv[0],
+ * which daemons that set their process title (nginx, postgres, sshd) overwrite later. */
+static char g_prog[256];
+
+__attribute__((constructor)) static void save_program_name(void) {
+    const char *p = program_invocation_short_name ? program_invocation_short_name : "";
+    size_t n = strnlen(p, sizeof g_prog - 1);
+    memcpy(g_prog, p, n);
+    g_prog[n] = '\0';
+}
+
+/* The process writing the dump (async-signal-safe: getpid and a buffer filled at load): the pid
+ * of the caller, which after a fork is the child's even for a recorder it inherited. */
 static bb__wire_process process_of(const bb_recorder *rec) {
-    const char *prog = program_invocation_short_name ? program_invocation_short_name : "";
+    const char *prog =
+        g_prog[0] || !program_invocation_short_name ? g_prog : program_invocation_short_name;
     size_t n = strnlen(prog, 255);
     bb__wire_process p = {(uint64_t)getpid(), rec->start_ns, {prog, (uint16_t)n, 1}};
     return p;

@@ -49,6 +49,9 @@ static bb__g_config g_cfg;         /* parsed once per process tree */
 static char g_base[PATH_MAX];      /* this process's dump base path (bb__g_pid_path of g_cfg's) */
 static bb__g_budget g_budget;      /* the dump directory's (bb__g_budget_enter) */
 static bb__g_budget g_ring_budget; /* BACKBEAT_RING_DIR's */
+/* Why there is no ring file (its directory over budget), printed at the process's first use of
+ * the recorder (rearm): a process that never records (a control command) says nothing. */
+static char g_ring_refused[PATH_MAX + 600];
 static bool g_cfg_ready;
 static int g_inherit_enable = -1;       /* after fork: the parent's enabled state */
 static bool g_once_done;                /* atexit / atfork registered */
@@ -112,7 +115,9 @@ static void on_crash(void *ctx, int sig) {
     gstate *st = state();
     if (st && st->dumper) {
         bb__g_crash_record(st->rec); /* backbeat::Crash and ::Module, then the dump */
-        bb__g_dumper_dump_signal(st->dumper);
+        /* Written whole, the dump holds what the ring file did: remove the file (unless kept),
+         * so a crash loop's dead workers do not fill the ring directory's budget. */
+        if (bb__g_dumper_dump_signal(st->dumper) == 0) bb__ring_backing_exit(st->rec, false);
     }
 }
 
@@ -347,14 +352,26 @@ static void set_budgets(void) {
         snprintf(g_base, sizeof g_base, "%s", g_cfg.path); /* too long with the pid: as set */
     bb__g_budget_dir(g_budget.dir, sizeof g_budget.dir, g_base);
     snprintf(g_ring_budget.dir, sizeof g_ring_budget.dir, "%s", g_cfg.ring_dir);
+    g_ring_budget.ring = true;
+    g_ring_budget.defer = g_ring_refused;
+    g_ring_budget.defer_cap = sizeof g_ring_refused;
 }
 
 static bb_status create_rec(bb_recorder_options *o, bb_recorder **rec) {
     bb_error err;
     int lock_fd = -1;
+    g_ring_refused[0] = '\0';
     if (g_cfg.ring_dir[0] && bb__g_budget_enter(&g_ring_budget, file_need(true), &lock_fd) != 0) {
-        bb__g_stderr_line("no ring file (BACKBEAT_RING_DIR is over its budget); recording into "
-                          "anonymous memory (a SIGKILL loses it)");
+        size_t len = strlen(g_ring_refused);
+        bb__g_append_str(g_ring_refused, sizeof g_ring_refused, len,
+                         len ? "; no ring file: recording into anonymous memory (a SIGKILL "
+                               "loses it)"
+                             : "no ring file (BACKBEAT_RING_DIR is over its budget); recording "
+                               "into anonymous memory (a SIGKILL loses it)");
+        if (__atomic_load_n(&g_rearmed, __ATOMIC_ACQUIRE)) { /* built at a use (a fork's child) */
+            bb__g_stderr_line(g_ring_refused);
+            g_ring_refused[0] = '\0';
+        }
     } else if (g_cfg.ring_dir[0]) {
         bb_status st = create_sized(o, true, rec, &err);
         bb__g_budget_leave(lock_fd);
@@ -496,6 +513,7 @@ static bb_recorder *build(void) {
  * the library loaded, before it recorded) are gone over again, ours chaining to them. */
 static void rearm(void) {
     atexit(at_exit); /* after the program's destructors were registered: runs before them */
+    if (g_ring_refused[0]) bb__g_stderr_line(g_ring_refused);
     int sig = __atomic_load_n(&g_trigger_sig, __ATOMIC_RELAXED);
     if (sig) install_trigger_signal(sig);
     if (g_cfg.dump_on_crash) bb__g_crash_rearm();

@@ -3,8 +3,9 @@
  * flock on DIR/.backbeat.lock (released by the kernel when its holder dies), the backbeat files
  * in DIR (dumps and ring files, recognized by their magic, of any process) are measured with
  * the free space; with keep-newest the oldest deletable ones (dumps; ring files of processes
- * that are gone) are removed until the new file fits, with keep-oldest nothing is. A live
- * process's ring file is never removed. Async-signal-safe (the crash dump uses it): raw
+ * that are gone) are removed until the new file fits, with keep-oldest nothing is, nor for a
+ * new ring file (a process that may never record evicts nobody). A live process's ring file is
+ * never removed: its writer holds an flock on it for life, whatever its pid namespace. Async-signal-safe (the crash dump uses it): raw
  * syscalls, fixed buffers, no allocation.
  */
 /* SPDX-License-Identifier: MIT */
@@ -64,13 +65,31 @@ static long ring_pid(const char *name) {
     return *p == '.' ? pid : 0;
 }
 
+/* Whether nobody holds the flock a ring file's writer keeps for its life (ring_backing.c; the
+ * kernel drops it when the writer dies, even by SIGKILL): true when we could take it (and let
+ * it go), false when it is held or the file cannot be opened (another user's: the pid decides).
+ * Unlike a pid, this holds across pid namespaces (a container sharing the directory). */
+static bool ring_unlocked(int dfd, const char *name, bool *known) {
+    *known = false;
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return false;
+    *known = true;
+    bool free_ = flock(fd, LOCK_SH | LOCK_NB) == 0;
+    close(fd); /* releases ours */
+    return free_;
+}
+
 /* Whether a file may go: a dump (not a temporary file being written) or the ring file of a
- * process that is gone. */
-static bool deletable(int kind, const char *name) {
+ * process that is gone: its writer's flock is free, and (an extra check, and the only one for
+ * a file we cannot open) no process has the pid its name carries. */
+static bool deletable(int dfd, int kind, const char *name) {
     size_t n = strlen(name);
     if (kind == KIND_DUMP) return !(n > 4 && strcmp(name + n - 4, ".tmp") == 0);
     long pid = kind == KIND_RING ? ring_pid(name) : 0;
-    return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    if (pid <= 0 || pid == (long)getpid()) return false;
+    bool known;
+    if (!ring_unlocked(dfd, name, &known) && known) return false;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
 enum { MAX_STUCK = 16 };
@@ -109,7 +128,7 @@ static void scan_dir(int dfd, scan *s) {
             int kind = file_kind(dfd, e->d_name);
             if (kind == KIND_NONE) continue;
             s->used += (uint64_t)st.st_blocks * 512u;
-            if (!deletable(kind, e->d_name) || strlen(e->d_name) >= sizeof s->oldest_name ||
+            if (!deletable(dfd, kind, e->d_name) || strlen(e->d_name) >= sizeof s->oldest_name ||
                 is_stuck(s, e->d_name))
                 continue;
             bool older = !s->have_oldest || st.st_mtim.tv_sec < s->oldest.tv_sec ||
@@ -152,7 +171,8 @@ static void report_once(bb__g_budget *b, uint64_t used, uint64_t max, uint64_t a
     long pid = (long)getpid();
     if (__atomic_exchange_n(&b->reported_pid, pid, __ATOMIC_RELAXED) == pid) return;
     char msg[PATH_MAX + 400];
-    size_t len = bb__g_append_str(msg, sizeof msg, 0, "the dump directory ");
+    size_t len = bb__g_append_str(msg, sizeof msg, 0,
+                                  b->ring ? "the ring directory " : "the dump directory ");
     len = bb__g_append_str(msg, sizeof msg, len, b->dir);
     len = bb__g_append_str(msg, sizeof msg, len, " is over its budget (backbeat files ");
     len = bb__g_append_u64(msg, sizeof msg, len, used >> 20);
@@ -165,11 +185,13 @@ static void report_once(bb__g_budget *b, uint64_t used, uint64_t max, uint64_t a
     len = bb__g_append_str(msg, sizeof msg, len, " MiB, BACKBEAT_DIR_KEEP_FREE ");
     len = bb__g_append_u64(msg, sizeof msg, len, keep >> 20);
     bb__g_append_str(msg, sizeof msg, len,
-                     b->policy == BB__G_KEEP_NEWEST
+                     b->ring ? " MiB): a ring file never removes other files to make room"
+                     : b->policy == BB__G_KEEP_NEWEST
                          ? " MiB): nothing older is left to remove; this and later files are "
                            "not written"
                          : " MiB; keep-oldest): this and later files are not written");
-    bb__g_stderr_line(msg);
+    if (b->defer) bb__g_append_str(b->defer, b->defer_cap, 0, msg);
+    else bb__g_stderr_line(msg);
 }
 
 /* Contract: see global_internal.h. */
@@ -190,12 +212,13 @@ int bb__g_budget_enter(bb__g_budget *b, uint64_t need, int *lock_fd) {
         uint64_t keep = bb__g_share_bytes(b->keep_free, total);
         scan_dir(dfd, &s);
         if (s.used + need <= max && avail >= need && avail - need >= keep) break;
-        if (b->policy == BB__G_KEEP_NEWEST && s.have_oldest &&
-            unlinkat(dfd, s.oldest_name, 0) != 0 && s.n_stuck < MAX_STUCK) {
+        bool evict = b->policy == BB__G_KEEP_NEWEST && !b->ring;
+        if (evict && s.have_oldest && unlinkat(dfd, s.oldest_name, 0) != 0 &&
+            s.n_stuck < MAX_STUCK) {
             memcpy(s.stuck[s.n_stuck++], s.oldest_name, sizeof s.oldest_name);
             continue; /* another user's file in a sticky directory: the next oldest */
         }
-        if (b->policy != BB__G_KEEP_NEWEST || !s.have_oldest) {
+        if (!evict || !s.have_oldest) {
             report_once(b, s.used, max, avail, keep, need);
             close(dfd);
             bb__g_budget_leave(*lock_fd);

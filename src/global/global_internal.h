@@ -139,14 +139,19 @@ typedef struct bb__g_budget {
     uint64_t keep_free; /* free space left at least, a share */
     int policy;         /* keep-newest removes the oldest files; keep-oldest writes nothing */
     long reported_pid;  /* atomic: the process that reported its first refusal */
+    bool ring;          /* BACKBEAT_RING_DIR's: named "the ring directory" in the message, and
+                           a ring file never makes room (removes nothing, whatever the policy) */
+    char *defer;        /* when set, the refusal's message goes into defer[defer_cap] (the
+                           caller prints it later) instead of stderr */
+    size_t defer_cap;
 } bb__g_budget;
 
 /* `share` in bytes for a file system of `fs_bytes`. */
 uint64_t bb__g_share_bytes(uint64_t share, uint64_t fs_bytes);
 
 /* Before writing a file of about `need` bytes into b->dir: take the directory's lock, measure
- * its backbeat files (any process's) and its free space and, with keep-newest, remove the
- * oldest dumps and ring files of dead processes until the file fits. Returns 0 (write it; the
+ * its backbeat files (any process's) and its free space and, with keep-newest (and not
+ * b->ring), remove the oldest dumps and ring files of dead processes until the file fits. Returns 0 (write it; the
  * lock is held until bb__g_budget_leave(*lock_fd)) or ENOSPC (do not; reported on stderr once
  * per process; no lock held). A NULL or empty budget admits everything. */
 int bb__g_budget_enter(bb__g_budget *b, uint64_t need, int *lock_fd);

@@ -4,7 +4,8 @@
 # their environment and drop privileges when run as root, a control command on reload) writes
 # into one directory with a budget of 8M (BACKBEAT_DIR_MAX_USE, keep-newest): the backbeat
 # files stay within it, every dump left has the program's view set, no two workers share a
-# span id, and the parent and the control command leave no file. Prints the figures.
+# span id, a crash dump written whole removes its worker's ring file, and the parent and the
+# control command leave no file. Prints the figures.
 # SPDX-License-Identifier: MIT
 set -u
 prog="$1"; cli="$2"; w="$3"
@@ -50,14 +51,26 @@ dups=$(cat "$w/out"/spans.* | sort | uniq -d | wc -l)
 echo "span ids: $nspans from $(ls "$w/out" | wc -l) workers, $dups shared"
 [ "$nspans" -ge 10000 ] || fail "only $nspans span ids"
 [ "$dups" -eq 0 ] || fail "$dups span ids shared between workers"
+# a crash dump written whole removes the worker's ring file: only workers whose crash dump
+# was not written may leave one
+nring=$(ls "$w/dumps" | grep -c '\.ring$')
+[ "$nring" -le $((200 - $(grep -c "crash dump written" "$w/err"))) ] || fail "$nring ring files of crashed workers left: $(ls "$w/dumps" | grep '\.ring$')"
 # tail tells a span's enter from its exit (issue 38 finding 8), on a dead worker's ring file
-ring=$(ls "$w/dumps"/*.ring 2>/dev/null | head -1)
+# (kept with BACKBEAT_RING_KEEP: 2 more crashes)
+mkdir -p "$w/kept" "$w/out2" && chmod 1777 "$w/kept" "$w/out2"
+BACKBEAT_ENABLE=1 BACKBEAT_DUMP_ON_CRASH=1 BACKBEAT_PATH="$w/kept/nginx.bb" BACKBEAT_RING_DIR="$w/kept" \
+  BACKBEAT_RING_KEEP=1 BACKBEAT_SHARDS=1 BACKBEAT_BYTES=64k BACKBEAT_INTERN_LIMIT=1024,64k \
+  ASAN_OPTIONS=handle_segv=0 "$prog" start 2 "$w/out2" $drop 2>>"$w/err.kept" || fail "the kept daemon exited $?"
+ring=
+for r in "$w/kept"/*.ring; do
+  [ -f "$w/out2/spans.$(basename "$r" | cut -d. -f2)" ] && ring="$r" # a worker's, not the master's
+done
 if [ -n "$ring" ]; then
   "$cli" tail --format text "$ring" >"$w/tail.txt" 2>&1
   grep -q 'bbtest::DaemonRequest (enter)' "$w/tail.txt" && grep -q 'bbtest::DaemonRequest (exit)' "$w/tail.txt" ||
     fail "tail does not tell enter from exit: $(head -3 "$w/tail.txt")"
 else
-  fail "no dead worker's ring file left to tail"
+  fail "no dead worker's ring file kept (BACKBEAT_RING_KEEP) to tail"
 fi
 # The parent and the control command recorded nothing: no file names their pid. Every
 # dump/ring file must come from the master or a worker (they all recorded).

@@ -526,8 +526,9 @@ static void recover_two(const char *first) {
     bb_dump_close(d);
 }
 
-/* A crash: the crash handler's dump and the ring file the crash leaves behind hold the same
- * records, with the same keys (converted together: each once). */
+/* A crash: the crash handler's dump and the ring file the crash leaves behind (kept with
+ * BACKBEAT_RING_KEEP: a crash dump written whole removes it otherwise) hold the same records,
+ * with the same keys (converted together: each once). */
 static void crash(void) {
     char path_env[400];
     snprintf(path_env, sizeof path_env, "BACKBEAT_PATH=%s/crash.bb", g_dir);
@@ -535,6 +536,7 @@ static void crash(void) {
                    env_shards,
                    "BACKBEAT_ENABLE=1",
                    "BACKBEAT_DUMP_ON_CRASH=1",
+                   "BACKBEAT_RING_KEEP=1",
                    path_env,
                    "ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=0",
                    "UBSAN_OPTIONS=handle_segv=0",
