@@ -250,6 +250,7 @@ static int outside(const char *mib, int runs, const char *dir, const char *cli) 
 }
 
 int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* nothing buffered is copied into the children */
     if (argc < 5 || (strcmp(argv[1], "inproc") && strcmp(argv[1], "outside")) ||
         (!strcmp(argv[1], "outside") && argc < 6)) {
         fprintf(stderr, "usage: live_dump inproc|outside MIB RUNS DIR [BACKBEAT_CLI]\n");
