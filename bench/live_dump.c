@@ -97,8 +97,15 @@ static double report(const char *what, int run, const char *path, uint64_t cap, 
     tally t = {0};
     for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
         const bb_rinstance *in = bb_dump_instance(d, i);
-        for (uint32_t s = 0; s < in->shard_count; s++)
-            bb_shard_walk(d, &in->shards[s], count, &t, NULL);
+        for (uint32_t s = 0; s < in->shard_count; s++) {
+            bb_walk_stats ws = {0, 0};
+            bb_shard_walk(d, &in->shards[s], count, &t, &ws);
+            uint32_t id = in->shards[s].shard_id;
+            if (id < MAX_SHARDS && in->shards[s].capacity == cap) {
+                t.skipped[id] += ws.skipped_bytes;
+                t.head[id] = in->shards[s].head;
+            }
+        }
         if (in->shard_count > t.shards) t.shards = in->shard_count;
     }
     bb_dump_close(d);
