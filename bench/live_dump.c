@@ -5,8 +5,8 @@
  *  - outside: a child records into a ring file (BACKBEAT_RING_DIR) and this process runs
  *    `backbeat recover --force` on it RUNS times, then `backbeat watch` RUNS times (a rule on a
  *    marker record the child writes every 20 ms; `--max 1`).
- * Per dump and shard: the records kept, the share of the ring they fill (whole records of the
- * one event, as frames), the records that fail their check word (torn: must be 0), and the
+ * Per dump and shard: the records kept, the share of the window (the ring, or the bytes written
+ * when it has not wrapped yet) they fill (whole records of the one event, as frames), the records that fail their check word (torn: must be 0), and the
  * dump's wall time. Figures, not thresholds (scripts/bench.sh section `livedump`).
  * Usage: live_dump inproc|outside MIB RUNS DIR [BACKBEAT_CLI] */
 /* SPDX-License-Identifier: MIT */
@@ -112,7 +112,9 @@ static double report(const char *what, int run, const char *path, uint64_t cap, 
     double lo = 2;
     printf("   %-8s run %d (%6.1f ms):", what, run, secs * 1e3);
     for (uint32_t s = 0; s < 2 && s < MAX_SHARDS; s++) {
-        double share = (double)t.n[s] * (16 + sizeof(ld_rec) + 2) / (double)cap;
+        /* of the window: the ring, or what was written when it has not wrapped yet */
+        uint64_t window = t.head[s] < cap ? t.head[s] : cap;
+        double share = window ? (double)t.n[s] * (16 + sizeof(ld_rec) + 2) / (double)window : 1;
         lo = share < lo ? share : lo;
         printf("  shard %u %8llu records %5.1f%% torn %llu (laps %.1f, skipped %.1f%%)", s,
                (unsigned long long)t.n[s], 100 * share, (unsigned long long)t.bad[s],
