@@ -143,6 +143,17 @@ if want dump; then
   "$B/bench/dump_cost" "$WORK"
 fi
 
+# ---------------------------------------------------------------- livedump: live dumps keep every shard
+# 8 threads record back to back (2 shards on a 2-CPU host), 16 and 64 MiB per shard: per run
+# and shard the share of the ring a live dump keeps as whole records, in process
+# (bb_global_dump) and from outside on the ring file (`recover --force`, `watch`) (issue 37).
+if want livedump; then
+  for mib in 16 64; do
+    "$B/bench/live_dump" inproc "$mib" "${BB_LIVEDUMP_RUNS:-5}" "$WORK"
+    "$B/bench/live_dump" outside "$mib" "${BB_LIVEDUMP_RUNS:-3}" "$WORK" "$B/backbeat" 2>/dev/null
+  done
+fi
+
 # ---------------------------------------------------------------- lttng: side by side
 # BB_RECORD (each clock, rseq and fetch_add, disabled) against the ideal lock-prefixed path and
 # an LTTng-UST snapshot-session tracepoint, same process, same rounds, quiet and under a

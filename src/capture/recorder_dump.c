@@ -18,6 +18,7 @@
 
 #include "capture/recorder_internal.h"
 #include "capture/registry_internal.h"
+#include "common/cpu_hold.h"
 #include "common/error_set.h"
 #include "common/le_bytes.h"
 #include "format/fsize_guard.h"
@@ -127,28 +128,6 @@ _Static_assert(BB__RSEQ_STAGE == BB_RSEQ_INLINE_FRAME, "the inline sequence's la
  * oldest part of the window, the copy stops there, and the newest records are already safe. */
 #define BB__SNAP_CHUNK ((uint64_t)256 << 10)
 
-/* While copying shard `i`, the calling thread runs on CPU i (when it may), so that the writers
- * of that CPU's shard (rseq: only they write it; fetch_add: those whose CPU hint is i) wait for
- * the copy instead of lapping it. Best effort: `pinned` says whether `old` must be restored. */
-typedef struct pin {
-    bool pinned;
-    cpu_set_t old;
-} pin;
-
-static void pin_to(pin *p, uint32_t cpu) {
-    p->pinned = false;
-    if (cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof p->old, &p->old) != 0) return;
-    if (!CPU_ISSET(cpu, &p->old) || CPU_COUNT(&p->old) == 1) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    p->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
-}
-
-static void unpin(const pin *p) {
-    if (p->pinned) (void)sched_setaffinity(0, sizeof p->old, &p->old);
-}
-
 /* Copy the ring's chunks into buf newest first and return the cut they need: the bytes of a
  * chunk are intact from the bound seen right after its copy up (bb__ring_copy_cut: below it,
  * writes one lap later may have changed them while they were read). The copy stops at the
@@ -173,13 +152,55 @@ static uint64_t copy_newest_first(struct bb__recorder_hot *h, uint32_t i, uint8_
     return cut;
 }
 
-/* A copy that lost more than a tenth of its window to writers that lapped it (the copying
- * thread was preempted, and the shard's writers ran) is taken again, at most this many times in
- * all. */
-#define BB__SNAP_ATTEMPTS 4
-static bool lapped_much(const struct bb__recorder_hot *h, uint64_t h0, uint64_t end) {
-    uint64_t low = h0 > h->capacity ? h0 - h->capacity : 0;
-    return end > low && (end - low) * 10 > h0 - low;
+/* `n` bytes of the ring at absolute positions [from, to) into the same offsets of buf. */
+static void copy_span(const uint8_t *ring, uint64_t cap, uint8_t *buf, uint64_t from, uint64_t to) {
+    uint64_t off = from & (cap - 1), n = to - from, first = cap - off < n ? cap - off : n;
+    racy_copy_bytes(buf + off, ring + off, (size_t)first);
+    if (first < n) racy_copy_bytes(buf, ring, (size_t)(n - first));
+}
+
+/* Catching up: the window moved from [top - cap, top), copied, to [next - cap, next); copy the
+ * positions [top, next) the writers added meanwhile (all of the new window when they added a
+ * whole ring or more), newest chunk first, and return the cut as copy_newest_first does. The
+ * bytes copied before stay: those the writers overwrote since are below the new bound. */
+static uint64_t copy_since(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t top,
+                           uint64_t next, const bb__dump_events *ev) {
+    uint64_t cap = h->capacity, from = next - top < cap ? top : next - cap, cut = 0;
+    const uint8_t *ring = h->rings + ((uint64_t)i << h->cap_log2);
+    uint64_t *cursor = &h->cursors[i].head, chunk = cap < BB__SNAP_CHUNK ? cap : BB__SNAP_CHUNK;
+    /* a ring not wrapped: up to the chunk's end, as the first copy did (scratch_tidy) */
+    uint64_t hi = next < cap ? (next + chunk - 1) / chunk * chunk : next;
+    while (hi > from) {
+        uint64_t lo = hi - from > chunk ? hi - chunk : from;
+        copy_span(ring, cap, buf, lo, hi);
+        uint64_t hn = __atomic_fetch_add(cursor, 0, __ATOMIC_ACQ_REL); /* after the copy */
+        cut = bb__ring_copy_cut(next, hn, rseq_margin(h, i, ev, hn), cap);
+        if (cut > lo) return cut < hi ? cut : hi;
+        hi = lo;
+    }
+    return cut;
+}
+
+/* The copy goes on catching up (copy_since) while the writers overwrote more than this share of
+ * its window during the last round (1/128), at most this many rounds in all: each round copies
+ * only what was written during the one before, so the rounds shorten and the loss is what the
+ * writers add during the last, short one. */
+#define BB__SNAP_ROUNDS 8
+static bool lapped_some(const struct bb__recorder_hot *h, uint64_t top, uint64_t end) {
+    uint64_t low = top > h->capacity ? top - h->capacity : 0;
+    return end > low && (end - low) * 128 > top - low;
+}
+
+/* Collect the records in flight below `top` into fl[*n..cap), those not there already. */
+static void collect_more(struct bb__recorder_hot *h, uint32_t i, uint64_t top, bb__inflight *fl,
+                         size_t *n, size_t cap, int *budget) {
+    bb__inflight more[256];
+    size_t m = bb__inflight_collect(h, i, top, more, 256, budget), had = *n;
+    for (size_t k = 0; k < m && *n < cap; k++) {
+        size_t j = 0;
+        while (j < had && (fl[j].slot != more[k].slot || fl[j].pos != more[k].pos)) j++;
+        if (j == had) fl[(*n)++] = more[k];
+    }
 }
 
 /* Records in flight at h0 (fl): each is copied again once its writer completes it, or blanked if
@@ -213,25 +234,31 @@ static void settle_inflight(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf
  * So that no stale bytes pass for a record: records in flight at that moment are settled
  * (settle_inflight); the window loses every record that starts below the highest position that
  * writes one lap later may have changed while it was copied (copy_newest_first), or that lapped
- * writers may have written into (drop_lapped). The copy runs on the shard's own CPU (pin_to). */
+ * writers may have written into (drop_lapped). The copy runs on the shard's own CPU, as
+ * SCHED_FIFO where allowed, else in a time slice as long as it may (common/cpu_hold.h); a copy
+ * the writers lapped anyway catches up (copy_since) rather than starting over. */
 void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
                              const bb__dump_events *ev) {
     struct bb__recorder_hot *h = &rec->hot;
-    pin p;
-    pin_to(&p, i);
-    uint64_t h0, end;
-    bb__inflight fl[256];
-    size_t nfl;
-    int budget = 250; /* at most ~5 ms of waiting for writers per shard, all attempts together */
-    for (int attempt = 1;; attempt++) {
-        h0 = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
-        nfl = bb__inflight_collect(h, i, h0, fl, 256, &budget);
-        end = copy_newest_first(h, i, buf, h0, ev);
-        if (attempt == BB__SNAP_ATTEMPTS || !lapped_much(h, h0, end)) break;
-        sched_yield(); /* preempted during the copy: try again from a fresh time slice */
+    bb__cpu_hold hold;
+    bb__cpu_hold_take(&hold, i, true, bb__cpu_hold_slice_for(h->capacity));
+    bb__inflight fl[1024];
+    size_t nfl = 0;
+    int budget = 250; /* at most ~5 ms of waiting for writers per shard, all rounds together */
+    uint64_t h0 = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
+    collect_more(h, i, h0, fl, &nfl, 1024, &budget);
+    uint64_t end = copy_newest_first(h, i, buf, h0, ev);
+    for (int round = 1; round < BB__SNAP_ROUNDS && lapped_some(h, h0, end); round++) {
+        uint64_t low = h0 > h->capacity ? h0 - h->capacity : 0;
+        if ((end - low) * 4 > h0 - low) sched_yield(); /* preempted: go on from a fresh slice */
+        uint64_t next = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
+        collect_more(h, i, next, fl, &nfl, 1024, &budget);
+        uint64_t e = copy_since(h, i, buf, h0, next, ev);
+        end = e > end ? e : end;
+        h0 = next;
     }
+    bb__cpu_hold_drop(&hold); /* before waiting for the writers of this CPU */
     settle_inflight(h, i, buf, h0, fl, nfl, ev, &budget);
-    unpin(&p);
     *head = h0;
     drop_lapped(h, i, buf, h0, fl, nfl, ev, end);
 }

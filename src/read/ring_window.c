@@ -9,7 +9,8 @@
  * writer's mark and below the late bytes of a writer in flight under the window. A snapshot of
  * a running process re-copies the records in flight that completed and blanks the others; a
  * follow call stops the ring's read below the lowest record in flight (it comes with a later
- * call), so nothing it returns can still change. A dead process's file gets the blanking of
+ * call), so nothing it returns can still change. A snapshot of a running process copies ring i
+ * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path. A dead process's file gets the blanking of
  * docs/RING_FILE.md "Records in flight". */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "backbeat/reader.h"
+#include "common/cpu_hold.h"
 #include "common/error_set.h"
 #include "format/ring_cut.h"
 #include "format/ring_file.h"
@@ -39,6 +41,8 @@ typedef struct call {
                                   * (BB_RING_OLDEST kept as such: nothing is lost from it) */
     size_t *a0, *an;             /* per ring: its announcements anns[a0, a0 + an) */
     bb__ring_shard_out *out;
+    bb__cpu_hold hold; /* a live snapshot's hold on the CPU of the ring it copies */
+    bool held;
 } call;
 
 static uint64_t cursor_off(const bb_ring *r, uint32_t i) {
@@ -158,6 +162,8 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     else top = h0;
     if (!r->buf_zeroed) clear_outside(body, dcap, start, top);
     uint64_t end = copy_newest_first(c, i, start, top);
+    if (c->held) bb__cpu_hold_drop(&c->hold); /* before waiting for writers in flight */
+    c->held = false;
     bb__ring_ann *a = c->anns + c->a0[i];
     size_t again = c->live && !c->follow ? recopy_done(c, i, a, c->an[i]) : 0;
     bb__ring_view v = {body, dcap, top, start, r};
@@ -297,7 +303,12 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
             *len = 0;
             break;
         }
+        if (c.live && !cursors) { /* run where ring i's writers do (rseq: shard i is CPU i) */
+            bb__cpu_hold_take(&c.hold, i, true, bb__cpu_hold_slice_for(r->info.capacity));
+            c.held = true;
+        }
         if (c.live && !cursors && !refresh(&c, i)) {
+            if (c.held) bb__cpu_hold_drop(&c.hold);
             bb__ring_buf_put(*dump);
             *dump = NULL;
             *len = 0;

@@ -1,11 +1,17 @@
 /* live_complete.c — a live dump of a busy process keeps its shards (issue 37): 8 threads record
  * back to back into 2 shards (more writers than CPUs on a 2-CPU host) while the main thread
  * dumps into memory several times. Before issue 37 the copy of a shard took long enough for the
- * writers to lap it and whole shards came back empty; the snapshot now copies newest first on
- * the shard's CPU and cuts only what was overwritten. Each dump's shards must each hold whole
- * records covering at least FLOOR percent of the ring (a floor far below what a quiet host
- * reaches, see `make bench` section dump for the figure), and every record must be one a thread
- * wrote (its check word).
+ * writers to lap it and whole shards came back empty; the snapshot now copies newest first
+ * holding the shard's CPU (common/cpu_hold.h: its writers wait for the copy), catches up on
+ * what they added meanwhile and cuts only what was overwritten. Each dump's shards must each
+ * hold whole records covering at least FLOOR percent of the ring, and every record must be one
+ * a thread wrote (its check word). On a loaded 2-CPU host, privileged or not, the copy itself
+ * lost nothing in the runs measured (bench/live_dump, scripts/bench.sh section `livedump`),
+ * but these 4 MiB rings lost up to 17 % in the worst dump of a run (83-98 % kept; not traced
+ * further: the cuts below writers in flight or overtaken by a lap mid-record are the likely
+ * cause). The floor was 25 % of the ring before the CPU hold; it is now of the window (the
+ * bytes written when the ring has not wrapped yet: a first dump on a host at load 50+ found
+ * 2.4 of 4 MiB written).
  * Usage: recorder_live_complete [DUMPS [MIB_PER_SHARD]] (default 3 dumps, 4 MiB). */
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
@@ -16,7 +22,7 @@
 #include "rec_util.h"
 
 #define WRITERS 8
-#define FLOOR 25 /* percent of each ring kept as whole records, in every dump */
+#define FLOOR 60 /* percent of each ring kept as whole records, in every dump */
 
 BB_EVENT(lc_rec, "test::live", "Rec", NULL, BB_KEY(uint32_t, writer, NULL),
          BB_FIELD(uint32_t, pad, NULL), BB_FIELD(uint64_t, seq, NULL),
@@ -34,13 +40,19 @@ static void *writer(void *arg) {
     return NULL;
 }
 
-/* Check one dump: every shard's records are whole and cover FLOOR % of the ring. */
+/* Check one dump: every shard's records are whole and cover FLOOR % of its window. */
 static void verify(int round, uint64_t cap) {
     rec_dump d;
     rec_dump_take(rec, &d);
     for (uint32_t sh = 0; sh < bb_recorder_shard_count(rec); sh++) {
         rec_list l = {0};
         rec_collect(&d, sh, &l);
+        /* the window: the ring, or what was written when it has not wrapped yet (a loaded host
+         * gives the writers little time before the first dump) */
+        uint64_t head = 0;
+        for (size_t k = 0; k < d.inst->shard_count; k++)
+            if (d.inst->shards[k].shard_id == sh) head = d.inst->shards[k].head;
+        uint64_t window = head < cap ? head : cap;
         uint64_t bytes = 0, bad = 0;
         for (size_t i = 0; i < l.n; i++) {
             lc_rec r;
@@ -48,10 +60,13 @@ static void verify(int round, uint64_t cap) {
             bad += r.writer >= WRITERS || r.check != check_of(r.writer, r.seq);
             bytes += 16u + l.items[i].size + 2u; /* ts, id, fields, suffix */
         }
-        fprintf(stderr, "live_complete: dump %d shard %u: %zu records, %.1f%% of the ring\n", round,
-                sh, l.n, 100.0 * (double)bytes / (double)cap);
+        fprintf(
+            stderr,
+            "live_complete: dump %d shard %u: %zu records, %.1f%% of the window (%.1f%% of the ring)\n",
+            round, sh, l.n, window ? 100.0 * (double)bytes / (double)window : 100.0,
+            100.0 * (double)bytes / (double)cap);
         CHECK_EQ_U64(bad, 0);
-        CHECK(bytes * 100 >= cap * FLOOR);
+        CHECK(bytes * 100 >= window * FLOOR);
         free(l.items);
     }
     rec_dump_release(&d);
