@@ -89,22 +89,16 @@ static void carve(bb__intern_table *t, uint32_t *slots, bb__intern_entry *entrie
     t->heads = pos ? pos + (size_t)t->ngens * 3 * shards : NULL;
 }
 
-/* Contract: see recorder_internal.h. */
-bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes,
-                                struct bb__recorder_hot *hot) {
-    uint32_t ngens = hot ? gens_for(entries, bytes) : 1;
-    bb_status st = layout(t, entries, bytes, ngens);
-    if (st != BB_OK) return st;
-    uint32_t shards = hot ? hot->shard_count : 0;
+/* Allocate the table's hash slots and, with generations, its per-shard positions and the
+ * registry snapshot of its scans; point the generations into them and `ents`/`arena`. */
+static bb_status attach(bb__intern_table *t, struct bb__recorder_hot *hot, bb__intern_entry *ents,
+                        uint8_t *arena) {
+    uint32_t ngens = t->ngens, shards = hot ? hot->shard_count : 0;
     uint32_t *slots = calloc((size_t)(t->slot_mask + 1) * ngens, sizeof *slots);
-    bb__intern_entry *ents = calloc(entries, sizeof *ents);
-    uint8_t *arena = malloc(bytes);
     uint64_t *pos = ngens > 1 ? calloc((size_t)shards * (3 * ngens + 1), sizeof *pos) : NULL;
     const bb_event_desc **events = ngens > 1 ? calloc(BB_SIG_MAX_EVENTS, sizeof *events) : NULL;
-    if (!slots || !ents || !arena || (ngens > 1 && (!pos || !events))) {
+    if (!slots || (ngens > 1 && (!pos || !events))) {
         free(slots);
-        free(ents);
-        free(arena);
         free(pos);
         free(events);
         return BB_ERR_NOMEM;
@@ -112,6 +106,21 @@ bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t 
     carve(t, slots, ents, arena, pos, shards);
     t->events = events;
     t->hot = ngens > 1 ? hot : NULL;
+    return BB_OK;
+}
+
+/* Contract: see recorder_internal.h. */
+bb_status bb__intern_table_init(bb__intern_table *t, uint32_t entries, uint32_t bytes,
+                                struct bb__recorder_hot *hot) {
+    bb_status st = layout(t, entries, bytes, hot ? gens_for(entries, bytes) : 1);
+    if (st != BB_OK) return st;
+    bb__intern_entry *ents = calloc(entries, sizeof *ents);
+    uint8_t *arena = malloc(bytes);
+    if (!ents || !arena || attach(t, hot, ents, arena) != BB_OK) {
+        free(ents);
+        free(arena);
+        return BB_ERR_NOMEM;
+    }
     return BB_OK;
 }
 
@@ -125,19 +134,7 @@ bb_status bb__intern_table_init_at(bb__intern_table *t, uint32_t entries, uint32
     if (st != BB_OK) return st;
     t->external = true;
     t->full_mirror = full_mirror;
-    uint32_t shards = hot ? hot->shard_count : 0;
-    uint32_t *slots = calloc((size_t)(t->slot_mask + 1) * ngens, sizeof *slots);
-    uint64_t *pos = ngens > 1 ? calloc((size_t)shards * (3 * ngens + 1), sizeof *pos) : NULL;
-    const bb_event_desc **events = ngens > 1 ? calloc(BB_SIG_MAX_EVENTS, sizeof *events) : NULL;
-    if (!slots || (ngens > 1 && (!pos || !events))) {
-        free(slots);
-        free(pos);
-        free(events);
-        return BB_ERR_NOMEM;
-    }
-    carve(t, slots, entry_mem, arena_mem, pos, shards);
-    t->events = events;
-    t->hot = ngens > 1 ? hot : NULL;
+    if (attach(t, hot, entry_mem, arena_mem) != BB_OK) return BB_ERR_NOMEM;
     t->gen_mirror = gen_mirror;
     for (uint32_t g = 0; gen_mirror && g < BB__INTERN_FILE_GENS; g++) bb__intern_mirror(t, g);
     return BB_OK;
