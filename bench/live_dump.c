@@ -174,9 +174,9 @@ static int ring_of(const char *dir, pid_t pid, char *out, size_t cap) {
         struct dirent *e;
         while (d && (e = readdir(d)))
             if (!strncmp(e->d_name, prefix, strlen(prefix)) && strstr(e->d_name, ".ring")) {
-                snprintf(out, cap, "%s/%s", dir, e->d_name);
+                int n = snprintf(out, cap, "%s/%s", dir, e->d_name);
                 closedir(d);
-                return 0;
+                return n > 0 && (size_t)n < cap ? 0 : -1;
             }
         if (d) closedir(d);
         nap_ms(10);
