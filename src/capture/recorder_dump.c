@@ -396,8 +396,9 @@ static bool mark_visit(void *vctx, uint64_t start, uint64_t end) {
         if (f->type != BB_TYPE_INTERNED || f->width != 4) continue;
         uint32_t v;
         frame_read(m, start, whole, BB__FRAME_HEAD + f->offset, &v, 4);
-        if (v == BB_INTERN_FULL_ID) {
-            m->c->full_named = true;
+        if (v == BB_INTERN_FULL_ID) { /* the placeholder, where the table refused strings (a
+                                        * field left 0 otherwise: no entry, as before) */
+            m->c->full_named = m->c->full_named || m->c->full_entry;
             continue;
         }
         uint32_t bit = v - m->lo - 1;

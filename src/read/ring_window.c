@@ -10,8 +10,8 @@
  * a running process re-copies the records in flight that completed and blanks the others; a
  * follow call stops the ring's read below the lowest record in flight (it comes with a later
  * call), so nothing it returns can still change. A snapshot of a running process copies ring i
- * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path. A dead process's file gets the blanking of
- * docs/RING_FILE.md "Records in flight". */
+ * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path. A dead
+ * process's file gets the blanking of docs/RING_FILE.md "Records in flight". */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <sched.h>
