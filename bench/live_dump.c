@@ -6,8 +6,9 @@
  *    `backbeat recover --force` on it RUNS times, then `backbeat watch` RUNS times (a rule on a
  *    marker record the child writes every 20 ms; `--max 1`).
  * Per dump and shard: the records kept, the share of the window (the ring, or the bytes written
- * when it has not wrapped yet) they fill (whole records of the one event, as frames), the records that fail their check word (torn: must be 0), and the
- * dump's wall time. Figures, not thresholds (scripts/bench.sh section `livedump`).
+ * when it has not wrapped yet) they fill (whole records of the one event, as frames), the records
+ * that fail their check word (torn: must be 0), and the dump's wall time. Figures, not thresholds
+ * (scripts/bench.sh section `livedump`).
  * Usage: live_dump inproc|outside MIB RUNS DIR [BACKBEAT_CLI] */
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>

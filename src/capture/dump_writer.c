@@ -7,10 +7,10 @@
  * fed from the descriptors through thin adapters; so does the section table
  * (bb__table_instance). The public bb_sink is taken as the format's sink (format/sink.h),
  * which it mirrors. Small items are packed into a fixed-size stack buffer flushed to the sink;
- * large regions (ring snapshots, view texts, long intern entries) go to the sink directly. Nothing is allocated and only async-signal-safe operations are used (no
- * stdio, no locale, no malloc), so with the fd sink the whole write may run inside a signal
- * handler. Stack use is about BB_WRITER_BUF_SIZE plus a few hundred bytes.
- */
+ * large regions (ring snapshots, view texts, long intern entries) go to the sink directly. Nothing
+ * is allocated and only async-signal-safe operations are used (no stdio, no locale, no malloc), so
+ * with the fd sink the whole write may run inside a signal handler. Stack use is about
+ * BB_WRITER_BUF_SIZE plus a few hundred bytes. */
 /* SPDX-License-Identifier: MIT */
 #include "backbeat/dump_writer.h"
 #include "capture/dump_blanks.h"

@@ -21,8 +21,8 @@
  * addressing, 2x its entries) maps strings to entries for de-duplication. Ids grow: generation
  * k's are id_base + index + 1, never handed out again. When the current generation is full the
  * next one starts in the storage of the oldest, which is recycled only once every ring has
- * wrapped past the records that may name it (docs/guide/instrument.md). Readers on the crash path take
- * the ready prefix of each live generation. */
+ * wrapped past the records that may name it (docs/guide/instrument.md). Readers on the crash path
+ * take the ready prefix of each live generation. */
 typedef struct bb__intern_entry {
     uint32_t off; /* into arena */
     uint32_t len;

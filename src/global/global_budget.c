@@ -5,9 +5,8 @@
  * the free space; with keep-newest the oldest deletable ones (dumps; ring files of processes
  * that are gone) are removed until the new file fits, with keep-oldest nothing is, nor for a
  * new ring file (a process that may never record evicts nobody). A live process's ring file is
- * never removed: its writer holds an flock on it for life, whatever its pid namespace. Async-signal-safe (the crash dump uses it): raw
- * syscalls, fixed buffers, no allocation.
- */
+ * never removed: its writer holds an flock on it for life, whatever its pid namespace.
+ * Async-signal-safe (the crash dump uses it): raw syscalls, fixed buffers, no allocation. */
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <errno.h>

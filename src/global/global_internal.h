@@ -151,9 +151,9 @@ uint64_t bb__g_share_bytes(uint64_t share, uint64_t fs_bytes);
 
 /* Before writing a file of about `need` bytes into b->dir: take the directory's lock, measure
  * its backbeat files (any process's) and its free space and, with keep-newest (and not
- * b->ring), remove the oldest dumps and ring files of dead processes until the file fits. Returns 0 (write it; the
- * lock is held until bb__g_budget_leave(*lock_fd)) or ENOSPC (do not; reported on stderr once
- * per process; no lock held). A NULL or empty budget admits everything. */
+ * b->ring), remove the oldest dumps and ring files of dead processes until the file fits. Returns 0
+ * (write it; the lock is held until bb__g_budget_leave(*lock_fd)) or ENOSPC (do not; reported on
+ * stderr once per process; no lock held). A NULL or empty budget admits everything. */
 int bb__g_budget_enter(bb__g_budget *b, uint64_t need, int *lock_fd);
 /* After the file was written (or not): release the lock. */
 void bb__g_budget_leave(int lock_fd);

@@ -161,7 +161,8 @@ typedef struct bb__ring_ann {
 /* The announcements of every shard (entries whose tag is tag_base + shard, length a frame's
  * and at most the capacity; the overflow entry ignored), sorted by shard, into *out (malloc'ed;
  * *n of them). `wait`: an unknown position is re-read (spinning, yielding now and then, a
- * bounded number of times) while its writer is between announcing and reserving. False on allocation failure. */
+ * bounded number of times) while its writer is between announcing and reserving. False on
+ * allocation failure. */
 bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, size_t *n);
 
 /* One ring's copy as the cut sees it: `ring` holds `cap` bytes, the window is [low, head). */
