@@ -384,6 +384,7 @@ static bool mark_visit(void *vctx, uint64_t start, uint64_t end) {
     mark_walk *m = vctx;
 #ifdef BB_TSAN
     bool whole = false; /* a live ring (crash path): read through ring_cut.c's racy reads */
+    (void)end;
 #else
     bool whole = (start & (m->cap - 1)) + (end - start) <= m->cap;
 #endif
