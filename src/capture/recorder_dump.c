@@ -309,15 +309,18 @@ typedef struct dump_ctx {
     uint64_t next_bit; /* the bit after the last one passed */
 } dump_ctx;
 
+/* The id-0 entry, where the table refused strings. */
+static bb_intern_item full_item(void) {
+    bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
+                         BB_INTERN_FULL_TEXT};
+    return it;
+}
+
 /* Entry i of the exact section: BB_INTERN_FULL_ID first when a record names it, then the
  * marked entries by bit (generations oldest first, so ids ascend). */
 static bb_intern_item marked_get(dump_ctx *c, size_t i) {
     if (c->full_named) {
-        if (i == 0) {
-            bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
-                                 BB_INTERN_FULL_TEXT};
-            return it;
-        }
+        if (i == 0) return full_item();
         i--;
     }
     if (i + 1 < c->next_i) c->next_i = c->next_bit = 0;
@@ -342,11 +345,7 @@ static bb_intern_item intern_get(void *vctx, size_t i) {
     dump_ctx *c = vctx;
     if (c->selected) return marked_get(c, i);
     if (c->full_entry) {
-        if (i == 0) {
-            bb_intern_item it = {BB_INTERN_FULL_ID, (uint32_t)(sizeof BB_INTERN_FULL_TEXT - 1),
-                                 BB_INTERN_FULL_TEXT};
-            return it;
-        }
+        if (i == 0) return full_item();
         i--;
     }
     return bb__intern_table_item(&c->rec->intern, &c->intern, (uint32_t)i);

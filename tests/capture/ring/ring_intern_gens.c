@@ -130,6 +130,15 @@ static uint32_t get32(const uint8_t *h, size_t off) {
     return v;
 }
 
+/* The ring file's header at `path` into h (a failed read is a failed check; h then zero). */
+static void read_header(const char *path, uint8_t h[BB_RING_HEADER_SIZE]) {
+    memset(h, 0, BB_RING_HEADER_SIZE);
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0 && pread(fd, h, BB_RING_HEADER_SIZE, 0) == (ssize_t)BB_RING_HEADER_SIZE,
+          "cannot read %s", path);
+    if (fd >= 0) close(fd);
+}
+
 /* The generations the file's table went through: its storages' reuses, and the newest number. */
 static uint64_t turned(const uint8_t *h, uint32_t *newest) {
     uint64_t n = 0;
@@ -230,9 +239,7 @@ static void recover_after_kill(void) {
     char *args[] = {BB_CLI, "recover", ring, "-o", out, NULL};
     CHECK(run_cli(args) == 0, "backbeat recover %s failed", ring);
     uint8_t h[BB_RING_HEADER_SIZE];
-    int fd = open(ring, O_RDONLY);
-    CHECK(fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h, "cannot read %s", ring);
-    if (fd >= 0) close(fd);
+    read_header(ring, h);
     uint32_t newest;
     uint64_t gens = turned(h, &newest);
     tally t = {0};
@@ -378,9 +385,7 @@ static void follow_live(void) {
     char path[400];
     snprintf(path, sizeof path, "%s", bb_recorder_ring_path(w.rec));
     uint8_t h[BB_RING_HEADER_SIZE];
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h, "cannot read %s", path);
-    if (fd >= 0) close(fd);
+    read_header(path, h);
     uint32_t newest;
     uint64_t gens = turned(h, &newest);
     report("live follower", NF, gens, &t);
