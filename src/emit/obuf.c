@@ -181,6 +181,12 @@ static inline void put_dec(char *end, uint64_t v) {
     }
 }
 
+char *em_put_u64(char *p, uint64_t v) {
+    unsigned n = dec_len(v);
+    put_dec(p + n, v);
+    return p + n;
+}
+
 void em_obuf_u64(em_obuf *b, uint64_t v) {
     unsigned n = dec_len(v);
     char *p = em_obuf_room(b, n), tmp[20];
