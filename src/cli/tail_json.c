@@ -41,6 +41,9 @@ typedef struct plan {
 
 struct tail_json {
     plan slot[PLAN_SLOTS];
+    uint64_t ts_hi;   /* the last timestamp's digits but its last 8 (ts / 10^8, > 0)... */
+    char ts_text[16]; /* ...as text (ts_len bytes; 0: none yet) */
+    size_t ts_len;
 };
 
 tail_json *tail_json_new(void) { return calloc(1, sizeof(tail_json)); }
@@ -196,6 +199,25 @@ static inline char *put_value(char *p, const op *o, const uint8_t *fields) {
     return put_json_i64(p, (int64_t)raw);
 }
 
+/* A timestamp as put_json_u64 writes it: the records of a poll share all but their last 8
+ * digits, written once and copied. */
+static inline char *put_ts(tail_json *j, char *p, uint64_t ts) {
+    uint64_t hi = ts / 100000000u;
+    if (hi == 0) return put_json_u64(p, ts);
+    if (hi != j->ts_hi || !j->ts_len) {
+        j->ts_len = (size_t)(em_put_u64(j->ts_text, hi) - j->ts_text);
+        j->ts_hi = hi;
+    }
+    bool quote = ts > BB_JSON_SAFE_MAX;
+    *p = '"';
+    p += quote;
+    memcpy(p, j->ts_text, sizeof j->ts_text); /* (hi has at most 12 digits) */
+    em_put_dec8(p + j->ts_len, (uint32_t)(ts - hi * 100000000u));
+    p += j->ts_len + 8;
+    *p = '"';
+    return p + quote;
+}
+
 /* ---- log lines ------------------------------------------------------------------------------ */
 
 /* A log record's level, file, line, function and message as JSON members. */
@@ -277,7 +299,7 @@ bool tail_json_put(tail_json *j, em_obuf *b, const bb_rschema *s, const bb_rinst
     }
     char *start = q;
     memcpy(q, "{\"ts_nanos\":", 12);
-    q = put_json_u64(q + 12, ts);
+    q = put_ts(j, q + 12, ts);
     memcpy(q, p->text.data, p->mid_len);
     q = em_put_u64(q + p->mid_len, shard);
     for (size_t i = 0; i < p->nops; i++) {

@@ -181,6 +181,8 @@ static inline void put_dec(char *end, uint64_t v) {
     }
 }
 
+void em_put_dec8(char *p, uint32_t v) { put8(p + 8, v); }
+
 char *em_put_u64(char *p, uint64_t v) {
     unsigned n = dec_len(v);
     put_dec(p + n, v);

@@ -59,6 +59,8 @@ static inline char *em_obuf_room(em_obuf *b, size_t n) {
 /* Inline so that a literal's length is known at compile time. */
 static inline void em_obuf_puts(em_obuf *b, const char *s) { em_obuf_write(b, s, strlen(s)); }
 void em_obuf_printf(em_obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v (< 10^8) as exactly 8 decimal digits (leading zeros) at p. */
+void em_put_dec8(char *p, uint32_t v);
 /* v's decimal digits written at p (at most 20 bytes); returns the end. */
 char *em_put_u64(char *p, uint64_t v);
 void em_obuf_u64(em_obuf *b, uint64_t v);
