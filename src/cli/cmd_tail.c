@@ -33,7 +33,7 @@ static const char tail_help[] =
     "dead processes, in timestamp order. The files are read only: the writers are not affected.\n"
     "\n"
     "  -f, --follow         keep printing records as they are committed (polling every 10-20 ms,\n"
-    "                       at once while behind),\n"
+    "                       more often for a busy writer, at once while behind),\n"
     "                       until SIGINT / SIGTERM, or until every followed process has exited\n"
     "                       and its rings are drained; with --scan, new ring files are picked up\n"
     "      --format F       text (one aligned line per record; the default on a terminal) or\n"
@@ -450,17 +450,30 @@ static bool all_done(const tail_state *t) {
     return true;
 }
 
-/* A poll that printed this many records or more found the follower behind: the next one
- * comes at once (a busy writer laps a 16 MiB ring of 40-byte records in ~70 ms at 6 M/s). */
-#define BEHIND 2048
+/* The records a poll aims at: few enough that a poll's window, items and output stay in the
+ * caches, enough that its fixed cost (the follow call, the dump's schemas) is spread thin. A
+ * poll of BATCH or more found the follower behind: the next one comes at once. */
+#define BATCH 8192
 
-/* Poll until stopped, or (following) until every process is gone and drained: at once after a
- * poll of BEHIND records or more, else every 10 ms after a poll that printed, every 20 ms when
- * idle; a --scan directory listed every 250 ms. */
+/* The nap after a poll that printed `printed` records gathered over `took` ns (since the last
+ * poll began): at once when behind, else long enough for about BATCH records at that rate, at
+ * most 10 ms; 20 ms when idle. */
+static uint64_t nap_ns(size_t printed, uint64_t took) {
+    if (!printed) return 20000000u;
+    if (printed >= BATCH) return 0;
+    uint64_t ns = (uint64_t)((double)took * (double)(BATCH - printed) / (double)printed);
+    return ns < 10000000u ? ns : 10000000u;
+}
+
+/* Poll until stopped, or (following) until every process is gone and drained: as nap_ns says
+ * (a slow writer's records every 10 ms, a busy one's in batches of about BATCH records, none
+ * left waiting while behind); a --scan directory listed every 250 ms. */
 static int run(tail_state *t) {
-    uint64_t last_scan = cli_now_ns();
+    uint64_t last_scan = cli_now_ns(), began = last_scan;
     for (int tries = 0;; tries++) {
         size_t printed = 0;
+        uint64_t now = cli_now_ns(), took = now - began;
+        began = now;
         t->retry = 0;
         if (!poll_all(t, &printed))
             return cli_stop == 2 && !(t->file_failed || t->skipped) ? CLI_OK : CLI_FAIL;
@@ -470,8 +483,9 @@ static int run(tail_state *t) {
         }
         if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc))
             return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
-        struct timespec nap = {0, printed ? 10000000L : 20000000L};
-        if (printed < BEHIND) nanosleep(&nap, NULL);
+        uint64_t ns = nap_ns(printed, took);
+        struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+        if (ns) nanosleep(&nap, NULL);
         if (cli_stop) return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
