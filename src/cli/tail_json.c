@@ -15,6 +15,7 @@
 
 #define PLAN_SLOTS 64u /* plans kept at once (a table by address; a collision rebuilds) */
 #define VALUE_MAX 22u  /* the longest fast value: a quoted "-9223372036854775808" */
+#define SLACK 48u      /* bytes written past a piece: digits in blocks of 8, text in blocks of 32 */
 
 enum op_kind { OP_UINT, OP_INT, OP_BOOL, OP_OTHER };
 
@@ -42,7 +43,7 @@ typedef struct plan {
 struct tail_json {
     plan slot[PLAN_SLOTS];
     uint64_t ts_hi;   /* the last timestamp's digits but its last 8 (ts / 10^8, > 0)... */
-    char ts_text[16]; /* ...as text (ts_len bytes; 0: none yet) */
+    char ts_text[24]; /* ...as text (ts_len bytes; 0: none yet) */
     size_t ts_len;
 };
 
@@ -124,10 +125,12 @@ static plan *plan_for(tail_json *j, const bb_rschema *s, const bb_rinstance *ins
         p->ops_cap = s->field_count;
     }
     plan_text(p, s, inst);
-    if (p->text.failed) return NULL;
+    char *slack = em_obuf_room(&p->text, SLACK); /* read by copy32, never printed */
+    if (p->text.failed || !slack) return NULL;
+    memset(slack, 0, SLACK);
     p->is_log = lf_site_parse(s, &p->site);
     p->fast = !p->is_log;
-    p->bound = 12 + VALUE_MAX + p->mid_len + 10 + 2;
+    p->bound = 12 + VALUE_MAX + p->mid_len + 10 + 2 + SLACK;
     for (size_t i = 0; i < p->nops; i++) {
         p->fast &= p->ops[i].kind != OP_OTHER;
         p->bound += p->ops[i].key_len + VALUE_MAX;
@@ -135,6 +138,12 @@ static plan *plan_for(tail_json *j, const bb_rschema *s, const bb_rinstance *ins
     p->schema = s;
     p->inst = inst;
     return p;
+}
+
+/* n bytes from src to dst in blocks of 32 (fixed-size copies, no call): up to 31 bytes past
+ * n are read and written. */
+static inline void copy32(char *dst, const char *src, size_t n) {
+    for (size_t i = 0; i < n; i += 32) memcpy(dst + i, src + i, 32);
 }
 
 /* ---- values --------------------------------------------------------------------------------- */
@@ -211,8 +220,8 @@ static inline char *put_ts(tail_json *j, char *p, uint64_t ts) {
     bool quote = ts > BB_JSON_SAFE_MAX;
     *p = '"';
     p += quote;
-    memcpy(p, j->ts_text, sizeof j->ts_text); /* (hi has at most 12 digits) */
-    em_put_dec8(p + j->ts_len, (uint32_t)(ts - hi * 100000000u));
+    memcpy(p, j->ts_text, sizeof j->ts_text); /* (hi: at most 12 digits) */
+    em_put8(p + j->ts_len, (uint32_t)(ts - hi * 100000000u));
     p += j->ts_len + 8;
     *p = '"';
     return p + quote;
@@ -278,7 +287,7 @@ static void put_general(em_obuf *b, const plan *p, uint64_t ts, uint32_t shard,
         em_obuf_write(b, p->text.data + o->key_at, o->key_len);
         if (p->is_log && log_arg(b, &p->schema->fields[o->fi], fields)) continue;
         char *room;
-        if (o->kind != OP_OTHER && (room = em_obuf_room(b, VALUE_MAX)) != NULL)
+        if (o->kind != OP_OTHER && (room = em_obuf_room(b, VALUE_MAX + SLACK)) != NULL)
             b->len += (size_t)(put_value(room, o, fields) - room);
         else em_obuf_json_field(b, p->schema, o->fi, fields, p->inst);
     }
@@ -300,11 +309,11 @@ bool tail_json_put(tail_json *j, em_obuf *b, const bb_rschema *s, const bb_rinst
     char *start = q;
     memcpy(q, "{\"ts_nanos\":", 12);
     q = put_ts(j, q + 12, ts);
-    memcpy(q, p->text.data, p->mid_len);
+    copy32(q, p->text.data, p->mid_len);
     q = em_put_u64(q + p->mid_len, shard);
     for (size_t i = 0; i < p->nops; i++) {
         const op *o = &p->ops[i];
-        memcpy(q, p->text.data + o->key_at, o->key_len);
+        copy32(q, p->text.data + o->key_at, o->key_len);
         q = put_value(q + o->key_len, o, fields);
     }
     q[0] = '}';
