@@ -72,6 +72,10 @@ static inline void em_put8(char *p, uint32_t v) {
 /* v (< 10^8) in decimal at p, its 8 digits written and the leading zeros shifted out in one
  * 8-byte store: p needs 8 bytes of room whatever v's length. Returns the end of the digits. */
 static inline char *em_put_short(char *p, uint32_t v) {
+    if (v < 10) { /* a shard, a flag, a small count */
+        *p = (char)('0' + v);
+        return p + 1;
+    }
     char t[8];
     uint64_t x;
     em_put8(t, v);
