@@ -347,6 +347,30 @@ static bool is_padding(const bb_rfield *f) {
     return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
 }
 
+/* n spaces. */
+static void put_spaces(em_obuf *b, size_t n) {
+    static const char sp[] = "                                ";
+    for (; n > sizeof sp - 1; n -= sizeof sp - 1) em_obuf_write(b, sp, sizeof sp - 1);
+    em_obuf_write(b, sp, n);
+}
+
+/* A name as "%.*s" prints it: up to its first NUL byte. */
+static void put_cut(em_obuf *b, bb_strview v) {
+    const char *nul = memchr(v.ptr, 0, v.len);
+    em_obuf_write(b, v.ptr, nul ? (size_t)(nul - v.ptr) : v.len);
+}
+
+/* A timestamp as seconds, '.', and 9 digits of nanoseconds. */
+static void put_time(em_obuf *b, uint64_t ts) {
+    uint32_t ns = (uint32_t)(ts % 1000000000u);
+    char frac[10];
+    frac[0] = '.';
+    frac[1] = (char)('0' + ns / 100000000u);
+    em_put8(frac + 2, ns % 100000000u);
+    em_obuf_u64(b, ts / 1000000000u);
+    em_obuf_write(b, frac, sizeof frac);
+}
+
 static void print_text(tail_state *t, const item *it, const walk_run *ru) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
@@ -370,14 +394,29 @@ static void print_text(tail_state *t, const item *it, const walk_run *ru) {
     const char *ph = s->phase ? bb__phase_name(s->phase) : "";
     size_t shown = s->name.len + (s->phase ? strlen(ph) + 3 : 0);
     if (shown > t->name_width) t->name_width = shown;
-    em_obuf_printf(b, "%llu.%09llu  %.*s%s%s%s%*s  ", (unsigned long long)(it->ts / 1000000000u),
-                   (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
-                   s->phase ? " (" : "", ph, s->phase ? ")" : "", (int)(t->name_width - shown), "");
-    if (inst->has_process) em_obuf_printf(b, "pid %llu ", (unsigned long long)inst->pid);
-    em_obuf_printf(b, "%016llx/%-3u", (unsigned long long)inst->instance_id, ru->shard);
+    put_time(b, it->ts);
+    em_obuf_write(b, "  ", 2);
+    put_cut(b, s->name);
+    if (s->phase) {
+        em_obuf_write(b, " (", 2);
+        em_obuf_puts(b, ph);
+        em_obuf_putc(b, ')');
+    }
+    put_spaces(b, t->name_width - shown + 2);
+    if (inst->has_process) {
+        em_obuf_write(b, "pid ", 4);
+        em_obuf_u64(b, inst->pid);
+        em_obuf_putc(b, ' ');
+    }
+    em_obuf_hex16(b, inst->instance_id);
+    em_obuf_putc(b, '/');
+    em_obuf_u64(b, ru->shard); /* "%-3u" */
+    put_spaces(b, ru->shard < 10 ? 2 : ru->shard < 100 ? 1 : 0);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        em_obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
+        em_obuf_write(b, "  ", 2);
+        put_cut(b, s->fields[i].name);
+        em_obuf_putc(b, '=');
         em_obuf_json_field(b, s, i, fields, inst);
     }
     em_obuf_putc(b, '\n');
