@@ -106,7 +106,7 @@ typedef struct wrap_fix {
 
 typedef struct tail_state {
     const tail_opts *o;
-    tail_json *json;
+    cli_tail_json *json;
     source *src;
     size_t nsrc;
     em_obuf out;
@@ -430,12 +430,13 @@ static bool print_items(tail_state *t) {
         t->out.failed = ENOMEM;
         return false;
     }
-    tail_json_reset(t->json); /* the poll's schemas and instances go with its dumps */
+    cli_tail_json_reset(t->json); /* the poll's schemas and instances go with its dumps */
     for (size_t i = 0; i < t->nitems; i++) {
         const item *it = &t->items[i];
         const walk_run *ru = &t->runs[it->run];
         if (t->o->jsonl)
-            tail_json_put(t->json, &t->out, it->schema, ru->inst, it->ts, ru->shard, it->fields);
+            cli_tail_json_put(t->json, &t->out, it->schema, ru->inst, it->ts, ru->shard,
+                              it->fields);
         else print_text(t, it, ru);
     }
     t->nitems = t->arena_len = t->nruns = t->nfix = 0;
@@ -546,7 +547,7 @@ static void state_free(tail_state *t) {
     free(t->runs);
     free(t->fix);
     free(t->arena);
-    tail_json_free(t->json);
+    cli_tail_json_free(t->json);
     em_obuf_finish(&t->out);
 }
 
@@ -554,7 +555,7 @@ static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!(t->json = tail_json_new()) || !em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20))
+    if (!(t->json = cli_tail_json_new()) || !em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20))
         return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)

@@ -40,16 +40,16 @@ typedef struct plan {
     size_t nops, ops_cap;
 } plan;
 
-struct tail_json {
+struct cli_tail_json {
     plan slot[PLAN_SLOTS];
     uint64_t ts_hi;   /* the last timestamp's digits but its last 8 (ts / 10^8, > 0)... */
     char ts_text[24]; /* ...as text (ts_len bytes; 0: none yet) */
     size_t ts_len;
 };
 
-tail_json *tail_json_new(void) { return calloc(1, sizeof(tail_json)); }
+cli_tail_json *cli_tail_json_new(void) { return calloc(1, sizeof(cli_tail_json)); }
 
-void tail_json_free(tail_json *j) {
+void cli_tail_json_free(cli_tail_json *j) {
     for (size_t i = 0; j && i < PLAN_SLOTS; i++) {
         free(j->slot[i].text.data);
         free(j->slot[i].ops);
@@ -57,7 +57,7 @@ void tail_json_free(tail_json *j) {
     free(j);
 }
 
-void tail_json_reset(tail_json *j) {
+void cli_tail_json_reset(cli_tail_json *j) {
     for (size_t i = 0; i < PLAN_SLOTS; i++) j->slot[i].schema = NULL;
 }
 
@@ -110,7 +110,7 @@ static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst) {
 }
 
 /* The plan of s and inst: kept, or built into its slot. NULL when out of memory. */
-static plan *plan_for(tail_json *j, const bb_rschema *s, const bb_rinstance *inst) {
+static plan *plan_for(cli_tail_json *j, const bb_rschema *s, const bb_rinstance *inst) {
     uintptr_t h = ((uintptr_t)s >> 4) ^ ((uintptr_t)inst >> 6);
     plan *p = &j->slot[(h ^ (h >> 7)) % PLAN_SLOTS];
     if (p->schema == s && p->inst == inst) return p;
@@ -210,7 +210,7 @@ static inline char *put_value(char *p, const op *o, const uint8_t *fields) {
 
 /* A timestamp as put_json_u64 writes it: the records of a poll share all but their last 8
  * digits, written once and copied. */
-static inline char *put_ts(tail_json *j, char *p, uint64_t ts) {
+static inline char *put_ts(cli_tail_json *j, char *p, uint64_t ts) {
     uint64_t hi = ts / 100000000u;
     if (hi == 0) return put_json_u64(p, ts);
     if (hi != j->ts_hi || !j->ts_len) {
@@ -294,8 +294,8 @@ static void put_general(em_obuf *b, const plan *p, uint64_t ts, uint32_t shard,
     em_obuf_write(b, "}\n", 2);
 }
 
-bool tail_json_put(tail_json *j, em_obuf *b, const bb_rschema *s, const bb_rinstance *inst,
-                   uint64_t ts, uint32_t shard, const uint8_t *fields) {
+bool cli_tail_json_put(cli_tail_json *j, em_obuf *b, const bb_rschema *s, const bb_rinstance *inst,
+                       uint64_t ts, uint32_t shard, const uint8_t *fields) {
     plan *p = plan_for(j, s, inst);
     if (!p) {
         b->failed = b->failed ? b->failed : ENOMEM;
