@@ -202,7 +202,6 @@ static bool wanted(const tail_opts *o, const bb_rschema *s, uint64_t instance) {
 
 typedef struct walk_ctx {
     tail_state *t;
-    const bb_rinstance *inst;
     bool failed;
 } walk_ctx;
 
@@ -246,7 +245,7 @@ static void oldest_first(tail_state *t, size_t k, size_t fix0) {
 /* One shard's records into a run of their own. */
 static bool walk_shard(tail_state *t, bb_dump *d, const bb_rinstance *inst, const bb_rshard *sh) {
     if (!grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) return false;
-    walk_ctx c = {t, inst, false};
+    walk_ctx c = {t, false};
     size_t first = t->nitems, fix0 = t->nfix;
     bb_shard_walk(d, sh, take, &c, NULL);
     if (c.failed) return false;
