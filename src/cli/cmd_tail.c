@@ -118,10 +118,12 @@ typedef struct tail_state {
     size_t nfix, fix_cap;
     uint8_t *arena;
     size_t arena_len, arena_cap;
-    size_t name_width; /* text: the widest event name so far */
-    bool file_failed;  /* a followed file could not be read (named, dropped; exit 1) */
-    bool skipped;      /* a scanned file could not be opened (named, skipped; exit 1) */
-    int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
+    size_t name_width;       /* text: the widest event name so far */
+    em_obuf who;             /* text: put_who's text (in memory)... */
+    const walk_run *who_run; /* ...for this run of the poll being printed (NULL: none) */
+    bool file_failed;        /* a followed file could not be read (named, dropped; exit 1) */
+    bool skipped;            /* a scanned file could not be opened (named, skipped; exit 1) */
+    int retry;               /* some ring holds bytes (without --follow, nothing printed is retried:
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
 
@@ -370,6 +372,27 @@ static void put_time(em_obuf *b, uint64_t ts) {
     em_obuf_write(b, frac, sizeof frac);
 }
 
+/* "pid PID INSTANCE/SHARD" ("%016llx/%-3u"; no "pid PID " without a pid), built once per run:
+ * the text of run t->who_run. */
+static void put_who(tail_state *t, const walk_run *ru) {
+    if (t->who_run != ru) {
+        em_obuf *w = &t->who;
+        w->len = 0;
+        if (ru->inst->has_process) {
+            em_obuf_write(w, "pid ", 4);
+            em_obuf_u64(w, ru->inst->pid);
+            em_obuf_putc(w, ' ');
+        }
+        em_obuf_hex16(w, ru->inst->instance_id);
+        em_obuf_putc(w, '/');
+        em_obuf_u64(w, ru->shard);
+        put_spaces(w, ru->shard < 10 ? 2 : ru->shard < 100 ? 1 : 0);
+        t->who_run = w->failed ? NULL : ru;
+        if (w->failed) t->out.failed = t->out.failed ? t->out.failed : ENOMEM;
+    }
+    em_obuf_write(&t->out, t->who.data, t->who.len);
+}
+
 static void print_text(tail_state *t, const item *it, const walk_run *ru) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
@@ -402,15 +425,7 @@ static void print_text(tail_state *t, const item *it, const walk_run *ru) {
         em_obuf_putc(b, ')');
     }
     put_spaces(b, t->name_width - shown + 2);
-    if (inst->has_process) {
-        em_obuf_write(b, "pid ", 4);
-        em_obuf_u64(b, inst->pid);
-        em_obuf_putc(b, ' ');
-    }
-    em_obuf_hex16(b, inst->instance_id);
-    em_obuf_putc(b, '/');
-    em_obuf_u64(b, ru->shard); /* "%-3u" */
-    put_spaces(b, ru->shard < 10 ? 2 : ru->shard < 100 ? 1 : 0);
+    put_who(t, ru);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
         em_obuf_write(b, "  ", 2);
@@ -430,6 +445,7 @@ static bool print_items(tail_state *t) {
         return false;
     }
     cli_tail_json_reset(t->json); /* the poll's schemas and instances go with its dumps */
+    t->who_run = NULL;
     for (size_t i = 0; i < t->nitems; i++) {
         const item *it = &t->items[i];
         const walk_run *ru = &t->runs[it->run];
@@ -547,6 +563,7 @@ static void state_free(tail_state *t) {
     free(t->fix);
     free(t->arena);
     cli_tail_json_free(t->json);
+    free(t->who.data);
     em_obuf_finish(&t->out);
 }
 
@@ -554,7 +571,8 @@ static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!(t->json = cli_tail_json_new()) || !em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20))
+    if (!(t->json = cli_tail_json_new()) || !em_obuf_init(&t->who, -1, 64) ||
+        !em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20))
         return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)

@@ -182,8 +182,14 @@ static inline void put_dec(char *end, uint64_t v) {
 }
 
 void em_obuf_u64(em_obuf *b, uint64_t v) {
+    char *p = b->cap - b->len >= 24 ? b->data + b->len : NULL; /* em_put_u64's room */
+    if (p) {
+        b->len += (size_t)(em_put_u64(p, v) - p);
+        return;
+    }
     unsigned n = dec_len(v);
-    char *p = em_obuf_room(b, n), tmp[20];
+    char tmp[20];
+    p = em_obuf_room(b, n);
     if (!p) {
         put_dec(tmp + n, v);
         em_obuf_write(b, tmp, n);
