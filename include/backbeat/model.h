@@ -62,6 +62,10 @@ BB_API bb_strview bb_model_view(const bb_model *model, size_t i);
 /* Total records the iteration will yield (after de-duplication). */
 BB_API uint64_t bb_model_record_count(const bb_model *model);
 
+/* The newest timestamp among the records of input `input`'s rings (what bb_shard_walk accepts
+ * there), 0 when it has none or `input` is out of range. Known at open: no walk. */
+BB_API uint64_t bb_model_input_newest(const bb_model *model, size_t input);
+
 /* A record in global order. `instance` resolves its interned fields: it is the instance as held
  * by the dump the record was taken from (for a duplicate, the first input holding it), so a
  * record only a later dump holds decodes with that dump's intern table (multi_ab.expected.json:

@@ -35,7 +35,7 @@ static bool rank_views(cv_session *s, bool rank_one, bb_error *err) {
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "out of memory");
         return false;
     }
-    if (rank_one || s->in.n > 1) em_view_ranks(s->in.dumps, s->in.n, s->view_rank);
+    if (rank_one || s->in.n > 1) em_view_ranks(s->model, s->in.dumps, s->in.n, s->view_rank);
     return true;
 }
 

@@ -15,28 +15,11 @@ uint64_t em_view_text_hash(bb_strview v) {
     return h;
 }
 
-static int newest_of(const bb_record *r, void *ctx) {
-    uint64_t *ts = ctx;
-    if (r->ts > *ts) *ts = r->ts;
-    return 0;
-}
-
-/* The dump's newest record timestamp (0 without records). */
-static uint64_t dump_newest(const bb_dump *d) {
-    uint64_t ts = 0;
-    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-        const bb_rinstance *in = bb_dump_instance(d, i);
-        for (size_t s = 0; s < in->shard_count; s++)
-            bb_shard_walk(d, &in->shards[s], newest_of, &ts, NULL);
-    }
-    return ts;
-}
-
-void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank) {
+void em_view_ranks(const bb_model *m, bb_dump *const *dumps, size_t n, uint64_t *rank) {
     size_t k = 0;
     for (size_t d = 0; d < n; d++) {
         size_t nv = bb_dump_view_count(dumps[d]);
-        uint64_t ts = nv ? dump_newest(dumps[d]) : 0;
+        uint64_t ts = nv ? bb_model_input_newest(m, d) : 0;
         for (size_t i = 0; i < nv; i++) rank[k++] = ts;
     }
 }

@@ -18,10 +18,11 @@
 /* FNV-1a of a view text (the key a dataset keeps a set's rank under). */
 uint64_t em_view_text_hash(bb_strview v);
 
-/* The rank of every view of the dumps, in bb_model_view order (input order, then file order:
- * rank[] holds the sum of their bb_dump_view_count): each dump's newest record timestamp, 0
- * for a dump without records. Reads the records of the dumps that carry views only. */
-void em_view_ranks(bb_dump *const *dumps, size_t n, uint64_t *rank);
+/* The rank of every view of the dumps (the model's inputs, in its order), in bb_model_view
+ * order (input order, then file order: rank[] holds the sum of their bb_dump_view_count): each
+ * dump's newest record timestamp, 0 for a dump without records. Reads no record: the model
+ * learnt each input's newest timestamp when it opened (bb_model_input_newest). */
+void em_view_ranks(const bb_model *m, bb_dump *const *dumps, size_t n, uint64_t *rank);
 
 /* The model's distinct view texts (first occurrences, as bb_model_view indexes) into order[]
  * (room for bb_model_view_count), oldest rank first (a text's rank: the highest among its

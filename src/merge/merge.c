@@ -360,7 +360,7 @@ static int collect_views(repack *rp) {
     uint64_t *rank = calloc(n ? n : 1, sizeof *rank);
     size_t *order = calloc(n ? n : 1, sizeof *order);
     int st = rp->views && rank && order ? MG_OK : MG_OOM;
-    if (st == MG_OK) em_view_ranks(rp->dumps, rp->nd, rank);
+    if (st == MG_OK) em_view_ranks(rp->model, rp->dumps, rp->nd, rank);
     if (st == MG_OK && !em_view_order(rp->model, rank, order, NULL, &k)) st = MG_OOM;
     for (size_t i = 0; st == MG_OK && i < k; i++)
         rp->views[rp->nviews++] = bb_model_view(rp->model, order[i]);

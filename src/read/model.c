@@ -366,3 +366,10 @@ bb_strview bb_model_view(const bb_model *m, size_t i) {
 }
 
 uint64_t bb_model_record_count(const bb_model *m) { return m->record_count; }
+
+uint64_t bb_model_input_newest(const bb_model *m, size_t input) {
+    uint64_t ts = 0;
+    for (size_t r = 0; r < m->nshards; r++)
+        if (m->shards[r].input == input && m->shards[r].newest > ts) ts = m->shards[r].newest;
+    return ts;
+}

@@ -8,13 +8,17 @@
  * timestamp, so the winner's next record is compared once per level, mostly on the timestamp in
  * the node. A run is read through a small staging buffer of its own: its next bytes are copied
  * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
- * mapping (fields that stay put for the model's life), a wrapping one from a copy. Memory is per
- * source (a key, a position, a leaf and a node of the tree, a staging buffer within a fixed
- * total), not per record; iterators share nothing.
+ * mapping (fields that stay put for the model's life), a wrapping one from a copy; their lines are
+ * asked for when the record enters the tree, and the kernel is asked to read each staged run
+ * ahead (read_ahead: a dump larger than the memory). Memory is per source (a key, a position, a
+ * leaf and a node of the tree, a staging buffer within a fixed total), not per record; iterators
+ * share nothing.
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
@@ -37,6 +41,7 @@ typedef struct isrc {
     const uint8_t *p; /* the current record's payload in the staging buffer, or NULL */
     uint64_t sbase;   /* ring position of the staging buffer's first byte */
     uint32_t slen;    /* bytes it holds */
+    uint64_t ra;      /* ring position up to which read-ahead was asked for */
     bool done;        /* exhausted: its key sorts after every record */
 } isrc;
 
@@ -59,6 +64,10 @@ typedef struct tnode {
 #define STAGE_MAX 4096
 #define STAGE_MIN 256
 
+/* Read-ahead of a staged run (read_ahead): asked for RA_BYTES at a time, once its staging comes
+ * within half of that of where the last request ended. */
+#define RA_BYTES ((uint64_t)1 << 20)
+
 #define SCHEMA_CACHE 64 /* slots of the iterator's id -> schema cache (ids are hashes) */
 
 struct bb_model_iter {
@@ -75,7 +84,8 @@ struct bb_model_iter {
     isrc *st;       /* per source */
     uint8_t *stage; /* per source: `chunk` bytes, or NULL */
     size_t chunk;
-    bool popped; /* the winner was handed out: move it on at the next step */
+    uintptr_t page; /* the page size, for madvise */
+    bool popped;    /* the winner was handed out: move it on at the next step */
     bool have_prev;
     mkey prev;
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
@@ -109,10 +119,30 @@ static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d,
     return ev;
 }
 
+/* Ask the kernel to read the next RA_BYTES of a run (up to its end, or the region's physical
+ * end) once its staging is within half of that of where the last request ended. A dump larger
+ * than the memory is read from the disk as the merge goes, hundreds of streams at once, and a
+ * page fault stops the merge for one read (issue 37: 1 B records, 668 rings, 45 GB); asked for
+ * ahead, each stream's reads are under way while the merge works on the others. Advice only:
+ * the pages of a dump in the page cache are found there at once. */
+static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_t pos,
+                       uint64_t end) {
+    if (st->ra >= end || st->ra > pos + RA_BYTES / 2) return;
+    uint64_t from = st->ra > pos ? st->ra : pos;
+    size_t at = (size_t)from & (size_t)(sh->capacity - 1);
+    uint64_t len = RA_BYTES;
+    if (len > sh->capacity - at) len = sh->capacity - at;
+    if (len > end - from) len = end - from;
+    uintptr_t a = (uintptr_t)(sh->region + at), lo = a & ~(it->page - 1);
+    (void)madvise((void *)lo, (size_t)(a + len - lo), MADV_WILLNEED);
+    st->ra = from + len;
+}
+
 /* Copy source `si`'s bytes from ring position `pos` on (up to its end) into its staging
  * buffer. */
 static void stage_fill(bb_model_iter *it, size_t si, const bb_rshard *sh, uint64_t pos) {
     isrc *st = &it->st[si];
+    read_ahead(it, st, sh, pos, it->m->srcs[si].end);
     uint64_t left = it->m->srcs[si].end - pos;
     size_t n = left < it->chunk ? (size_t)left : it->chunk;
     bb__shard_copy(sh, pos, it->stage + si * it->chunk, n);
@@ -159,6 +189,15 @@ static bool load_key(bb_model_iter *it, size_t si) {
     k->shard_id = sh->shard_id;
     k->offset = at + len > sh->capacity ? BB__MODEL_WRAP_OFFSET : (uint32_t)at;
     k->ring = src->ring;
+    if (p) {
+        /* Its fields will be handed out from the mapping, where with many rings they are no
+         * longer in the cache (the same sets hold every ring's next record): asked for now,
+         * while other sources' records go out, rather than when this one wins (one record
+         * ahead, as before: 200 M records, 134 rings, 38.3 s of CPU against 41.4 s). */
+        size_t mask = (size_t)(sh->capacity - 1);
+        __builtin_prefetch(sh->region + ((pos + BB__FRAME_HEAD) & mask));
+        __builtin_prefetch(sh->region + ((pos + len - 1) & mask));
+    }
     return true;
 }
 
@@ -206,7 +245,7 @@ static void tree_replay(bb_model_iter *it) {
 
 /* Put source `si` at its start and into the tree if it has a record. */
 static void add_source(bb_model_iter *it, size_t si) {
-    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL, NULL, 0, 0, false};
+    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL, NULL, 0, 0, 0, false};
     if (load_key(it, si)) it->leaf[it->nleaf++] = si;
 }
 
@@ -229,6 +268,8 @@ bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nri
         return BB_ERR_NOMEM;
     }
     it->m = m;
+    long page = sysconf(_SC_PAGESIZE);
+    it->page = page > 0 ? (uintptr_t)page : 4096;
     if (!rings) {
         for (size_t si = 0; si < m->nsrcs; si++) add_source(it, si);
     } else {
@@ -281,21 +322,11 @@ bb_status bb_model_iter_new(const bb_model *m, bb_model_iter **out) {
     return bb__model_iter_open(m, NULL, 0, out);
 }
 
-/* The record is built: move its source on now and ask the cache for the next winner's fields in
- * the mapping, to arrive while the caller handles this record (with many rings they are no
- * longer in the cache: the same sets hold every ring's next record). */
+/* The record is built: move its source on now. */
 static void move_on(bb_model_iter *it) {
     if (!it->popped) return;
     pop_winner(it);
     it->popped = false;
-    if (!it->nleaf) return;
-    size_t si = it->leaf[it->node[0].leaf];
-    if (it->st[si].done) return;
-    const bb_rshard *sh = it->m->shards[it->m->srcs[si].ring].shard;
-    size_t mask = (size_t)(sh->capacity - 1);
-    uint64_t pos = it->st[si].pos + BB__FRAME_HEAD;
-    __builtin_prefetch(sh->region + (pos & mask));
-    __builtin_prefetch(sh->region + ((pos + it->st[si].ev->record_size) & mask));
 }
 
 bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {

@@ -31,10 +31,11 @@ typedef struct mshard {
     const bb_rshard *shard;
     const bb_rinstance *inst; /* the instance in its own dump: resolves its interned fields */
     size_t input;
-    uint64_t low;   /* start of the valid window */
-    uint64_t n;     /* records the walk accepted */
-    uint32_t *locs; /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
-    size_t src0;    /* its sources: model->srcs[src0, src0 + nsrc) */
+    uint64_t low;    /* start of the valid window */
+    uint64_t n;      /* records the walk accepted */
+    uint64_t newest; /* their newest timestamp (0 without records) */
+    uint32_t *locs;  /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
+    size_t src0;     /* its sources: model->srcs[src0, src0 + nsrc) */
     size_t nsrc;
     msrc *own; /* while loading: its sources, before they join the model's list */
     size_t own_cap;

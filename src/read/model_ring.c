@@ -224,6 +224,7 @@ static bool load_locs(mshard *ms) {
     sort_locs(&s);
     ms->locs = s.locs;
     ms->n = s.n;
+    ms->newest = s.n ? loc_ts(&s, s.locs[s.n - 1]) : 0; /* sorted by (ts, offset) */
     return true;
 }
 
@@ -235,6 +236,7 @@ typedef struct run_ctx {
     uint64_t n;     /* records seen */
     uint64_t newer; /* payload position of the previous (newer) record */
     uint64_t newer_ts;
+    uint64_t newest; /* the newest timestamp seen */
     uint32_t newer_off;
     bool nomem, too_many;
 } run_ctx;
@@ -261,6 +263,7 @@ static int collect_run(const bb_record *rec, void *p) {
     bool extend = c->n > 0 && end == c->newer &&
                   (rec->ts < c->newer_ts || (rec->ts == c->newer_ts && rec->offset < c->newer_off));
     c->n++;
+    if (rec->ts > c->newest) c->newest = rec->ts;
     c->newer = rec->position;
     c->newer_ts = rec->ts;
     c->newer_off = rec->offset;
@@ -283,11 +286,12 @@ bool bb__model_ring_load(const bb_model *m, size_t ring) {
     mshard *s = &m->shards[ring];
     s->low = bb__shard_low(s->shard);
     s->nsrc = 0;
-    run_ctx c = {s, ring, 0, 0, 0, 0, false, false};
+    run_ctx c = {s, ring, 0, 0, 0, 0, 0, false, false};
     bb__walk(s->dump, s->shard, collect_run, &c, NULL); /* collect_run inlined */
     if (c.nomem) return false;
     if (!c.too_many) {
         s->n = c.n;
+        s->newest = c.newest;
         /* newest first -> oldest first (any order merges the same; this one reads naturally) */
         for (size_t i = 0, j = s->nsrc; i + 1 < j; i++, j--) {
             msrc t = s->own[i];

@@ -156,11 +156,21 @@ static void gather_instance(gather *g) {
     for (size_t m = 0; m < g->nmod; m++) free(g->mods[m].path);
 }
 
+/* Whether the dump registers backbeat::Crash: only then can a ring hold a crash. */
+static bool registers_crash(const bb_dump *dump) {
+    for (size_t k = 0; k < bb_dump_schema_count(dump); k++)
+        if (is_named(bb_dump_schema(dump, k), "backbeat::Crash")) return true;
+    return false;
+}
+
 bb_status sy_crashes_read(const bb_dump *dump, sy_crash **out, size_t *n, bb_error *err) {
     gather g;
     memset(&g, 0, sizeof g);
     g.dump = dump;
-    for (size_t i = 0; i < bb_dump_instance_count(dump) && !g.nomem; i++) {
+    /* The rings are walked (every record read: a pass over the whole dump, as long as the
+     * model's) only when a crash can be found there. */
+    bool any = registers_crash(dump);
+    for (size_t i = 0; any && i < bb_dump_instance_count(dump) && !g.nomem; i++) {
         g.inst = bb_dump_instance(dump, i);
         gather_instance(&g);
     }

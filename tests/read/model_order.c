@@ -5,8 +5,10 @@
  * sorted (few records out of place, one late record every 200: a ring of many runs, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
  * records, plus a second process. The model's output must equal a brute-force reference: every
  * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
- * equal keys collapsed to the first input's copy (or all kept without dedup). Each model is
- * opened with 1, 3 and 8 ring walkers (bb_model_open_threads): the stream must not change.
+ * equal keys collapsed to the first input's copy (or all kept without dedup); and each input's
+ * newest timestamp (bb_model_input_newest) the maximum over the records its walk accepts. Each
+ * model is opened with 1, 3 and 8 ring walkers (bb_model_open_threads): the stream must not
+ * change.
  * The same on hundreds and thousands of small rings (the merge's staging buffers and its tree of
  * losers over many sources), with records longer than a staging buffer.
  */
@@ -238,6 +240,23 @@ static bool same(const key *x, const key *y) {
 static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads, const char *what,
                          const key *keys, size_t u);
 
+/* Each input's newest timestamp (convert ranks view sets by it, without a walk of its own): the
+ * maximum over the records the walk accepts in its rings, duplicates included; 0 past the end. */
+static void check_newest(bb_dump **dumps, size_t n, bool dedup, const char *what, const key *keys,
+                         size_t nkeys) {
+    bb_model *m = NULL;
+    CHECK(bb_model_open(dumps, n, dedup, &m, NULL) == BB_OK, "%s: open", what);
+    if (!m) return;
+    for (size_t d = 0; d <= n; d++) {
+        uint64_t want = 0;
+        for (size_t i = 0; i < nkeys; i++)
+            if (keys[i].input == d && keys[i].ts > want) want = keys[i].ts;
+        CHECK(bb_model_input_newest(m, d) == want, "%s: input %zu newest %llu, want %llu", what, d,
+              (unsigned long long)bb_model_input_newest(m, d), (unsigned long long)want);
+    }
+    bb_model_close(m);
+}
+
 static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what) {
     collect_ctx c = {0};
     for (size_t d = 0; d < n; d++) {
@@ -248,6 +267,7 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
                 bb_shard_walk(dumps[d], &in->shards[s], collect, &c, NULL);
         }
     }
+    check_newest(dumps, n, dedup, what, c.keys, c.n);
     qsort(c.keys, c.n, sizeof *c.keys, cmp_key);
     size_t u = 0;
     for (size_t i = 0; i < c.n; i++)
