@@ -248,6 +248,10 @@ void bb_ring_close(bb_ring *r) {
     for (size_t i = 0; i < r->nevents; i++) free((void *)(uintptr_t)r->events[i].p);
     for (size_t i = 0; i < r->nviews; i++) free((void *)(uintptr_t)r->views[i].p);
     for (size_t i = 0; i < r->ninterns; i++) free((void *)(uintptr_t)r->interns[i].p);
+    for (size_t i = 0; i < r->nevents; i++) bb__ring_schema_free(&r->schemas[i]);
+    free(r->schemas);
+    bb__u64map_free(&r->intern_ix);
+    bb__ring_follow_free(r->fol);
     free(r->events);
     free(r->views);
     bb__u64map_free(&r->view_ix);
@@ -296,4 +300,19 @@ int bb_ring_liveness(const bb_ring *r) {
         return BB_RING_RUNNING; /* cannot tell: take the lock's word */
     uint64_t now = in->pid <= (uint64_t)INT32_MAX ? bb__ring_proc_start((long)in->pid) : 0;
     return now == in->proc_start ? BB_RING_RUNNING : BB_RING_ORPHAN;
+}
+
+/* Contract: see ring_priv.h. A truncate between this check and a copy from the mapping still
+ * raises SIGBUS (docs/HOSTILE_INPUTS.md). */
+bb_status bb__ring_still_whole(const bb_ring *r, bb_error *err) {
+    struct stat sb;
+    if (!r->mapped || r->fd < 0) return BB_OK;
+    if (fstat(r->fd, &sb) != 0)
+        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot stat: %s", r->name,
+                           strerror(errno));
+    if (sb.st_size >= 0 && (uint64_t)sb.st_size >= r->len) return BB_OK;
+    return bb__err_set(err, BB_ERR_TRUNCATED, UINT64_MAX, NULL,
+                       "%s: truncated under the reader (%lld of the %zu bytes it had); not read "
+                       "further",
+                       r->name, (long long)sb.st_size, r->len);
 }
