@@ -207,7 +207,8 @@ BB_API const bb_rschema *bb_ring_find_schema(const bb_ring *ring, uint64_t event
 /* The string an interned field's `id` stands for, as the last snapshot or follow call read the
  * intern table, through the generation that gave the id: true and *out (bytes owned by the
  * bb_ring, valid until its next call or close), or false when the id names no string read, or
- * one of a generation the writer has since recycled (never another string). */
+ * one of a generation the writer has since recycled (never another string). Id 0 (the writer's
+ * table was full) gives the placeholder a dump of the file carries once the header says so. */
 BB_API bool bb_ring_intern(const bb_ring *ring, uint32_t id, bb_strview *out);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 #include "backbeat/reader.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
+#include "format/wire.h"
 #include "read/ring_priv.h"
 
 /* The schema entry p[len] as the reader sees it: its id and record size, and in *kept a dump
@@ -392,6 +393,11 @@ bool bb__ring_meta_update(bb_ring *r, bool live) {
  * the table holds as last read (drop_gen forgets a recycled one's). */
 bool bb_ring_intern(const bb_ring *r, uint32_t id, bb_strview *out) {
     if (!r || !out) return false;
+    if (id == 0 && r->stats.intern_full) { /* the placeholder a dump of the file carries */
+        out->ptr = BB_INTERN_FULL_TEXT;
+        out->len = sizeof BB_INTERN_FULL_TEXT - 1;
+        return true;
+    }
     uintptr_t at = (uintptr_t)bb__u64map_get(&r->intern_ix, id);
     if (!at && r->intern_ix_failed) /* out of memory while indexing: look it up the long way */
         for (size_t i = 0; i < r->ninterns && !at; i++)
