@@ -250,8 +250,9 @@ static bool deliver(const ring_read *x, bb_ring_record_fn fn, void *ctx, uint64_
             at = (uintptr_t)bb__u64map_get(&r->size_ix, rec.event_id);
             last_id = rec.event_id;
         }
+        if (!at) continue; /* never: the walk accepted it, so its event is known */
         rec.shard = x->i;
-        rec.len = r->sizes[at - 1].size; /* the walk accepted it: its event is known */
+        rec.len = r->sizes[at - 1].size;
         rec.pos = x->starts[k];
         rec.schema = bb_dump_schema(r->schemas[at - 1].d, 0);
         rec.fields = p + BB__FRAME_HEAD;
