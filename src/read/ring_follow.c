@@ -49,11 +49,13 @@ struct bb__ring_follow {
     size_t capstarts; /* the records accepted by the walk of one ring, newest first */
 };
 
-/* A walk's lookups: the record size of an event id, the last one remembered. */
+/* A walk's lookups: the record size and schema of an event id, the last one remembered. */
 typedef struct sizes {
     bb_ring *r;
     uint64_t id;
     size_t at; /* its index in r->sizes + 1, 0 none */
+    int32_t size;
+    const bb_rschema *schema;
 } sizes;
 
 /* One ring's read. */
@@ -176,12 +178,14 @@ static uint64_t copy_newest_first(const ring_read *x) {
 
 static int32_t size_of(void *vctx, uint64_t id) {
     sizes *s = vctx;
-    if (s->at && s->id == id) return (int32_t)s->r->sizes[s->at - 1].size;
+    if (s->at && s->id == id) return s->size;
     uintptr_t at = (uintptr_t)bb__u64map_get(&s->r->size_ix, id);
     if (!at) return -1;
     s->id = id;
     s->at = at;
-    return (int32_t)s->r->sizes[at - 1].size;
+    s->size = (int32_t)s->r->sizes[at - 1].size;
+    s->schema = bb_dump_schema(s->r->schemas[at - 1].d, 0);
+    return s->size;
 }
 
 /* A record the walk accepts: kept when it starts at or above the cut, else the walk stops. */
@@ -275,10 +279,83 @@ static bool starts_fit(bb__ring_follow *f, uint64_t n) {
     return f->starts != NULL;
 }
 
+/* Whether ring positions [s, e) of the copy hold only zeros. */
+static bool zeros(const ring_read *x, uint64_t s, uint64_t e) {
+    const uint8_t *p = x->b->p + (s & (x->b->cap - 1));
+    for (uint64_t k = 0; k < e - s; k++)
+        if (p[k]) return false;
+    return true;
+}
+
+/* The frame at s (a record boundary) read forward: its field bytes in *size and the position
+ * after it, or (zeros up to the ring's lap end, where the rseq path leaves the end of a ring a
+ * frame did not fit) that lap end with *size -1; 0 when neither (s is no boundary, or the bytes
+ * are no frame the walk would take). The mirror makes every frame contiguous. */
+static uint64_t step(const ring_read *x, sizes *sz, uint64_t s, int32_t *size) {
+    const uint8_t *p = x->b->p + (s & (x->b->cap - 1));
+    uint64_t id, cap = x->r->info.capacity;
+    uint16_t len;
+    memcpy(&id, p + BB__FRAME_ID, 8);
+    *size = x->top - s >= BB__FRAME_OVERHEAD ? size_of(sz, id) : -1;
+    if (*size >= 0 && x->top - s >= BB__FRAME_SIZE(*size)) {
+        memcpy(&len, p + BB__FRAME_HEAD + *size, BB__FRAME_TRAILER);
+        if (len == BB__FRAME_LEN(*size)) return s + BB__FRAME_SIZE(*size);
+    }
+    *size = -1;
+    uint64_t lap = (s / cap + 1) * cap;
+    return lap <= x->top && lap - s < BB__FRAME_SIZE(UINT16_MAX) && zeros(x, s, lap) ? lap : 0;
+}
+
+/* From a record boundary (the cursor a previous call left), the frames as a writer lays them,
+ * one after the other, handed to fn as they are read (those at or above the cut): where the
+ * frames stopped following one another (top when they reached it), *first the first handed
+ * over (left when none), *stopped (and *to: past its record) when fn stopped the call. Each
+ * trailer leads the walk down from the head to the frame below, so these are the records that
+ * walk accepts, read in one pass with no list of positions. */
+static uint64_t forward(const ring_read *x, sizes *sz, bb_ring_record_fn fn, void *ctx,
+                        uint64_t *first, uint64_t *to, bool *stopped) {
+    uint64_t s = x->start, mask = x->b->cap - 1;
+    int32_t size;
+    while (s < x->top) {
+        uint64_t next = step(x, sz, s, &size);
+        if (!next) return s;
+        if (size >= 0 && (!x->cut || s >= x->end)) {
+            const uint8_t *p = x->b->p + (s & mask);
+            bb_ring_record rec;
+            memcpy(&rec.ts, p + BB__FRAME_TS, 8);
+            rec.event_id = sz->id;
+            rec.shard = x->i;
+            rec.len = (uint32_t)size;
+            rec.pos = s;
+            rec.schema = sz->schema;
+            rec.fields = p + BB__FRAME_HEAD;
+            if (*first == x->top) *first = s;
+            if (fn(ctx, &rec)) {
+                *to = next;
+                *stopped = true;
+                return next;
+            }
+        }
+        s = next;
+    }
+    return s;
+}
+
 static uint64_t pow2_at_least(uint64_t n) {
     uint64_t c = 4096;
     while (c < n) c <<= 1;
     return c;
+}
+
+/* The walk down from the head to `low`, the records it accepts (at or above the cut) listed;
+ * false when out of memory. */
+static bool walk_down(ring_read *x, uint64_t low, sizes *sz) {
+    if (!starts_fit(x->r->fol, x->top - low)) return false;
+    x->starts = x->r->fol->starts;
+    x->n = 0;
+    x->bottom = low;
+    bb__ring_walk_each(x->b->p, x->b->cap, low, x->top, size_of, sz, visit, x);
+    return true;
 }
 
 /* Ring i: its window planned from the cursor, copied, cut, walked, handed to fn; the cursor
@@ -293,21 +370,30 @@ static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
     x.start = p != BB_RING_OLDEST && p > low ? p : low;
     x.top = read_top(&x, a, na);
     if (x.top < x.start) x.top = x.start;
-    if (!buf_fit(x.b, pow2_at_least(x.top - x.start)) || !starts_fit(f, x.top - x.start))
-        return false;
-    x.starts = f->starts;
+    if (!buf_fit(x.b, pow2_at_least(x.top - x.start))) return false;
     uint64_t end = copy_newest_first(&x);
     cut_window(&x, end, a, na);
-    x.bottom = x.start;
-    sizes sz = {r, 0, 0};
-    bb__ring_walk_each(x.b->p, x.b->cap, x.start, x.top, size_of, &sz, visit, &x);
     mirror(&x);
-    /* From the oldest record held nothing is lost; from a position, the bytes up to the oldest
-     * record still whole are. */
-    uint64_t from = p == BB_RING_OLDEST ? x.start : p, lost = 0;
-    if (x.bottom > from && p != BB_RING_OLDEST) lost = (x.n ? x.starts[x.n - 1] : x.bottom) - from;
-    uint64_t seen = x.bottom > from ? x.bottom : from, to = x.top;
-    *stopped = deliver(&x, fn, ctx, &to);
+    sizes sz = {r, 0, 0, -1, NULL};
+    uint64_t first = x.top, to = x.top, from = p == BB_RING_OLDEST ? x.start : p, lost = 0;
+    if (p == x.start) { /* the common case: one pass forward from where the last call stopped */
+        uint64_t q = forward(&x, &sz, fn, ctx, &first, &to, stopped);
+        if (!*stopped && q < x.top) { /* no frame at q: the walk down to it does the rest */
+            if (!walk_down(&x, q, &sz)) return false;
+            if (first == x.top && x.n) first = x.starts[x.n - 1];
+            *stopped = deliver(&x, fn, ctx, &to);
+        }
+        x.bottom = x.cut && first > x.start ? first : x.start;
+        lost = x.bottom - from;
+    } else { /* lapped, a first call, or a position that is no boundary: the walk down */
+        if (!walk_down(&x, x.start, &sz)) return false;
+        first = x.n ? x.starts[x.n - 1] : x.bottom;
+        *stopped = deliver(&x, fn, ctx, &to);
+        /* From the oldest record held nothing is lost; from a position, the bytes up to the
+         * oldest record still whole are. */
+        if (x.bottom > from && p != BB_RING_OLDEST) lost = first - from;
+    }
+    uint64_t seen = x.bottom > from ? x.bottom : from;
     *cur = (bb_ring_cursor){to, lost, to - seen, x.h0};
     return true;
 }
