@@ -33,21 +33,7 @@
 #define STALL_LIMIT 32u
 /* Bytes past a ring buffer's end that repeat its start: any frame fits, so a record that wraps
  * the buffer is handed over contiguous without a copy of its own. */
-#define MIRROR ((uint64_t)BB__FRAME_SIZE(UINT16_MAX))
-
-/* One ring's buffer: cap (a power of two) bytes of ring, then MIRROR bytes. */
-typedef struct ring_buf {
-    uint8_t *p;
-    uint64_t cap;
-} ring_buf;
-
-struct bb__ring_follow {
-    uint32_t n;
-    ring_buf *bufs; /* per ring */
-    uint64_t *h0;   /* per ring: the head read at the call's start */
-    uint64_t *starts;
-    size_t capstarts; /* the records accepted by the walk of one ring, newest first */
-};
+#define MIRROR BB__RING_MIRROR
 
 /* A walk's lookups: the record size and schema of an event id, the last one remembered. */
 typedef struct sizes {
@@ -64,7 +50,7 @@ typedef struct ring_read {
     bool live;
     uint32_t i;
     uint64_t h0, start, top, end;
-    ring_buf *b;
+    bb__ring_fbuf *b;
     uint64_t *starts;
     size_t n;
     uint64_t bottom; /* the end of the record the walk stopped at (below `end`), else start */
@@ -81,8 +67,7 @@ racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
 static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
 #endif
 
-/* Contract: see ring_priv.h. */
-void bb__ring_follow_free(bb__ring_follow *f) {
+static void follow_free(bb__ring_follow *f) {
     if (!f) return;
     for (uint32_t i = 0; f->bufs && i < f->n; i++) free(f->bufs[i].p);
     free(f->bufs);
@@ -98,7 +83,7 @@ static bb__ring_follow *follow_new(uint32_t n) {
     f->bufs = calloc(n, sizeof *f->bufs);
     f->h0 = calloc(n, sizeof *f->h0);
     if (f->bufs && f->h0) return f;
-    bb__ring_follow_free(f);
+    follow_free(f);
     return NULL;
 }
 
@@ -107,7 +92,7 @@ static uint64_t cursor_off(const bb_ring *r, uint32_t i) {
 }
 
 /* b holding at least cap bytes of ring (its old bytes are not kept). */
-static bool buf_fit(ring_buf *b, uint64_t cap) {
+static bool buf_fit(bb__ring_fbuf *b, uint64_t cap) {
     if (b->p && b->cap >= cap) return true;
     if (cap + MIRROR > SIZE_MAX) return false;
     free(b->p);

@@ -47,8 +47,8 @@ static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *s
     return false;
 }
 
-/* Contract: see ring_priv.h. */
-void bb__ring_schema_free(bb__ring_schema *s) {
+/* A schema kept for bb_ring_find_schema freed (bb_ring_close frees them likewise). */
+static void schema_free(bb__ring_schema *s) {
     if (s->d) bb_dump_close(s->d);
     free(s->buf);
     *s = (bb__ring_schema){NULL, NULL};
@@ -93,7 +93,7 @@ static bool take_event(bb_ring *r, const uint8_t *file, uint32_t len) {
     bool ok = check_schema(p, len, &id, &size, &d);
     if (!ok) r->stats.meta_skipped++;
     if (!ok || find_size(r, id)) { /* rejected, or the same schema again */
-        bb__ring_schema_free(&d);
+        schema_free(&d);
         free(p);
         return true;
     }
@@ -101,7 +101,7 @@ static bool take_event(bb_ring *r, const uint8_t *file, uint32_t len) {
         !grow(&r->sizes, r->nevents, sizeof *r->sizes) ||
         !grow(&r->schemas, r->nevents, sizeof *r->schemas) ||
         !bb__u64map_put(&r->size_ix, id, (void *)(uintptr_t)(r->nevents + 1))) {
-        bb__ring_schema_free(&d);
+        schema_free(&d);
         free(p);
         return false;
     }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backbeat/detail/frame.h"
 #include "backbeat/ring_reader.h"
 #include "format/ring_file.h"
 #include "format/rseq_margin.h"
@@ -58,8 +59,21 @@ typedef struct bb__ring_schema {
     uint8_t *buf;
 } bb__ring_schema;
 
-/* bb_ring_follow_records's buffers, kept from call to call (ring_follow.c). */
-typedef struct bb__ring_follow bb__ring_follow;
+/* bb_ring_follow_records's buffers, kept from call to call (ring_follow.c; bb_ring_close frees
+ * them): per ring, a copy of cap (a power of two) bytes of ring, then BB__RING_MIRROR bytes that
+ * repeat its start (any frame fits, so a record that wraps is handed over contiguous). */
+#define BB__RING_MIRROR ((uint64_t)BB__FRAME_SIZE(UINT16_MAX))
+typedef struct bb__ring_fbuf {
+    uint8_t *p;
+    uint64_t cap;
+} bb__ring_fbuf;
+typedef struct bb__ring_follow {
+    uint32_t n;
+    bb__ring_fbuf *bufs; /* per ring */
+    uint64_t *h0;        /* per ring: the head read at the call's start */
+    uint64_t *starts;    /* the records the walk down accepted of one ring, newest first */
+    size_t capstarts;
+} bb__ring_follow;
 
 /* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries
  * and intern entries, already encoded, and one more Shard's region (cap bytes, head). */
@@ -140,12 +154,6 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
  * an unfinished entry stops the walk (it is being written; taken by a later call) instead of
  * being skipped. False on allocation failure. */
 bool bb__ring_meta_update(bb_ring *r, bool live);
-
-/* Free a schema kept for bb_ring_find_schema (ring_meta.c). */
-void bb__ring_schema_free(bb__ring_schema *s);
-
-/* Free bb_ring_follow_records's buffers (ring_follow.c). */
-void bb__ring_follow_free(bb__ring_follow *f);
 
 /* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
  * touching the mapping past its new end would raise SIGBUS): BB_OK, or the error set. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backbeat/reader.h"
 #include "common/error_set.h"
 #include "format/ring_file.h"
 #include "read/ring_priv.h"
@@ -248,10 +249,19 @@ void bb_ring_close(bb_ring *r) {
     for (size_t i = 0; i < r->nevents; i++) free((void *)(uintptr_t)r->events[i].p);
     for (size_t i = 0; i < r->nviews; i++) free((void *)(uintptr_t)r->views[i].p);
     for (size_t i = 0; i < r->ninterns; i++) free((void *)(uintptr_t)r->interns[i].p);
-    for (size_t i = 0; i < r->nevents; i++) bb__ring_schema_free(&r->schemas[i]);
+    for (size_t i = 0; r->schemas && i < r->nevents; i++) {
+        if (r->schemas[i].d) bb_dump_close(r->schemas[i].d);
+        free(r->schemas[i].buf);
+    }
     free(r->schemas);
     bb__u64map_free(&r->intern_ix);
-    bb__ring_follow_free(r->fol);
+    for (uint32_t i = 0; r->fol && r->fol->bufs && i < r->fol->n; i++) free(r->fol->bufs[i].p);
+    if (r->fol) {
+        free(r->fol->bufs);
+        free(r->fol->h0);
+        free(r->fol->starts);
+        free(r->fol);
+    }
     free(r->events);
     free(r->views);
     bb__u64map_free(&r->view_ix);
