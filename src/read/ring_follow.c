@@ -91,12 +91,14 @@ static uint64_t cursor_off(const bb_ring *r, uint32_t i) {
     return r->g.cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
 }
 
-/* b holding at least cap bytes of ring (its old bytes are not kept). */
+/* b holding at least cap bytes of ring, and the mirror (no more than cap bytes: no frame is
+ * longer than the window); its old bytes are not kept. */
 static bool buf_fit(bb__ring_fbuf *b, uint64_t cap) {
     if (b->p && b->cap >= cap) return true;
-    if (cap + MIRROR > SIZE_MAX) return false;
+    uint64_t mirror = cap < MIRROR ? cap : MIRROR;
+    if (cap + mirror > SIZE_MAX) return false;
     free(b->p);
-    b->p = malloc((size_t)(cap + MIRROR));
+    b->p = malloc((size_t)(cap + mirror));
     b->cap = b->p ? cap : 0;
     return b->p != NULL;
 }
@@ -355,6 +357,11 @@ static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
     x.start = p != BB_RING_OLDEST && p > low ? p : low;
     x.top = read_top(&x, a, na);
     if (x.top < x.start) x.top = x.start;
+    if (x.top == x.start) { /* nothing new: no copy (an idle file holds no buffer) */
+        uint64_t lost = p != BB_RING_OLDEST && x.start > p ? x.start - p : 0;
+        *cur = (bb_ring_cursor){x.start, lost, 0, x.h0};
+        return true;
+    }
     if (!buf_fit(x.b, pow2_at_least(x.top - x.start))) return false;
     uint64_t end = copy_newest_first(&x);
     cut_window(&x, end, a, na);
