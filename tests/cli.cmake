@@ -95,3 +95,14 @@ if(BB_NODE)
               $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:pid_gen> $<TARGET_FILE:ring_gen>
               ${BB_CLI_WORK}/pid)
 endif()
+
+# `tail --format jsonl` (issue 37: plans per event, integers written in place) against a
+# rendering written independently in JavaScript: every field type, spans, log lines, two rings
+# interleaved in time; `tail --format text` of the same file read back by line.
+add_executable(tail_types_gen ${CMAKE_CURRENT_SOURCE_DIR}/cli/tail_types_gen.c)
+target_compile_definitions(tail_types_gen PRIVATE _GNU_SOURCE)
+target_link_libraries(tail_types_gen PRIVATE backbeat)
+if(BB_NODE)
+  bb_cli_test(cli_tail_types COMMAND ${BB_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/tail_types_check.mjs
+              $<TARGET_FILE:backbeat_cli> $<TARGET_FILE:tail_types_gen> ${BB_CLI_WORK}/tail_types)
+endif()

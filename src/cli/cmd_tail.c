@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/ring_scan.h"
 #include "cli/ringfile.h"
+#include "cli/tail_json.h"
 #include "emit/obuf.h"
 #include "logfmt/logfmt.h"
 #include "format/names.h"
@@ -31,7 +32,8 @@ static const char tail_help[] =
     "Print the records of ring files (BACKBEAT_RING_DIR, bb_recorder_create_ring) of running or\n"
     "dead processes, in timestamp order. The files are read only: the writers are not affected.\n"
     "\n"
-    "  -f, --follow         keep printing records as they are committed (polling every 10-20 ms),\n"
+    "  -f, --follow         keep printing records as they are committed (polling every 10-20 ms,\n"
+    "                       more often for a busy writer, at once while behind),\n"
     "                       until SIGINT / SIGTERM, or until every followed process has exited\n"
     "                       and its rings are drained; with --scan, new ring files are picked up\n"
     "      --format F       text (one aligned line per record; the default on a terminal) or\n"
@@ -78,46 +80,50 @@ typedef struct source {
     bool done;      /* its process is gone and its rings are drained */
 } source;
 
-/* One record of a poll: its field bytes where they lie in the poll's dump (kept open until the
- * poll is printed), or, for the one record that wraps (the walker's copy, reused for the next),
- * copied into the poll's arena. */
+/* One record of a poll (32 bytes: a busy poll holds hundreds of thousands): its field bytes
+ * where they lie in the poll's dump (kept open until the poll is printed), or, for the one record
+ * of a walk that wraps (the walker's copy, reused for the next), copied into the poll's arena
+ * (its `fields` set when the poll is printed, see wrap_fix); its instance and shard are its
+ * run's. */
 typedef struct item {
-    uint64_t ts, at;       /* at: offset of its field bytes in the arena (fields NULL) */
-    const uint8_t *fields; /* in the dump, or NULL */
+    uint64_t ts;
+    const uint8_t *fields;
     const bb_rschema *schema;
-    const bb_rinstance *inst;
-    uint32_t shard;
-    size_t order;
+    uint32_t run; /* its walk_run */
 } item;
 
-/* jsonl: what every record of one event and instance prints alike, built once: the members
- * between the timestamp and the shard, and the key of each field (",\"name\":"), concatenated
- * (keys[k] at key_at[k]; padding fields have none). */
-typedef struct jsonl_cache {
-    const bb_rschema *schema;
+/* The records of one shard walk, oldest first: items [first, first + n). */
+typedef struct walk_run {
+    size_t first, n;
     const bb_rinstance *inst;
-    bool is_log;
-    lf_site site;
-    em_obuf text; /* in memory: the middle, then the keys */
-    size_t mid_len;
-    size_t *key_at; /* field_count + 1 offsets into text */
-    size_t key_cap;
-} jsonl_cache;
+    uint32_t shard;
+} walk_run;
+
+/* A wrapping record's bytes: item `at_item`'s fields are arena + at. */
+typedef struct wrap_fix {
+    size_t at_item, at;
+} wrap_fix;
 
 typedef struct tail_state {
     const tail_opts *o;
-    jsonl_cache jc;
+    cli_tail_json *json;
     source *src;
     size_t nsrc;
     em_obuf out;
-    item *items;
-    size_t nitems, cap;
+    item *items, *merged; /* merged: the merge's scratch, as long as items */
+    size_t nitems, cap, merged_cap;
+    walk_run *runs;
+    size_t nruns, runs_cap;
+    wrap_fix *fix;
+    size_t nfix, fix_cap;
     uint8_t *arena;
     size_t arena_len, arena_cap;
-    size_t name_width; /* text: the widest event name so far */
-    bool file_failed;  /* a followed file could not be read (named, dropped; exit 1) */
-    bool skipped;      /* a scanned file could not be opened (named, skipped; exit 1) */
-    int retry;         /* some ring holds bytes (without --follow, nothing printed is retried:
+    size_t name_width;       /* text: the widest event name so far */
+    em_obuf who;             /* text: put_who's text (in memory)... */
+    const walk_run *who_run; /* ...for this run of the poll being printed (NULL: none) */
+    bool file_failed;        /* a followed file could not be read (named, dropped; exit 1) */
+    bool skipped;            /* a scanned file could not be opened (named, skipped; exit 1) */
+    int retry;               /* some ring holds bytes (without --follow, nothing printed is retried:
                         * a busy writer may have lapped the whole window during the copy) */
 } tail_state;
 
@@ -198,7 +204,6 @@ static bool wanted(const tail_opts *o, const bb_rschema *s, uint64_t instance) {
 
 typedef struct walk_ctx {
     tail_state *t;
-    const bb_rinstance *inst;
     bool failed;
 } walk_ctx;
 
@@ -209,30 +214,47 @@ static int take(const bb_record *r, void *vctx) {
     bool wraps = r->offset == 0xFFFFFFFFu; /* its bytes are the walker's, for now only */
     size_t n = wraps ? r->schema->record_size : 0;
     if (!grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items) ||
-        !grow(&t->arena, &t->arena_cap, t->arena_len + n, 1)) {
+        (wraps && (!grow(&t->arena, &t->arena_cap, t->arena_len + n, 1) ||
+                   !grow(&t->fix, &t->fix_cap, t->nfix + 1, sizeof *t->fix)))) {
         c->failed = true;
         return 1;
     }
-    if (n) /* a record with no fields (a log line without arguments) may come first: no arena */
-        memcpy(t->arena + t->arena_len, r->fields, n);
-    t->items[t->nitems] = (item){
-        r->ts, t->arena_len, wraps ? NULL : r->fields, r->schema, c->inst, r->shard_id, t->nitems};
-    t->nitems++;
-    t->arena_len += n;
+    if (wraps) { /* its index as the walk's run will be once reversed (oldest_first) */
+        if (n)   /* a record with no fields (a log line without arguments) may come first */
+            memcpy(t->arena + t->arena_len, r->fields, n);
+        t->fix[t->nfix++] = (wrap_fix){t->nitems, t->arena_len};
+        t->arena_len += n;
+    }
+    t->items[t->nitems++] = (item){r->ts, wraps ? NULL : r->fields, r->schema, (uint32_t)t->nruns};
     return 0;
 }
 
-/* A ring's records as walked (newest first), oldest first: their `order` follows, so records
- * of one timestamp keep their ring's order. */
-static void oldest_first(item *all, size_t first, size_t n) {
-    if (n < 2) return; /* (all is NULL before the first record: no arithmetic on it) */
-    item *v = all + first;
-    for (size_t i = 0; i < n / 2; i++) {
+/* A ring's records as walked (newest first), oldest first: run `k` of the poll, whose wrapping
+ * records (fixes from `fix0` on) follow them to their new places. */
+static void oldest_first(tail_state *t, size_t k, size_t fix0) {
+    walk_run *r = &t->runs[k];
+    if (r->n < 2) return; /* (items is NULL before the first record: no arithmetic on it) */
+    item *v = t->items + r->first;
+    for (size_t i = 0; i < r->n / 2; i++) {
         item x = v[i];
-        v[i] = v[n - 1 - i];
-        v[n - 1 - i] = x;
+        v[i] = v[r->n - 1 - i];
+        v[r->n - 1 - i] = x;
     }
-    for (size_t i = 0; i < n; i++) v[i].order = first + i;
+    for (size_t i = fix0; i < t->nfix; i++)
+        t->fix[i].at_item = r->first + (r->n - 1 - (t->fix[i].at_item - r->first));
+}
+
+/* One shard's records into a run of their own. */
+static bool walk_shard(tail_state *t, bb_dump *d, const bb_rinstance *inst, const bb_rshard *sh) {
+    if (!grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) return false;
+    walk_ctx c = {t, false};
+    size_t first = t->nitems, fix0 = t->nfix;
+    bb_shard_walk(d, sh, take, &c, NULL);
+    if (c.failed) return false;
+    t->runs[t->nruns] = (walk_run){first, t->nitems - first, inst, sh->shard_id};
+    oldest_first(t, t->nruns, fix0);
+    t->nruns++;
+    return true;
 }
 
 /* Report the laps lost on each ring of `s`, once per follow call that lost some. */
@@ -265,31 +287,58 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
         return err.status != BB_ERR_NOMEM;
     }
     report_losses(t, s);
-    walk_ctx c = {t, NULL, false};
-    for (size_t i = 0; i < bb_dump_instance_count(*d); i++) {
-        c.inst = bb_dump_instance(*d, i);
-        for (size_t k = 0; k < c.inst->shard_count && !c.failed; k++) {
-            size_t first = t->nitems;
-            bb_shard_walk(*d, &c.inst->shards[k], take, &c, NULL);
-            oldest_first(t->items, first, t->nitems - first);
-        }
+    bool ok = true;
+    for (size_t i = 0; ok && i < bb_dump_instance_count(*d); i++) {
+        const bb_rinstance *in = bb_dump_instance(*d, i);
+        for (size_t k = 0; ok && k < in->shard_count; k++)
+            ok = walk_shard(t, *d, in, &in->shards[k]);
     }
     s->done = gone; /* everything it committed was in this call */
-    if (c.failed) cli_error("out of memory");
-    return !c.failed;
+    if (!ok) cli_error("out of memory");
+    return ok;
 }
 
-static int by_time(const void *a, const void *b) {
-    const item *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Whether items are in by_time order already (one busy ring: its records come oldest first
- * once each ring's run is reversed, see poll_source), so that the sort can be skipped. */
+/* Whether the items are in time order already (one busy ring: its run is oldest first), so
+ * that the merge can be skipped. */
 static bool in_order(const item *v, size_t n) {
     for (size_t i = 1; i < n; i++)
-        if (by_time(&v[i - 1], &v[i]) > 0) return false;
+        if (v[i - 1].ts > v[i].ts) return false;
+    return true;
+}
+
+/* Merge the sorted stretches [a, m) and [m, e) of items into the same places of out, the
+ * first stretch's record first on equal timestamps. */
+static void merge2(const item *v, size_t a, size_t m, size_t e, item *out) {
+    size_t i = a, j = m, k = a;
+    while (i < m && j < e) out[k++] = v[j].ts < v[i].ts ? v[j++] : v[i++];
+    while (i < m) out[k++] = v[i++];
+    while (j < e) out[k++] = v[j++];
+}
+
+/* The poll's items in timestamp order, records of one timestamp in their runs' order (their
+ * rings', then oldest first): the runs merged pairwise, stably. False when out of memory. */
+static bool merge_runs(tail_state *t) {
+    if (in_order(t->items, t->nitems)) return true;
+    if (!grow(&t->merged, &t->merged_cap, t->nitems, sizeof *t->merged)) return false;
+    size_t *at = malloc((t->nruns + 1) * sizeof *at), m = 0; /* the runs' starts, then the end */
+    if (!at) return false;
+    for (size_t k = 0; k < t->nruns; k++)
+        if (t->runs[k].n) at[m++] = t->runs[k].first;
+    at[m] = t->nitems;
+    for (size_t w = 1; w < m; w *= 2) {
+        for (size_t i = 0; i < m; i += 2 * w) {
+            size_t a = at[i], mid = at[i + w < m ? i + w : m],
+                   e = at[i + 2 * w < m ? i + 2 * w : m];
+            merge2(t->items, a, mid, e, t->merged);
+        }
+        item *x = t->items; /* the merged stretches become the items */
+        t->items = t->merged;
+        t->merged = x;
+        size_t c = t->cap;
+        t->cap = t->merged_cap;
+        t->merged_cap = c;
+    }
+    free(at);
     return true;
 }
 
@@ -299,122 +348,66 @@ static bool is_padding(const bb_rfield *f) {
     return f->name.len >= 4 && !memcmp(f->name.ptr, "_pad", 4);
 }
 
-/* A log record's level, file, line, function and message as JSON members. */
-static void log_jsonl(em_obuf *b, const item *it, const lf_site *site, const uint8_t *fields) {
-    char msg[8192];
-    bb_record r = {.ts = it->ts, .schema = it->schema, .fields = fields};
-    size_t n = lf_format(site, it->schema, r.fields, it->inst, msg, sizeof msg);
-    em_obuf_puts(b, ",\"level\":\"");
-    em_obuf_puts(b, lf_level_name(site->level));
-    em_obuf_puts(b, "\",\"file\":");
-    em_obuf_json_str(b, site->file.ptr, site->file.len);
-    em_obuf_puts(b, ",\"line\":");
-    em_obuf_u64(b, site->line);
-    em_obuf_puts(b, ",\"function\":");
-    em_obuf_json_str(b, site->function.ptr, site->function.len);
-    em_obuf_puts(b, ",\"message\":");
-    em_obuf_json_str(b, msg, n);
+/* n spaces. */
+static void put_spaces(em_obuf *b, size_t n) {
+    static const char sp[] = "                                ";
+    for (; n > sizeof sp - 1; n -= sizeof sp - 1) em_obuf_write(b, sp, sizeof sp - 1);
+    em_obuf_write(b, sp, n);
 }
 
-/* A log record's `string` argument as its text (cut: "..." added) and a `double` one as a JSON
- * number (null when not finite); false for the other kinds, written as any field. */
-static bool log_arg_jsonl(em_obuf *b, const bb_rfield *f, const uint8_t *fields) {
-    bb_strview v;
-    bool cut, null;
-    if (lf_arg_is_double(f)) {
-        double d = lf_arg_double(f, fields);
-        char t[40];
-        int n = snprintf(t, sizeof t, "%.17g", d);
-        if (d - d != 0 || n <= 0) em_obuf_puts(b, "null"); /* NaN or an infinity */
-        else em_obuf_write(b, t, (size_t)n);
-        return true;
-    }
-    if (!lf_arg_string(f, fields, &v, &cut, &null)) return false;
-    if (null) em_obuf_puts(b, "null");
-    else if (!cut) em_obuf_json_str(b, v.ptr, v.len);
-    else {
-        char t[64];
-        size_t n = v.len < sizeof t - 4 ? v.len : sizeof t - 4;
-        memcpy(t, v.ptr, n);
-        memcpy(t + n, "...", 3);
-        em_obuf_json_str(b, t, n + 3);
-    }
-    return true;
+/* A name as "%.*s" prints it: up to its first NUL byte. */
+static void put_cut(em_obuf *b, bb_strview v) {
+    const char *nul = memchr(v.ptr, 0, v.len);
+    em_obuf_write(b, v.ptr, nul ? (size_t)(nul - v.ptr) : v.len);
 }
 
-/* The members every record of it->schema and it->inst prints alike, into c (built when the
- * event or instance differs from the last record's). False when out of memory. */
-static bool jsonl_cache_for(jsonl_cache *c, const item *it) {
-    if (c->schema == it->schema && c->inst == it->inst) return true;
-    const bb_rschema *s = it->schema;
-    c->schema = NULL;
-    c->text.len = 0;
-    if (!c->text.data && !em_obuf_init(&c->text, -1, 256)) return false;
-    if (!grow(&c->key_at, &c->key_cap, s->field_count + 1, sizeof *c->key_at)) return false;
-    em_obuf *b = &c->text;
-    c->is_log = lf_site_parse(s, &c->site);
-    em_obuf_puts(b, ",\"event\":");
-    em_obuf_json_str(b, s->name.ptr, s->name.len);
-    if (s->phase) {
-        em_obuf_puts(b, ",\"phase\":");
-        em_obuf_json_str(b, bb__phase_name(s->phase), strlen(bb__phase_name(s->phase)));
-    }
-    em_obuf_puts(b, ",\"event_id\":\"");
-    em_obuf_hex16(b, s->id);
-    em_obuf_puts(b, "\",\"instance_id\":\"");
-    em_obuf_hex16(b, it->inst->instance_id);
-    em_obuf_puts(b, "\",\"pid\":");
-    if (it->inst->has_process) em_obuf_u64(b, it->inst->pid);
-    else em_obuf_puts(b, "null");
-    em_obuf_puts(b, ",\"shard\":");
-    c->mid_len = b->len;
-    for (size_t i = 0; i < s->field_count; i++) {
-        c->key_at[i] = b->len;
-        if (is_padding(&s->fields[i])) continue;
-        em_obuf_putc(b, ',');
-        em_obuf_json_str(b, s->fields[i].name.ptr, s->fields[i].name.len);
-        em_obuf_putc(b, ':');
-    }
-    c->key_at[s->field_count] = b->len;
-    if (b->failed) return false;
-    c->schema = s;
-    c->inst = it->inst;
-    return true;
+/* A timestamp as seconds, '.', and 9 digits of nanoseconds. */
+static void put_time(em_obuf *b, uint64_t ts) {
+    uint32_t ns = (uint32_t)(ts % 1000000000u);
+    char frac[10];
+    frac[0] = '.';
+    frac[1] = (char)('0' + ns / 100000000u);
+    em_put8(frac + 2, ns % 100000000u);
+    em_obuf_u64(b, ts / 1000000000u);
+    em_obuf_write(b, frac, sizeof frac);
 }
 
-static void print_jsonl(em_obuf *b, jsonl_cache *c, const item *it, const uint8_t *fields) {
-    const bb_rschema *s = it->schema;
-    if (!jsonl_cache_for(c, it)) {
-        b->failed = b->failed ? b->failed : ENOMEM;
-        return;
+/* "pid PID INSTANCE/SHARD" ("%016llx/%-3u"; no "pid PID " without a pid), built once per run:
+ * the text of run t->who_run. */
+static void put_who(tail_state *t, const walk_run *ru) {
+    if (t->who_run != ru) {
+        em_obuf *w = &t->who;
+        w->len = 0;
+        if (ru->inst->has_process) {
+            em_obuf_write(w, "pid ", 4);
+            em_obuf_u64(w, ru->inst->pid);
+            em_obuf_putc(w, ' ');
+        }
+        em_obuf_hex16(w, ru->inst->instance_id);
+        em_obuf_putc(w, '/');
+        em_obuf_u64(w, ru->shard);
+        put_spaces(w, ru->shard < 10 ? 2 : ru->shard < 100 ? 1 : 0);
+        t->who_run = w->failed ? NULL : ru;
+        if (w->failed) t->out.failed = t->out.failed ? t->out.failed : ENOMEM;
     }
-    em_obuf_write(b, "{\"ts_nanos\":", 12);
-    em_obuf_json_u64(b, it->ts);
-    em_obuf_write(b, c->text.data, c->mid_len);
-    em_obuf_u64(b, it->shard);
-    if (c->is_log) log_jsonl(b, it, &c->site, fields);
-    for (size_t i = 0; i < s->field_count; i++) {
-        if (c->key_at[i + 1] == c->key_at[i]) continue; /* padding */
-        em_obuf_write(b, c->text.data + c->key_at[i], c->key_at[i + 1] - c->key_at[i]);
-        if (!c->is_log || !log_arg_jsonl(b, &s->fields[i], fields))
-            em_obuf_json_field(b, s, i, fields, it->inst);
-    }
-    em_obuf_write(b, "}\n", 2);
+    em_obuf_write(&t->out, t->who.data, t->who.len);
 }
 
-static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
+static void print_text(tail_state *t, const item *it, const walk_run *ru) {
     em_obuf *b = &t->out;
     const bb_rschema *s = it->schema;
+    const bb_rinstance *inst = ru->inst;
+    const uint8_t *fields = it->fields;
     lf_site site;
     if (lf_site_parse(s, &site)) { /* a log line: time, who (as other lines), level, message */
         char line[8192], who[64];
-        int k = it->inst->has_process
-                    ? snprintf(who, sizeof who, "pid %llu ", (unsigned long long)it->inst->pid)
+        int k = inst->has_process
+                    ? snprintf(who, sizeof who, "pid %llu ", (unsigned long long)inst->pid)
                     : 0;
         snprintf(who + k, sizeof who - (size_t)k, "%016llx/%-3u",
-                 (unsigned long long)it->inst->instance_id, it->shard);
+                 (unsigned long long)inst->instance_id, ru->shard);
         bb_record r = {.ts = it->ts, .schema = s, .fields = fields};
-        size_t n = lf_line(&site, s, &r, it->inst, who, line, sizeof line);
+        size_t n = lf_line(&site, s, &r, inst, who, line, sizeof line);
         em_obuf_write(b, line, n);
         em_obuf_putc(b, '\n');
         return;
@@ -423,30 +416,45 @@ static void print_text(tail_state *t, const item *it, const uint8_t *fields) {
     const char *ph = s->phase ? bb__phase_name(s->phase) : "";
     size_t shown = s->name.len + (s->phase ? strlen(ph) + 3 : 0);
     if (shown > t->name_width) t->name_width = shown;
-    em_obuf_printf(b, "%llu.%09llu  %.*s%s%s%s%*s  ", (unsigned long long)(it->ts / 1000000000u),
-                   (unsigned long long)(it->ts % 1000000000u), (int)s->name.len, s->name.ptr,
-                   s->phase ? " (" : "", ph, s->phase ? ")" : "", (int)(t->name_width - shown), "");
-    if (it->inst->has_process) em_obuf_printf(b, "pid %llu ", (unsigned long long)it->inst->pid);
-    em_obuf_printf(b, "%016llx/%-3u", (unsigned long long)it->inst->instance_id, it->shard);
+    put_time(b, it->ts);
+    em_obuf_write(b, "  ", 2);
+    put_cut(b, s->name);
+    if (s->phase) {
+        em_obuf_write(b, " (", 2);
+        em_obuf_puts(b, ph);
+        em_obuf_putc(b, ')');
+    }
+    put_spaces(b, t->name_width - shown + 2);
+    put_who(t, ru);
     for (size_t i = 0; i < s->field_count; i++) {
         if (is_padding(&s->fields[i])) continue;
-        em_obuf_printf(b, "  %.*s=", (int)s->fields[i].name.len, s->fields[i].name.ptr);
-        em_obuf_json_field(b, s, i, fields, it->inst);
+        em_obuf_write(b, "  ", 2);
+        put_cut(b, s->fields[i].name);
+        em_obuf_putc(b, '=');
+        em_obuf_json_field(b, s, i, fields, inst);
     }
     em_obuf_putc(b, '\n');
 }
 
 /* Print and drop the poll's records, oldest first. False when stdout failed. */
 static bool print_items(tail_state *t) {
-    if (!in_order(t->items, t->nitems)) qsort(t->items, t->nitems, sizeof *t->items, by_time);
-    t->jc.schema = NULL; /* the poll's schemas and instances go with its dumps */
+    for (size_t i = 0; i < t->nfix; i++) /* the arena grows no more: point at it */
+        t->items[t->fix[i].at_item].fields = t->arena ? t->arena + t->fix[i].at : NULL;
+    if (!merge_runs(t)) {
+        t->out.failed = ENOMEM;
+        return false;
+    }
+    cli_tail_json_reset(t->json); /* the poll's schemas and instances go with its dumps */
+    t->who_run = NULL;
     for (size_t i = 0; i < t->nitems; i++) {
         const item *it = &t->items[i];
-        const uint8_t *fields = it->fields || !t->arena ? it->fields : t->arena + it->at;
-        if (t->o->jsonl) print_jsonl(&t->out, &t->jc, it, fields);
-        else print_text(t, it, fields);
+        const walk_run *ru = &t->runs[it->run];
+        if (t->o->jsonl)
+            cli_tail_json_put(t->json, &t->out, it->schema, ru->inst, it->ts, ru->shard,
+                              it->fields);
+        else print_text(t, it, ru);
     }
-    t->nitems = t->arena_len = 0;
+    t->nitems = t->arena_len = t->nruns = t->nfix = 0;
     return em_obuf_flush(&t->out) == 0;
 }
 
@@ -497,12 +505,30 @@ static bool all_done(const tail_state *t) {
     return true;
 }
 
-/* Poll until stopped, or (following) until every process is gone and drained: every 10 ms
- * after a poll that printed, every 20 ms when idle; a --scan directory listed every 250 ms. */
+/* The records a poll aims at: few enough that a poll's window, items and output stay in the
+ * caches, enough that its fixed cost (the follow call, the dump's schemas) is spread thin. A
+ * poll of BATCH or more found the follower behind: the next one comes at once. */
+#define BATCH 8192
+
+/* The nap after a poll that printed `printed` records gathered over `took` ns (since the last
+ * poll began): at once when behind, else long enough for about BATCH records at that rate, at
+ * most 10 ms; 20 ms when idle. */
+static uint64_t nap_ns(size_t printed, uint64_t took) {
+    if (!printed) return 20000000u;
+    if (printed >= BATCH) return 0;
+    uint64_t ns = (uint64_t)((double)took * (double)(BATCH - printed) / (double)printed);
+    return ns < 10000000u ? ns : 10000000u;
+}
+
+/* Poll until stopped, or (following) until every process is gone and drained: as nap_ns says
+ * (a slow writer's records every 10 ms, a busy one's in batches of about BATCH records, none
+ * left waiting while behind); a --scan directory listed every 250 ms. */
 static int run(tail_state *t) {
-    uint64_t last_scan = cli_now_ns();
+    uint64_t last_scan = cli_now_ns(), began = last_scan;
     for (int tries = 0;; tries++) {
         size_t printed = 0;
+        uint64_t now = cli_now_ns(), took = now - began;
+        began = now;
         t->retry = 0;
         if (!poll_all(t, &printed))
             return cli_stop == 2 && !(t->file_failed || t->skipped) ? CLI_OK : CLI_FAIL;
@@ -512,8 +538,9 @@ static int run(tail_state *t) {
         }
         if (!t->o->follow || cli_stop || (all_done(t) && t->nsrc))
             return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
-        struct timespec nap = {0, printed ? 10000000L : 20000000L};
-        nanosleep(&nap, NULL);
+        uint64_t ns = nap_ns(printed, took);
+        struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+        if (ns) nanosleep(&nap, NULL);
         if (cli_stop) return t->file_failed || t->skipped ? CLI_FAIL : CLI_OK;
         if (t->o->scan && cli_now_ns() - last_scan > 250000000u) {
             if (!scan_dir(t)) return CLI_FAIL;
@@ -531,9 +558,12 @@ static void state_free(tail_state *t) {
     }
     free(t->src);
     free(t->items);
+    free(t->merged);
+    free(t->runs);
+    free(t->fix);
     free(t->arena);
-    free(t->jc.text.data);
-    free(t->jc.key_at);
+    cli_tail_json_free(t->json);
+    free(t->who.data);
     em_obuf_finish(&t->out);
 }
 
@@ -541,7 +571,9 @@ static bool state_init(tail_state *t, const tail_opts *o) {
     memset(t, 0, sizeof *t);
     t->o = o;
     t->name_width = 20;
-    if (!em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20)) return false;
+    if (!(t->json = cli_tail_json_new()) || !em_obuf_init(&t->who, -1, 64) ||
+        !em_obuf_init(&t->out, STDOUT_FILENO, 1 << 20))
+        return false;
     if (o->scan) return scan_dir(t);
     for (size_t i = 0; i < o->npaths; i++)
         if (!add_source(t, o->paths[i], false)) return false;

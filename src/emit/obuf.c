@@ -113,8 +113,8 @@ void em_obuf_printf(em_obuf *b, const char *fmt, ...) {
     free(big);
 }
 
-/* "00" .. "99": two digits per division. */
-static const char digit_pairs[201] =
+/* "00" .. "99": two digits per division (obuf.h). */
+const char em_digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
@@ -151,10 +151,10 @@ static inline unsigned dec_len(uint64_t v) {
  * of 32-bit multiplications). */
 static inline void put8(char *end, uint32_t v) {
     uint32_t hi = v / 10000, lo = v % 10000;
-    memcpy(end - 8, digit_pairs + (hi / 100) * 2, 2);
-    memcpy(end - 6, digit_pairs + (hi % 100) * 2, 2);
-    memcpy(end - 4, digit_pairs + (lo / 100) * 2, 2);
-    memcpy(end - 2, digit_pairs + (lo % 100) * 2, 2);
+    memcpy(end - 8, em_digit_pairs + (hi / 100) * 2, 2);
+    memcpy(end - 6, em_digit_pairs + (hi % 100) * 2, 2);
+    memcpy(end - 4, em_digit_pairs + (lo / 100) * 2, 2);
+    memcpy(end - 2, em_digit_pairs + (lo % 100) * 2, 2);
 }
 
 /* v's n digits (n = dec_len(v)) ending at `end`: 8-digit blocks in 32-bit arithmetic, then the
@@ -169,21 +169,27 @@ static inline void put_dec(char *end, uint64_t v) {
     while (w >= 100) {
         uint32_t d = (w % 100) * 2;
         w /= 100;
-        end[-1] = digit_pairs[d + 1];
-        end[-2] = digit_pairs[d];
+        end[-1] = em_digit_pairs[d + 1];
+        end[-2] = em_digit_pairs[d];
         end -= 2;
     }
     if (w >= 10) {
-        end[-1] = digit_pairs[w * 2 + 1];
-        end[-2] = digit_pairs[w * 2];
+        end[-1] = em_digit_pairs[w * 2 + 1];
+        end[-2] = em_digit_pairs[w * 2];
     } else {
         end[-1] = (char)('0' + w);
     }
 }
 
 void em_obuf_u64(em_obuf *b, uint64_t v) {
+    char *p = b->cap - b->len >= 24 ? b->data + b->len : NULL; /* em_put_u64's room */
+    if (p) {
+        b->len += (size_t)(em_put_u64(p, v) - p);
+        return;
+    }
     unsigned n = dec_len(v);
-    char *p = em_obuf_room(b, n), tmp[20];
+    char tmp[20];
+    p = em_obuf_room(b, n);
     if (!p) {
         put_dec(tmp + n, v);
         em_obuf_write(b, tmp, n);
@@ -203,8 +209,8 @@ void em_obuf_usec(em_obuf *b, uint64_t ns) {
     put_dec(p + n, us);
     p[n] = '.';
     p[n + 1] = (char)('0' + f / 100);
-    p[n + 2] = digit_pairs[(f % 100) * 2];
-    p[n + 3] = digit_pairs[(f % 100) * 2 + 1];
+    p[n + 2] = em_digit_pairs[(f % 100) * 2];
+    p[n + 3] = em_digit_pairs[(f % 100) * 2 + 1];
     if (direct) b->len += n + 4;
     else em_obuf_write(b, tmp, n + 4);
 }

@@ -59,6 +59,56 @@ static inline char *em_obuf_room(em_obuf *b, size_t n) {
 /* Inline so that a literal's length is known at compile time. */
 static inline void em_obuf_puts(em_obuf *b, const char *s) { em_obuf_write(b, s, strlen(s)); }
 void em_obuf_printf(em_obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "00" .. "99". */
+extern const char em_digit_pairs[201];
+/* v (< 10^8) as exactly 8 decimal digits (leading zeros) at p. */
+static inline void em_put8(char *p, uint32_t v) {
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, em_digit_pairs + (hi / 100) * 2, 2);
+    memcpy(p + 2, em_digit_pairs + (hi % 100) * 2, 2);
+    memcpy(p + 4, em_digit_pairs + (lo / 100) * 2, 2);
+    memcpy(p + 6, em_digit_pairs + (lo % 100) * 2, 2);
+}
+/* v (< 10^8) in decimal at p, its 8 digits written and the leading zeros shifted out in one
+ * 8-byte store: p needs 8 bytes of room whatever v's length. Returns the end of the digits. */
+static inline char *em_put_short(char *p, uint32_t v) {
+    if (v < 10) { /* a shard, a flag, a small count */
+        *p = (char)('0' + v);
+        return p + 1;
+    }
+    char t[8];
+    uint64_t x;
+    em_put8(t, v);
+    memcpy(&x, t, 8);
+    uint64_t z = x ^ 0x3030303030303030ull; /* the leading '0's become zero bytes */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    unsigned lead = z ? (unsigned)__builtin_clzll(z) / 8 : 7;
+    lead = lead < 7 ? lead : 7;
+    x <<= 8 * lead;
+#else
+    unsigned lead = z ? (unsigned)__builtin_ctzll(z) / 8 : 7;
+    lead = lead < 7 ? lead : 7;
+    x >>= 8 * lead;
+#endif
+    memcpy(p, &x, 8);
+    return p + 8 - lead;
+}
+/* v in decimal at p, in blocks of 8 digits: p needs 24 bytes of room (bytes past the digits
+ * may be written). Returns the end of the digits. */
+static inline char *em_put_u64(char *p, uint64_t v) {
+    if (v < 100000000u) return em_put_short(p, (uint32_t)v);
+    uint64_t hi = v / 100000000u;
+    uint32_t lo = (uint32_t)(v - hi * 100000000u);
+    if (hi < 100000000u) {
+        p = em_put_short(p, (uint32_t)hi);
+    } else {
+        p = em_put_short(p, (uint32_t)(hi / 100000000u));
+        em_put8(p, (uint32_t)(hi % 100000000u));
+        p += 8;
+    }
+    em_put8(p, lo);
+    return p + 8;
+}
 void em_obuf_u64(em_obuf *b, uint64_t v);
 void em_obuf_i64(em_obuf *b, int64_t v);
 /* 16 lower-case hex digits. */
