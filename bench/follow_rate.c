@@ -1,15 +1,16 @@
 /* follow_rate.c — the follow table of issue 37 ("Follow at the writer's speed"): one writer
  * process (one thread pinned to CPU 1, paced at an offered rate R for MS ms) records into a ring
  * file (bb_recorder_create_ring: 2 shards x 16 MiB, the BACKBEAT_RING_DIR defaults) while one
- * follower pinned to CPU 0 reads it: (api) the follow API in process, counting records;
- * (watch) `backbeat watch` with a rule that never fires; (top) `backbeat top --format jsonl`;
+ * follower pinned to CPU 0 reads it: (api) the record-level follow call in process
+ * (bb_ring_follow_records), counting records; (apidump) the dump-based call (bb_ring_follow,
+ * then the dump opened and walked), counting records; (watch) `backbeat watch` with a rule that never fires; (top) `backbeat top --format jsonl`;
  * (tail) `backbeat tail --follow --format jsonl > file`. Per rate and follower: the records
  * written, seen (counted, printed), the loss the follower reported (bytes, and records of the
  * one frame size), whether seen + lost == written (the loss is exact), and the rate seen over
  * the writer's time. `watch` counts nothing it saw: its row shows written - lost (`~`), not
  * checked. Figures, not thresholds (scripts/bench.sh section `follow`).
  * Usage: follow_rate BACKBEAT_CLI [MS] [DIR] [RATE_M...] (defaults 2000, /dev/shm, 3 6 12 20);
- * BB_FOLLOW_ONLY=api|watch|top|tail runs one follower only. */
+ * BB_FOLLOW_ONLY=api|apidump|watch|top|tail runs one follower only. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +33,9 @@ BB_EVENT(fr_tick, "bench::follow", "Tick", "A paced record.",
          BB_FIELD(uint64_t, val, "A value no rule matches."));
 
 #define SHARD_BYTES ((uint64_t)16 << 20)
-#define MODES 4
-static const char *const mode_name[MODES] = {"api", "watch", "top", "tail"};
+#define MODES 5
+static const char *const mode_name[MODES] = {"api", "apidump", "watch", "top", "tail"};
+enum { API, APIDUMP, WATCH, TOP, TAIL };
 
 static const char *g_cli, *g_dir;
 static int g_ms = 2000;
@@ -166,9 +168,39 @@ static int count_rec(const bb_record *r, void *ctx) {
     return 0;
 }
 
+static int count_new(void *ctx, const bb_ring_record *r) {
+    (void)r;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+/* One follow call of the API's (`records`: bb_ring_follow_records, else bb_ring_follow and its
+ * dump walked), the records counted into *seen. */
+static void follow_once(bb_ring *r, bb_ring_cursor *cur, bool records, const char *path,
+                        uint64_t *seen) {
+    bb_error err;
+    if (records) {
+        if (bb_ring_follow_records(r, cur, count_new, seen, &err) != BB_OK) _exit(5);
+        return;
+    }
+    void *mem = NULL;
+    size_t len;
+    bb_dump *d;
+    if (bb_ring_follow(r, cur, &mem, &len, &err) != BB_OK ||
+        bb_dump_open_memory(mem, len, path, &d, &err) != BB_OK)
+        _exit(5);
+    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
+        const bb_rinstance *in = bb_dump_instance(d, i);
+        for (size_t k = 0; k < in->shard_count; k++)
+            bb_shard_walk(d, &in->shards[k], count_rec, seen, NULL);
+    }
+    bb_dump_close(d);
+    bb_ring_buffer_free(mem);
+}
+
 /* The follow API in process: every record counted, every loss summed, until the writer is
  * gone and a last call found nothing new. Reports {seen, lost bytes} on `out`. */
-static void api_main(const char *path, int ready, int out) {
+static void api_main(const char *path, bool records, int ready, int out) {
     pin(0);
     bb_ring *r;
     bb_error err;
@@ -179,20 +211,8 @@ static void api_main(const char *path, int ready, int out) {
     uint64_t seen = 0, lost = 0;
     for (;;) {
         bool gone = bb_ring_liveness(r) == BB_RING_GONE;
-        void *mem = NULL;
-        size_t len;
-        bb_dump *d;
-        if (bb_ring_follow(r, cur, &mem, &len, &err) != BB_OK ||
-            bb_dump_open_memory(mem, len, path, &d, &err) != BB_OK)
-            _exit(5);
         uint64_t before = seen;
-        for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-            const bb_rinstance *in = bb_dump_instance(d, i);
-            for (size_t k = 0; k < in->shard_count; k++)
-                bb_shard_walk(d, &in->shards[k], count_rec, &seen, NULL);
-        }
-        bb_dump_close(d);
-        bb_ring_buffer_free(mem);
+        follow_once(r, cur, records, path, &seen);
         for (uint32_t i = 0; i < n; i++) lost += cur[i].lost;
         if (gone) break;
         if (seen == before) nap_ms(1);
@@ -285,13 +305,13 @@ static bool run_one(int mode, double rate, result *res, uint64_t *written, uint6
     char *top_args[] = {"backbeat", "top",          "--format", "jsonl", "--interval",
                         "100",      "--iterations", iters,      w.path,  NULL};
     char *tail_args[] = {"backbeat", "tail", "--follow", "--format", "jsonl", w.path, NULL};
-    char *const *args[MODES] = {NULL, watch_args, top_args, tail_args};
+    char *const *args[MODES] = {NULL, NULL, watch_args, top_args, tail_args};
     int pfd[2] = {-1, -1}, rfd[2] = {-1, -1};
     pid_t f;
-    if (mode == 0) {
+    if (mode == API || mode == APIDUMP) {
         if (pipe(pfd) || pipe(rfd)) return false;
         fflush(NULL);
-        if ((f = fork()) == 0) api_main(w.path, rfd[1], pfd[1]);
+        if ((f = fork()) == 0) api_main(w.path, mode == API, rfd[1], pfd[1]);
         close(pfd[1]);
         close(rfd[1]);
         char c;
@@ -304,23 +324,23 @@ static bool run_one(int mode, double rate, result *res, uint64_t *written, uint6
     if (write(w.go, "g", 1) != 1) res->failed = true;
     bool ok = writer_finish(&w, written, ns);
     *filler = filler_of(w.path, *written);
-    if (mode == 1) {
+    if (mode == WATCH) {
         nap_ms(500);
         kill(f, SIGINT);
     }
     int st = wait_pid(f, &res->cpu_s);
-    if (mode == 0) {
+    if (mode == API || mode == APIDUMP) {
         uint64_t msg[2];
         res->have_seen = read(pfd[0], msg, sizeof msg) == (ssize_t)sizeof msg;
         res->seen = msg[0];
         res->lost_bytes = msg[1];
         close(pfd[0]);
-    } else if (mode == 2) {
+    } else if (mode == TOP) {
         res->have_seen = top_totals(out, res);
     } else {
         res->lost_bytes = lost_in(errf);
-        res->have_seen = mode == 3;
-        if (mode == 3) res->seen = lines_in(out);
+        res->have_seen = mode == TAIL;
+        if (mode == TAIL) res->seen = lines_in(out);
     }
     res->failed |= st != 0 || !ok;
     unlink(out);
@@ -350,13 +370,13 @@ int main(int argc, char **argv) {
                 strerror(errno));
         return 1;
     }
-    const char *only = getenv("BB_FOLLOW_ONLY"); /* one follower: api, watch, top or tail */
+    const char *only = getenv("BB_FOLLOW_ONLY"); /* one follower: api, apidump, watch, top, tail */
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);
     printf("== follow: one writer thread (CPU 1, paced, %d ms, 2 shards x 16 MiB ring file in %s) "
            "followed from CPU 0; load average %.2f %.2f %.2f\n",
            g_ms, g_dir, load[0], load[1], load[2]);
-    printf("   %-6s %8s %8s %11s %11s %11s %6s %6s %8s %7s %8s\n", "who", "offered", "written",
+    printf("   %-7s %8s %8s %11s %11s %11s %6s %6s %8s %7s %8s\n", "who", "offered", "written",
            "records", "seen", "lost rec", "exact", "seen %", "seen M/s", "cpu s", "cpu ns/r");
     for (int r = 0; r < nrates; r++) {
         for (int m = 0; m < MODES; m++) {
@@ -364,7 +384,7 @@ int main(int argc, char **argv) {
             result res;
             uint64_t written = 0, ns = 1, filler = 0;
             if (!run_one(m, rates[r] * 1e6, &res, &written, &ns, &filler)) {
-                printf("   %-6s %6.0f M  could not run\n", mode_name[m], rates[r]);
+                printf("   %-7s %6.0f M  could not run\n", mode_name[m], rates[r]);
                 continue;
             }
             uint64_t lost = res.lost_bytes / FRAME;
@@ -374,7 +394,8 @@ int main(int argc, char **argv) {
             bool exact = res.have_seen && diff >= 0 && (uint64_t)diff * FRAME <= filler;
             char seen[32] = "n/a", exact_s[24] = "n/a", pct[16] = "n/a", mps[16] = "n/a",
                  nsr[16] = "n/a";
-            if (!res.have_seen && m == 1 && written >= lost) { /* watch counts nothing: derived */
+            if (!res.have_seen && m == WATCH &&
+                written >= lost) { /* watch counts nothing: derived */
                 uint64_t d = written - lost;
                 snprintf(seen, sizeof seen, "~%llu", (unsigned long long)d);
                 snprintf(pct, sizeof pct, "~%.1f", 100.0 * (double)d / (double)written);
@@ -388,7 +409,7 @@ int main(int argc, char **argv) {
                 snprintf(mps, sizeof mps, "%.2f", (double)res.seen * 1e3 / (double)ns);
                 if (res.seen) snprintf(nsr, sizeof nsr, "%.1f", res.cpu_s * 1e9 / (double)res.seen);
             }
-            printf("   %-6s %6.0f M %6.2f M %11llu %11s %11llu %8s %6s %8s %7.2f %8s%s\n",
+            printf("   %-7s %6.0f M %6.2f M %11llu %11s %11llu %8s %6s %8s %7.2f %8s%s\n",
                    mode_name[m], rates[r], (double)written * 1e3 / (double)ns,
                    (unsigned long long)written, seen, (unsigned long long)lost, exact_s, pct, mps,
                    res.cpu_s, nsr, res.failed ? "  (failed)" : "");

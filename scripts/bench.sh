@@ -116,10 +116,11 @@ fi
 
 # ---------------------------------------------------------------- follow: the follow table
 # One writer thread (CPU 1) paced at 3, 6, 12, 20 M records/s for 2 s into a ring file, followed
-# from CPU 0 by the follow API, `watch`, `top` and `tail --follow --format jsonl > file`: records
-# written, seen, reported lost, and whether seen + lost == written (bench/follow_rate.c; issue 37);
-# then the follow API's own CPU per record in polls of 2 000 / 20 000 / 200 000 records, in thread
-# CPU time, which the scheduler of a shared host does not blur (bench/follow_cost.c).
+# from CPU 0 by the follow API (`api`: bb_ring_follow_records; `apidump`: bb_ring_follow and its
+# dump walked), `watch`, `top` and `tail --follow --format jsonl > file`: records written, seen,
+# reported lost, and whether seen + lost == written (bench/follow_rate.c; issue 37); then both
+# calls' own CPU per record in polls of 2 000 / 20 000 / 200 000 records, in thread CPU time,
+# which the scheduler of a shared host does not blur (bench/follow_cost.c).
 if want follow; then
   "$B/bench/follow_rate" "$B/backbeat" "${BB_FOLLOW_MS:-2000}" "${BB_FOLLOW_DIR:-/dev/shm}"
   "$B/bench/follow_cost" "${BB_FOLLOW_DIR:-/dev/shm}"

@@ -1,7 +1,8 @@
 /* backbeat/ring_reader.h — reading ring files (docs/RING_FILE.md) of running or dead processes:
  * open one read-only, take a consistent snapshot of it as a `.bb` dump (what `backbeat recover`
  * writes), or follow it: the whole records committed since a position, per ring, with the bytes
- * lost when the reader fell a lap behind.
+ * lost when the reader fell a lap behind, as a `.bb` dump (bb_ring_follow) or record by record
+ * from a buffer the reader reuses (bb_ring_follow_records, bb_ring_find_schema, bb_ring_intern).
  *
  * Contract:
  *  - The file is opened O_RDONLY | O_NONBLOCK | O_CLOEXEC, must be a regular file (a FIFO, a
@@ -29,6 +30,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "reader.h"
 #include "schema.h"
 #include "detail/export.h"
 
@@ -160,6 +162,54 @@ typedef struct bb_ring_cursor {
  * losses from `lost`, and ring fill from `head` and the capacity. */
 BB_API bb_status bb_ring_follow(bb_ring *ring, bb_ring_cursor *cursors, void **dump, size_t *len,
                                 bb_error *err);
+
+/* ---- following record by record ---------------------------------------------------------- */
+
+/* A record bb_ring_follow_records hands to its caller. */
+typedef struct bb_ring_record {
+    uint32_t shard;           /* the ring it was written to */
+    uint32_t len;             /* field bytes (schema->record_size) */
+    uint64_t pos;             /* the absolute position of its first byte in that ring */
+    uint64_t ts;              /* its timestamp (ns, the file's clock) */
+    uint64_t event_id;        /* its event: schema->id */
+    const bb_rschema *schema; /* its schema (as bb_ring_find_schema gives it) */
+    const uint8_t *fields;    /* its `len` field bytes, in the reader's own copy (never the
+                               * shared mapping): valid until the next follow call on the ring
+                               * or its close; decode them with bb_decode_field, interned
+                               * strings with bb_ring_intern */
+} bb_ring_record;
+
+/* Called for each record, in ring order; a non-zero return stops the call after it. */
+typedef int (*bb_ring_record_fn)(void *ctx, const bb_ring_record *rec);
+
+/* bb_ring_follow without the `.bb` dump: the whole records committed on each ring since
+ * cursors[i].pos are handed to fn one by one, ring after ring (0, 1, ...), each ring's oldest
+ * first (no order across rings: merge by ts where needed). The cursors mean and become what
+ * they do for bb_ring_follow (a lap lost is reported in `lost`, a reader that fell behind goes
+ * on at the oldest record still whole; losses and bytes seen add up to what was written). The
+ * cut is the same: each ring's new bytes are copied out of the mapping newest chunk first into
+ * a buffer the bb_ring owns and reuses, the head is read again, and a record whose bytes could
+ * have changed while they were copied is dropped, never handed over; a record still being
+ * written stops the ring's read below it (it comes with a later call). No allocation or system
+ * call per record: a call costs a few system calls and the copy of the bytes written since the
+ * last one. When fn stops the call, its ring's cursor is left just past the record (`bytes`
+ * and `lost` counted to there) and the later rings' cursors are not touched (a sentinel stays
+ * one): the next call goes on from there. BB_ERR_INVALID for a NULL argument; BB_ERR_NOMEM,
+ * BB_ERR_TRUNCATED and BB_ERR_IO as bb_ring_follow. */
+BB_API bb_status bb_ring_follow_records(bb_ring *ring, bb_ring_cursor *cursors,
+                                        bb_ring_record_fn fn, void *ctx, bb_error *err);
+
+/* The schema of event `event_id` as the file registered it and the last snapshot or follow call
+ * read it, or NULL (not registered, or rejected). The pointer is valid while the bb_ring is
+ * open. */
+BB_API const bb_rschema *bb_ring_find_schema(const bb_ring *ring, uint64_t event_id);
+
+/* The string an interned field's `id` stands for, as the last snapshot or follow call read the
+ * intern table, through the generation that gave the id: true and *out (bytes owned by the
+ * bb_ring, valid until its next call or close), or false when the id names no string read, or
+ * one of a generation the writer has since recycled (never another string). Id 0 (the writer's
+ * table was full) gives the placeholder a dump of the file carries once the header says so. */
+BB_API bool bb_ring_intern(const bb_ring *ring, uint32_t id, bb_strview *out);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /* top.c — `backbeat top`: records per second per event, per process (ring file) and per shard,
  * the losses and the ring fill of running processes' ring files (docs/RING_FILE.md), read
- * read-only through the read library's follow API (backbeat/ring_reader.h), refreshed every
- * interval on a terminal or printed --once / --iterations N times as text or JSON lines
- * (top_render.c). New ring files of a --scan directory are picked up; SIGINT / SIGTERM exit 0. */
+ * read-only through the read library's record-level follow call (bb_ring_follow_records: no
+ * dump built), refreshed every interval on a terminal or printed --once / --iterations N times
+ * as text or JSON lines (top_render.c). New ring files of a --scan directory are picked up; SIGINT / SIGTERM exit 0. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -92,6 +92,13 @@ static void proc_free(top_proc *p) {
     free(p->path);
 }
 
+/* From the heads nothing is handed over. */
+static int count_none(void *ctx, const bb_ring_record *r) {
+    (void)ctx;
+    (void)r;
+    return 0;
+}
+
 /* Position p's cursors: at the heads (a file open when top starts) or at the oldest record (a
  * file that appeared since: every record it holds is new). */
 static bool proc_start(top_proc *p, bool now) {
@@ -104,12 +111,8 @@ static bool proc_start(top_proc *p, bool now) {
     if (!p->cur || !p->head0 || !p->shard_n || !p->shard_lost || !p->from) return false;
     if (!now) return true;
     for (uint32_t i = 0; i < n; i++) p->cur[i].pos = BB_RING_NOW;
-    void *mem = NULL;
-    size_t len = 0;
     bb_error err;
-    bb_status st = bb_ring_follow(p->ring, p->cur, &mem, &len, &err);
-    bb_ring_buffer_free(mem);
-    if (st != BB_OK) {
+    if (bb_ring_follow_records(p->ring, p->cur, count_none, NULL, &err) != BB_OK) {
         cli_error("%s", err.message);
         return false;
     }
@@ -197,41 +200,48 @@ static top_event *event_of(top_proc *p, const bb_rschema *s) {
 
 typedef struct count_ctx {
     top_proc *p;
-    top_event *last;
-    uint32_t shard;
+    const bb_rschema *last; /* the schema of the last record counted (a bb_ring's schemas stay
+                             * put while it is open), and its event's index in p->ev */
+    size_t last_ix;
     bool failed;
 } count_ctx;
 
-static int count_one(const bb_record *r, void *vctx) {
+static int count_one(void *vctx, const bb_ring_record *r) {
     count_ctx *c = vctx;
-    if (!c->last || c->last->id != r->schema->id) c->last = event_of(c->p, r->schema);
-    if (!c->last) {
-        c->failed = true;
-        return 1;
+    if (r->schema != c->last) {
+        top_event *e = event_of(c->p, r->schema);
+        if (!e) {
+            c->failed = true;
+            return 1;
+        }
+        c->last = r->schema;
+        c->last_ix = (size_t)(e - c->p->ev);
     }
-    c->last->n++;
-    c->last->total++;
+    top_event *e = &c->p->ev[c->last_ix];
+    e->n++;
+    e->total++;
     c->p->n++;
     c->p->total++;
-    c->p->shard_n[c->shard]++;
+    c->p->shard_n[r->shard]++;
     return 0;
 }
 
 /* Follow p once: count the records committed since the last call, and the bytes lost. */
 static bool poll_proc(top_proc *p, bb_status *st) {
-    void *mem = NULL;
-    size_t len = 0;
-    bb_dump *d = NULL;
     bb_error err;
-    for (uint32_t i = 0; i < bb_ring_get_info(p->ring)->shards; i++) p->from[i] = p->cur[i].pos;
-    if (bb_ring_follow(p->ring, p->cur, &mem, &len, &err) != BB_OK ||
-        bb_dump_open_memory(mem, len, p->path, &d, &err) != BB_OK) {
-        bb_ring_buffer_free(mem);
+    uint32_t n = bb_ring_get_info(p->ring)->shards;
+    for (uint32_t i = 0; i < n; i++) p->from[i] = p->cur[i].pos;
+    count_ctx c = {p, NULL, 0, false};
+    if (bb_ring_follow_records(p->ring, p->cur, count_one, &c, &err) != BB_OK) {
         cli_error("%s", err.message);
         *st = err.status;
         return false;
     }
-    uint32_t n = bb_ring_get_info(p->ring)->shards;
+    if (c.failed) {
+        cli_error("out of memory");
+        *st = BB_ERR_NOMEM;
+        return false;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t bytes;
         cli_ring_loss what = cli_ring_loss_of(p->from[i], &p->cur[i], &bytes);
@@ -242,22 +252,7 @@ static bool poll_proc(top_proc *p, bb_status *st) {
             cli_ring_report_loss("top", p->path, i, p->from[i], what, bytes);
         }
     }
-    count_ctx c = {p, NULL, 0, false};
-    for (size_t i = 0; i < bb_dump_instance_count(d); i++) {
-        const bb_rinstance *in = bb_dump_instance(d, i);
-        for (size_t k = 0; k < in->shard_count && !c.failed; k++) {
-            c.shard = (uint32_t)(k < n ? k : n - 1);
-            c.last = NULL;
-            bb_shard_walk(d, &in->shards[k], count_one, &c, NULL);
-        }
-    }
-    bb_dump_close(d);
-    bb_ring_buffer_free(mem);
-    if (c.failed) {
-        cli_error("out of memory");
-        *st = BB_ERR_NOMEM;
-    }
-    return !c.failed;
+    return true;
 }
 
 /* The interval is over: next one counts from zero, bytes from the heads as read now. */

@@ -1,5 +1,5 @@
 /* watch.c — `backbeat watch`: condition triggers from outside, with no daemon. Follows ring
- * files read-only (as tail does, backbeat/ring_reader.h), evaluates the --when rules
+ * files read-only (bb_ring_follow_records, backbeat/ring_reader.h), evaluates the --when rules
  * (trigger/rule.h, cli/watch_rules.c) on every record committed and on spans still open, and
  * when one fires waits the after-window, then writes that process's rings as a dump into the
  * output directory (as recover does) with the backbeat::Trigger record of the firing (the
@@ -80,26 +80,22 @@ typedef struct source {
     bool ended; /* its process is gone and its rings were read to the end (ring closed) */
 } source;
 
-/* A record of one poll, held until the poll's records are handed to the rules in time order:
- * a ring is walked newest-first, and a span's exit seen before its enter would leave the span
- * open (a "hung" firing for a span that lasted 5 ms). `copy`: where the fields of the one
- * record that wraps (held by the walker only until the next) were copied, or SIZE_MAX. */
+/* A record of one poll that a rule looks at, held until the poll's records are handed to the
+ * rules in time order (rings come one after the other, and a span's exit seen before its enter
+ * would leave the span open: a "hung" firing for a span that lasted 5 ms). Its field bytes
+ * stay in the follow call's buffer until the next call: only the place is held. */
 typedef struct held {
-    bb_record r;
-    const bb_rinstance *inst;
-    size_t copy;
+    cli_watch_rec r;
+    uint64_t pos;
 } held;
 
 typedef struct walk_ctx {
     cli_watch_rules *rules; /* of the source walked */
     const bb_rschema *last; /* the schema of the last record looked at, and */
     bool last_wanted;       /* whether a rule looks at it (records no rule looks at are
-                                  * not held: most of a busy process's, usually) */
-    const bb_rinstance *inst;
+                             * not held: most of a busy process's, usually) */
     held *v;
     size_t n, cap;
-    uint8_t *bytes;
-    size_t nbytes, capbytes;
     bool failed;
 } walk_ctx;
 
@@ -176,54 +172,44 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size) {
     return true;
 }
 
-static int on_record(const bb_record *r, void *vctx) {
+static int on_record(void *vctx, const bb_ring_record *r) {
     walk_ctx *c = vctx;
     if (r->schema != c->last) {
         c->last = r->schema;
-        c->last_wanted = r->schema && cli_watch_wants(c->rules, r->schema);
+        c->last_wanted = cli_watch_wants(c->rules, r->schema);
     }
     if (!c->last_wanted) return 0;
-    size_t sz = r->offset == 0xFFFFFFFFu && r->schema ? r->schema->record_size : 0;
-    if (!grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v) ||
-        !grow((void **)&c->bytes, &c->capbytes, c->nbytes + sz, 1)) {
+    if (!grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v)) {
         c->failed = true;
         return 1;
     }
-    held *h = &c->v[c->n++];
-    h->r = *r;
-    h->inst = c->inst;
-    h->copy = SIZE_MAX;
-    if (sz) {
-        memcpy(c->bytes + c->nbytes, r->fields, sz);
-        h->copy = c->nbytes;
-        c->nbytes += sz;
-    }
+    c->v[c->n++] = (held){{r->ts, r->schema, r->fields, r->shard}, r->pos};
     return 0;
 }
 
-/* Time order; within a timestamp, one ring's records by position. */
+/* Time order; within a timestamp, ring by ring, each ring's records by position. */
 static int held_cmp(const void *a, const void *b) {
-    const bb_record *x = &((const held *)a)->r, *y = &((const held *)b)->r;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->instance_id != y->instance_id) return x->instance_id < y->instance_id ? -1 : 1;
-    if (x->shard_id != y->shard_id) return x->shard_id < y->shard_id ? -1 : 1;
-    return x->position < y->position ? -1 : x->position > y->position;
+    const held *x = a, *y = b;
+    if (x->r.ts != y->r.ts) return x->r.ts < y->r.ts ? -1 : 1;
+    if (x->r.shard != y->r.shard) return x->r.shard < y->r.shard ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /* The records committed since the last poll, to the rules oldest first; then the spans still
  * open past their rule's duration at the time the rings were read. */
 static bool poll_source(watch_state *w, source *s) {
-    void *mem = NULL;
-    size_t len = 0;
     bb_error err;
-    bb_dump *d = NULL;
     uint64_t now = clock_ns(CLOCK_REALTIME); /* no record committed later is in this poll */
     uint32_t nring = bb_ring_get_info(s->ring)->shards;
     for (uint32_t i = 0; i < nring; i++) s->from[i] = s->cur[i].pos;
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE; /* then this poll reads the rest */
-    if (bb_ring_follow(s->ring, s->cur, &mem, &len, &err) != BB_OK ||
-        bb_dump_open_memory(mem, len, s->path, &d, &err) != BB_OK) {
-        bb_ring_buffer_free(mem);
+    walk_ctx c = w->keep; /* its array reused: emptied, capacity kept */
+    c.n = 0;
+    c.failed = false;
+    c.rules = s->rules;
+    c.last = NULL;
+    if (bb_ring_follow_records(s->ring, s->cur, on_record, &c, &err) != BB_OK) {
+        w->keep = c;
         cli_error("%s", err.message);
         return false;
     }
@@ -232,35 +218,14 @@ static bool poll_source(watch_state *w, source *s) {
         cli_ring_loss what = cli_ring_loss_of(s->from[i], &s->cur[i], &bytes);
         cli_ring_report_loss("watch", s->path, i, s->from[i], what, bytes);
     }
-    walk_ctx c = w->keep; /* its arrays reused: emptied, capacity kept */
-    c.n = c.nbytes = 0;
-    c.failed = false;
-    c.rules = s->rules;
-    c.last = NULL; /* schemas are the poll's dump's */
-    for (size_t i = 0; !c.failed && i < bb_dump_instance_count(d); i++) {
-        c.inst = bb_dump_instance(d, i);
-        for (size_t k = 0; !c.failed && k < c.inst->shard_count; k++) {
-            size_t first = c.n;
-            bb_shard_walk(d, &c.inst->shards[k], on_record, &c, NULL);
-            for (size_t a = first, b = c.n; !c.failed && a + 1 < b; a++, b--) { /* oldest first */
-                held x = c.v[a];
-                c.v[a] = c.v[b - 1];
-                c.v[b - 1] = x;
-            }
-        }
-    }
     bool sorted = true; /* one busy ring: in order already */
     for (size_t i = 1; !c.failed && sorted && i < c.n; i++)
         sorted = held_cmp(&c.v[i - 1], &c.v[i]) <= 0;
     if (!c.failed && !sorted) qsort(c.v, c.n, sizeof *c.v, held_cmp); /* never qsort(NULL, 0) */
     cli_firing f;
-    for (size_t i = 0; !c.failed && i < c.n; i++) {
-        if (c.v[i].copy != SIZE_MAX) c.v[i].r.fields = c.bytes + c.v[i].copy;
-        if (cli_watch_record(s->rules, &c.v[i].r, c.v[i].inst, &f)) fired(w, s, &f);
-    }
+    for (size_t i = 0; !c.failed && i < c.n; i++)
+        if (cli_watch_record(s->rules, &c.v[i].r, s->ring, &f)) fired(w, s, &f);
     w->keep = c;
-    bb_dump_close(d);
-    bb_ring_buffer_free(mem);
     if (c.failed) {
         cli_error("%s: out of memory", s->path);
         return false;
@@ -423,6 +388,5 @@ int cmd_watch(int argc, char **argv) {
     }
     free(w.src);
     free(w.keep.v);
-    free(w.keep.bytes);
     return st;
 }

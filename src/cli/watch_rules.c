@@ -1,7 +1,8 @@
 /* watch_rules.c — `backbeat watch`'s rules over followed records: each rule bound once per
  * schema (a reader schema seen as a descriptor; a log call site's level read from its
- * description for `log OP LEVEL` rules), field conditions evaluated with the dump's
- * intern table, spans matched by span id, open spans past their DURATION. */
+ * description for `log OP LEVEL` rules; found again by id through a small direct-mapped cache),
+ * field conditions evaluated with the ring file's intern table, spans matched by span id, open
+ * spans past their DURATION. */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #define MAX_SCHEMAS 1024
 #define MAX_OPEN 4096
+#define CACHE 256 /* slots of the bound-by-id cache (a power of two) */
 
 /* A schema as a descriptor (names NUL-terminated), with each rule's binding. */
 typedef struct bound {
@@ -34,6 +36,7 @@ struct cli_watch_rules {
     size_t nrules;
     bound *b;
     size_t nb;
+    bound *cache[CACHE]; /* by a hash of the schema id: the bound last found there */
     open_span *open;
     size_t nopen;
 };
@@ -116,9 +119,11 @@ static void bind_rules(cli_watch_rules *w, bound *b) {
     }
 }
 
-static bound *bound_of(cli_watch_rules *w, const bb_rschema *s) {
-    for (size_t i = 0; i < w->nb; i++)
-        if (w->b[i].id == s->id) return &w->b[i];
+static size_t slot_of(uint64_t id) {
+    return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 56) & (CACHE - 1);
+}
+
+static bound *bind_new(cli_watch_rules *w, const bb_rschema *s) {
     if (w->nb == MAX_SCHEMAS) return NULL;
     bound *b = &w->b[w->nb++];
     memset(b, 0, sizeof *b);
@@ -136,10 +141,21 @@ static bound *bound_of(cli_watch_rules *w, const bb_rschema *s) {
     return b;
 }
 
-static const char *resolve(void *inst, uint32_t id) {
+static bound *bound_of(cli_watch_rules *w, const bb_rschema *s) {
+    size_t at = slot_of(s->id);
+    if (w->cache[at] && w->cache[at]->id == s->id) return w->cache[at];
+    bound *b = NULL;
+    for (size_t i = 0; i < w->nb && !b; i++)
+        if (w->b[i].id == s->id) b = &w->b[i];
+    if (!b) b = bind_new(w, s);
+    if (b) w->cache[at] = b;
+    return b;
+}
+
+static const char *resolve(void *ring, uint32_t id) {
     static char buf[TG_STR_MAX + 1];
     bb_strview s;
-    if (!bb_rinstance_intern(inst, id, &s) || s.len > TG_STR_MAX) return NULL;
+    if (!bb_ring_intern(ring, id, &s) || s.len > TG_STR_MAX) return NULL;
     memcpy(buf, s.ptr, s.len);
     buf[s.len] = '\0';
     return buf;
@@ -155,7 +171,7 @@ static void fill(cli_firing *out, const tg_rule *r, const char *event, uint64_t 
     out->shard = shard;
 }
 
-static bool span_exit(cli_watch_rules *w, size_t k, uint64_t sid, const bb_record *r,
+static bool span_exit(cli_watch_rules *w, size_t k, uint64_t sid, const cli_watch_rec *r,
                       cli_firing *out) {
     for (size_t i = 0; i < w->nopen; i++) {
         open_span *o = &w->open[i];
@@ -177,22 +193,22 @@ bool cli_watch_wants(cli_watch_rules *w, const bb_rschema *s) {
     return false;
 }
 
-bool cli_watch_record(cli_watch_rules *w, const bb_record *r, const bb_rinstance *inst,
+bool cli_watch_record(cli_watch_rules *w, const cli_watch_rec *r, const bb_ring *ring,
                       cli_firing *out) {
     bound *b = bound_of(w, r->schema);
     if (!b) return false;
     for (size_t k = 0; k < w->nrules; k++) {
         uint64_t sid = b->role[k] ? tg_span_id(&b->desc, r->fields) : 0;
         switch (b->role[k]) {
-        case 1: fill(out, &w->rules[k], b->desc.name, r->ts, sid, r->shard_id); return true;
+        case 1: fill(out, &w->rules[k], b->desc.name, r->ts, sid, r->shard); return true;
         case 2:
-            if (!tg_cond_eval(&b->cond[k], r->fields, resolve, (void *)inst)) break;
-            fill(out, &w->rules[k], b->desc.name, r->ts, sid, r->shard_id);
+            if (!tg_cond_eval(&b->cond[k], r->fields, resolve, (void *)(uintptr_t)ring)) break;
+            fill(out, &w->rules[k], b->desc.name, r->ts, sid, r->shard);
             return true;
         case 3:
             if (sid && w->nopen < MAX_OPEN) {
                 open_span *o = &w->open[w->nopen++];
-                *o = (open_span){sid, r->ts, (uint32_t)k, r->shard_id, ""};
+                *o = (open_span){sid, r->ts, (uint32_t)k, r->shard, ""};
                 snprintf(o->event, sizeof o->event, "%s", b->desc.name);
             }
             break;

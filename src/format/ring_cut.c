@@ -43,13 +43,23 @@ void bb__ring_blank(uint8_t *buf, uint64_t cap, uint64_t from, uint64_t to) {
     if (first < n) memset(buf, 0, (size_t)(n - first));
 }
 
+#ifdef BB_RING_TSAN
+#define RING_LE BB_RACY
+#else
+#define RING_LE __attribute__((always_inline)) inline /* n is a constant: one load (issue 37) */
+#endif
+
 /* `n` (<= 8) bytes at absolute position `pos`, little-endian, wrapping. */
-BB_RACY static uint64_t ring_le(const uint8_t *ring, uint64_t cap, uint64_t pos, unsigned n) {
+RING_LE static uint64_t ring_le(const uint8_t *ring, uint64_t cap, uint64_t pos, unsigned n) {
     racy_u8 *r = ring;
     uint64_t v = 0;
     uint64_t at = pos & (cap - 1);
     if (at + n <= cap) {
+#ifdef BB_RING_TSAN
         for (unsigned k = 0; k < n; k++) v |= (uint64_t)r[at + k] << (8 * k);
+#else
+        memcpy(&v, r + at, n); /* little-endian only (detail/frame.h) */
+#endif
         return v;
     }
     for (unsigned k = 0; k < n; k++) v |= (uint64_t)r[(pos + k) & (cap - 1)] << (8 * k);

@@ -16,11 +16,14 @@
 #include "backbeat/reader.h"
 #include "format/ring_file.h"
 #include "format/sections.h"
+#include "format/wire.h"
 #include "read/ring_priv.h"
 
-/* The schema entry p[len] as the reader sees it: its id and record size; false if the reader
- * rejects a dump holding only it. */
-static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *size) {
+/* The schema entry p[len] as the reader sees it: its id and record size, and in *kept a dump
+ * holding only it, open over its own buffer (bb_ring_find_schema's schema; freed with
+ * bb__ring_schema_free); false if the reader rejects it. */
+static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *size,
+                         bb__ring_schema *kept) {
     size_t body = BB_SCHEMA_HEADER_SIZE + len, start = bb__dump_body_start(1);
     uint8_t *buf = malloc(start + body);
     if (!buf) return false;
@@ -36,10 +39,19 @@ static bool check_schema(const uint8_t *p, size_t len, uint64_t *id, uint16_t *s
     if (ok) {
         *id = bb_dump_schema(d, 0)->id;
         *size = bb_dump_schema(d, 0)->record_size;
+        *kept = (bb__ring_schema){d, buf};
+        return true;
     }
     if (d) bb_dump_close(d);
     free(buf);
-    return ok;
+    return false;
+}
+
+/* A schema kept for bb_ring_find_schema freed (bb_ring_close frees them likewise). */
+static void schema_free(bb__ring_schema *s) {
+    if (s->d) bb_dump_close(s->d);
+    free(s->buf);
+    *s = (bb__ring_schema){NULL, NULL};
 }
 
 /* Grow *v (elements of `size` bytes, *n used) to hold one more. */
@@ -75,24 +87,35 @@ static uint8_t *copy_of(const uint8_t *p, size_t len) {
 static bool take_event(bb_ring *r, const uint8_t *file, uint32_t len) {
     uint64_t id;
     uint16_t size;
+    bb__ring_schema d = {NULL, NULL};
     uint8_t *p = copy_of(file, len);
     if (!p) return false;
-    bool ok = check_schema(p, len, &id, &size);
+    bool ok = check_schema(p, len, &id, &size, &d);
     if (!ok) r->stats.meta_skipped++;
     if (!ok || find_size(r, id)) { /* rejected, or the same schema again */
+        schema_free(&d);
         free(p);
         return true;
     }
     if (!grow(&r->events, r->nevents, sizeof *r->events) ||
         !grow(&r->sizes, r->nevents, sizeof *r->sizes) ||
+        !grow(&r->schemas, r->nevents, sizeof *r->schemas) ||
         !bb__u64map_put(&r->size_ix, id, (void *)(uintptr_t)(r->nevents + 1))) {
+        schema_free(&d);
         free(p);
         return false;
     }
     r->sizes[r->nevents] = (bb__ring_size){id, size};
+    r->schemas[r->nevents] = d;
     r->events[r->nevents++] = (bb__ring_piece){p, len};
     bb__rseq_frames_add(&r->frames, BB__FRAME_SIZE(size));
     return true;
+}
+
+/* Contract: see ring_reader.h. */
+const bb_rschema *bb_ring_find_schema(const bb_ring *r, uint64_t id) {
+    uintptr_t at = r ? (uintptr_t)bb__u64map_get(&r->size_ix, id) : 0;
+    return at ? bb_dump_schema(r->schemas[at - 1].d, 0) : NULL;
 }
 
 /* A view set's text, once (a plugin loaded again registers it again), copied out of the file.
@@ -212,6 +235,13 @@ static void drop_gen(bb_ring *r, uint32_t s) {
         else r->interns[k++] = r->interns[i];
     }
     r->ninterns = k;
+    bb__u64map_free(&r->intern_ix); /* the ids left, at their new places (a recycle is rare) */
+    bb__u64map_init(&r->intern_ix);
+    for (size_t i = 0; i < r->ninterns; i++)
+        if (!bb__u64map_put(&r->intern_ix, r->interns[i].id, (void *)(uintptr_t)(i + 1))) {
+            r->intern_ix_failed = true;
+            break;
+        }
     uint32_t lo = s * gen_entries(r), hi = lo + gen_entries(r);
     for (uint32_t i = lo; r->intern_taken && i < hi;) {
         uint32_t c = i / BB__RING_INTERN_CHUNK, at = i % BB__RING_INTERN_CHUNK;
@@ -251,6 +281,8 @@ static bool intern_one(bb_ring *r, uint32_t s, uint32_t i, bool *pending) {
     }
     uint32_t id = g->id_base + (i - s * gen_entries(r)) + 1;
     r->interns[r->ninterns++] = (bb__ring_intern){id, len, s, p};
+    if (!bb__u64map_put(&r->intern_ix, id, (void *)(uintptr_t)r->ninterns))
+        r->intern_ix_failed = true;
     return set_taken(r, i, 1);
 }
 
@@ -355,4 +387,23 @@ bool bb__ring_meta_update(bb_ring *r, bool live) {
     r->stats.views = r->nviews;
     r->stats.interns = r->ninterns;
     return ok;
+}
+
+/* Contract: see ring_reader.h. An id is found only among the entries taken of the generations
+ * the table holds as last read (drop_gen forgets a recycled one's). */
+bool bb_ring_intern(const bb_ring *r, uint32_t id, bb_strview *out) {
+    if (!r || !out) return false;
+    if (id == 0 && r->stats.intern_full) { /* the placeholder a dump of the file carries */
+        out->ptr = BB_INTERN_FULL_TEXT;
+        out->len = sizeof BB_INTERN_FULL_TEXT - 1;
+        return true;
+    }
+    uintptr_t at = (uintptr_t)bb__u64map_get(&r->intern_ix, id);
+    if (!at && r->intern_ix_failed) /* out of memory while indexing: look it up the long way */
+        for (size_t i = 0; i < r->ninterns && !at; i++)
+            if (r->interns[i].id == id) at = i + 1;
+    if (!at || r->interns[at - 1].id != id) return false;
+    out->ptr = (const char *)r->interns[at - 1].p;
+    out->len = r->interns[at - 1].len;
+    return true;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backbeat/detail/frame.h"
 #include "backbeat/ring_reader.h"
 #include "format/ring_file.h"
 #include "format/rseq_margin.h"
@@ -52,6 +53,28 @@ typedef struct bb__ring_size {
     uint32_t size;
 } bb__ring_size;
 
+/* A schema as bb_ring_find_schema gives it: a dump holding only it, open over its buffer. */
+typedef struct bb__ring_schema {
+    bb_dump *d;
+    uint8_t *buf;
+} bb__ring_schema;
+
+/* bb_ring_follow_records's buffers, kept from call to call (ring_follow.c; bb_ring_close frees
+ * them): per ring, a copy of cap (a power of two) bytes of ring, then BB__RING_MIRROR bytes that
+ * repeat its start (any frame fits, so a record that wraps is handed over contiguous). */
+#define BB__RING_MIRROR ((uint64_t)BB__FRAME_SIZE(UINT16_MAX))
+typedef struct bb__ring_fbuf {
+    uint8_t *p;
+    uint64_t cap;
+} bb__ring_fbuf;
+typedef struct bb__ring_follow {
+    uint32_t n;
+    bb__ring_fbuf *bufs; /* per ring */
+    uint64_t *h0;        /* per ring: the head read at the call's start */
+    uint64_t *starts;    /* the records the walk down accepted of one ring, newest first */
+    size_t capstarts;
+} bb__ring_follow;
+
 /* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries
  * and intern entries, already encoded, and one more Shard's region (cap bytes, head). */
 typedef struct bb__ring_extra {
@@ -78,11 +101,12 @@ struct bb_ring {
     size_t nevents;
     bb__ring_piece *views;
     size_t nviews;
-    bb__u64map view_ix;     /* FNV-1a 64 of a view text (probed up past a collision) ->
+    bb__u64map view_ix;       /* FNV-1a 64 of a view text (probed up past a collision) ->
                              * its index + 1 */
-    bb__ring_size *sizes;   /* nevents entries, parallel to events */
-    bb__u64map size_ix;     /* event id -> its index in sizes + 1 */
-    bb__rseq_frames frames; /* the frames of the events recovered (for the rseq margin) */
+    bb__ring_size *sizes;     /* nevents entries, parallel to events */
+    bb__ring_schema *schemas; /* nevents entries, parallel to events */
+    bb__u64map size_ix;       /* event id -> its index in sizes + 1 */
+    bb__rseq_frames frames;   /* the frames of the events recovered (for the rseq margin) */
     /* the intern table */
     bb__ring_intern *interns;
     size_t ninterns;
@@ -90,6 +114,8 @@ struct bb_ring {
                              * them is decided; then a byte per entry: taken (1) or rejected
                              * for good (2). Memory follows the entries present, not the count
                              * the header announces. */
+    bb__u64map intern_ix;   /* an id taken -> its index in interns + 1 (bb_ring_intern) */
+    bool intern_ix_failed;  /* out of memory while indexing: bb_ring_intern searches */
     bb__ring_gen gens[BB_RING_GEN_MAX]; /* per storage of the table (g.gens of them) */
     uint32_t *stalls; /* per shard: follow calls in a row stopped by an unknown position */
     /* the byte ranges of the last dump built that hold data (everything else is zero and was
@@ -106,6 +132,7 @@ struct bb_ring {
     uint32_t busy_calls;         /* follow calls in a row that returned records */
     bool buf_zeroed;             /* the last dump built came zeroed (else: only its sections
                                   * were; the shard bodies are the caller's to clear) */
+    bb__ring_follow *fol;        /* bb_ring_follow_records's buffers (NULL until its first call) */
 };
 
 /* Intern entries per chunk of bb_ring.intern_taken, and the chunks of a table of n entries. */
@@ -127,6 +154,10 @@ bool bb__ring_header(const uint8_t *d, size_t len, uint64_t size, bb_ring_info *
  * an unfinished entry stops the walk (it is being written; taken by a later call) instead of
  * being skipped. False on allocation failure. */
 bool bb__ring_meta_update(bb_ring *r, bool live);
+
+/* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
+ * touching the mapping past its new end would raise SIGBUS): BB_OK, or the error set. */
+bb_status bb__ring_still_whole(const bb_ring *r, bb_error *err);
 
 /* The highest id the file's intern table can give (the ids above are never a file's string:
  * bb_ring_snapshot_extra_fd gives them to the strings it adds). */

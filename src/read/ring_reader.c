@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backbeat/reader.h"
 #include "common/error_set.h"
 #include "format/ring_file.h"
 #include "read/ring_priv.h"
@@ -248,6 +249,19 @@ void bb_ring_close(bb_ring *r) {
     for (size_t i = 0; i < r->nevents; i++) free((void *)(uintptr_t)r->events[i].p);
     for (size_t i = 0; i < r->nviews; i++) free((void *)(uintptr_t)r->views[i].p);
     for (size_t i = 0; i < r->ninterns; i++) free((void *)(uintptr_t)r->interns[i].p);
+    for (size_t i = 0; r->schemas && i < r->nevents; i++) {
+        if (r->schemas[i].d) bb_dump_close(r->schemas[i].d);
+        free(r->schemas[i].buf);
+    }
+    free(r->schemas);
+    bb__u64map_free(&r->intern_ix);
+    for (uint32_t i = 0; r->fol && r->fol->bufs && i < r->fol->n; i++) free(r->fol->bufs[i].p);
+    if (r->fol) {
+        free(r->fol->bufs);
+        free(r->fol->h0);
+        free(r->fol->starts);
+        free(r->fol);
+    }
     free(r->events);
     free(r->views);
     bb__u64map_free(&r->view_ix);
@@ -296,4 +310,19 @@ int bb_ring_liveness(const bb_ring *r) {
         return BB_RING_RUNNING; /* cannot tell: take the lock's word */
     uint64_t now = in->pid <= (uint64_t)INT32_MAX ? bb__ring_proc_start((long)in->pid) : 0;
     return now == in->proc_start ? BB_RING_RUNNING : BB_RING_ORPHAN;
+}
+
+/* Contract: see ring_priv.h. A truncate between this check and a copy from the mapping still
+ * raises SIGBUS (docs/HOSTILE_INPUTS.md). */
+bb_status bb__ring_still_whole(const bb_ring *r, bb_error *err) {
+    struct stat sb;
+    if (!r->mapped || r->fd < 0) return BB_OK;
+    if (fstat(r->fd, &sb) != 0)
+        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot stat: %s", r->name,
+                           strerror(errno));
+    if (sb.st_size >= 0 && (uint64_t)sb.st_size >= r->len) return BB_OK;
+    return bb__err_set(err, BB_ERR_TRUNCATED, UINT64_MAX, NULL,
+                       "%s: truncated under the reader (%lld of the %zu bytes it had); not read "
+                       "further",
+                       r->name, (long long)sb.st_size, r->len);
 }
