@@ -69,8 +69,7 @@ if(TARGET backbeat_cli)
     BB_RING_CHILD="$<TARGET_FILE:ring_child>")
   add_dependencies(ring_live_complete_test ring_child)
   add_test(NAME ring_live_complete COMMAND ring_live_complete_test)
-  set_tests_properties(ring_live_complete PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
-                       LABELS concurrent)
+  set_tests_properties(ring_live_complete PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
 
 # A follower at position 0 (it started on an empty ring) lapped before its next call: the bytes
