@@ -57,6 +57,21 @@ if(TARGET backbeat_cli)
   set_tests_properties(ring_live_reads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240 LABELS concurrent)
 endif()
 
+# A snapshot of a running process's ring file without SCHED_FIFO (BACKBEAT_LIVE_RT=0, what an
+# unprivileged reader gets) keeps every ring: 8 writers on 2 x 16 MiB, 4 snapshots, each ring
+# over a floor of its window, nothing torn or twice (issue 37: the catch-up rounds).
+if(TARGET backbeat_cli)
+  add_executable(ring_live_complete_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_live_complete_test.c
+                 ${BB_RING_DIR}/ring_proc.c)
+  target_link_libraries(ring_live_complete_test PRIVATE backbeat_read bb_test_support
+                        Threads::Threads)
+  target_compile_definitions(ring_live_complete_test PRIVATE _GNU_SOURCE
+    BB_RING_CHILD="$<TARGET_FILE:ring_child>")
+  add_dependencies(ring_live_complete_test ring_child)
+  add_test(NAME ring_live_complete COMMAND ring_live_complete_test)
+  set_tests_properties(ring_live_complete PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()
+
 # A follower at position 0 (it started on an empty ring) lapped before its next call: the bytes
 # lost are reported, nothing returned twice or invented (issue 22). In-process, deterministic.
 add_executable(ring_follow_lap_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_follow_lap_test.c)

@@ -181,16 +181,6 @@ static uint64_t copy_since(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf,
     return cut;
 }
 
-/* The copy goes on catching up (copy_since) while the writers overwrote more than this share of
- * its window during the last round (1/128), at most this many rounds in all: each round copies
- * only what was written during the one before, so the rounds shorten and the loss is what the
- * writers add during the last, short one. */
-#define BB__SNAP_ROUNDS 8
-static bool lapped_some(const struct bb__recorder_hot *h, uint64_t top, uint64_t end) {
-    uint64_t low = top > h->capacity ? top - h->capacity : 0;
-    return end > low && (end - low) * 128 > top - low;
-}
-
 /* Collect the records in flight below `top` into fl[*n..cap), those not there already. */
 static void collect_more(struct bb__recorder_hot *h, uint32_t i, uint64_t top, bb__inflight *fl,
                          size_t *n, size_t cap, int *budget) {
@@ -248,7 +238,8 @@ void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_
     uint64_t h0 = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);
     collect_more(h, i, h0, fl, &nfl, 1024, &budget);
     uint64_t end = copy_newest_first(h, i, buf, h0, ev);
-    for (int round = 1; round < BB__SNAP_ROUNDS && lapped_some(h, h0, end); round++) {
+    for (int round = 1; round < BB__RING_CATCH_UP_ROUNDS && bb__ring_catch_up(h0, end, h->capacity);
+         round++) {
         uint64_t low = h0 > h->capacity ? h0 - h->capacity : 0;
         if ((end - low) * 4 > h0 - low) sched_yield(); /* preempted: go on from a fresh slice */
         uint64_t next = __atomic_load_n(&h->cursors[i].head, __ATOMIC_ACQUIRE);

@@ -1,10 +1,13 @@
 /* cpu_hold.c — a thread's hold on one CPU while it copies a ring (cpu_hold.h): its affinity,
  * and its EEVDF time slice through sched_getattr/sched_setattr (raw system calls: older C
- * libraries have no wrappers), or SCHED_FIFO where the thread may take it. */
+ * libraries have no wrappers), or SCHED_FIFO where the thread may take it and
+ * BACKBEAT_LIVE_RT does not refuse it. */
 /* SPDX-License-Identifier: MIT */
 #include "common/cpu_hold.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,6 +64,20 @@ static void take_slice(bb__cpu_hold *h, uint64_t ns, bool rt) {
 #endif
 }
 
+/* Whether BACKBEAT_LIVE_RT refuses SCHED_FIFO (bb__cpu_hold_env; atomic). */
+static int rt_refused;
+
+/* Contract: see cpu_hold.h. */
+void bb__cpu_hold_env(void) {
+    static const char *const no[] = {"0", "false", "no", "off"};
+    const char *v = getenv("BACKBEAT_LIVE_RT");
+    int refused = 0;
+    for (size_t k = 0; v && k < sizeof no / sizeof no[0]; k++) refused |= !strcasecmp(v, no[k]);
+    __atomic_store_n(&rt_refused, refused, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void env_at_load(void) { bb__cpu_hold_env(); }
+
 /* Contract: see cpu_hold.h. */
 void bb__cpu_hold_take(bb__cpu_hold *h, uint32_t cpu, bool pin, uint64_t slice_ns) {
     h->pinned = h->sliced = h->fifo = false;
@@ -71,7 +88,9 @@ void bb__cpu_hold_take(bb__cpu_hold *h, uint32_t cpu, bool pin, uint64_t slice_n
         CPU_SET(cpu, &one);
         h->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
     }
-    take_slice(h, slice_ns, h->pinned && slice_ns <= BB__CPU_HOLD_FIFO_MAX);
+    take_slice(h, slice_ns,
+               h->pinned && slice_ns <= BB__CPU_HOLD_FIFO_MAX &&
+                   !__atomic_load_n(&rt_refused, __ATOMIC_RELAXED));
 }
 
 /* Contract: see cpu_hold.h. */

@@ -5,7 +5,8 @@
  * a few ms at memory speed); else it asks for a time slice long enough for the copy (EEVDF's
  * per-task slice, Linux 6.12 on; any user may set its own), which protects only as long as the
  * shortest slice of the CPU's other threads: under fair scheduling the writers of that CPU get
- * their share of it whatever the copy does. Best effort: each part the system refuses is
+ * their share of it whatever the copy does. BACKBEAT_LIVE_RT=0 (docs/ENVIRONMENT.md) refuses
+ * SCHED_FIFO: the pin and the slice only. Best effort: each part the system refuses is
  * skipped. Internal. */
 /* SPDX-License-Identifier: MIT */
 #ifndef BB_COMMON_CPU_HOLD_H
@@ -32,6 +33,11 @@ typedef struct bb__cpu_hold {
  * slice of `slice_ns` (clamped by the kernel to 0.1..100 ms; nothing on kernels without
  * per-task slices or for real-time threads). pin false: the slice only. */
 void bb__cpu_hold_take(bb__cpu_hold *h, uint32_t cpu, bool pin, uint64_t slice_ns);
+
+/* Read BACKBEAT_LIVE_RT again (it is read when the library is loaded, so that a program that
+ * clears its environment keeps it): `0`, `false`, `no` or `off` (any case) refuses SCHED_FIFO
+ * to the holds taken from then on; anything else, or unset, allows it. */
+void bb__cpu_hold_env(void);
 
 /* Undo bb__cpu_hold_take: the old affinity and slice. */
 void bb__cpu_hold_drop(const bb__cpu_hold *h);

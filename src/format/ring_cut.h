@@ -1,7 +1,7 @@
 /* ring_cut.h — the cut a reader makes of a ring that writers may be storing into while it is
  * copied (FORMAT.md "Records and rings"): pure functions over (head before the copy, head after
  * it, capacity, the copied window) shared by the live dump (src/capture/recorder_dump.c) and the
- * ring-file reader (src/read/ring_snapshot.c), so that a live dump and a read of a running
+ * ring-file reader (src/read/ring_window.c), so that a live dump and a read of a running
  * process's ring file drop exactly the same records: every record whose bytes could have changed
  * during the copy. Positions are absolute (the cursor's), the ring holds `cap` bytes (a power of
  * two), the window is [low, head) with low = head - cap (or 0). */
@@ -28,6 +28,19 @@ static inline uint64_t bb__ring_last_lap(uint64_t pos, uint64_t head, uint64_t c
 static inline uint64_t bb__ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {
     uint64_t top = h1 + margin, from = h0 > cap ? h0 : cap;
     return top > from ? top - cap : 0;
+}
+
+/* A copy catching up on its writers (the live dump, src/capture/recorder_dump.c, and a snapshot
+ * of a running process's ring file, src/read/ring_window.c): after its first pass, newest
+ * first, it copies what the writers added meanwhile, newest first, moving its window up to the
+ * head read again, while during the pass before they overwrote more than 1/128 of its window
+ * [top - cap, top) (up to its cut `end`), in BB__RING_CATCH_UP_ROUNDS passes at most: each copies
+ * only what was written during the one before, so the passes shorten and the loss is what the
+ * writers add during the last, short one. */
+#define BB__RING_CATCH_UP_ROUNDS 8
+static inline bool bb__ring_catch_up(uint64_t top, uint64_t end, uint64_t cap) {
+    uint64_t low = top > cap ? top - cap : 0;
+    return end > low && (end - low) * 128 > top - low;
 }
 
 /* Zero the bytes of absolute positions [from, to) in a copy of a ring of `cap` bytes. */

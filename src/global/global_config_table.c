@@ -215,6 +215,14 @@ static const char *var_check(const bb__g_var *v, bb__g_config *cfg, const char *
     return value ? v->why : NULL;
 }
 
+/* Read elsewhere, as a boolean: only checked here (var_check's case). */
+static const char *var_check_bool(const bb__g_var *v, bb__g_config *cfg, const char *value,
+                                  const bb__g_env *env, char *used, size_t cap) {
+    (void)cfg, (void)env, (void)used, (void)cap;
+    bool b;
+    return !value || bb__g_parse_bool(value, &b) ? NULL : v->why;
+}
+
 /* A trigger signal (bb__g_parse_signal) or "none"; refused: none. */
 static const char *var_signal(const bb__g_var *v, bb__g_config *cfg, const char *value,
                               const bb__g_env *env, char *used, size_t cap) {
@@ -449,6 +457,15 @@ const bb__g_var bb__g_vars[] = {
             "where the host allows it) or `fetch_add` (the atomic fallback); see "
             "`bb_recorder_commit_name` in `recorder.h`",
      .doc_default = "`rseq` where possible"},
+    {.name = "BACKBEAT_LIVE_RT",
+     .parse = var_check_bool,
+     .why = "is not a boolean",
+     .used = "on",
+     .doc = "`0` (`false`/`no`/`off`): a live dump (in process, or `backbeat recover --force` "
+            "and `watch` of a running process's ring file) never copies a ring as `SCHED_FIFO`, "
+            "only on that ring's CPU with a long time slice; read when the library loads, by "
+            "every recorder and the CLI (\"Live dumps and real-time priority\")",
+     .doc_default = "on: `SCHED_FIFO` where allowed (root, `CAP_SYS_NICE`, `RLIMIT_RTPRIO`)"},
     {.name = "BACKBEAT_TRIGGER",
      .parse = var_text,
      FIELD(trigger),

@@ -67,6 +67,35 @@ bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, siz
     return true;
 }
 
+/* Whether the later read now[n] holds the writer of the earlier announcement `a`. */
+static bool still_listed(const bb__ring_ann *now, size_t n, const bb__ring_ann *a) {
+    for (size_t k = 0; k < n; k++)
+        if (now[k].slot == a->slot &&
+            (now[k].pos == a->pos || (a->pos == UINT64_MAX && now[k].len == a->len)))
+            return true;
+    return false;
+}
+
+/* Contract: see ring_priv.h. */
+bool bb__ring_ann_union(const bb__ring_ann *had, size_t nhad, const bb__ring_ann *now, size_t nnow,
+                        uint32_t shard, uint64_t low, uint64_t head, bb__ring_ann **out,
+                        size_t *n) {
+    *n = 0;
+    *out = malloc((nhad + nnow + 1) * sizeof **out);
+    if (!*out) return false;
+    for (size_t k = 0; k < nnow; k++)
+        if (now[k].shard == shard) (*out)[(*n)++] = now[k];
+    size_t fresh = *n;
+    for (size_t k = 0; k < nhad; k++) {
+        const bb__ring_ann *a = &had[k];
+        if (a->shard != shard || (a->pos != UINT64_MAX && (a->pos < low || a->pos >= head)))
+            continue;
+        if (!still_listed(*out, fresh, a)) (*out)[(*n)++] = *a;
+    }
+    if (*n) qsort(*out, *n, sizeof **out, by_shard);
+    return true;
+}
+
 /* `n` (<= 8) bytes at absolute position `pos`, little-endian, wrapping. */
 static uint64_t ring_le(const bb__ring_view *v, uint64_t pos, unsigned n) {
     uint64_t x = 0;

@@ -196,6 +196,16 @@ typedef struct bb__ring_ann {
  * allocation failure. */
 bool bb__ring_announcements(const bb_ring *r, bool wait, bb__ring_ann **out, size_t *n);
 
+/* The announcements of shard `shard` a snapshot catching up on its writers keeps
+ * (ring_window.c): those of the later read now[nnow] (every shard's, as
+ * bb__ring_announcements gives them), plus those of an earlier read had[nhad] that now does not
+ * hold (same entry and position; or, for a position not yet known then, same entry and length)
+ * whose position lies in the window [low, head) or was not known (a writer that completed
+ * between the reads may have left its record half-copied by the earlier pass); sorted by
+ * position, into *out (malloc'ed, *n of them). False on allocation failure. */
+bool bb__ring_ann_union(const bb__ring_ann *had, size_t nhad, const bb__ring_ann *now, size_t nnow,
+                        uint32_t shard, uint64_t low, uint64_t head, bb__ring_ann **out, size_t *n);
+
 /* One ring's copy as the cut sees it: `ring` holds `cap` bytes, the window is [low, head). */
 typedef struct bb__ring_view {
     uint8_t *ring;

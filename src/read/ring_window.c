@@ -10,13 +10,15 @@
  * a running process re-copies the records in flight that completed and blanks the others; a
  * follow call stops the ring's read below the lowest record in flight (it comes with a later
  * call), so nothing it returns can still change. A snapshot of a running process copies ring i
- * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path. A dead
- * process's file gets the blanking of docs/RING_FILE.md "Records in flight". */
+ * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path, and catches
+ * up on what they added meanwhile (catch_up, as the in-process dump does). A dead process's
+ * file gets the blanking of docs/RING_FILE.md "Records in flight". */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "backbeat/reader.h"
@@ -141,6 +143,60 @@ static uint64_t copy_newest_first(call *c, uint32_t i, uint64_t start, uint64_t 
     return cut;
 }
 
+/* The announcements of ring i: anns[a0, a0 + an) (sorted by shard). */
+static void slice(call *c) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < c->r->info.shards; i++) {
+        c->a0[i] = k;
+        while (k < c->nanns && c->anns[k].shard == i) k++;
+        c->an[i] = k - c->a0[i];
+    }
+}
+
+/* One catching-up round of ring i whose head was read again as `next`: the announcements now
+ * in the file joined to those of the rounds before (bb__ring_ann_union), as ring i's only
+ * ones (the next ring's refresh reads them all again). Read without waiting for a writer
+ * between announcing and reserving: on CPU i such a writer runs only when the copy yields the
+ * CPU, to the writers that lap it; its unknown position is left to the hole search
+ * (ring_inflight.c), as a stopped writer's. False on allocation failure. */
+static bool more_anns(call *c, uint32_t i, uint64_t next) {
+    uint64_t cap = c->r->info.capacity;
+    bb__ring_ann *now = NULL, *both = NULL;
+    size_t nnow = 0, nboth = 0;
+    if (!bb__ring_announcements(c->r, false, &now, &nnow)) return false;
+    bool ok = bb__ring_ann_union(c->anns + c->a0[i], c->an[i], now, nnow, i,
+                                 next > cap ? next - cap : 0, next, &both, &nboth);
+    free(now);
+    if (!ok) return false;
+    free(c->anns);
+    c->anns = both;
+    c->nanns = nboth;
+    slice(c);
+    return true;
+}
+
+/* A running process's snapshot of ring i, its first copy cut at `end`: catch up on what its
+ * writers added meanwhile (format/ring_cut.h bb__ring_catch_up), newest first, the window
+ * moving up to the head read each round (then the announcements: a writer announces before it
+ * reserves). Bytes copied by an earlier round stay: those overwritten since are below the
+ * returned cut, the highest of every round's. c->h0[i], c->start[i] and the dump shard's head
+ * become the last round's. */
+static uint64_t catch_up(call *c, uint32_t i, uint64_t end) {
+    uint64_t cap = c->r->info.capacity;
+    for (int round = 1; round < BB__RING_CATCH_UP_ROUNDS && bb__ring_catch_up(c->h0[i], end, cap);
+         round++) {
+        uint64_t h0 = c->h0[i];
+        uint64_t next = bb__ring_load64(c->r->d, cursor_off(c->r, i));
+        if (next <= h0 || !more_anns(c, i, next)) break;
+        c->h0[i] = next;
+        c->start[i] = next > cap ? next - cap : 0;
+        uint64_t e = copy_newest_first(c, i, next - h0 < cap ? h0 : next - cap, next);
+        end = e > end ? e : end;
+    }
+    bb__ring_dump_set_head(&c->out[i], c->h0[i]);
+    return end;
+}
+
 /* Zero the bytes of a shard body (dcap, a power of two) outside the window [start, top) it
  * is about to hold: a pooled buffer's, left by an older dump, must not read as records. */
 static void clear_outside(uint8_t *body, uint64_t dcap, uint64_t start, uint64_t top) {
@@ -155,15 +211,16 @@ static void clear_outside(uint8_t *body, uint64_t dcap, uint64_t start, uint64_t
 /* Read ring i into its dump shard and cut it; fills *cur when following. */
 static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     bb_ring *r = c->r;
-    uint64_t cap = r->info.capacity, h0 = c->h0[i], start = c->start[i], top = c->out[i].head;
+    uint64_t top = c->follow && c->out[i].head < c->h0[i] ? c->out[i].head : c->h0[i];
     uint8_t *body = c->out[i].body;
     uint64_t dcap = c->out[i].cap;
-    if (c->follow) top = top < h0 ? top : h0;
-    else top = h0;
-    if (!r->buf_zeroed) clear_outside(body, dcap, start, top);
-    uint64_t end = copy_newest_first(c, i, start, top);
+    if (!r->buf_zeroed) clear_outside(body, dcap, c->start[i], top);
+    uint64_t end = copy_newest_first(c, i, c->start[i], top);
+    if (c->live && !c->follow) end = catch_up(c, i, end);
     if (c->held) bb__cpu_hold_drop(&c->hold); /* before waiting for writers in flight */
     c->held = false;
+    uint64_t cap = r->info.capacity, h0 = c->h0[i], start = c->start[i];
+    if (!c->follow) top = h0;
     bb__ring_ann *a = c->anns + c->a0[i];
     size_t again = c->live && !c->follow ? recopy_done(c, i, a, c->an[i]) : 0;
     bb__ring_view v = {body, dcap, top, start, r};
@@ -188,16 +245,6 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
         lost = (first < top ? first : bottom) - p;
     }
     *cur = (bb_ring_cursor){top, lost, top - (bottom > p ? bottom : p), h0};
-}
-
-/* The announcements of ring i: anns[a0, a0 + an) (sorted by shard). */
-static void slice(call *c) {
-    size_t k = 0;
-    for (uint32_t i = 0; i < c->r->info.shards; i++) {
-        c->a0[i] = k;
-        while (k < c->nanns && c->anns[k].shard == i) k++;
-        c->an[i] = k - c->a0[i];
-    }
 }
 
 static bool call_init(call *c, bb_ring *r, bool follow) {
@@ -264,16 +311,35 @@ static bool refresh(call *c, uint32_t i) {
     return true;
 }
 
-/* The dump's ring bodies written once before the heads are read again (refresh): the first
- * store to a page costs a fault, on some VMs the host's too (~100 ms for 16 MiB), and a copy
+/* One load from each page of [p, p + n): on a VM whose hypervisor maps a guest's pages lazily
+ * (shadow page tables), the first access to each page of a mapping exits to it (~10 us here;
+ * 46 ms for 16 MiB of 4 KiB pages) even where the kernel has mapped the page already. */
+static void touch_pages(const uint8_t *p, uint64_t n) {
+    const volatile uint8_t *v = p;
+    uint8_t x = 0;
+    for (uint64_t k = 0; k < n; k += 4096) x ^= v[k];
+    (void)x;
+}
+
+/* The dump's ring bodies written once before the heads are read again (refresh), in huge pages
+ * where the system gives them, and one load from each page of the file's rings: the first
+ * access to a page costs a fault, on some VMs the host's too (~100 ms for 16 MiB), and a copy
  * that slow lets the writers lap it. Only rings that have wrapped, in a file whose blocks are
  * all there: a sparse file's holes cost no memory. */
 static void pretouch(call *c) {
     struct stat sb;
     uint64_t cap = c->r->info.capacity;
     if (fstat(c->r->fd, &sb) != 0 || (uint64_t)sb.st_blocks * 512 < c->r->len) return;
-    for (uint32_t i = 0; i < c->r->info.shards; i++)
-        if (c->h0[i] >= cap) memset(c->out[i].body, 0, (size_t)cap);
+    for (uint32_t i = 0; i < c->r->info.shards; i++) {
+        if (c->h0[i] < cap) continue;
+#ifdef MADV_HUGEPAGE
+        uintptr_t b = (uintptr_t)c->out[i].body, huge = (uintptr_t)2 << 20;
+        uintptr_t lo = (b + huge - 1) & ~(huge - 1), hi = (b + (uintptr_t)cap) & ~(huge - 1);
+        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+        memset(c->out[i].body, 0, (size_t)cap);
+        if (c->r->mapped) touch_pages(c->r->d + c->r->g.rings + (uint64_t)i * cap, cap);
+    }
 }
 
 /* Snapshot (cursors NULL) or follow. */
