@@ -209,7 +209,10 @@ static bool wanted(const tail_opts *o, const bb_rschema *s, uint64_t instance) {
 
 typedef struct walk_ctx {
     tail_state *t;
-    source *s; /* following: the source read */
+    source *s;                /* following: the source read, ... */
+    const bb_rschema *schema; /* ...the schema of its last record, whether it is wanted and */
+    bool want, interned;      /* has interned fields, ... */
+    size_t run;               /* ...and the run its last record went to (SIZE_MAX: none) */
     bool failed;
 } walk_ctx;
 
@@ -253,7 +256,7 @@ static void oldest_first(tail_state *t, size_t k, size_t fix0) {
 /* One shard's records into a run of their own. */
 static bool walk_shard(tail_state *t, bb_dump *d, const bb_rinstance *inst, const bb_rshard *sh) {
     if (!grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) return false;
-    walk_ctx c = {t, NULL, false};
+    walk_ctx c = {.t = t};
     size_t first = t->nitems, fix0 = t->nfix;
     bb_shard_walk(d, sh, take, &c, NULL);
     if (c.failed) return false;
@@ -329,18 +332,25 @@ static bool note_interns(source *s, const bb_rschema *sc, const uint8_t *fields)
 static int take_record(void *vctx, const bb_ring_record *r) {
     walk_ctx *c = vctx;
     tail_state *t = c->t;
-    if (!wanted(t->o, r->schema, c->s->inst.instance_id)) return 0;
-    const walk_run *last = t->nruns ? &t->runs[t->nruns - 1] : NULL;
-    bool new_run = !last || last->inst != &c->s->inst || last->shard != r->shard;
-    if (!grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items) ||
+    if (r->schema != c->schema) { /* (a ring's records are mostly of a few events) */
+        c->schema = r->schema;
+        c->want = wanted(t->o, r->schema, c->s->inst.instance_id);
+        c->interned = has_interned(r->schema);
+    }
+    if (!c->want) return 0;
+    bool new_run = c->run == SIZE_MAX || t->runs[c->run].shard != r->shard;
+    if ((t->nitems == t->cap && !grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items)) ||
         (new_run && !grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) ||
-        (has_interned(r->schema) && !note_interns(c->s, r->schema, r->fields))) {
+        (c->interned && !note_interns(c->s, r->schema, r->fields))) {
         c->failed = true;
         return 1;
     }
-    if (new_run) t->runs[t->nruns++] = (walk_run){t->nitems, 0, &c->s->inst, r->shard};
-    t->runs[t->nruns - 1].n++;
-    t->items[t->nitems++] = (item){r->ts, r->fields, r->schema, (uint32_t)(t->nruns - 1)};
+    if (new_run) {
+        c->run = t->nruns++;
+        t->runs[c->run] = (walk_run){t->nitems, 0, &c->s->inst, r->shard};
+    }
+    t->runs[c->run].n++;
+    t->items[t->nitems++] = (item){r->ts, r->fields, r->schema, (uint32_t)c->run};
     return 0;
 }
 
@@ -381,7 +391,7 @@ static bool follow_source(tail_state *t, source *s) {
                              .start_ns = info->start_ns};
     s->ninterns = 0;
     size_t items0 = t->nitems, runs0 = t->nruns;
-    walk_ctx c = {t, s, false};
+    walk_ctx c = {.t = t, .s = s, .run = SIZE_MAX};
     if (bb_ring_follow_records(s->ring, s->cur, take_record, &c, &err) != BB_OK) {
         t->nitems = items0;
         t->nruns = runs0;
