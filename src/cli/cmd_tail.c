@@ -1,9 +1,11 @@
 /* tail.c — `backbeat tail`: the records of running (or dead) processes' ring files
  * (docs/RING_FILE.md), read read-only through the read library's follow API
  * (backbeat/ring_reader.h), printed in timestamp order as text or JSON lines; with --follow,
- * new records as they are committed, new ring files of a --scan directory, and schemas
- * registered mid-run, until SIGINT / SIGTERM or until every followed process has exited and its
- * rings are drained. A lap lost is reported on stderr, never filled in. */
+ * new records as they are committed (record by record, bb_ring_follow_records; read once, each
+ * file's records come as a `.bb` dump, bb_ring_follow, so that it is closed at once), new ring
+ * files of a --scan directory, and schemas registered mid-run, until SIGINT / SIGTERM or until
+ * every followed process has exited and its rings are drained. A lap lost is reported on
+ * stderr, never filled in. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -277,9 +279,10 @@ static void report_losses(tail_state *t, const source *s) {
     }
 }
 
-/* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
- * schemas and instances are the items'). A file that cannot be read (truncated under the
- * reader, damaged) is named, closed and dropped: the other files go on, the exit status is 1. */
+/* Read source `s` once (without --follow): its records into t->items; the dump kept open in
+ * *d (its schemas and instances are the items'). A file that cannot be read (truncated under
+ * the reader, damaged) is named, closed and dropped: the other files go on, the exit status is
+ * 1. */
 static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
     size_t len = 0;
@@ -619,7 +622,7 @@ static bool all_done(const tail_state *t) {
 }
 
 /* The records a poll aims at: few enough that a poll's window, items and output stay in the
- * caches, enough that its fixed cost (the follow call, the dump's schemas) is spread thin. A
+ * caches, enough that its fixed cost (the follow calls, the renderer's plans) is spread thin. A
  * poll of BATCH or more found the follower behind: the next one comes at once. */
 #define BATCH 8192
 
