@@ -1,9 +1,11 @@
 /* tail.c — `backbeat tail`: the records of running (or dead) processes' ring files
  * (docs/RING_FILE.md), read read-only through the read library's follow API
  * (backbeat/ring_reader.h), printed in timestamp order as text or JSON lines; with --follow,
- * new records as they are committed, new ring files of a --scan directory, and schemas
- * registered mid-run, until SIGINT / SIGTERM or until every followed process has exited and its
- * rings are drained. A lap lost is reported on stderr, never filled in. */
+ * new records as they are committed (record by record, bb_ring_follow_records; read once, each
+ * file's records come as a `.bb` dump, bb_ring_follow, so that it is closed at once), new ring
+ * files of a --scan directory, and schemas registered mid-run, until SIGINT / SIGTERM or until
+ * every followed process has exited and its rings are drained. A lap lost is reported on
+ * stderr, never filled in. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
@@ -74,14 +76,19 @@ typedef struct source {
     char *path;
     bb_ring *ring; /* NULL: could not be opened (named once, not retried) */
     bb_ring_cursor *cur;
-    uint64_t *from; /* each ring's cursor before the last follow call (its losses) */
-    bool scanned;   /* found by --scan: skipped when it cannot be opened (else an error) */
-    bool dropped;   /* could not be opened or read: named once, never retried */
-    bool done;      /* its process is gone and its rings are drained */
+    uint64_t *from;      /* each ring's cursor before the last follow call (its losses) */
+    bool scanned;        /* found by --scan: skipped when it cannot be opened (else an error) */
+    bool dropped;        /* could not be opened or read: named once, never retried */
+    bool done;           /* its process is gone and its rings are drained */
+    bb_rinstance inst;   /* following: what the renderers take of its process (header)... */
+    bb_rintern *interns; /* ...and the interned strings its poll's records use (bb_ring_intern) */
+    size_t ninterns, interns_cap;
 } source;
 
 /* One record of a poll (32 bytes: a busy poll holds hundreds of thousands): its field bytes
- * where they lie in the poll's dump (kept open until the poll is printed), or, for the one record
+ * where they lie: following, in its ring's follow buffer (bb_ring_follow_records; valid until
+ * the next follow call on that file, which comes after the poll is printed); otherwise in the
+ * poll's dump (kept open until the poll is printed), or, for the one record
  * of a walk that wraps (the walker's copy, reused for the next), copied into the poll's arena
  * (its `fields` set when the poll is printed, see wrap_fix); its instance and shard are its
  * run's. */
@@ -204,6 +211,10 @@ static bool wanted(const tail_opts *o, const bb_rschema *s, uint64_t instance) {
 
 typedef struct walk_ctx {
     tail_state *t;
+    source *s;                /* following: the source read, ... */
+    const bb_rschema *schema; /* ...the schema of its last record, whether it is wanted and */
+    bool want, interned;      /* has interned fields, ... */
+    size_t run;               /* ...and the run its last record went to (SIZE_MAX: none) */
     bool failed;
 } walk_ctx;
 
@@ -247,7 +258,7 @@ static void oldest_first(tail_state *t, size_t k, size_t fix0) {
 /* One shard's records into a run of their own. */
 static bool walk_shard(tail_state *t, bb_dump *d, const bb_rinstance *inst, const bb_rshard *sh) {
     if (!grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) return false;
-    walk_ctx c = {t, false};
+    walk_ctx c = {.t = t};
     size_t first = t->nitems, fix0 = t->nfix;
     bb_shard_walk(d, sh, take, &c, NULL);
     if (c.failed) return false;
@@ -268,9 +279,10 @@ static void report_losses(tail_state *t, const source *s) {
     }
 }
 
-/* Follow source `s` once: its new records into t->items; the dump kept open in *d (its
- * schemas and instances are the items'). A file that cannot be read (truncated under the
- * reader, damaged) is named, closed and dropped: the other files go on, the exit status is 1. */
+/* Read source `s` once (without --follow): its records into t->items; the dump kept open in
+ * *d (its schemas and instances are the items'). A file that cannot be read (truncated under
+ * the reader, damaged) is named, closed and dropped: the other files go on, the exit status is
+ * 1. */
 static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
     size_t len = 0;
@@ -296,6 +308,110 @@ static bool poll_source(tail_state *t, source *s, bb_dump **d, void **mem) {
     s->done = gone; /* everything it committed was in this call */
     if (!ok) cli_error("out of memory");
     return ok;
+}
+
+/* ---- following: record by record ------------------------------------------------------- */
+
+static bool has_interned(const bb_rschema *sc) {
+    for (size_t i = 0; i < sc->field_count; i++)
+        if (sc->fields[i].type == BB_TYPE_INTERNED) return true;
+    return false;
+}
+
+/* The ids of a record's interned fields into s->interns (sorted, made unique and resolved once
+ * the poll is read: index_interns). False when out of memory. */
+static bool note_interns(source *s, const bb_rschema *sc, const uint8_t *fields) {
+    for (size_t i = 0; i < sc->field_count; i++) {
+        if (sc->fields[i].type != BB_TYPE_INTERNED) continue;
+        uint32_t id = (uint32_t)bb_decode_field(sc, i, fields, NULL).u;
+        if (s->ninterns && s->interns[s->ninterns - 1].id == id) continue;
+        if (!grow(&s->interns, &s->interns_cap, s->ninterns + 1, sizeof *s->interns)) return false;
+        s->interns[s->ninterns++] = (bb_rintern){id, {"", 0}};
+    }
+    return true;
+}
+
+/* One record of the follow call: an item of its ring's run (a run per ring and call). */
+static int take_record(void *vctx, const bb_ring_record *r) {
+    walk_ctx *c = vctx;
+    tail_state *t = c->t;
+    if (r->schema != c->schema) { /* (a ring's records are mostly of a few events) */
+        c->schema = r->schema;
+        c->want = wanted(t->o, r->schema, c->s->inst.instance_id);
+        c->interned = has_interned(r->schema);
+    }
+    if (!c->want) return 0;
+    bool new_run = c->run == SIZE_MAX || t->runs[c->run].shard != r->shard;
+    if ((t->nitems == t->cap && !grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items)) ||
+        (new_run && !grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) ||
+        (c->interned && !note_interns(c->s, r->schema, r->fields))) {
+        c->failed = true;
+        return 1;
+    }
+    if (new_run) {
+        c->run = t->nruns++;
+        t->runs[c->run] = (walk_run){t->nitems, 0, &c->s->inst, r->shard};
+    }
+    t->runs[c->run].n++;
+    t->items[t->nitems++] = (item){r->ts, r->fields, r->schema, (uint32_t)c->run};
+    return 0;
+}
+
+static int by_id(const void *a, const void *b) {
+    uint32_t x = ((const bb_rintern *)a)->id, y = ((const bb_rintern *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* s->interns sorted, made unique and resolved through the ring's intern table (an id it does
+ * not name is left out: it prints as an unresolved id, as it does from a dump). */
+static void index_interns(source *s) {
+    if (s->ninterns > 1) qsort(s->interns, s->ninterns, sizeof *s->interns, by_id);
+    size_t m = 0;
+    for (size_t i = 0; i < s->ninterns; i++) {
+        bb_strview v;
+        if ((m && s->interns[m - 1].id == s->interns[i].id) ||
+            !bb_ring_intern(s->ring, s->interns[i].id, &v))
+            continue;
+        s->interns[m++] = (bb_rintern){s->interns[i].id, v};
+    }
+    s->ninterns = m;
+    s->inst.intern = s->interns;
+    s->inst.intern_count = m;
+}
+
+/* Follow source `s` once (--follow): its new records into t->items, pointing into its rings'
+ * follow buffers, its instance (s->inst, as a dump of the file would give it) theirs. A file
+ * that cannot be read (truncated under the reader, damaged) is named, closed and dropped, its
+ * records of this poll forgotten: the other files go on, the exit status is 1. */
+static bool follow_source(tail_state *t, source *s) {
+    bool gone = bb_ring_liveness(s->ring) == BB_RING_GONE;
+    const bb_ring_info *info = bb_ring_get_info(s->ring);
+    bb_error err;
+    for (uint32_t i = 0; i < info->shards; i++) s->from[i] = s->cur[i].pos;
+    s->inst = (bb_rinstance){.instance_id = info->instance_id,
+                             .has_process = info->pid != 0,
+                             .pid = info->pid,
+                             .start_ns = info->start_ns};
+    s->ninterns = 0;
+    size_t items0 = t->nitems, runs0 = t->nruns;
+    walk_ctx c = {.t = t, .s = s, .run = SIZE_MAX};
+    if (bb_ring_follow_records(s->ring, s->cur, take_record, &c, &err) != BB_OK) {
+        t->nitems = items0;
+        t->nruns = runs0;
+        cli_error("%s", err.message);
+        bb_ring_close(s->ring);
+        s->ring = NULL;
+        s->done = s->dropped = t->file_failed = true;
+        return err.status != BB_ERR_NOMEM;
+    }
+    if (c.failed) {
+        cli_error("out of memory");
+        return false;
+    }
+    report_losses(t, s);
+    index_interns(s);
+    s->done = gone; /* everything it committed was in this call */
+    return true;
 }
 
 /* Whether the items are in time order already (one busy ring: its run is oldest first), so
@@ -468,7 +584,7 @@ static bool poll_all(tail_state *t, size_t *printed) {
         source *s = &t->src[i];
         if (!s->done && !s->ring) ok = open_source(t, s);
         if (!ok || s->done) continue;
-        ok = poll_source(t, s, &d[i], &mem[i]);
+        ok = t->o->follow ? follow_source(t, s) : poll_source(t, s, &d[i], &mem[i]);
         if (!t->o->follow && s->ring) { /* read once: its dump is in memory, the file closed */
             bb_ring_close(s->ring);
             s->ring = NULL;
@@ -506,7 +622,7 @@ static bool all_done(const tail_state *t) {
 }
 
 /* The records a poll aims at: few enough that a poll's window, items and output stay in the
- * caches, enough that its fixed cost (the follow call, the dump's schemas) is spread thin. A
+ * caches, enough that its fixed cost (the follow calls, the renderer's plans) is spread thin. A
  * poll of BATCH or more found the follower behind: the next one comes at once. */
 #define BATCH 8192
 
@@ -555,6 +671,7 @@ static void state_free(tail_state *t) {
         free(t->src[i].cur);
         free(t->src[i].from);
         free(t->src[i].path);
+        free(t->src[i].interns);
     }
     free(t->src);
     free(t->items);

@@ -145,6 +145,13 @@ for (let i = 0; i < rows.length && pos < text.length; i++) {
 }
 check(pos === text.length, `the text output holds the same ${rows.length} records (${pos} of ${text.length} bytes)`);
 
+// ---- --follow: the same bytes, read record by record (bb_ring_follow_records) ---------------
+// (the ring's process is gone: the follower prints what it left, then exits)
+for (const [fmt, want] of [['jsonl', out], ['text', text]]) {
+  const got = run(B, ['tail', '--follow', '--format', fmt, ring]);
+  check(got === want, `tail --follow --format ${fmt} prints the bytes tail does (${got.length} vs ${want.length} bytes)`);
+}
+
 if (failures) {
   console.error(`${failures} failure(s)`);
   process.exit(1);
