@@ -188,14 +188,10 @@ void bb__ring_dump_set_head(bb__ring_shard_out *shard, uint64_t head) {
     bb__le_put_u64(shard->body - 16, head);
 }
 
-/* Read file bytes [off, off + n) into dst with pread (no page of the mapping touched, so none
- * faulted in: on some VMs a fault costs ~10 us, more than reading the 4 KiB it maps): a follow
- * call after the mapping's pages were let go (bb_ring_follow); while a writer streams they stay
- * mapped and a copy from them costs less than pread's page lookups. When a
- * read fails or comes short: the file was truncated under the reader (where the mapping
- * would raise SIGBUS) or cannot be read; the rest of dst is then zeros, which read as no record
- * (and the next call's size check names the truncation). */
-static void pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
+/* Contract: see ring_priv.h. Used by follow calls after the mapping's pages were let go; while a
+ * writer streams they stay mapped and a copy from them costs less than pread's page lookups. A
+ * short read's zeros read as no record, and the next call's size check names the truncation. */
+void bb__ring_pread(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
     while (n) {
         ssize_t got = pread(fd, dst, (size_t)n, (off_t)off);
         if (got < 0 && errno == EINTR) continue;
@@ -214,7 +210,7 @@ static void pread_all(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
 static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
     uint64_t end = off + n;
     if (r->following) { /* below the heads: all data */
-        if (r->fd >= 0 && r->busy_calls < 2) pread_all(r->fd, dst, off, n); /* let go */
+        if (r->fd >= 0 && r->busy_calls < 2) bb__ring_pread(r->fd, dst, off, n); /* let go */
         else memcpy(dst, r->d + off, (size_t)n); /* kept mapped (a writer streams), or memory */
         return;
     }

@@ -103,22 +103,6 @@ static bool buf_fit(bb__ring_fbuf *b, uint64_t cap) {
     return b->p != NULL;
 }
 
-/* File bytes [off, off + n) into dst with pread (pages the mapping let go are not faulted in);
- * a read that fails or comes short (a truncated file) leaves zeros, which read as no record. */
-static void read_in(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
-    while (n) {
-        ssize_t got = pread(fd, dst, (size_t)n, (off_t)off);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            memset(dst, 0, (size_t)n);
-            return;
-        }
-        dst += got;
-        off += (uint64_t)got;
-        n -= (uint64_t)got;
-    }
-}
-
 /* Ring i's positions [from, to) into the buffer (as ring_dump.c's bb__ring_copy while
  * following: pread after the pages were let go, else from the mapping). */
 static void copy_in(const ring_read *x, uint64_t from, uint64_t to) {
@@ -128,7 +112,7 @@ static void copy_in(const ring_read *x, uint64_t from, uint64_t to) {
         uint64_t s = from & (cap - 1), d = from & (dcap - 1), n = to - from;
         if (n > cap - s) n = cap - s;
         if (n > dcap - d) n = dcap - d;
-        if (r->fd >= 0 && r->busy_calls < 2) read_in(r->fd, x->b->p + d, base + s, n);
+        if (r->fd >= 0 && r->busy_calls < 2) bb__ring_pread(r->fd, x->b->p + d, base + s, n);
         else racy_copy(x->b->p + d, r->d + base + s, (size_t)n);
         from += n;
     }

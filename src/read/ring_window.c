@@ -279,24 +279,6 @@ static void call_free(call *c) {
     free(c->anns);
 }
 
-/* Whether the mapped file still holds every byte mapped (a file truncated under the reader:
- * touching the mapping past its new end would raise SIGBUS). Checked before each access
- * window: the metadata, cursors and announcements, then each ring's copy. A truncate between
- * this check and a copy from the mapping still raises SIGBUS (docs/HOSTILE_INPUTS.md); a follow
- * call after the pages were let go reads with pread, which comes short instead (ring_dump.c). */
-static bb_status still_whole(const bb_ring *r, bb_error *err) {
-    struct stat sb;
-    if (!r->mapped || r->fd < 0) return BB_OK;
-    if (fstat(r->fd, &sb) != 0)
-        return bb__err_set(err, BB_ERR_IO, UINT64_MAX, NULL, "%s: cannot stat: %s", r->name,
-                           strerror(errno));
-    if (sb.st_size >= 0 && (uint64_t)sb.st_size >= r->len) return BB_OK;
-    return bb__err_set(err, BB_ERR_TRUNCATED, UINT64_MAX, NULL,
-                       "%s: truncated under the reader (%lld of the %zu bytes it had); not read "
-                       "further",
-                       r->name, (long long)sb.st_size, r->len);
-}
-
 /* A running process's snapshot reads ring i's head (and the records then in flight) again right
  * before copying it, so that the rings dumped before it, and building the dump, do not give its
  * writers time to lap it; the dump's shard header gets the new head. */
@@ -346,7 +328,7 @@ static void pretouch(call *c) {
 static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t *len,
                      bb_error *err) {
     call c;
-    bb_status st = still_whole(r, err);
+    bb_status st = bb__ring_still_whole(r, err);
     if (st != BB_OK) return st;
     st = BB_ERR_NOMEM;
     if (!call_init(&c, r, cursors != NULL)) {
@@ -359,11 +341,11 @@ static bb_status run(bb_ring *r, bb_ring_cursor *cursors, uint8_t **dump, size_t
         plan_ring(&c, i, cursors ? &cursors[i] : NULL);
         r->stats.written |= c.h0[i] != 0;
     }
-    st = still_whole(r, err); /* the dump's schemas, views and strings are the file's */
+    st = bb__ring_still_whole(r, err); /* the dump's schemas, views and strings are the file's */
     if (st == BB_OK) st = bb__ring_dump_build(r, c.out, dump, len, err);
     if (st == BB_OK && c.live && !cursors) pretouch(&c);
     for (uint32_t i = 0; st == BB_OK && i < r->info.shards; i++) {
-        if ((st = still_whole(r, err)) != BB_OK) {
+        if ((st = bb__ring_still_whole(r, err)) != BB_OK) {
             bb__ring_buf_put(*dump);
             *dump = NULL;
             *len = 0;
