@@ -3,7 +3,8 @@
  * file (bb_recorder_create_ring: 2 shards x 16 MiB, the BACKBEAT_RING_DIR defaults) while one
  * follower pinned to CPU 0 reads it: (api) the record-level follow call in process
  * (bb_ring_follow_records), counting records; (apidump) the dump-based call (bb_ring_follow,
- * then the dump opened and walked), counting records; (watch) `backbeat watch` with a rule that never fires; (top) `backbeat top --format jsonl`;
+ * then the dump opened and walked), counting records; (watch) `backbeat watch` with a rule
+ * that never fires; (top) `backbeat top --format jsonl`;
  * (tail) `backbeat tail --follow --format jsonl > file`. Per rate and follower: the records
  * written, seen (counted, printed), the loss the follower reported (bytes, and records of the
  * one frame size), whether seen + lost == written (the loss is exact), and the rate seen over

@@ -2,7 +2,8 @@
  * the losses and the ring fill of running processes' ring files (docs/RING_FILE.md), read
  * read-only through the read library's record-level follow call (bb_ring_follow_records: no
  * dump built), refreshed every interval on a terminal or printed --once / --iterations N times
- * as text or JSON lines (top_render.c). New ring files of a --scan directory are picked up; SIGINT / SIGTERM exit 0. */
+ * as text or JSON lines (top_render.c). New ring files of a --scan directory are picked up;
+ * SIGINT / SIGTERM exit 0. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <getopt.h>
