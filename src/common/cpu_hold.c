@@ -7,9 +7,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "common/bool_word.h"
 
 /* struct sched_attr, version 0 (48 bytes): all these calls need. */
 typedef struct sched_attr0 {
@@ -69,10 +70,8 @@ static int rt_refused;
 
 /* Contract: see cpu_hold.h. */
 void bb__cpu_hold_env(void) {
-    static const char *const no[] = {"0", "false", "no", "off"};
-    const char *v = getenv("BACKBEAT_LIVE_RT");
-    int refused = 0;
-    for (size_t k = 0; v && k < sizeof no / sizeof no[0]; k++) refused |= !strcasecmp(v, no[k]);
+    bool on = true;
+    int refused = bb__bool_word(getenv("BACKBEAT_LIVE_RT"), &on) && !on;
     __atomic_store_n(&rt_refused, refused, __ATOMIC_RELAXED);
 }
 

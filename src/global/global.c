@@ -28,6 +28,7 @@
 #include "backbeat/detail/recorder_inline.h"
 #include "capture/ring_backing.h"
 #include "capture/trigger_hook.h"
+#include "common/bool_word.h"
 #include "common/error_set.h"
 #include "global/global_crash_info.h"
 #include "global/global_internal.h"
@@ -593,10 +594,10 @@ bb_status bb_global_thread_init(void) {
 static bool wanted_at_load(void) {
     bool on = false;
     const char *v = getenv("BACKBEAT_ENABLE");
-    if (v && bb__g_parse_bool(v, &on) && on) return true;
+    if (v && bb__bool_word(v, &on) && on) return true;
     v = getenv("BACKBEAT_DUMP_ON_CRASH");
     if (!v) v = getenv("BACKBEAT_DUMP_ON_PANIC");
-    if (v && bb__g_parse_bool(v, &on) && on) return true;
+    if (v && bb__bool_word(v, &on) && on) return true;
     v = getenv("BACKBEAT_SIGNAL");
     return v && *v && strcasecmp(v, "none") != 0;
 }

@@ -1,6 +1,6 @@
-/* global_config.c — the syntax of BACKBEAT_* values: booleans, counts, byte sizes, signal
- * names, and the default dump path. The variables themselves, their ranges, defaults and
- * messages are the table in global_config_table.c. */
+/* global_config.c — the syntax of BACKBEAT_* values: counts, byte sizes, signal names, and
+ * the default dump path (booleans are common/bool_word.c). The variables themselves, their
+ * ranges, defaults and messages are the table in global_config_table.c. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <signal.h>
@@ -10,23 +10,6 @@
 #include <unistd.h>
 
 #include "global/global_internal.h"
-
-bool bb__g_parse_bool(const char *s, bool *out) {
-    static const char *const yes[] = {"1", "true", "yes", "on"};
-    static const char *const no[] = {"0", "false", "no", "off"};
-    if (!s) return false;
-    for (size_t i = 0; i < 4; i++) {
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = true;
-            return true;
-        }
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = false;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Parse leading decimal digits of s into *v; returns the pointer after them, NULL when there
  * are none or on overflow. */

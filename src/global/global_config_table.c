@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/bool_word.h"
 #include "global/global_internal.h"
 #include "trigger/rule.h"
 
@@ -46,7 +47,7 @@ static const char *var_bool(const bb__g_var *v, bb__g_config *cfg, const char *v
     (void)env, (void)used, (void)cap;
     bool *b = field_of(v, cfg);
     *b = v->def != 0;
-    if (!value || bb__g_parse_bool(value, b)) return NULL;
+    if (!value || bb__bool_word(value, b)) return NULL;
     return v->why;
 }
 
@@ -220,7 +221,7 @@ static const char *var_check_bool(const bb__g_var *v, bb__g_config *cfg, const c
                                   const bb__g_env *env, char *used, size_t cap) {
     (void)cfg, (void)env, (void)used, (void)cap;
     bool b;
-    return !value || bb__g_parse_bool(value, &b) ? NULL : v->why;
+    return !value || bb__bool_word(value, &b) ? NULL : v->why;
 }
 
 /* A trigger signal (bb__g_parse_signal) or "none"; refused: none. */

@@ -107,10 +107,6 @@ struct bb__g_var {
 extern const bb__g_var bb__g_vars[];
 extern const size_t bb__g_var_count;
 
-/* Parse a boolean the way BACKBEAT_ENABLE does: 1/true/yes/on and 0/false/no/off (any case).
- * Returns false on anything else (and leaves *out alone). */
-bool bb__g_parse_bool(const char *s, bool *out);
-
 /* Parse a byte size with an optional binary suffix: "4096", "64k", "16M", "1G", "1T", "16MiB",
  * "16MB" (all suffixes are powers of 1024). Returns false on garbage or overflow. */
 bool bb__g_parse_size(const char *s, uint64_t *out);

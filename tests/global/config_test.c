@@ -247,11 +247,7 @@ int main(void) {
     CHECK(!bb__g_parse_size("99999999999999999999", &s));
     CHECK(!bb__g_parse_size("17179869184G", &s)); /* overflows 64 bits */
 
-    /* booleans and signals */
-    bool b;
-    CHECK(bb__g_parse_bool("on", &b) && b);
-    CHECK(bb__g_parse_bool("OFF", &b) && !b);
-    CHECK(!bb__g_parse_bool("2", &b));
+    /* signals (booleans: tests/common/bool_word_test.c) */
     int sig;
     CHECK(bb__g_parse_signal("usr1", &sig) && sig == SIGUSR1);
     CHECK(bb__g_parse_signal("SIGUSR2", &sig) && sig == SIGUSR2);
