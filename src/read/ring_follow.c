@@ -363,11 +363,14 @@ static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
         lost = x.bottom - from;
     } else { /* lapped, a first call, or a position that is no boundary: the walk down */
         if (!walk_down(&x, x.start, &sz)) return false;
-        first = x.n ? x.starts[x.n - 1] : x.bottom;
+        first = x.n ? x.starts[x.n - 1] : x.top;
         *stopped = deliver(&x, fn, ctx, &to);
-        /* From the oldest record held nothing is lost; from a position, the bytes up to the
-         * oldest record still whole are. */
-        if (x.bottom > from && p != BB_RING_OLDEST) lost = first - from;
+        /* The bytes handed over start at the oldest record still whole: below it, from the
+         * oldest record held nothing is lost; from a position, every byte up to it is (where
+         * the walk stopped, below the cut, is no bound: a record the writer changed there may
+         * have led it further down). */
+        if (p != BB_RING_OLDEST && first > from) lost = first - from;
+        x.bottom = first;
     }
     uint64_t seen = x.bottom > from ? x.bottom : from;
     *cur = (bb_ring_cursor){to, lost, to - seen, x.h0};
