@@ -11,7 +11,9 @@
  * the writer's time. `watch` counts nothing it saw: its row shows written - lost (`~`), not
  * checked. Figures, not thresholds (scripts/bench.sh section `follow`).
  * Usage: follow_rate BACKBEAT_CLI [MS] [DIR] [RATE_M...] (defaults 2000, /dev/shm, 3 6 12 20);
- * BB_FOLLOW_ONLY=api|apidump|watch|top|tail runs one follower only. */
+ * BB_FOLLOW_ONLY=api|apidump|watch|top|tail runs one follower only; for the api follower,
+ * BB_FOLLOW_TRACE=FILE writes a line per follow call (its cost) and BB_FOLLOW_PRIO=fifo|nice
+ * raises its priority. */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,10 +201,64 @@ static void follow_once(bb_ring *r, bb_ring_cursor *cur, bool records, const cha
     bb_ring_buffer_free(mem);
 }
 
+/* BB_FOLLOW_PRIO=fifo|nice (api only): the follower as SCHED_FIFO 1, or at nice -10, when
+ * allowed (whether a higher priority keeps a follower on a shared CPU; issue 37). */
+static void prio_from_env(void) {
+    const char *v = getenv("BB_FOLLOW_PRIO");
+    if (v && !strcmp(v, "fifo")) {
+        struct sched_param sp = {.sched_priority = 1};
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) perror("follow_rate: SCHED_FIFO");
+    } else if (v && !strcmp(v, "nice")) {
+        if (setpriority(PRIO_PROCESS, 0, -10) != 0) perror("follow_rate: nice -10");
+    }
+}
+
+/* BB_FOLLOW_TRACE=FILE (api only): per follow call, a line of what it cost — wall, on-CPU and
+ * run-queue wait (/proc/self/schedstat) in us, minor faults, records, bytes and loss reported,
+ * whether it followed a nap, and the time since the last call returned (the slow calls of issue
+ * 37, attributed). */
+typedef struct trace_row {
+    uint64_t wall, cpu, rq, flt, recs, bytes, lost, napped, since;
+} trace_row;
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t runq_ns(void) {
+    unsigned long long run = 0, wait = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f && fscanf(f, "%llu %llu", &run, &wait) != 2) wait = 0;
+    if (f) fclose(f);
+    return wait;
+}
+
+static uint64_t minflt(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (uint64_t)ru.ru_minflt;
+}
+
+static void trace_write(const char *path, const trace_row *t, size_t n) {
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "wall_us cpu_us rq_us minflt recs bytes lost napped since_us\n");
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%.1f %.1f %.1f %llu %llu %llu %llu %llu %.1f\n", (double)t[k].wall / 1e3,
+                (double)t[k].cpu / 1e3, (double)t[k].rq / 1e3, (unsigned long long)t[k].flt,
+                (unsigned long long)t[k].recs, (unsigned long long)t[k].bytes,
+                (unsigned long long)t[k].lost, (unsigned long long)t[k].napped,
+                (double)t[k].since / 1e3);
+    fclose(f);
+}
+
 /* The follow API in process: every record counted, every loss summed, until the writer is
  * gone and a last call found nothing new. Reports {seen, lost bytes} on `out`. */
 static void api_main(const char *path, bool records, int ready, int out) {
     pin(0);
+    prio_from_env();
     bb_ring *r;
     bb_error err;
     if (bb_ring_open(path, &r, &err) != BB_OK) _exit(3);
@@ -210,14 +266,32 @@ static void api_main(const char *path, bool records, int ready, int out) {
     bb_ring_cursor *cur = calloc(n, sizeof *cur); /* pos 0: a loss from the start is counted */
     if (!cur || write(ready, "r", 1) != 1) _exit(4);
     uint64_t seen = 0, lost = 0;
+    const char *tpath = getenv("BB_FOLLOW_TRACE");
+    size_t tn = 0, tcap = tpath ? 1u << 20 : 0;
+    trace_row *tr = tcap ? calloc(tcap, sizeof *tr) : NULL;
+    bool napped = false;
+    uint64_t last_end = 0; /* when the last traced call returned */
     for (;;) {
         bool gone = bb_ring_liveness(r) == BB_RING_GONE;
-        uint64_t before = seen;
+        uint64_t before = seen, w0 = 0, c0 = 0, q0 = 0, f0 = 0;
+        if (tr) {
+            w0 = now_ns(), c0 = thread_cpu_ns(), q0 = runq_ns(), f0 = minflt();
+        }
         follow_once(r, cur, records, path, &seen);
+        if (tr && tn < tcap) {
+            trace_row *t = &tr[tn++];
+            t->wall = now_ns() - w0, t->cpu = thread_cpu_ns() - c0, t->rq = runq_ns() - q0;
+            t->flt = minflt() - f0, t->recs = seen - before, t->napped = napped;
+            t->since = tn > 1 ? w0 - last_end : 0;
+            last_end = now_ns();
+            for (uint32_t i = 0; i < n; i++) t->bytes += cur[i].bytes, t->lost += cur[i].lost;
+        }
         for (uint32_t i = 0; i < n; i++) lost += cur[i].lost;
         if (gone) break;
-        if (seen == before) nap_ms(1);
+        napped = seen == before;
+        if (napped) nap_ms(1);
     }
+    if (tr) trace_write(tpath, tr, tn);
     uint64_t msg[2] = {seen, lost};
     if (write(out, msg, sizeof msg) != (ssize_t)sizeof msg) _exit(6);
     _exit(0);

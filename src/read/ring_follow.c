@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "backbeat/detail/frame.h"
@@ -67,18 +68,54 @@ racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
 static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
 #endif
 
+#ifndef MADV_POPULATE_READ /* Linux 5.14; older headers */
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* The pages of [p, p + n) faulted in with one system call instead of a fault a page (each costs
+ * ~10 us on a VM: a whole ring refaulted mid-call was a lap lost); never asked again once the
+ * kernel says it does not know the advice (then the copy faults them in, as before). */
+static void populate(bb__ring_follow *f, const void *p, size_t n, int advice) {
+    if (f->no_populate || !n) return;
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(f->page - 1), e = (uintptr_t)p + n;
+    if (madvise((void *)a, e - a, advice) != 0 && errno == EINVAL) f->no_populate = true;
+}
+
+/* The size of an anonymous mapping of n bytes or more: a multiple of 2 MiB from 2 MiB on, so
+ * that the kernel places it on huge-page boundaries and faults it in 2 MiB at a time. */
+static size_t anon_size(size_t n) {
+    size_t huge = (size_t)2 << 20;
+    return n >= huge && n <= SIZE_MAX - huge ? (n + huge - 1) / huge * huge : n;
+}
+
+/* n bytes (anon_size(n)) of anonymous memory, faulted in (written) at once for a follower of
+ * a running writer (a file read once touches only what it copies); NULL when refused. */
+static void *anon_new(bb__ring_follow *f, size_t n, bool live) {
+    n = anon_size(n);
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    if (live) populate(f, p, n, MADV_POPULATE_WRITE);
+    return p;
+}
+
 static void follow_free(bb__ring_follow *f) {
     if (!f) return;
-    for (uint32_t i = 0; f->bufs && i < f->n; i++) free(f->bufs[i].p);
+    for (uint32_t i = 0; f->bufs && i < f->n; i++)
+        if (f->bufs[i].bytes) munmap(f->bufs[i].p, f->bufs[i].bytes);
     free(f->bufs);
     free(f->h0);
-    free(f->starts);
+    if (f->capstarts) munmap(f->starts, f->capstarts * sizeof *f->starts);
     free(f);
 }
 
 static bb__ring_follow *follow_new(uint32_t n) {
     bb__ring_follow *f = calloc(1, sizeof *f);
     if (!f) return NULL;
+    long page = sysconf(_SC_PAGESIZE);
+    f->page = page > 0 ? (size_t)page : 4096;
     f->n = n;
     f->bufs = calloc(n, sizeof *f->bufs);
     f->h0 = calloc(n, sizeof *f->h0);
@@ -91,20 +128,37 @@ static uint64_t cursor_off(const bb_ring *r, uint32_t i) {
     return r->g.cursors + (uint64_t)i * BB_RING_CURSOR_STRIDE;
 }
 
-/* b holding at least cap bytes of ring, and the mirror (no more than cap bytes: no frame is
- * longer than the window); its old bytes are not kept. */
-static bool buf_fit(bb__ring_fbuf *b, uint64_t cap) {
-    if (b->p && b->cap >= cap) return true;
-    uint64_t mirror = cap < MIRROR ? cap : MIRROR;
-    if (cap + mirror > SIZE_MAX) return false;
-    free(b->p);
-    b->p = malloc((size_t)(cap + mirror));
-    b->cap = b->p ? cap : 0;
-    return b->p != NULL;
+static uint64_t pow2_at_least(uint64_t n) {
+    uint64_t c = 4096;
+    while (c < n) c <<= 1;
+    return c;
 }
 
-/* Ring i's positions [from, to) into the buffer (as ring_dump.c's bb__ring_copy while
- * following: pread after the pages were let go, else from the mapping). */
+/* b holding at least `need` bytes of a ring of `ring` bytes, and the mirror (no more than its
+ * capacity: no frame is longer than the window); its old bytes are not kept. It grows four
+ * times at least, and to the ring's size at once for a window of 1/16 of it while a writer
+ * holds the file (a busy writer): a follower falling behind made it grow, and each growth
+ * faulted in fresh memory (16 MiB and the walk's list: 16 ms here) when the follower could
+ * least afford it. */
+static bool buf_fit(bb__ring_follow *f, bb__ring_fbuf *b, uint64_t need, uint64_t ring, bool live) {
+    if (b->p && b->cap >= need) return true;
+    uint64_t cap = pow2_at_least(need);
+    if (b->cap && cap < b->cap * 4) cap = b->cap * 4;
+    if (live && need >= ring / 16) cap = ring; /* a busy writer: the whole ring, before a lap */
+    if (cap > ring && ring >= need) cap = ring;
+    uint64_t mirror = cap < MIRROR ? cap : MIRROR;
+    if (cap + mirror > SIZE_MAX) return false;
+    if (b->bytes) munmap(b->p, b->bytes);
+    *b = (bb__ring_fbuf){anon_new(f, (size_t)(cap + mirror), live), 0, 0};
+    if (!b->p) return false;
+    b->cap = cap;
+    b->bytes = anon_size((size_t)(cap + mirror));
+    return true;
+}
+
+/* Ring i's positions [from, to) into the buffer: from the mapping, its pages faulted in a chunk
+ * at a time, while a writer holds the file (the mapping is kept then); else with pread (a file
+ * read once more and let go). */
 static void copy_in(const ring_read *x, uint64_t from, uint64_t to) {
     const bb_ring *r = x->r;
     uint64_t cap = r->info.capacity, base = r->g.rings + (uint64_t)x->i * cap, dcap = x->b->cap;
@@ -112,8 +166,12 @@ static void copy_in(const ring_read *x, uint64_t from, uint64_t to) {
         uint64_t s = from & (cap - 1), d = from & (dcap - 1), n = to - from;
         if (n > cap - s) n = cap - s;
         if (n > dcap - d) n = dcap - d;
-        if (r->fd >= 0 && r->busy_calls < 2) bb__ring_pread(r->fd, x->b->p + d, base + s, n);
-        else racy_copy(x->b->p + d, r->d + base + s, (size_t)n);
+        if (r->fd >= 0 && !x->live) {
+            bb__ring_pread(r->fd, x->b->p + d, base + s, n);
+        } else {
+            if (r->mapped) populate(r->fol, r->d + base + s, (size_t)n, MADV_POPULATE_READ);
+            racy_copy(x->b->p + d, r->d + base + s, (size_t)n);
+        }
         from += n;
     }
 }
@@ -240,13 +298,15 @@ static bool deliver(const ring_read *x, bb_ring_record_fn fn, void *ctx, uint64_
 }
 
 /* The starts array holding the records of a window of n bytes (each takes 18 or more). */
-static bool starts_fit(bb__ring_follow *f, uint64_t n) {
+static bool starts_fit(bb__ring_follow *f, uint64_t n, bool live) {
     uint64_t need = n / BB__FRAME_OVERHEAD + 1;
     if (need <= f->capstarts) return true;
+    if (need < (uint64_t)f->capstarts * 4) need = (uint64_t)f->capstarts * 4; /* grow seldom */
     if (need > SIZE_MAX / sizeof *f->starts) return false;
-    free(f->starts);
-    f->starts = malloc((size_t)need * sizeof *f->starts);
-    f->capstarts = f->starts ? (size_t)need : 0;
+    if (f->capstarts) munmap(f->starts, f->capstarts * sizeof *f->starts);
+    f->capstarts = 0;
+    f->starts = anon_new(f, (size_t)need * sizeof *f->starts, live);
+    if (f->starts) f->capstarts = anon_size((size_t)need * sizeof *f->starts) / sizeof *f->starts;
     return f->starts != NULL;
 }
 
@@ -312,16 +372,10 @@ static uint64_t forward(const ring_read *x, sizes *sz, bb_ring_record_fn fn, voi
     return s;
 }
 
-static uint64_t pow2_at_least(uint64_t n) {
-    uint64_t c = 4096;
-    while (c < n) c <<= 1;
-    return c;
-}
-
 /* The walk down from the head to `low`, the records it accepts (at or above the cut) listed;
  * false when out of memory. */
 static bool walk_down(ring_read *x, uint64_t low, sizes *sz) {
-    if (!starts_fit(x->r->fol, x->top - low)) return false;
+    if (!starts_fit(x->r->fol, x->top - low, x->live)) return false;
     x->starts = x->r->fol->starts;
     x->n = 0;
     x->bottom = low;
@@ -346,7 +400,11 @@ static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
         *cur = (bb_ring_cursor){x.start, lost, 0, x.h0};
         return true;
     }
-    if (!buf_fit(x.b, pow2_at_least(x.top - x.start))) return false;
+    /* the buffer at the ring's size comes with the walk's list for a whole ring: a lap (the
+     * walk down) then finds both faulted in */
+    if (!buf_fit(f, x.b, x.top - x.start, cap, live) ||
+        (live && x.b->cap == cap && !starts_fit(f, cap, true)))
+        return false;
     uint64_t end = copy_newest_first(&x);
     cut_window(&x, end, a, na);
     mirror(&x);
@@ -363,11 +421,14 @@ static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
         lost = x.bottom - from;
     } else { /* lapped, a first call, or a position that is no boundary: the walk down */
         if (!walk_down(&x, x.start, &sz)) return false;
-        first = x.n ? x.starts[x.n - 1] : x.bottom;
+        first = x.n ? x.starts[x.n - 1] : x.top;
         *stopped = deliver(&x, fn, ctx, &to);
-        /* From the oldest record held nothing is lost; from a position, the bytes up to the
-         * oldest record still whole are. */
-        if (x.bottom > from && p != BB_RING_OLDEST) lost = first - from;
+        /* The bytes handed over start at the oldest record still whole: below it, from the
+         * oldest record held nothing is lost; from a position, every byte up to it is (where
+         * the walk stopped, below the cut, is no bound: a record the writer changed there may
+         * have led it further down). */
+        if (p != BB_RING_OLDEST && first > from) lost = first - from;
+        x.bottom = first;
     }
     uint64_t seen = x.bottom > from ? x.bottom : from;
     *cur = (bb_ring_cursor){to, lost, to - seen, x.h0};
@@ -416,12 +477,13 @@ bb_status bb_ring_follow_records(bb_ring *r, bb_ring_cursor *cursors, bb_ring_re
     ok = ok && follow_all(r, live, cursors, anns, nanns, fn, ctx);
     free(anns);
     if (!ok) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "%s: out of memory", r->name);
-    /* The file's pages are let go once read, but kept mapped while a writer streams into the
-     * file (as bb_ring_follow). */
+    /* The file's pages stay mapped while a writer holds the file, idle or not: letting them go
+     * after a call with nothing new had the next busy calls fault the whole ring back in, a
+     * page at a time (tens of ms: a lap at 20 M records/s). A file read once more is let go. */
     bool moved = false;
     for (uint32_t i = 0; i < r->info.shards; i++) moved |= cursors[i].bytes != 0;
     r->busy_calls = moved ? r->busy_calls + 1 : 0;
-    if (r->busy_calls < 2) bb__ring_let_go(r);
+    if (!live) bb__ring_let_go(r);
     bb__err_clear(err);
     return BB_OK;
 }

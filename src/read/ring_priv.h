@@ -59,20 +59,25 @@ typedef struct bb__ring_schema {
     uint8_t *buf;
 } bb__ring_schema;
 
-/* bb_ring_follow_records's buffers, kept from call to call (ring_follow.c; bb_ring_close frees
+/* bb_ring_follow_records's buffers, kept from call to call (ring_follow.c; bb_ring_close unmaps
  * them): per ring, a copy of cap (a power of two) bytes of ring, then BB__RING_MIRROR bytes that
- * repeat its start (any frame fits, so a record that wraps is handed over contiguous). */
+ * repeat its start (any frame fits, so a record that wraps is handed over contiguous). Each is
+ * an anonymous mapping of `bytes` bytes, faulted in once when made (a fault a page, mid-call,
+ * cost a follower its lap on a VM), never shrunk. */
 #define BB__RING_MIRROR ((uint64_t)BB__FRAME_SIZE(UINT16_MAX))
 typedef struct bb__ring_fbuf {
     uint8_t *p;
     uint64_t cap;
+    size_t bytes; /* of the mapping (0: none) */
 } bb__ring_fbuf;
 typedef struct bb__ring_follow {
     uint32_t n;
     bb__ring_fbuf *bufs; /* per ring */
     uint64_t *h0;        /* per ring: the head read at the call's start */
     uint64_t *starts;    /* the records the walk down accepted of one ring, newest first */
-    size_t capstarts;
+    size_t capstarts;    /* entries; an anonymous mapping of capstarts * 8 bytes */
+    size_t page;         /* the page size */
+    bool no_populate;    /* madvise(MADV_POPULATE_*) refused once (an older kernel): faults */
 } bb__ring_follow;
 
 /* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries

@@ -255,11 +255,12 @@ void bb_ring_close(bb_ring *r) {
     }
     free(r->schemas);
     bb__u64map_free(&r->intern_ix);
-    for (uint32_t i = 0; r->fol && r->fol->bufs && i < r->fol->n; i++) free(r->fol->bufs[i].p);
+    for (uint32_t i = 0; r->fol && r->fol->bufs && i < r->fol->n; i++)
+        if (r->fol->bufs[i].bytes) munmap(r->fol->bufs[i].p, r->fol->bufs[i].bytes);
     if (r->fol) {
         free(r->fol->bufs);
         free(r->fol->h0);
-        free(r->fol->starts);
+        if (r->fol->capstarts) munmap(r->fol->starts, r->fol->capstarts * sizeof *r->fol->starts);
         free(r->fol);
     }
     free(r->events);
