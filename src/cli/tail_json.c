@@ -127,8 +127,8 @@ static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst, ui
 }
 
 /* The plan of s, inst and shard: kept, or built into its slot. NULL when out of memory. */
-static plan *plan_for(cli_tail_json *j, const bb_rschema *s, const bb_rinstance *inst,
-                      uint32_t shard) {
+__attribute__((noinline)) static plan *plan_for(cli_tail_json *j, const bb_rschema *s,
+                                                const bb_rinstance *inst, uint32_t shard) {
     uintptr_t h = ((uintptr_t)s >> 4) ^ ((uintptr_t)inst >> 6) ^ (uintptr_t)shard * 0x9e37u;
     plan *p = &j->slot[(h ^ (h >> 7)) % PLAN_SLOTS];
     if (p->schema == s && p->inst == inst && p->shard == shard) return p;
@@ -289,7 +289,8 @@ static bool log_arg(em_obuf *b, const bb_rfield *f, const uint8_t *fields) {
 
 /* Any record, member by member through b (a log line, a field of another kind, or a buffer
  * with too little room left for the fast path). */
-static void put_general(em_obuf *b, const plan *p, uint64_t ts, const uint8_t *fields) {
+__attribute__((noinline)) static void put_general(em_obuf *b, const plan *p, uint64_t ts,
+                                                  const uint8_t *fields) {
     em_obuf_write(b, "{\"ts_nanos\":", 12);
     em_obuf_json_u64(b, ts);
     em_obuf_write(b, p->text.data, p->head_len);
