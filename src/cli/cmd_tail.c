@@ -452,7 +452,7 @@ static void merge2(const item *v, size_t a, size_t m, size_t e, item *out) {
 /* The poll's items in timestamp order, records of one timestamp in their runs' order (their
  * rings', then oldest first): the runs merged pairwise, stably. False when out of memory. */
 static bool merge_runs(tail_state *t) {
-    if (in_order(t->items, t->nitems)) return true;
+    if (t->nruns < 2 || in_order(t->items, t->nitems)) return true; /* (one run: as it came) */
     if (!grow(&t->merged, &t->merged_cap, t->nitems, sizeof *t->merged)) return false;
     size_t *at = malloc((t->nruns + 1) * sizeof *at), m = 0; /* the runs' starts, then the end */
     if (!at) return false;
