@@ -334,7 +334,8 @@ bool cli_tail_json_put(cli_tail_json *j, em_obuf *b, const bb_rschema *s, const 
         copy32(q, text, p->head_len);
         q += p->head_len;
     }
-    for (const op *o = p->ops, *end = o + p->nops; o < end; o++) {
+    for (size_t i = 0; i < p->nops; i++) { /* (ops is NULL for an event without fields) */
+        const op *o = &p->ops[i];
         copy32(q, text + o->copy_at, o->copy_len);
         q = put_value(q + o->copy_len, o, fields);
     }
