@@ -50,6 +50,7 @@ endif()
 bb_test(cli_u64map INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/u64map_test.c LIBS bb_cli_parts)
 bb_test(cli_text INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/emit/text_test.c LIBS bb_convert)
 bb_test(cli_ringfile INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/ringfile_test.c LIBS bb_cli_parts)
+bb_test(cli_tail_json INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cli/tail_json_test.c LIBS bb_cli_parts)
 bb_test(cli_widen INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/table/widen_test.c LIBS bb_convert)
 
 # Robustness (issue "Reliability"): merge of dumps without shards or instances, of a dump with

@@ -214,7 +214,8 @@ typedef struct walk_ctx {
     source *s;                /* following: the source read, ... */
     const bb_rschema *schema; /* ...the schema of its last record, whether it is wanted and */
     bool want, interned;      /* has interned fields, ... */
-    size_t run;               /* ...and the run its last record went to (SIZE_MAX: none) */
+    size_t run;               /* ...the run its last record went to (SIZE_MAX: none)... */
+    uint32_t shard;           /* ...and that run's shard */
     bool failed;
 } walk_ctx;
 
@@ -331,6 +332,23 @@ static bool note_interns(source *s, const bb_rschema *sc, const uint8_t *fields)
     return true;
 }
 
+/* take_record's rarer work: a run begun (its length is set once the call is over: count_runs),
+ * the items grown, the interned ids noted. False when out of memory. */
+static bool take_slow(walk_ctx *c, const bb_ring_record *r) {
+    tail_state *t = c->t;
+    bool new_run = c->run == SIZE_MAX || c->shard != r->shard;
+    if ((t->nitems == t->cap && !grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items)) ||
+        (new_run && !grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) ||
+        (c->interned && !note_interns(c->s, r->schema, r->fields)))
+        return false;
+    if (new_run) {
+        c->run = t->nruns++;
+        c->shard = r->shard;
+        t->runs[c->run] = (walk_run){t->nitems, 0, &c->s->inst, r->shard};
+    }
+    return true;
+}
+
 /* One record of the follow call: an item of its ring's run (a run per ring and call). */
 static int take_record(void *vctx, const bb_ring_record *r) {
     walk_ctx *c = vctx;
@@ -341,20 +359,19 @@ static int take_record(void *vctx, const bb_ring_record *r) {
         c->interned = has_interned(r->schema);
     }
     if (!c->want) return 0;
-    bool new_run = c->run == SIZE_MAX || t->runs[c->run].shard != r->shard;
-    if ((t->nitems == t->cap && !grow(&t->items, &t->cap, t->nitems + 1, sizeof *t->items)) ||
-        (new_run && !grow(&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs)) ||
-        (c->interned && !note_interns(c->s, r->schema, r->fields))) {
+    if ((c->run == SIZE_MAX || c->shard != r->shard || t->nitems == t->cap || c->interned) &&
+        !take_slow(c, r)) {
         c->failed = true;
         return 1;
     }
-    if (new_run) {
-        c->run = t->nruns++;
-        t->runs[c->run] = (walk_run){t->nitems, 0, &c->s->inst, r->shard};
-    }
-    t->runs[c->run].n++;
     t->items[t->nitems++] = (item){r->ts, r->fields, r->schema, (uint32_t)c->run};
     return 0;
+}
+
+/* The lengths of runs [k, t->nruns): each ends where the next begins, the last with the items. */
+static void count_runs(tail_state *t, size_t k) {
+    for (; k < t->nruns; k++)
+        t->runs[k].n = (k + 1 < t->nruns ? t->runs[k + 1].first : t->nitems) - t->runs[k].first;
 }
 
 static int by_id(const void *a, const void *b) {
@@ -408,6 +425,7 @@ static bool follow_source(tail_state *t, source *s) {
         cli_error("out of memory");
         return false;
     }
+    count_runs(t, runs0);
     report_losses(t, s);
     index_interns(s);
     s->done = gone; /* everything it committed was in this call */
@@ -434,7 +452,7 @@ static void merge2(const item *v, size_t a, size_t m, size_t e, item *out) {
 /* The poll's items in timestamp order, records of one timestamp in their runs' order (their
  * rings', then oldest first): the runs merged pairwise, stably. False when out of memory. */
 static bool merge_runs(tail_state *t) {
-    if (in_order(t->items, t->nitems)) return true;
+    if (t->nruns < 2 || in_order(t->items, t->nitems)) return true; /* (one run: as it came) */
     if (!grow(&t->merged, &t->merged_cap, t->nitems, sizeof *t->merged)) return false;
     size_t *at = malloc((t->nruns + 1) * sizeof *at), m = 0; /* the runs' starts, then the end */
     if (!at) return false;

@@ -1,7 +1,8 @@
 /* cli/tail_json.c — `backbeat tail --format jsonl`'s record rendering (see cli/tail_json.h): a
- * plan per event and instance, kept in a small table by their addresses; a record whose fields
- * are all integers or one-byte bools (and not a log line) is written in one reserved stretch of
- * the output buffer, any other field through the shared JSON decoder (em_obuf_json_field). */
+ * plan per event, instance and shard, kept in a small table by their addresses; a record whose
+ * fields are all integers or one-byte bools (and not a log line) is written in one reserved
+ * stretch of the output buffer (its constant text in as few copies as there are fields), any
+ * other field through the shared JSON decoder (em_obuf_json_field). */
 /* SPDX-License-Identifier: MIT */
 #include "cli/tail_json.h"
 
@@ -13,15 +14,17 @@
 #include "format/names.h"
 #include "logfmt/logfmt.h"
 
-#define PLAN_SLOTS 64u /* plans kept at once (a table by address; a collision rebuilds) */
-#define VALUE_MAX 22u  /* the longest fast value: a quoted "-9223372036854775808" */
-#define SLACK 48u      /* bytes written past a piece: digits in blocks of 8, text in blocks of 32 */
+#define PLAN_SLOTS 128u /* plans kept at once (a table by address; a collision rebuilds) */
+#define VALUE_MAX 22u   /* the longest fast value: a quoted "-9223372036854775808" */
+#define SLACK 48u /* bytes written past a piece: digits in blocks of 8, text in blocks of 32 */
 
 enum op_kind { OP_UINT, OP_INT, OP_BOOL, OP_OTHER };
 
-/* One field printed: its key at key_at in the plan's text, and how its value is read. */
+/* One field printed: its key at key_at in the plan's text, the constant text before its value
+ * (copy_len bytes at copy_at: the first field's takes the plan's head too), and how its value is
+ * read. */
 typedef struct op {
-    uint32_t key_at, key_len;
+    uint32_t key_at, key_len, copy_at, copy_len;
     uint16_t offset;
     uint8_t width, kind;
     bool has_sentinel;
@@ -32,19 +35,22 @@ typedef struct op {
 typedef struct plan {
     const bb_rschema *schema; /* NULL: an empty slot */
     const bb_rinstance *inst;
+    uint32_t shard;
     bool is_log, fast; /* fast: no OP_OTHER field, not a log line */
     lf_site site;
-    em_obuf text; /* in memory: the members from event to "shard": (mid_len), then the keys */
-    size_t mid_len, bound; /* bound: the most bytes a fast record can take */
+    em_obuf text; /* in memory: the members from event to shard (head_len bytes), then the keys */
+    size_t head_len, bound; /* bound: the most bytes a fast record can take */
     op *ops;
     size_t nops, ops_cap;
 } plan;
 
 struct cli_tail_json {
     plan slot[PLAN_SLOTS];
-    uint64_t ts_hi;   /* the last timestamp's digits but its last 8 (ts / 10^8, > 0)... */
-    char ts_text[24]; /* ...as text (ts_len bytes; 0: none yet) */
-    size_t ts_len;
+    plan *last;     /* the plan of the last record (NULL: none) */
+    uint64_t ts_hi; /* the last timestamp's digits but its last 8 (ts / 10^8, > 0)... */
+    char lead[64];  /* ...after {"ts_nanos": and its quote, if any (lead_len bytes; 0: none) */
+    size_t lead_len;
+    bool quoted; /* the lead's timestamps are strings (past BB_JSON_SAFE_MAX) */
 };
 
 cli_tail_json *cli_tail_json_new(void) { return calloc(1, sizeof(cli_tail_json)); }
@@ -59,6 +65,7 @@ void cli_tail_json_free(cli_tail_json *j) {
 
 void cli_tail_json_reset(cli_tail_json *j) {
     for (size_t i = 0; i < PLAN_SLOTS; i++) j->slot[i].schema = NULL;
+    j->last = NULL;
 }
 
 /* ---- building a plan ------------------------------------------------------------------------ */
@@ -77,8 +84,9 @@ static uint8_t kind_of(const bb_rfield *f) {
     return OP_OTHER;
 }
 
-/* The members every record of p's event and instance prints alike, then one key per field. */
-static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst) {
+/* The members every record of p's event, instance and shard prints alike, then one key per
+ * field. */
+static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst, uint32_t shard) {
     em_obuf *b = &p->text;
     em_obuf_puts(b, ",\"event\":");
     em_obuf_json_str(b, s->name.ptr, s->name.len);
@@ -94,7 +102,8 @@ static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst) {
     if (inst->has_process) em_obuf_u64(b, inst->pid);
     else em_obuf_puts(b, "null");
     em_obuf_puts(b, ",\"shard\":");
-    p->mid_len = b->len;
+    em_obuf_u64(b, shard);
+    p->head_len = b->len;
     p->nops = 0;
     for (size_t i = 0; i < s->field_count; i++) {
         const bb_rfield *f = &s->fields[i];
@@ -103,17 +112,26 @@ static void plan_text(plan *p, const bb_rschema *s, const bb_rinstance *inst) {
         em_obuf_putc(b, ',');
         em_obuf_json_str(b, f->name.ptr, f->name.len);
         em_obuf_putc(b, ':');
-        p->ops[p->nops++] =
-            (op){(uint32_t)at, (uint32_t)(b->len - at), f->offset,   (uint8_t)f->width,
-                 kind_of(f),   f->has_sentinel,         f->sentinel, i};
+        uint32_t len = (uint32_t)(b->len - at), head = p->nops ? 0 : (uint32_t)p->head_len;
+        p->ops[p->nops++] = (op){.key_at = (uint32_t)at,
+                                 .key_len = len,
+                                 .copy_at = (uint32_t)at - head,
+                                 .copy_len = len + head,
+                                 .offset = f->offset,
+                                 .width = (uint8_t)f->width,
+                                 .kind = kind_of(f),
+                                 .has_sentinel = f->has_sentinel,
+                                 .sentinel = f->sentinel,
+                                 .fi = i};
     }
 }
 
-/* The plan of s and inst: kept, or built into its slot. NULL when out of memory. */
-static plan *plan_for(cli_tail_json *j, const bb_rschema *s, const bb_rinstance *inst) {
-    uintptr_t h = ((uintptr_t)s >> 4) ^ ((uintptr_t)inst >> 6);
+/* The plan of s, inst and shard: kept, or built into its slot. NULL when out of memory. */
+__attribute__((noinline)) static plan *plan_for(cli_tail_json *j, const bb_rschema *s,
+                                                const bb_rinstance *inst, uint32_t shard) {
+    uintptr_t h = ((uintptr_t)s >> 4) ^ ((uintptr_t)inst >> 6) ^ (uintptr_t)shard * 0x9e37u;
     plan *p = &j->slot[(h ^ (h >> 7)) % PLAN_SLOTS];
-    if (p->schema == s && p->inst == inst) return p;
+    if (p->schema == s && p->inst == inst && p->shard == shard) return p;
     p->schema = NULL;
     p->text.len = 0;
     p->text.failed = 0;
@@ -124,19 +142,20 @@ static plan *plan_for(cli_tail_json *j, const bb_rschema *s, const bb_rinstance 
         p->ops = o;
         p->ops_cap = s->field_count;
     }
-    plan_text(p, s, inst);
+    plan_text(p, s, inst, shard);
     char *slack = em_obuf_room(&p->text, SLACK); /* read by copy32, never printed */
     if (p->text.failed || !slack) return NULL;
     memset(slack, 0, SLACK);
     p->is_log = lf_site_parse(s, &p->site);
     p->fast = !p->is_log;
-    p->bound = 12 + VALUE_MAX + p->mid_len + 10 + 2 + SLACK;
+    p->bound = 64 + VALUE_MAX + p->head_len + 2 + SLACK;
     for (size_t i = 0; i < p->nops; i++) {
         p->fast &= p->ops[i].kind != OP_OTHER;
         p->bound += p->ops[i].key_len + VALUE_MAX;
     }
     p->schema = s;
     p->inst = inst;
+    p->shard = shard;
     return p;
 }
 
@@ -208,23 +227,18 @@ static inline char *put_value(char *p, const op *o, const uint8_t *fields) {
     return put_json_i64(p, (int64_t)raw);
 }
 
-/* A timestamp as put_json_u64 writes it: the records of a poll share all but their last 8
- * digits, written once and copied. */
-static inline char *put_ts(cli_tail_json *j, char *p, uint64_t ts) {
-    uint64_t hi = ts / 100000000u;
-    if (hi == 0) return put_json_u64(p, ts);
-    if (hi != j->ts_hi || !j->ts_len) {
-        j->ts_len = (size_t)(em_put_u64(j->ts_text, hi) - j->ts_text);
-        j->ts_hi = hi;
-    }
-    bool quote = ts > BB_JSON_SAFE_MAX;
-    *p = '"';
-    p += quote;
-    memcpy(p, j->ts_text, sizeof j->ts_text); /* (hi: at most 12 digits) */
-    em_put8(p + j->ts_len, (uint32_t)(ts - hi * 100000000u));
-    p += j->ts_len + 8;
-    *p = '"';
-    return p + quote;
+/* The lead of a record of timestamp ts: {"ts_nanos": and, as put_json_u64 writes ts, its quote
+ * and its digits but the last 8, which the records of a poll share: built when they change. False
+ * for a timestamp below 10^8, or of the one hundred-million whose quoting varies. */
+static inline bool lead_for(cli_tail_json *j, uint64_t hi) {
+    if (hi == j->ts_hi && j->lead_len) return true;
+    if (hi == 0 || hi == BB_JSON_SAFE_MAX / 100000000u) return false;
+    j->quoted = hi > BB_JSON_SAFE_MAX / 100000000u;
+    memcpy(j->lead, "{\"ts_nanos\":\"", 13);
+    size_t at = 12 + j->quoted;
+    j->lead_len = (size_t)(em_put_u64(j->lead + at, hi) - j->lead); /* (hi: at most 12 digits) */
+    j->ts_hi = hi;
+    return true;
 }
 
 /* ---- log lines ------------------------------------------------------------------------------ */
@@ -275,12 +289,11 @@ static bool log_arg(em_obuf *b, const bb_rfield *f, const uint8_t *fields) {
 
 /* Any record, member by member through b (a log line, a field of another kind, or a buffer
  * with too little room left for the fast path). */
-static void put_general(em_obuf *b, const plan *p, uint64_t ts, uint32_t shard,
-                        const uint8_t *fields) {
+__attribute__((noinline)) static void put_general(em_obuf *b, const plan *p, uint64_t ts,
+                                                  const uint8_t *fields) {
     em_obuf_write(b, "{\"ts_nanos\":", 12);
     em_obuf_json_u64(b, ts);
-    em_obuf_write(b, p->text.data, p->mid_len);
-    em_obuf_u64(b, shard);
+    em_obuf_write(b, p->text.data, p->head_len);
     if (p->is_log) log_members(b, p, fields);
     for (size_t i = 0; i < p->nops; i++) {
         const op *o = &p->ops[i];
@@ -296,25 +309,35 @@ static void put_general(em_obuf *b, const plan *p, uint64_t ts, uint32_t shard,
 
 bool cli_tail_json_put(cli_tail_json *j, em_obuf *b, const bb_rschema *s, const bb_rinstance *inst,
                        uint64_t ts, uint32_t shard, const uint8_t *fields) {
-    plan *p = plan_for(j, s, inst);
-    if (!p) {
-        b->failed = b->failed ? b->failed : ENOMEM;
-        return false;
+    plan *p = j->last;
+    if (!p || p->schema != s || p->inst != inst || p->shard != shard) {
+        if (!(p = plan_for(j, s, inst, shard))) {
+            b->failed = b->failed ? b->failed : ENOMEM;
+            return false;
+        }
+        j->last = p;
     }
-    char *q = p->fast ? em_obuf_room(b, p->bound) : NULL;
+    uint64_t hi = ts / 100000000u;
+    char *q = p->fast && lead_for(j, hi) ? em_obuf_room(b, p->bound) : NULL;
     if (!q) {
-        put_general(b, p, ts, shard, fields);
+        put_general(b, p, ts, fields);
         return true;
     }
     char *start = q;
-    memcpy(q, "{\"ts_nanos\":", 12);
-    q = put_ts(j, q + 12, ts);
-    copy32(q, p->text.data, p->mid_len);
-    q = em_put_u64(q + p->mid_len, shard);
-    for (size_t i = 0; i < p->nops; i++) {
+    copy32(q, j->lead, j->lead_len); /* (one block: at most 25 bytes) */
+    q += j->lead_len;
+    em_put8(q, (uint32_t)(ts - hi * 100000000u));
+    q[8] = '"';
+    q += 8 + j->quoted;
+    const char *text = p->text.data;
+    if (!p->nops) { /* no field: the head alone */
+        copy32(q, text, p->head_len);
+        q += p->head_len;
+    }
+    for (size_t i = 0; i < p->nops; i++) { /* (ops is NULL for an event without fields) */
         const op *o = &p->ops[i];
-        copy32(q, p->text.data + o->key_at, o->key_len);
-        q = put_value(q + o->key_len, o, fields);
+        copy32(q, text + o->copy_at, o->copy_len);
+        q = put_value(q + o->copy_len, o, fields);
     }
     q[0] = '}';
     q[1] = '\n';

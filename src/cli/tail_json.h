@@ -1,6 +1,6 @@
 /* cli/tail_json.h — one record of `backbeat tail --format jsonl` as its JSON line, from what a
  * record-level follow delivers (the event's schema, its instance, timestamp, shard and field
- * bytes): a rendering plan per event and instance (the constant members and each field's
+ * bytes): a rendering plan per event, instance and shard (the constant members and each field's
  * pre-escaped "name": key, its kind, offset and width), built once and kept until
  * cli_tail_json_reset; integers are written straight into the output buffer. */
 /* SPDX-License-Identifier: MIT */

@@ -61,13 +61,25 @@ static inline void em_obuf_puts(em_obuf *b, const char *s) { em_obuf_write(b, s,
 void em_obuf_printf(em_obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "00" .. "99". */
 extern const char em_digit_pairs[201];
-/* v (< 10^8) as exactly 8 decimal digits (leading zeros) at p. */
+/* v (< 10^8) as exactly 8 decimal digits (leading zeros) at p: on a little-endian machine the
+ * digits are split in the lanes of one 64-bit word (4 + 4 digits in 32-bit lanes, then 2 + 2 in
+ * 16-bit lanes, then 1 + 1 in bytes; each division a multiply and shift exact in its range: x / 100
+ * as x * 10486 >> 20 for x < 10^4, y / 10 as y * 103 >> 10 for y < 100), stored in one go. */
 static inline void em_put8(char *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     uint32_t hi = v / 10000, lo = v % 10000;
     memcpy(p, em_digit_pairs + (hi / 100) * 2, 2);
     memcpy(p + 2, em_digit_pairs + (hi % 100) * 2, 2);
     memcpy(p + 4, em_digit_pairs + (lo / 100) * 2, 2);
     memcpy(p + 6, em_digit_pairs + (lo % 100) * 2, 2);
+#else
+    uint64_t a = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
+    uint64_t h = ((a * 10486) >> 20) & 0x0000007F0000007Full; /* per lane: x / 100 */
+    uint64_t b = h | (a - h * 100) << 16;
+    uint64_t t = ((b * 103) >> 10) & 0x000F000F000F000Full; /* per lane: y / 10 */
+    uint64_t c = (t | (b - t * 10) << 8) | 0x3030303030303030ull;
+    memcpy(p, &c, 8);
+#endif
 }
 /* v (< 10^8) in decimal at p, its 8 digits written and the leading zeros shifted out in one
  * 8-byte store: p needs 8 bytes of room whatever v's length. Returns the end of the digits. */
