@@ -232,7 +232,10 @@ static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
         /* tmpfs answers SEEK_HOLE by walking its pages up to the first hole, the file's end
          * when every block is there: asked for each chunk of a chunked copy, it cost more
          * than the copy (issue 37); the extent is kept for the next chunks */
-        if (r->fd >= 0 && h >= 0) r->data_from = (uint64_t)d, r->data_to = (uint64_t)h;
+        if (r->fd >= 0 && h >= 0) {
+            r->data_from = (uint64_t)d;
+            r->data_to = (uint64_t)h;
+        }
         memcpy(dst + ((uint64_t)d - (end - n)), r->d + d, (size_t)(stop - (uint64_t)d));
         note(r, dst + ((uint64_t)d - (end - n)), stop - (uint64_t)d);
         off = stop;
