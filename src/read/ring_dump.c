@@ -215,6 +215,13 @@ static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
         return;
     }
     while (off < end) {
+        if (off >= r->data_from && off < r->data_to) { /* known: no lseek (see below) */
+            uint64_t stop = r->data_to < end ? r->data_to : end;
+            memcpy(dst + (off - (end - n)), r->d + off, (size_t)(stop - off));
+            note(r, dst + (off - (end - n)), stop - off);
+            off = stop;
+            continue;
+        }
         off_t d = r->fd >= 0 ? lseek(r->fd, (off_t)off, SEEK_DATA) : (off_t)off;
         if (d < 0 && errno == ENXIO) return; /* a hole to the end of the file */
         if (d < 0) d = (off_t)off;
@@ -222,6 +229,13 @@ static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
         off_t h = r->fd >= 0 ? lseek(r->fd, d, SEEK_HOLE) : (off_t)end;
         uint64_t stop = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
         if (stop <= (uint64_t)d) stop = end;
+        /* tmpfs answers SEEK_HOLE by walking its pages up to the first hole, the file's end
+         * when every block is there: asked for each chunk of a chunked copy, it cost more
+         * than the copy (issue 37); the extent is kept for the next chunks */
+        if (r->fd >= 0 && h >= 0) {
+            r->data_from = (uint64_t)d;
+            r->data_to = (uint64_t)h;
+        }
         memcpy(dst + ((uint64_t)d - (end - n)), r->d + d, (size_t)(stop - (uint64_t)d));
         note(r, dst + ((uint64_t)d - (end - n)), stop - (uint64_t)d);
         off = stop;

@@ -131,6 +131,8 @@ struct bb_ring {
     } * ranges;
     size_t nranges, ranges_cap;
     bool ranges_failed;          /* out of memory while noting them: write everything */
+    uint64_t data_from, data_to; /* file bytes known to hold data (the last SEEK_DATA/SEEK_HOLE
+                                  * answer: blocks, once there, stay) */
     const bb__ring_extra *extra; /* set during bb_ring_snapshot_extra_fd only */
     bool following;              /* during bb_ring_follow: its window is below the heads, all
                                   * data (no hole search), its buffer from the pool */

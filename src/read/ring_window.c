@@ -11,7 +11,8 @@
  * follow call stops the ring's read below the lowest record in flight (it comes with a later
  * call), so nothing it returns can still change. A snapshot of a running process copies ring i
  * holding CPU i (common/cpu_hold.h), where that ring's writers run on the rseq path, and catches
- * up on what they added meanwhile (catch_up, as the in-process dump does). A dead process's
+ * up on what they added meanwhile (catch_up, as the in-process dump does); every copy runs
+ * oldest chunk first, ahead of the writers' overwriting (copy_oldest_first). A dead process's
  * file gets the blanking of docs/RING_FILE.md "Records in flight". */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -143,6 +144,31 @@ static uint64_t copy_newest_first(call *c, uint32_t i, uint64_t start, uint64_t 
     return cut;
 }
 
+/* Copy ring i's [start, top) into its dump shard, oldest chunk first, and return the cut the
+ * copy needs. Writers one lap later overwrite the window from its bottom up, behind the copy:
+ * a chunk's bytes are intact from the bound seen right after it was copied up (cut_now), so
+ * a bound that reaches into a chunk cuts below it. A copy faster than its writers keeps the
+ * whole window (newest first, once lapped, it keeps only its share of the two rates); one the
+ * writers lapped (the bound above its chunk: it gets less CPU than they do) copies the rest,
+ * from the bound up, newest first, which keeps that share rather than chasing the bound. */
+static uint64_t copy_oldest_first(call *c, uint32_t i, uint64_t start, uint64_t top) {
+    const uint64_t chunk = (uint64_t)256 << 10;
+    uint64_t cut = 0;
+    for (uint64_t lo = start; lo < top;) {
+        uint64_t hi = top - lo > chunk ? lo + chunk : top;
+        bb__ring_copy(c->r, i, lo, hi, c->out[i].body, c->out[i].cap);
+        uint64_t b = cut_now(c, i);
+        if (b >= top) return top; /* lapped over all of it */
+        if (b >= hi) {
+            uint64_t e = copy_newest_first(c, i, b, top);
+            return e > b ? e : b;
+        }
+        if (b > lo && b > cut) cut = b < top ? b : top;
+        lo = hi;
+    }
+    return cut;
+}
+
 /* The announcements of ring i: anns[a0, a0 + an) (sorted by shard). */
 static void slice(call *c) {
     size_t k = 0;
@@ -176,7 +202,7 @@ static bool more_anns(call *c, uint32_t i, uint64_t next) {
 }
 
 /* A running process's snapshot of ring i, its first copy cut at `end`: catch up on what its
- * writers added meanwhile (format/ring_cut.h bb__ring_catch_up), newest first, the window
+ * writers added meanwhile (format/ring_cut.h bb__ring_catch_up), oldest first, the window
  * moving up to the head read each round (then the announcements: a writer announces before it
  * reserves). Bytes copied by an earlier round stay: those overwritten since are below the
  * returned cut, the highest of every round's. c->h0[i], c->start[i] and the dump shard's head
@@ -190,7 +216,7 @@ static uint64_t catch_up(call *c, uint32_t i, uint64_t end) {
         if (next <= h0 || !more_anns(c, i, next)) break;
         c->h0[i] = next;
         c->start[i] = next > cap ? next - cap : 0;
-        uint64_t e = copy_newest_first(c, i, next - h0 < cap ? h0 : next - cap, next);
+        uint64_t e = copy_oldest_first(c, i, next - h0 < cap ? h0 : next - cap, next);
         end = e > end ? e : end;
     }
     bb__ring_dump_set_head(&c->out[i], c->h0[i]);
@@ -215,7 +241,7 @@ static void read_ring(call *c, uint32_t i, bb_ring_cursor *cur) {
     uint8_t *body = c->out[i].body;
     uint64_t dcap = c->out[i].cap;
     if (!r->buf_zeroed) clear_outside(body, dcap, c->start[i], top);
-    uint64_t end = copy_newest_first(c, i, c->start[i], top);
+    uint64_t end = copy_oldest_first(c, i, c->start[i], top);
     if (c->live && !c->follow) end = catch_up(c, i, end);
     if (c->held) bb__cpu_hold_drop(&c->hold); /* before waiting for writers in flight */
     c->held = false;
@@ -306,14 +332,15 @@ static void touch_pages(const uint8_t *p, uint64_t n) {
 /* The dump's ring bodies written once before the heads are read again (refresh), in huge pages
  * where the system gives them, and one load from each page of the file's rings: the first
  * access to a page costs a fault, on some VMs the host's too (~100 ms for 16 MiB), and a copy
- * that slow lets the writers lap it. Only rings that have wrapped, in a file whose blocks are
- * all there: a sparse file's holes cost no memory. */
+ * that slow lets the writers lap it. Rings written to (one about to wrap is copied whole once
+ * its head is read again), in a file whose blocks are all there: a sparse file's holes cost no
+ * memory. */
 static void pretouch(call *c) {
     struct stat sb;
     uint64_t cap = c->r->info.capacity;
     if (fstat(c->r->fd, &sb) != 0 || (uint64_t)sb.st_blocks * 512 < c->r->len) return;
     for (uint32_t i = 0; i < c->r->info.shards; i++) {
-        if (c->h0[i] < cap) continue;
+        if (c->h0[i] == 0) continue; /* nothing written: nothing to copy */
 #ifdef MADV_HUGEPAGE
         uintptr_t b = (uintptr_t)c->out[i].body, huge = (uintptr_t)2 << 20;
         uintptr_t lo = (b + huge - 1) & ~(huge - 1), hi = (b + (uintptr_t)cap) & ~(huge - 1);
