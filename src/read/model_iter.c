@@ -9,8 +9,9 @@
  * the node. A run is read through a small staging buffer of its own: its next bytes are copied
  * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
  * mapping (fields that stay put for the model's life), a wrapping one from a copy; their lines are
- * asked for when the record enters the tree, and the kernel is asked to read each staged run
- * ahead (read_ahead: a dump larger than the memory). Memory is per source (a key, a position, a
+ * asked for when the record enters the tree, and each staged run's next 2 MiB are mapped ahead
+ * (read_ahead: a dump larger than the memory). A transient iterator (model_transient.h) hands
+ * the fields out from the staging buffer instead, and moves the source on at the next call. Memory is per source (a key, a position, a
  * leaf and a node of the tree, a staging buffer within a fixed total), not per record; iterators
  * share nothing.
  */
@@ -23,6 +24,7 @@
 
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
+#include "read/model_transient.h"
 #include "read/reader_priv.h"
 
 typedef struct mkey {
@@ -95,6 +97,7 @@ struct bb_model_iter {
     size_t chunk;
     uintptr_t page;   /* the page size, for madvise */
     bool no_populate; /* MADV_POPULATE_READ refused (EINVAL): MADV_WILLNEED instead */
+    bool transient;   /* bb__model_iter_transient: fields from the staging buffers */
     bool popped;      /* the winner was handed out: move it on at the next step */
     bool have_prev;
     mkey prev;
@@ -209,7 +212,7 @@ static bool load_key(bb_model_iter *it, size_t si) {
     k->shard_id = sh->shard_id;
     k->offset = at + len > sh->capacity ? BB__MODEL_WRAP_OFFSET : (uint32_t)at;
     k->ring = src->ring;
-    if (p) {
+    if (p && !it->transient) {
         /* Its fields will be handed out from the mapping, where with many rings they are no
          * longer in the cache (the same sets hold every ring's next record): asked for now,
          * while other sources' records go out, rather than when this one wins (one record
@@ -359,17 +362,20 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
         if (p) {
             /* The key from the staging buffer; the fields from the mapping, where they stay put
              * for the model's life (the Parquet writer's batches rely on that: table_par.c), but
-             * for the one record that wraps, copied as bb__ring_record_at does. */
+             * for the one record that wraps, copied as bb__ring_record_at does; from the staging
+             * buffer for a transient iterator. */
             const bb_rshard *sh = s->shard;
             size_t at = (size_t)pos & (size_t)(sh->capacity - 1);
             size_t len = BB__FRAME_HEAD + (size_t)ev->record_size;
             bool wraps = at + len > sh->capacity;
             if (wraps) memcpy(it->buf, p, len);
+            const uint8_t *fields = wraps           ? it->buf + BB__FRAME_HEAD
+                                    : it->transient ? p + BB__FRAME_HEAD
+                                                    : sh->region + at + BB__FRAME_HEAD;
             out->rec = (bb_record){.ts = bb__le_get_u64(p + BB__FRAME_TS),
                                    .event_id = ev->id,
                                    .schema = ev,
-                                   .fields = wraps ? it->buf + BB__FRAME_HEAD
-                                                   : sh->region + at + BB__FRAME_HEAD,
+                                   .fields = fields,
                                    .instance_id = sh->instance_id,
                                    .shard_id = sh->shard_id,
                                    .offset = wraps ? BB__MODEL_WRAP_OFFSET : (uint32_t)at,
@@ -379,10 +385,14 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
         }
         out->instance = s->inst;
         out->input = s->input;
-        move_on(it);
+        if (!it->transient) move_on(it); /* else at the next call: its fields are staged */
         return true;
     }
     return false;
+}
+
+void bb__model_iter_transient(bb_model_iter *it) {
+    if (it) it->transient = true;
 }
 
 void bb_model_iter_free(bb_model_iter *it) {
