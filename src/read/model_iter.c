@@ -137,9 +137,9 @@ static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d,
  * ended. A dump larger than the memory is read from the disk again by the merge (issue 37: 1 B
  * records, 668 rings, 45 GB). Populated, its pages come in through the fault path, in the 2 MiB
  * folios the mapping asks for (advise_huge), mapped whole, and the kernel reads the next ones
- * ahead; MADV_WILLNEED (before) read them in 4 KiB folios, each mapped by a fault of its own (a
- * cold 448 MiB dump: 7 246 faults and no 2 MiB mapping against 303 faults, every page mapped
- * whole), which doubled the merge's CPU time at 1 B. A kernel without MADV_POPULATE_READ (before
+ * ahead; MADV_WILLNEED (before) read them in 4 KiB folios, 16 mapped at a fault (a cold 448 MiB
+ * dump: 7 246 faults, no 2 MiB mapping and twice the CPU time against 303 faults, every page
+ * mapped whole; docs/PERFORMANCE.md, issue 37 third pass). A kernel without MADV_POPULATE_READ (before
  * 5.14: EINVAL) gets MADV_WILLNEED as before. The pages of a dump in the page cache are mapped at
  * once. */
 static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_t pos,
