@@ -9,12 +9,14 @@
  * the node. A run is read through a small staging buffer of its own: its next bytes are copied
  * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
  * mapping (fields that stay put for the model's life), a wrapping one from a copy; their lines are
- * asked for when the record enters the tree, and the kernel is asked to read each staged run
- * ahead (read_ahead: a dump larger than the memory). Memory is per source (a key, a position, a
+ * asked for when the record enters the tree, and each staged run's next 2 MiB are mapped ahead
+ * (read_ahead: a dump larger than the memory). A transient iterator (model_transient.h) hands
+ * the fields out from the staging buffer instead, and moves the source on at the next call. Memory is per source (a key, a position, a
  * leaf and a node of the tree, a staging buffer within a fixed total), not per record; iterators
  * share nothing.
  */
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +24,7 @@
 
 #include "backbeat/detail/frame.h"
 #include "read/model_priv.h"
+#include "read/model_transient.h"
 #include "read/reader_priv.h"
 
 typedef struct mkey {
@@ -64,9 +67,17 @@ typedef struct tnode {
 #define STAGE_MAX 4096
 #define STAGE_MIN 256
 
-/* Read-ahead of a staged run (read_ahead): asked for RA_BYTES at a time, once its staging comes
- * within half of that of where the last request ended. */
-#define RA_BYTES ((uint64_t)1 << 20)
+/* Read-ahead of a staged run (read_ahead): the next RA_BYTES (one 2 MiB page of the mapping,
+ * advise_huge in reader.c) are mapped at a time, once its staging comes within half of that of
+ * where the last request ended. */
+#define RA_BYTES ((uint64_t)2 << 20)
+
+/* Linux 5.14 and later; the number is the same on every architecture. */
+#if defined(MADV_POPULATE_READ)
+#define BB__MADV_POPULATE_READ MADV_POPULATE_READ
+#else
+#define BB__MADV_POPULATE_READ 22
+#endif
 
 #define SCHEMA_CACHE 64 /* slots of the iterator's id -> schema cache (ids are hashes) */
 
@@ -84,8 +95,10 @@ struct bb_model_iter {
     isrc *st;       /* per source */
     uint8_t *stage; /* per source: `chunk` bytes, or NULL */
     size_t chunk;
-    uintptr_t page; /* the page size, for madvise */
-    bool popped;    /* the winner was handed out: move it on at the next step */
+    uintptr_t page;   /* the page size, for madvise */
+    bool no_populate; /* MADV_POPULATE_READ refused (EINVAL): MADV_WILLNEED instead */
+    bool transient;   /* bb__model_iter_transient: fields from the staging buffers */
+    bool popped;      /* the winner was handed out: move it on at the next step */
     bool have_prev;
     mkey prev;
     uint8_t buf[65536]; /* the one wrapping payload, reassembled */
@@ -119,12 +132,16 @@ static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d,
     return ev;
 }
 
-/* Ask the kernel to read the next RA_BYTES of a run (up to its end, or the region's physical
- * end) once its staging is within half of that of where the last request ended. A dump larger
- * than the memory is read from the disk as the merge goes, hundreds of streams at once, and a
- * page fault stops the merge for one read (issue 37: 1 B records, 668 rings, 45 GB); asked for
- * ahead, each stream's reads are under way while the merge works on the others. Advice only:
- * the pages of a dump in the page cache are found there at once. */
+/* Map the next RA_BYTES of a run (up to its end, or the region's physical end) with one
+ * madvise(MADV_POPULATE_READ) once its staging is within half of that of where the last request
+ * ended. A dump larger than the memory is read from the disk again by the merge (issue 37: 1 B
+ * records, 668 rings, 45 GB). Populated, its pages come in through the fault path, in the 2 MiB
+ * folios the mapping asks for (advise_huge), mapped whole, and the kernel reads the next ones
+ * ahead; MADV_WILLNEED (before) read them in 4 KiB folios, 16 mapped at a fault (a cold 448 MiB
+ * dump: 7 246 faults, no 2 MiB mapping and twice the CPU time against 303 faults, every page
+ * mapped whole; docs/PERFORMANCE.md, issue 37 third pass). A kernel without MADV_POPULATE_READ (before
+ * 5.14: EINVAL) gets MADV_WILLNEED as before. The pages of a dump in the page cache are mapped at
+ * once. */
 static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_t pos,
                        uint64_t end) {
     if (st->ra >= end || st->ra > pos + RA_BYTES / 2) return;
@@ -134,8 +151,14 @@ static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_
     if (len > sh->capacity - at) len = sh->capacity - at;
     if (len > end - from) len = end - from;
     uintptr_t a = (uintptr_t)(sh->region + at), lo = a & ~(it->page - 1);
-    (void)madvise((void *)lo, (size_t)(a + len - lo), MADV_WILLNEED);
     st->ra = from + len;
+    void *p = (void *)lo;
+    size_t n = (size_t)(a + len - lo);
+    if (!it->no_populate) {
+        if (madvise(p, n, BB__MADV_POPULATE_READ) == 0 || errno != EINVAL) return;
+        it->no_populate = true;
+    }
+    (void)madvise(p, n, MADV_WILLNEED);
 }
 
 /* Copy source `si`'s bytes from ring position `pos` on (up to its end) into its staging
@@ -189,7 +212,7 @@ static bool load_key(bb_model_iter *it, size_t si) {
     k->shard_id = sh->shard_id;
     k->offset = at + len > sh->capacity ? BB__MODEL_WRAP_OFFSET : (uint32_t)at;
     k->ring = src->ring;
-    if (p) {
+    if (p && !it->transient) {
         /* Its fields will be handed out from the mapping, where with many rings they are no
          * longer in the cache (the same sets hold every ring's next record): asked for now,
          * while other sources' records go out, rather than when this one wins (one record
@@ -339,17 +362,20 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
         if (p) {
             /* The key from the staging buffer; the fields from the mapping, where they stay put
              * for the model's life (the Parquet writer's batches rely on that: table_par.c), but
-             * for the one record that wraps, copied as bb__ring_record_at does. */
+             * for the one record that wraps, copied as bb__ring_record_at does; from the staging
+             * buffer for a transient iterator. */
             const bb_rshard *sh = s->shard;
             size_t at = (size_t)pos & (size_t)(sh->capacity - 1);
             size_t len = BB__FRAME_HEAD + (size_t)ev->record_size;
             bool wraps = at + len > sh->capacity;
             if (wraps) memcpy(it->buf, p, len);
+            const uint8_t *fields = wraps           ? it->buf + BB__FRAME_HEAD
+                                    : it->transient ? p + BB__FRAME_HEAD
+                                                    : sh->region + at + BB__FRAME_HEAD;
             out->rec = (bb_record){.ts = bb__le_get_u64(p + BB__FRAME_TS),
                                    .event_id = ev->id,
                                    .schema = ev,
-                                   .fields = wraps ? it->buf + BB__FRAME_HEAD
-                                                   : sh->region + at + BB__FRAME_HEAD,
+                                   .fields = fields,
                                    .instance_id = sh->instance_id,
                                    .shard_id = sh->shard_id,
                                    .offset = wraps ? BB__MODEL_WRAP_OFFSET : (uint32_t)at,
@@ -359,10 +385,14 @@ bool bb_model_next(bb_model_iter *it, bb_mrecord *out) {
         }
         out->instance = s->inst;
         out->input = s->input;
-        move_on(it);
+        if (!it->transient) move_on(it); /* else at the next call: its fields are staged */
         return true;
     }
     return false;
+}
+
+void bb__model_iter_transient(bb_model_iter *it) {
+    if (it) it->transient = true;
 }
 
 void bb_model_iter_free(bb_model_iter *it) {

@@ -78,6 +78,7 @@
 #include "trace/trace_par.h"
 #include "emit/writers.h"
 #include "logfmt/logfmt.h"
+#include "read/model_transient.h"
 #include "read/u64map.h"
 
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
@@ -855,10 +856,13 @@ int tr_write(const bb_model *model, const convert_opts *opts, int out_fd, char *
     }
     int rc = 1;
     bb_model_iter *it = NULL;
-    if (!init_procs(&w) || bb_model_iter_new(model, &it) != BB_OK)
+    if (!init_procs(&w) || bb_model_iter_new(model, &it) != BB_OK) {
         snprintf(errbuf, errlen, "out of memory");
-    else if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
-        rc = trace_finish(&w, errbuf, errlen);
+    } else {
+        bb__model_iter_transient(it); /* a record's fields are written or copied at once */
+        if (trace_records(&w, it, errbuf, errlen) != REC_FAIL)
+            rc = trace_finish(&w, errbuf, errlen);
+    }
     int werr = w.par ? tr_par_finish(w.par, &w.out) : em_obuf_finish(&w.out);
     tr_par_free(w.par, &w.out);
     if (!rc && werr) {

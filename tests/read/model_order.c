@@ -10,7 +10,8 @@
  * model is opened with 1, 3 and 8 ring walkers (bb_model_open_threads): the stream must not
  * change.
  * The same on hundreds and thousands of small rings (the merge's staging buffers and its tree of
- * losers over many sources), with records longer than a staging buffer.
+ * losers over many sources), with records longer than a staging buffer; and each stream again
+ * through a transient iterator (fields from the staging buffers, read/model_transient.h).
  */
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "backbeat/reader.h"
 
 #include "check.h"
+#include "read/model_transient.h"
 
 static uint64_t rng = 0x1234567887654321ull;
 static uint64_t rnd(void) {
@@ -279,6 +281,31 @@ static void check_model(bb_dump **dumps, size_t n, bool dedup, const char *what)
     free(c.keys);
 }
 
+/* A transient iterator (read/model_transient.h, the trace's) yields the same stream, each
+ * record's fields (read before the next call) equal to the mapping's `kept` copy where there is
+ * one: they come from its staging buffers, which a source refills only at the next call. */
+static void check_transient(bb_model *m, unsigned threads, const char *what, const key *keys,
+                            size_t u, const uint8_t **kept) {
+    bb_model_iter *it = NULL;
+    CHECK(bb_model_iter_new(m, &it) == BB_OK, "iter");
+    bb__model_iter_transient(it);
+    bb_mrecord r;
+    size_t i = 0, bad = 0;
+    while (it && bb_model_next(it, &r)) {
+        key k = {r.rec.ts,     r.rec.instance_id, r.rec.shard_id,
+                 r.rec.offset, r.input,           first_value(&r.rec)};
+        bool ok = i < u && cmp_key(&k, &keys[i]) == 0 && k.value == keys[i].value;
+        if (ok && kept[i]) ok = memcmp(kept[i], r.rec.fields, r.rec.schema->record_size) == 0;
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "%s (%u walkers, transient): record %zu: ts %llu shard %u off %u\n",
+                    what, threads, i, (unsigned long long)k.ts, k.shard, k.offset);
+        i++;
+    }
+    CHECK(bad == 0 && i == u, "%s (%u walkers, transient): %zu mismatches, %zu of %zu records",
+          what, threads, bad, i, u);
+    bb_model_iter_free(it);
+}
+
 /* The model of `dumps` opened with `threads` ring walkers yields exactly keys[0, u). */
 static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads, const char *what,
                          const key *keys, size_t u) {
@@ -319,6 +346,7 @@ static void check_stream(bb_dump **dumps, size_t n, bool dedup, unsigned threads
         if (kept[j] && bb_decode_field(kept_s[j], 0, kept[j], NULL).u != keys[j].value) moved++;
     CHECK(moved == 0, "%s (%u walkers): %zu records' fields changed after later calls", what,
           threads, moved);
+    check_transient(m, threads, what, keys, u, kept);
     free(kept);
     free(kept_s);
     bb_model_iter_free(it);
