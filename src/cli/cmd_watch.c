@@ -115,6 +115,48 @@ static uint64_t clock_ns(clockid_t c) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The pages of [p, p + n) faulted in (written) with one system call, not a fault a page: a poll
+ * that read a lap holds ~500 000 records (20 MiB), and 5 000 faults of ~10 us each on a VM
+ * would make it lose the next lap (issue 37). Nothing when refused (an older kernel). */
+static void prefault(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = (uintptr_t)p + n;
+    if (e > a + page) (void)madvise((void *)a, (e - a) & ~(page - 1), MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap * 4 : 1024;
+    while (c < need) c *= 2;
+    void *g = realloc(*p, c * size);
+    if (!g) return false;
+    if (c * size >= ((size_t)1 << 20)) prefault((char *)g + *cap * size, (c - *cap) * size);
+    *p = g;
+    *cap = c;
+    return true;
+}
+
+/* The held array sized, and its pages faulted in, for a lap of a ring of `capacity` bytes
+ * before the first poll: grown during the first busy polls, after the writer starts, it made
+ * them lose the next laps (35 MB lost in the first 50 ms at 20 M records/s; issue 37). A lap
+ * holds at most a record per WATCH_MIN_FRAME bytes; the array is shared by every source, so
+ * it costs one lap of the largest ring (40 bytes a record: ~28 MB for 16 MiB rings). */
+#define WATCH_MIN_FRAME 24
+static bool presize(walk_ctx *c, uint64_t capacity) {
+    uint64_t want = capacity / WATCH_MIN_FRAME;
+    if (want > ((size_t)1 << 26)) want = (size_t)1 << 26; /* 2.5 GiB: a bound, not a target */
+    if (want <= c->cap) return true;
+    held *g = realloc(c->v, (size_t)want * sizeof *g);
+    if (!g) return false;
+    prefault((char *)g + c->cap * sizeof *g, ((size_t)want - c->cap) * sizeof *g);
+    c->v = g;
+    c->cap = (size_t)want;
+    return true;
+}
+
 static bool add_source(watch_state *w, const char *path, bool scanned) {
     for (size_t i = 0; i < w->nsrc; i++)
         if (!strcmp(w->src[i].path, path)) return true;
@@ -140,7 +182,7 @@ static bool add_source(watch_state *w, const char *path, bool scanned) {
     if (!s->path || !s->cur || !s->from || !s->rules) return false;
     for (uint32_t i = 0; i < n; i++) s->cur[i].pos = BB_RING_NOW;
     w->nsrc++;
-    return true;
+    return presize(&w->keep, bb_ring_get_info(s->ring)->capacity);
 }
 
 static bool add_scanned(void *ctx, const char *path) { return add_source(ctx, path, true); }
@@ -160,30 +202,6 @@ static void fired(watch_state *w, source *s, const cli_firing *f) {
     s->firing = *f;
     s->fired_at = clock_ns(CLOCK_REALTIME);
     s->due_ns = now + w->o->after_ns;
-}
-
-/* The pages of [p, p + n) faulted in (written) with one system call, not a fault a page: a poll
- * that read a lap holds ~500 000 records (20 MiB), and 5 000 faults of ~10 us each on a VM
- * would make it lose the next lap (issue 37). Nothing when refused (an older kernel). */
-static void prefault(void *p, size_t n) {
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = (uintptr_t)p + n;
-    if (e > a + page) (void)madvise((void *)a, (e - a) & ~(page - 1), MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return true;
-    size_t c = *cap ? *cap * 4 : 1024;
-    while (c < need) c *= 2;
-    void *g = realloc(*p, c * size);
-    if (!g) return false;
-    if (c * size >= ((size_t)1 << 20)) prefault((char *)g + *cap * size, (c - *cap) * size);
-    *p = g;
-    *cap = c;
-    return true;
 }
 
 static int on_record(void *vctx, const bb_ring_record *r) {
