@@ -10,10 +10,10 @@
  * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
  * mapping (fields that stay put for the model's life), a wrapping one from a copy; their lines are
  * asked for when the record enters the tree, and each staged run's next 2 MiB are mapped ahead
- * (read_ahead: a dump larger than the memory). A transient iterator (model_transient.h) hands
- * the fields out from the staging buffer instead, and moves the source on at the next call. Memory is per source (a key, a position, a
- * leaf and a node of the tree, a staging buffer within a fixed total), not per record; iterators
- * share nothing.
+ * (read_ahead: a dump larger than the memory). A transient iterator (model_transient.h) hands the
+ * fields out from the staging buffer instead, and moves the source on at the next call. Memory is
+ * per source (a key, a position, a leaf and a node of the tree, a staging buffer within a fixed
+ * total), not per record; iterators share nothing.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -139,9 +139,9 @@ static inline const bb_rschema *find_schema(bb_model_iter *it, const bb_dump *d,
  * folios the mapping asks for (advise_huge), mapped whole, and the kernel reads the next ones
  * ahead; MADV_WILLNEED (before) read them in 4 KiB folios, 16 mapped at a fault (a cold 448 MiB
  * dump: 7 246 faults, no 2 MiB mapping and twice the CPU time against 303 faults, every page
- * mapped whole; docs/PERFORMANCE.md, issue 37 third pass). A kernel without MADV_POPULATE_READ (before
- * 5.14: EINVAL) gets MADV_WILLNEED as before. The pages of a dump in the page cache are mapped at
- * once. */
+ * mapped whole; docs/PERFORMANCE.md, issue 37 third pass). A kernel without MADV_POPULATE_READ
+ * (before 5.14: EINVAL) gets MADV_WILLNEED as before. The pages of a dump in the page cache are
+ * mapped at once. */
 static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_t pos,
                        uint64_t end) {
     if (st->ra >= end || st->ra > pos + RA_BYTES / 2) return;

@@ -2,7 +2,8 @@
  *
  * Builds dumps byte by byte (independently of the library's writer): several rings per dump,
  * thousands of records each, with timestamps sorted, reversed, random with many ties, and nearly
- * sorted (few records out of place, one late record every 200: a ring of many runs, or one early outlier), rings that wrap many times, and two successive snapshots of one process sharing most
+ * sorted (few records out of place, one late record every 200: a ring of many runs, or one early
+ * outlier), rings that wrap many times, and two successive snapshots of one process sharing most
  * records, plus a second process. The model's output must equal a brute-force reference: every
  * record each ring's walk accepts, sorted by (ts, instance_id, shard_id, offset, input) with
  * equal keys collapsed to the first input's copy (or all kept without dedup); and each input's
