@@ -127,16 +127,22 @@ static void prefault(void *p, size_t n) {
 #endif
 }
 
+/* *p (of *cap elements of `size` bytes) reallocated to c elements, the new ones faulted in
+ * when `fault` (a large array), else left to fault a page at a time. */
+static bool resize(void **p, size_t *cap, size_t c, size_t size, bool fault) {
+    void *g = realloc(*p, c * size);
+    if (!g) return false;
+    if (fault) prefault((char *)g + *cap * size, (c - *cap) * size);
+    *p = g;
+    *cap = c;
+    return true;
+}
+
 static bool grow(void **p, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return true;
     size_t c = *cap ? *cap * 4 : 1024;
     while (c < need) c *= 2;
-    void *g = realloc(*p, c * size);
-    if (!g) return false;
-    if (c * size >= ((size_t)1 << 20)) prefault((char *)g + *cap * size, (c - *cap) * size);
-    *p = g;
-    *cap = c;
-    return true;
+    return resize(p, cap, c, size, c * size >= ((size_t)1 << 20));
 }
 
 /* The held array sized, and its pages faulted in, for a lap of a ring of `capacity` bytes
@@ -148,13 +154,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size) {
 static bool presize(walk_ctx *c, uint64_t capacity) {
     uint64_t want = capacity / WATCH_MIN_FRAME;
     if (want > ((size_t)1 << 26)) want = (size_t)1 << 26; /* 2.5 GiB: a bound, not a target */
-    if (want <= c->cap) return true;
-    held *g = realloc(c->v, (size_t)want * sizeof *g);
-    if (!g) return false;
-    prefault((char *)g + c->cap * sizeof *g, ((size_t)want - c->cap) * sizeof *g);
-    c->v = g;
-    c->cap = (size_t)want;
-    return true;
+    return want <= c->cap || resize((void **)&c->v, &c->cap, (size_t)want, sizeof *c->v, true);
 }
 
 static bool add_source(watch_state *w, const char *path, bool scanned) {
