@@ -28,5 +28,6 @@ if(BB_FUZZ)
   target_link_options(fuzz_reader PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_reader PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 endif()
+bb_test(model_cache INTERNAL SOURCES ${BB_READER_TEST_DIR}/model_cache_test.c) # INTERNAL: read/model_cache.h
 bb_test(model_order INTERNAL SOURCES ${BB_READER_TEST_DIR}/model_order.c) # INTERNAL: read/model_transient.h
 bb_test(model_threads SOURCES ${BB_READER_TEST_DIR}/model_threads.c LABELS concurrent)

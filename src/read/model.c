@@ -15,7 +15,9 @@
 
 #include "backbeat/model.h"
 #include "common/error_set.h"
+#include "read/model_cache.h"
 #include "read/model_priv.h"
+#include "read/reader_internal.h"
 
 #define MODEL_MAX_THREADS 64u /* threads that walk rings at open, at most */
 
@@ -220,6 +222,20 @@ static bool load_rings(bb_model *m, unsigned threads) {
     return true;
 }
 
+/* How much of each ring of a mapped dump the walk leaves warm for the merge (model_cache.h):
+ * nothing is cooled while the rings fit in half the memory, nor ever in a dump held in memory. */
+static void set_keep(bb_model *m) {
+    uint64_t bytes = 0;
+    size_t n = 0;
+    for (size_t r = 0; r < m->nshards; r++)
+        if (m->shards[r].dump->map) {
+            bytes += m->shards[r].shard->capacity;
+            n++;
+        }
+    uint64_t keep = bb__model_cache_keep(bytes, n);
+    for (size_t r = 0; r < m->nshards; r++) m->shards[r].keep = m->shards[r].dump->map ? keep : 0;
+}
+
 /* Load every ring of every input and compute the record count after de-duplication. False on
  * allocation failure. */
 static bool build_rings(bb_model *m, unsigned threads) {
@@ -241,6 +257,7 @@ static bool build_rings(bb_model *m, unsigned threads) {
                 m->nshards++;
             }
         }
+    set_keep(m);
     if (!load_rings(m, threads)) return false;
     if (!m->dedup || m->nshards < 2) return true;
     /* Duplicates can only occur between rings of one (instance, shard): count them by merging

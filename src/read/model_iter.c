@@ -10,10 +10,11 @@
  * in at once and its keys are read from there (see STAGE_BYTES); records are handed out from the
  * mapping (fields that stay put for the model's life), a wrapping one from a copy; their lines are
  * asked for when the record enters the tree, and each staged run's next 2 MiB are mapped ahead
- * (read_ahead: a dump larger than the memory). A transient iterator (model_transient.h) hands the
- * fields out from the staging buffer instead, and moves the source on at the next call. Memory is
- * per source (a key, a position, a leaf and a node of the tree, a staging buffer within a fixed
- * total), not per record; iterators share nothing.
+ * (read_ahead: a dump larger than the memory), and what it left behind is marked cold
+ * (cool_behind). A transient iterator (model_transient.h) hands the fields out from the staging
+ * buffer instead, and moves the source on at the next call. Memory is per source (a key, a
+ * position, a leaf and a node of the tree, a staging buffer within a fixed total), not per
+ * record; iterators share nothing.
  */
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "backbeat/detail/frame.h"
+#include "read/model_cache.h"
 #include "read/model_priv.h"
 #include "read/model_transient.h"
 #include "read/reader_priv.h"
@@ -45,6 +47,7 @@ typedef struct isrc {
     uint64_t sbase;   /* ring position of the staging buffer's first byte */
     uint32_t slen;    /* bytes it holds */
     uint64_t ra;      /* ring position up to which read-ahead was asked for */
+    uint64_t cool;    /* ring position below which it was marked cold (model_cache.h) */
     bool done;        /* exhausted: its key sorts after every record */
 } isrc;
 
@@ -161,11 +164,21 @@ static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_
     (void)madvise(p, n, MADV_WILLNEED);
 }
 
+/* A run of a dump larger than the memory (keep != 0) marks cold what lies a read-ahead's length
+ * behind it, in whole 2 MiB pages: the kernel drops those first (model_cache.c). */
+static void cool_behind(isrc *st, const mshard *s, uint64_t pos) {
+    if (!s->keep || pos < st->cool + 2 * RA_BYTES) return;
+    uint64_t to = bb__model_cache_floor(s->shard, pos - RA_BYTES);
+    bb__model_cache_cool(s->shard, st->cool, to);
+    st->cool = to;
+}
+
 /* Copy source `si`'s bytes from ring position `pos` on (up to its end) into its staging
  * buffer. */
 static void stage_fill(bb_model_iter *it, size_t si, const bb_rshard *sh, uint64_t pos) {
     isrc *st = &it->st[si];
     read_ahead(it, st, sh, pos, it->m->srcs[si].end);
+    cool_behind(st, &it->m->shards[it->m->srcs[si].ring], pos);
     uint64_t left = it->m->srcs[si].end - pos;
     size_t n = left < it->chunk ? (size_t)left : it->chunk;
     bb__shard_copy(sh, pos, it->stage + si * it->chunk, n);
@@ -268,7 +281,8 @@ static void tree_replay(bb_model_iter *it) {
 
 /* Put source `si` at its start and into the tree if it has a record. */
 static void add_source(bb_model_iter *it, size_t si) {
-    it->st[si] = (isrc){it->m->srcs[si].start, 0, NULL, NULL, 0, 0, 0, false};
+    uint64_t start = it->m->srcs[si].start;
+    it->st[si] = (isrc){start, 0, NULL, NULL, 0, 0, 0, start, false};
     if (load_key(it, si)) it->leaf[it->nleaf++] = si;
 }
 

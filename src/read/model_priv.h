@@ -34,6 +34,7 @@ typedef struct mshard {
     uint64_t low;    /* start of the valid window */
     uint64_t n;      /* records the walk accepted */
     uint64_t newest; /* their newest timestamp (0 without records) */
+    uint64_t keep;   /* bytes above `low` the walk leaves warm (model_cache.h); 0: never cooled */
     uint32_t *locs;  /* fallback only: payload starts - low, sorted by (ts, offset); else NULL */
     size_t src0;     /* its sources: model->srcs[src0, src0 + nsrc) */
     size_t nsrc;

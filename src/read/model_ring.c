@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backbeat/detail/frame.h"
+#include "read/model_cache.h"
 #include "read/model_priv.h"
 #include "read/reader_priv.h"
 #include "read/walk.h"
@@ -289,6 +290,8 @@ bool bb__model_ring_load(const bb_model *m, size_t ring) {
     run_ctx c = {s, ring, 0, 0, 0, 0, 0, false, false};
     bb__walk(s->dump, s->shard, collect_run, &c, NULL); /* collect_run inlined */
     if (c.nomem) return false;
+    /* The merge reads the ring from its oldest record up: the rest goes first (model_cache.c). */
+    if (s->keep) bb__model_cache_cool(s->shard, s->low + s->keep, s->shard->head);
     if (!c.too_many) {
         s->n = c.n;
         s->newest = c.newest;

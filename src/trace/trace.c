@@ -84,7 +84,7 @@
 #define OVERFLOW_TID_BASE 0x40000000u /* tids of overlap lanes, far above any shard + 1 */
 #define ANCESTRY_MAX 256              /* generations followed up from a span's parent */
 #define EV_CACHE 64                   /* slots of the schema -> ev_info cache */
-#define THR_CACHE 64                  /* slots of the (process, shard) -> thr cache */
+#define THR_CACHE 1024 /* slots of the (process, shard) -> thr cache: a dump of many rings (668) */
 
 typedef struct frag {
     char *p;

@@ -1,7 +1,7 @@
 /* pq_gendump.c — writes a synthetic `.bb` dump of N records (for the Parquet statistics test
  * and the convert benchmark) through the library's dump writer.
  *
- * Usage: pq_gendump OUT.bb N
+ * Usage: pq_gendump OUT.bb N [SHARDS]  (SHARDS rings instead of one per ~60 MiB: a wide merge)
  *        pq_gendump OUT.bb clash   (the small name/type-clash dump of parquet_clash.mjs)
  *        pq_gendump OUT.bb wide N  (N records over 400 event types: a table of ~1200 leaves)
  *
@@ -409,8 +409,8 @@ static int write_wide(const char *path, uint64_t n) {
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[2], "wide") == 0)
         return write_wide(argv[1], strtoull(argv[3], NULL, 10));
-    if (argc != 3) {
-        fprintf(stderr, "usage: pq_gendump OUT.bb N|clash\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: pq_gendump OUT.bb N|clash [SHARDS]\n");
         return 2;
     }
     if (strcmp(argv[2], "clash") == 0) return write_clash(argv[1]);
@@ -421,6 +421,11 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 20; k++) total += 18u + EVENTS[kind_of((uint64_t)k)].record_size;
     total = total * (g.n / 20 + 1);
     g.shards = (uint32_t)(total / (60u << 20) + 1);
+    if (argc == 4) g.shards = (uint32_t)strtoul(argv[3], NULL, 10);
+    if (g.shards == 0) {
+        fprintf(stderr, "pq_gendump: SHARDS must be at least 1\n");
+        return 2;
+    }
     uint64_t per = 0;
     for (uint32_t sh = 0; sh < g.shards; sh++) {
         uint64_t b = 0;
