@@ -7,6 +7,7 @@
  * Usage: recorder_intern_exact [distinct strings] (default 200000). */
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,25 @@ static void test_generations(uint64_t n) {
     bb_recorder_free(rec);
 }
 
+/* `n` plain records from every CPU the thread may run on: a record goes to its CPU's shard, so
+ * this wraps every shard past the records before it, whichever CPUs wrote those (a thread that
+ * wrote the first ones on one CPU and the rest on another left the first shard unwrapped). */
+static void wrap_every_shard(bb_recorder *rec, uint64_t n) {
+    cpu_set_t was;
+    bool pinned = sched_getaffinity(0, sizeof was, &was) == 0;
+    for (int c = 0; pinned && c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &was)) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) continue;
+        for (uint64_t i = 0; i < n; i++) BB_RECORD(rec, ex_plain, .seq = i);
+    }
+    if (pinned) (void)sched_setaffinity(0, sizeof was, &was);
+    else
+        for (uint64_t i = 0; i < n; i++) BB_RECORD(rec, ex_plain, .seq = i);
+}
+
 /* A table of one generation that fills for good: id 0's entry while records name it, and not
  * once the rings have wrapped past them (the table still says it answered 0). */
 static void test_full(void) {
@@ -195,7 +215,7 @@ static void test_full(void) {
     bb_recorder_stats_get(rec, &st);
     CHECK(st.intern_full > 0);
     check_all(rec, true);
-    for (uint64_t i = 0; i < 20000; i++) BB_RECORD(rec, ex_plain, .seq = i);
+    wrap_every_shard(rec, 20000);
     for (uint64_t i = 0; i < 20; i++) /* strings interned before the table filled */
         BB_RECORD(rec, ex_hit, .seq = i, .uri = intern_seq(rec, i),
                   .route = BB_INTERN(rec, "static-route"));
