@@ -29,5 +29,8 @@ if(BB_FUZZ)
   target_link_libraries(fuzz_reader PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 endif()
 bb_test(model_cache INTERNAL SOURCES ${BB_READER_TEST_DIR}/model_cache_test.c) # INTERNAL: read/model_cache.h
+# The page-cache advice of a dump larger than the memory, taken on a small one (pq_gendump's).
+bb_test(model_cooled INTERNAL SOURCES ${BB_READER_TEST_DIR}/model_cooled.c) # INTERNAL: model_priv.h
+set_property(TEST model_cooled APPEND PROPERTY ENVIRONMENT "BB_GENDUMP=$<TARGET_FILE:pq_gendump>")
 bb_test(model_order INTERNAL SOURCES ${BB_READER_TEST_DIR}/model_order.c) # INTERNAL: read/model_transient.h
 bb_test(model_threads SOURCES ${BB_READER_TEST_DIR}/model_threads.c LABELS concurrent)

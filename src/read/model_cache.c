@@ -27,12 +27,21 @@
 #define HUGE_PAGE ((uintptr_t)2 << 20) /* the mapping's pages (advise_huge, reader.c) */
 #define KEEP_MIN ((uint64_t)2 << 20)
 
-static bool g_no_cold; /* MADV_COLD refused (EINVAL): an older kernel */
+static bool g_no_cold;    /* MADV_COLD refused (EINVAL): an older kernel */
+static uint64_t g_memory; /* bb__model_cache_set_memory; 0: the machine's */
+
+void bb__model_cache_set_memory(uint64_t bytes) { g_memory = bytes; }
+
+/* The memory the rings are measured against: the machine's, or the tests' figure. */
+static uint64_t memory_bytes(void) {
+    if (g_memory) return g_memory;
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
 
 uint64_t bb__model_cache_keep(uint64_t ring_bytes, size_t nrings) {
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || size <= 0 || nrings == 0) return 0;
-    uint64_t half = (uint64_t)pages * (uint64_t)size / 2;
+    uint64_t half = memory_bytes() / 2;
+    if (half == 0 || nrings == 0) return 0;
     if (ring_bytes <= half) return 0;
     uint64_t keep = half / nrings;
     return keep < KEEP_MIN ? KEEP_MIN : keep;

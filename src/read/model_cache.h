@@ -13,6 +13,11 @@
  * memory (nothing is cooled), else half the memory shared by the rings, at least 2 MiB. */
 uint64_t bb__model_cache_keep(uint64_t ring_bytes, size_t nrings);
 
+/* Tests only: measure the rings against `bytes` of memory instead of the machine's (0: the
+ * machine's again), so that a small dump takes the path of one larger than the memory. Set
+ * before a model is opened, from one thread. */
+void bb__model_cache_set_memory(uint64_t bytes);
+
 /* Mark ring positions [from, to) of shard `sh` cold (madvise MADV_COLD): the kernel reclaims
  * those pages first when it needs memory; they stay readable (a later read brings them back).
  * Only whole 2 MiB pages of the mapping inside the range are marked. A no-op before Linux 5.4
