@@ -15,14 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "read/madv.h"
 #include "read/model_cache.h"
-
-/* Linux 5.4 and later; the number is the same on every architecture. */
-#if defined(MADV_COLD)
-#define BB__MADV_COLD MADV_COLD
-#else
-#define BB__MADV_COLD 20
-#endif
 
 #define HUGE_PAGE ((uintptr_t)2 << 20) /* the mapping's pages (advise_huge, reader.c) */
 #define KEEP_MIN ((uint64_t)2 << 20)
@@ -52,7 +46,7 @@ static void cool_span(const uint8_t *a, size_t n) {
     uintptr_t lo = ((uintptr_t)a + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = ((uintptr_t)a + n) & ~(HUGE_PAGE - 1);
     if (hi <= lo || __atomic_load_n(&g_no_cold, __ATOMIC_RELAXED)) return;
-    if (madvise((void *)lo, (size_t)(hi - lo), BB__MADV_COLD) != 0 && errno == EINVAL)
+    if (madvise((void *)lo, (size_t)(hi - lo), MADV_COLD) != 0 && errno == EINVAL)
         __atomic_store_n(&g_no_cold, true, __ATOMIC_RELAXED);
 }
 

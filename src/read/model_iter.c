@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "backbeat/detail/frame.h"
+#include "read/madv.h"
 #include "read/model_cache.h"
 #include "read/model_priv.h"
 #include "read/model_transient.h"
@@ -74,13 +75,6 @@ typedef struct tnode {
  * advise_huge in reader.c) are mapped at a time, once its staging comes within half of that of
  * where the last request ended. */
 #define RA_BYTES ((uint64_t)2 << 20)
-
-/* Linux 5.14 and later; the number is the same on every architecture. */
-#if defined(MADV_POPULATE_READ)
-#define BB__MADV_POPULATE_READ MADV_POPULATE_READ
-#else
-#define BB__MADV_POPULATE_READ 22
-#endif
 
 #define SCHEMA_CACHE 64 /* slots of the iterator's id -> schema cache (ids are hashes) */
 
@@ -158,7 +152,7 @@ static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_
     void *p = (void *)lo;
     size_t n = (size_t)(a + len - lo);
     if (!it->no_populate) {
-        if (madvise(p, n, BB__MADV_POPULATE_READ) == 0 || errno != EINVAL) return;
+        if (madvise(p, n, MADV_POPULATE_READ) == 0 || errno != EINVAL) return;
         it->no_populate = true;
     }
     (void)madvise(p, n, MADV_WILLNEED);

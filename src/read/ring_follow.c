@@ -16,6 +16,7 @@
 #include "format/ring_cut.h"
 #include "format/ring_file.h"
 #include "format/rseq_margin.h"
+#include "read/madv.h"
 #include "read/ring_priv.h"
 
 /* The copy from the shared mapping races with the writers on purpose (the cut drops whatever
@@ -66,13 +67,6 @@ racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
 }
 #else
 static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
-#endif
-
-#ifndef MADV_POPULATE_READ /* Linux 5.14; older headers */
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
 #endif
 
 /* The pages of [p, p + n) faulted in with one system call instead of a fault a page (each costs
