@@ -4,7 +4,8 @@
  * small option-value parsers (options.c), the temp-file-then-rename output discipline of
  * emit/outfile.h with its failures printed (output.c), progress reporting on stderr when
  * (and only when) stderr is a terminal (progress.c), and the inputs: dumps and ring files
- * (ring_input.c). The buffered writer the subcommands print through is emit/obuf.h.
+ * (ring_input.c), growing arrays (grow.c). The buffered writer the subcommands print through
+ * is emit/obuf.h.
  */
 /* SPDX-License-Identifier: MIT */
 #ifndef BACKBEAT_CLI_UTIL_H
@@ -75,6 +76,11 @@ typedef struct cli_progress {
 void cli_progress_init(cli_progress *p, const char *label);
 void cli_progress_update(uint64_t done, uint64_t total, void *ctx); /* ctx = cli_progress* */
 void cli_progress_done(cli_progress *p);
+
+/* Make the array at *array (a pointer to a T *, `size` bytes a T) hold at least `need` elements:
+ * its capacity *cap doubled (from `first` when 0) until it does. False when out of memory (the
+ * array is then as it was). */
+bool cli_grow(void *array, size_t *cap, size_t need, size_t size, size_t first);
 
 /* Monotonic nanoseconds (for progress and benchmarks). */
 uint64_t cli_now_ns(void);

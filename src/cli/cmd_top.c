@@ -69,14 +69,7 @@ typedef struct top_state {
 } top_state;
 
 static bool grow(void *v, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need) n *= 2;
-    void *g = realloc(*(void **)v, n * size);
-    if (!g) return false;
-    *(void **)v = g;
-    *cap = n;
-    return true;
+    return cli_grow(v, cap, need, size, 16);
 }
 
 /* ---- ring files ----------------------------------------------------------------------------- */
