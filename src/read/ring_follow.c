@@ -128,17 +128,23 @@ static uint64_t pow2_at_least(uint64_t n) {
     return c;
 }
 
+/* A window of 1/BUSY of its ring or more, while a writer holds the file, marks a busy writer:
+ * the buffer grows to the ring's size at once, with the walk's list for a whole ring. At 1/16,
+ * a follower of 20 M records/s (~1 000 records a call) grew only when a stall of the host had
+ * left it ~65 000 records behind, and faulting the 26 MB in (6 656 faults, ~9 ms) in that call
+ * cost the lap (3 of 5 runs lossless); at 1/256 it grows in its first calls (12 of 12). */
+#define BUSY 256
+
 /* b holding at least `need` bytes of a ring of `ring` bytes, and the mirror (no more than its
  * capacity: no frame is longer than the window); its old bytes are not kept. It grows four
- * times at least, and to the ring's size at once for a window of 1/16 of it while a writer
- * holds the file (a busy writer): a follower falling behind made it grow, and each growth
- * faulted in fresh memory (16 MiB and the walk's list: 16 ms here) when the follower could
- * least afford it. */
+ * times at least, and to the ring's size at once for a busy writer (BUSY): a follower falling
+ * behind made it grow, and each growth faulted in fresh memory (16 MiB and the walk's list:
+ * 16 ms here) when the follower could least afford it. */
 static bool buf_fit(bb__ring_follow *f, bb__ring_fbuf *b, uint64_t need, uint64_t ring, bool live) {
     if (b->p && b->cap >= need) return true;
     uint64_t cap = pow2_at_least(need);
     if (b->cap && cap < b->cap * 4) cap = b->cap * 4;
-    if (live && need >= ring / 16) cap = ring; /* a busy writer: the whole ring, before a lap */
+    if (live && need >= ring / BUSY) cap = ring; /* a busy writer: the whole ring, early */
     if (cap > ring && ring >= need) cap = ring;
     uint64_t mirror = cap < MIRROR ? cap : MIRROR;
     if (cap + mirror > SIZE_MAX) return false;
