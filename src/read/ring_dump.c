@@ -154,8 +154,15 @@ bb_status bb__ring_dump_build(bb_ring *r, bb__ring_shard_out *sh, uint8_t **out,
     if (!total)
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                            "%s: too many view sets and shards for one dump", r->name);
-    uint8_t *buf =
-        total <= SIZE_MAX ? bb__ring_buf_get((size_t)total, r->following, &r->buf_zeroed) : NULL;
+    /* A follower of a streaming writer: a buffer for whole rings at once (ring_buf.c). */
+    uint64_t room = total;
+    if (r->following && r->streaming)
+        for (uint32_t i = 0; i < r->info.shards; i++)
+            if (sh[i].cap < r->info.capacity) room += r->info.capacity - sh[i].cap;
+    uint8_t *buf = total <= SIZE_MAX
+                       ? bb__ring_buf_get((size_t)total, room <= SIZE_MAX ? (size_t)room : 0,
+                                          r->following, &r->buf_zeroed)
+                       : NULL;
     if (!buf) {
         return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
                            "%s: cannot allocate %llu bytes for the dump", r->name,
@@ -210,7 +217,7 @@ void bb__ring_pread(int fd, uint8_t *dst, uint64_t off, uint64_t n) {
 static void copy_extents(bb_ring *r, uint64_t off, uint64_t n, uint8_t *dst) {
     uint64_t end = off + n;
     if (r->following) { /* below the heads: all data */
-        if (r->fd >= 0 && r->busy_calls < 2) bb__ring_pread(r->fd, dst, off, n); /* let go */
+        if (r->fd >= 0 && !r->streaming) bb__ring_pread(r->fd, dst, off, n); /* let go */
         else memcpy(dst, r->d + off, (size_t)n); /* kept mapped (a writer streams), or memory */
         return;
     }

@@ -137,6 +137,10 @@ struct bb_ring {
     bool following;              /* during bb_ring_follow: its window is below the heads, all
                                   * data (no hole search), its buffer from the pool */
     uint32_t busy_calls;         /* follow calls in a row that returned records */
+    uint32_t idle_calls;         /* bb_ring_follow calls in a row that returned none */
+    bool streaming;              /* bb_ring_follow: a writer streams (2 busy calls in a row, and
+                                  * not yet BB__RING_IDLE_CALLS idle ones): the file's pages stay
+                                  * mapped from call to call */
     bool buf_zeroed;             /* the last dump built came zeroed (else: only its sections
                                   * were; the shard bodies are the caller's to clear) */
     bb__ring_follow *fol;        /* bb_ring_follow_records's buffers (NULL until its first call) */
@@ -183,6 +187,8 @@ bool bb__ring_locked(const bb_ring *r);
  * maps them in again): called once what was read was copied, so that a reader of thousands of
  * ring files does not hold every file's pages (issue 43). */
 void bb__ring_let_go(const bb_ring *r);
+/* Idle bb_ring_follow calls in a row after which a streaming file's pages are let go. */
+#define BB__RING_IDLE_CALLS 16u
 uint32_t bb__ring_get32(const uint8_t *d, uint64_t off);
 uint64_t bb__ring_get64(const uint8_t *d, uint64_t off);
 uint64_t bb__ring_load64(const uint8_t *d, uint64_t off); /* acquire */
@@ -232,8 +238,10 @@ uint64_t bb__ring_inflight(bb__ring_view *v, const bb__ring_ann *a, size_t n);
 /* A heap block of at least n bytes (NULL: out of memory), freed with bb__ring_buf_put
  * (bb_ring_buffer_free) or free(): `keep`, one from the pool when one fits (its bytes are what
  * its last user left: *zeroed is false), else a zeroed allocation (*zeroed true) that goes back
- * to the pool when bb__ring_buf_put frees it. */
-uint8_t *bb__ring_buf_get(size_t n, bool keep, bool *zeroed);
+ * to the pool when bb__ring_buf_put frees it. A kept allocation is made `room` bytes (>= n:
+ * what the caller's later blocks may need) when the pool keeps blocks that large, its pages
+ * faulted in at once. */
+uint8_t *bb__ring_buf_get(size_t n, size_t room, bool keep, bool *zeroed);
 void bb__ring_buf_put(void *p);
 
 /* ---- the `.bb` (ring_dump.c) ----------------------------------------------------------- */
