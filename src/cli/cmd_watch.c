@@ -78,8 +78,7 @@ typedef struct source {
     uint64_t fired_at;     /* CLOCK_REALTIME of the firing: the backbeat::Trigger record's ts */
     uint64_t last_dump_ns; /* monotonic; 0: none yet */
     unsigned n;
-    bool ended;       /* its process is gone and its rings were read to the end (ring closed) */
-    uint64_t poll_ns; /* monotonic: when its last poll began (0: none yet) */
+    bool ended; /* its process is gone and its rings were read to the end (ring closed) */
 } source;
 
 /* A record of one poll that a rule looks at, held until the poll's records are handed to the
@@ -324,27 +323,15 @@ static void end_source(source *s) {
     s->ring = NULL;
 }
 
-/* The longest nap between two polls: an idle or slow writer is polled every 5 ms. */
-#define NAP_MAX_NS 5000000u
-/* A nap lasts at most 1/NAP_SHARE of the time the busiest ring takes to lap at the rate its
- * last poll saw (bytes read plus lost since the poll before), so that a stall of the host in
- * the nap, or the reading of what a nap let pile up, leaves the follower short of a lap: a
- * 5 ms nap after every poll that found less than an eighth of a ring lost records at 20 M
- * records/s (a lap of 16 MiB in ~21 ms; issue 37). Under 50 us, no nap. */
-#define NAP_SHARE 16u
-
-/* Source s's nap after the poll that began at `now` (monotonic), the last one at s->poll_ns. */
-static uint64_t nap_for(const source *s, uint64_t now) {
-    uint64_t nap = NAP_MAX_NS, gap = now - s->poll_ns;
-    if (!s->ring || s->ended || !s->poll_ns || !gap) return nap;
+/* Whether a source's last poll found its busiest ring moved an eighth of its capacity or more
+ * (bytes read plus lost): its writer laps the ring in a few naps, so the next poll comes at
+ * once (a 5 ms nap after every poll lost records at 20 M records/s; issue 37). */
+static bool behind(const source *s) {
+    if (!s->ring || s->ended) return false;
     const bb_ring_info *in = bb_ring_get_info(s->ring);
-    for (uint32_t k = 0; k < in->shards; k++) {
-        uint64_t moved = s->cur[k].bytes + s->cur[k].lost;
-        if (moved * 8 >= in->capacity) return 0; /* an eighth of a lap in one poll: at once */
-        double lap = moved ? (double)in->capacity * (double)gap / (double)moved : (double)nap;
-        if (lap / NAP_SHARE < (double)nap) nap = (uint64_t)(lap / NAP_SHARE);
-    }
-    return nap < 50000u ? 0 : nap;
+    for (uint32_t k = 0; k < in->shards; k++)
+        if ((s->cur[k].bytes + s->cur[k].lost) * 8 >= in->capacity) return true;
+    return false;
 }
 
 static int run(watch_state *w) {
@@ -356,15 +343,12 @@ static int run(watch_state *w) {
             next_scan = now + 200000000u;
         }
         size_t live = 0;
-        uint64_t nap = NAP_MAX_NS;
+        bool busy = false;
         for (size_t i = 0; i < w->nsrc; i++) {
             source *s = &w->src[i];
             if (s->ended) continue;
-            uint64_t began = clock_ns(CLOCK_MONOTONIC);
             if (!poll_source(w, s)) return CLI_FAIL;
-            uint64_t n = nap_for(s, began);
-            if (n < nap) nap = n;
-            s->poll_ns = began;
+            busy |= behind(s);
             /* a process gone records nothing more: its after-window is over */
             if (s->pending && (s->ended || clock_ns(CLOCK_MONOTONIC) >= s->due_ns) &&
                 !write_dump(w, s))
@@ -374,7 +358,7 @@ static int run(watch_state *w) {
             else live++;
         }
         if (!w->o->scan && !live) return CLI_OK; /* every watched process ended */
-        if (nap) nanosleep(&(struct timespec){0, (long)nap}, NULL);
+        if (!busy) nanosleep(&(struct timespec){0, 5000000}, NULL);
     }
     return CLI_OK;
 }
