@@ -132,7 +132,7 @@ static uint64_t pow2_at_least(uint64_t n) {
  * the buffer grows to the ring's size at once, with the walk's list for a whole ring. At 1/16,
  * a follower of 20 M records/s (~1 000 records a call) grew only when a stall of the host had
  * left it ~65 000 records behind, and faulting the 26 MB in (6 656 faults, ~9 ms) in that call
- * cost the lap (3 of 5 runs lossless); at 1/256 it grows in its first calls (12 of 12). */
+ * cost the lap (4 of 9 runs lossless); at 1/256 it grows in its first calls (15 of 15). */
 #define BUSY 256
 
 /* b holding at least `need` bytes of a ring of `ring` bytes, and the mirror (no more than its
