@@ -480,9 +480,6 @@ bb_status bb_ring_follow_records(bb_ring *r, bb_ring_cursor *cursors, bb_ring_re
     /* The file's pages stay mapped while a writer holds the file, idle or not: letting them go
      * after a call with nothing new had the next busy calls fault the whole ring back in, a
      * page at a time (tens of ms: a lap at 20 M records/s). A file read once more is let go. */
-    bool moved = false;
-    for (uint32_t i = 0; i < r->info.shards; i++) moved |= cursors[i].bytes != 0;
-    r->busy_calls = moved ? r->busy_calls + 1 : 0;
     if (!live) bb__ring_let_go(r);
     bb__err_clear(err);
     return BB_OK;

@@ -136,7 +136,7 @@ struct bb_ring {
     const bb__ring_extra *extra; /* set during bb_ring_snapshot_extra_fd only */
     bool following;              /* during bb_ring_follow: its window is below the heads, all
                                   * data (no hole search), its buffer from the pool */
-    uint32_t busy_calls;         /* follow calls in a row that returned records */
+    uint32_t busy_calls;         /* bb_ring_follow calls in a row that returned records */
     uint32_t idle_calls;         /* bb_ring_follow calls in a row that returned none */
     bool streaming;              /* bb_ring_follow: a writer streams (2 busy calls in a row, and
                                   * not yet BB__RING_IDLE_CALLS idle ones): the file's pages stay
