@@ -92,7 +92,7 @@ struct bb_model_iter {
     isrc *st;       /* per source */
     uint8_t *stage; /* per source: `chunk` bytes, or NULL */
     size_t chunk;
-    uintptr_t page;   /* the page size, for madvise */
+    size_t page;      /* the page size, for madvise */
     bool no_populate; /* MADV_POPULATE_READ refused (EINVAL): MADV_WILLNEED instead */
     bool transient;   /* bb__model_iter_transient: fields from the staging buffers */
     bool popped;      /* the winner was handed out: move it on at the next step */
@@ -147,15 +147,14 @@ static void read_ahead(bb_model_iter *it, isrc *st, const bb_rshard *sh, uint64_
     uint64_t len = RA_BYTES;
     if (len > sh->capacity - at) len = sh->capacity - at;
     if (len > end - from) len = end - from;
-    uintptr_t a = (uintptr_t)(sh->region + at), lo = a & ~(it->page - 1);
+    const uint8_t *p = sh->region + at;
     st->ra = from + len;
-    void *p = (void *)lo;
-    size_t n = (size_t)(a + len - lo);
     if (!it->no_populate) {
-        if (madvise(p, n, MADV_POPULATE_READ) == 0 || errno != EINVAL) return;
+        if (bb__madv_pages(p, (size_t)len, it->page, MADV_POPULATE_READ) == 0 || errno != EINVAL)
+            return;
         it->no_populate = true;
     }
-    (void)madvise(p, n, MADV_WILLNEED);
+    (void)bb__madv_pages(p, (size_t)len, it->page, MADV_WILLNEED);
 }
 
 /* A run of a dump larger than the memory (keep != 0) marks cold what lies a read-ahead's length
@@ -300,7 +299,7 @@ bb_status bb__model_iter_open(const bb_model *m, const size_t *rings, size_t nri
     }
     it->m = m;
     long page = sysconf(_SC_PAGESIZE);
-    it->page = page > 0 ? (uintptr_t)page : 4096;
+    it->page = page > 0 ? (size_t)page : 4096;
     if (!rings) {
         for (size_t si = 0; si < m->nsrcs; si++) add_source(it, si);
     } else {

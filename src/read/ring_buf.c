@@ -42,14 +42,6 @@ static uint8_t *take_kept(size_t n, size_t *cap) {
     return p;
 }
 
-/* The pages of a fresh block faulted in at once (one system call, not a fault a page). */
-static void populate(uint8_t *p, size_t n) {
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t sz = page > 0 ? (uintptr_t)page : 4096;
-    uintptr_t a = ((uintptr_t)p + sz - 1) & ~(sz - 1), e = ((uintptr_t)p + n) & ~(sz - 1);
-    if (e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-}
-
 /* Contract: see ring_priv.h. A follower of a streaming writer whose windows grew got a larger
  * block each time, every page of it faulted in by the call that needed it (2, 8, then 16 MiB:
  * 4 100 faults and ~50 ms in one call, a lap at 20 M records/s). */
@@ -63,7 +55,10 @@ uint8_t *bb__ring_buf_get(size_t n, size_t room, bool keep, bool *zeroed) {
     if (keep && (p = take_kept(cap, &cap)) != NULL) *zeroed = false;
     pthread_mutex_unlock(&pool_lock);
     if (!p && !(p = calloc(1, cap))) return NULL;
-    if (*zeroed && keep && cap > n) populate(p, cap);
+    if (*zeroed && keep && cap > n) { /* its pages faulted in at once, not one fault a page */
+        long page = sysconf(_SC_PAGESIZE);
+        (void)bb__madv_pages(p, cap, page > 0 ? (size_t)page : 4096, MADV_POPULATE_WRITE);
+    }
     pthread_mutex_lock(&pool_lock);
     bb__u64map_del(&out, (uint64_t)(uintptr_t)p); /* an address freed with free() and reused */
     if (keep && !bb__u64map_put(&out, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)cap))

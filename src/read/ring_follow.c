@@ -74,8 +74,7 @@ static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, 
  * kernel says it does not know the advice (then the copy faults them in, as before). */
 static void populate(bb__ring_follow *f, const void *p, size_t n, int advice) {
     if (f->no_populate || !n) return;
-    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(f->page - 1), e = (uintptr_t)p + n;
-    if (madvise((void *)a, e - a, advice) != 0 && errno == EINVAL) f->no_populate = true;
+    if (bb__madv_pages(p, n, f->page, advice) != 0 && errno == EINVAL) f->no_populate = true;
 }
 
 /* The size of an anonymous mapping of n bytes or more: a multiple of 2 MiB from 2 MiB on, so
