@@ -192,7 +192,10 @@ typedef int (*bb_ring_record_fn)(void *ctx, const bb_ring_record *rec);
  * have changed while they were copied is dropped, never handed over; a record still being
  * written stops the ring's read below it (it comes with a later call). No allocation or system
  * call per record: a call costs a few system calls and the copy of the bytes written since the
- * last one. When fn stops the call, its ring's cursor is left just past the record (`bytes`
+ * last one. While a running writer is quiet, calls also get the buffers for whole rings ready,
+ * a MiB a call (written once, the ring's pages read once), so that its next burst finds them
+ * warm: about 1.4 times the rings' size per bb_ring, at most 384 MiB a process (beyond that, a
+ * buffer grows when a call needs it); bb_ring_close frees them. When fn stops the call, its ring's cursor is left just past the record (`bytes`
  * and `lost` counted to there) and the later rings' cursors are not touched (a sentinel stays
  * one): the next call goes on from there. BB_ERR_INVALID for a NULL argument; BB_ERR_NOMEM,
  * BB_ERR_TRUNCATED and BB_ERR_IO as bb_ring_follow. */

@@ -115,16 +115,18 @@ static uint64_t clock_ns(clockid_t c) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The pages of [p, p + n) faulted in (written) with one system call, not a fault a page: a poll
- * that read a lap holds ~500 000 records (20 MiB), and 5 000 faults of ~10 us each on a VM
- * would make it lose the next lap (issue 37). Nothing when refused (an older kernel). */
+/* The pages of [p, p + n) faulted in (written) with one system call, not a fault a page, then
+ * written once: a poll that read a lap holds ~500 000 records (20 MiB), and 5 000 faults of
+ * ~10 us each on a VM would make it lose the next lap (issue 37). On a VM the first write of a
+ * page costs ~5 us even after MADV_POPULATE_WRITE (the hypervisor fills its own tables on
+ * access): polls that met the writer's first storm with the array only populated ran 4x slower
+ * than later ones, and lost a lap. */
 static void prefault(void *p, size_t n) {
 #ifdef MADV_POPULATE_WRITE
     uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = (uintptr_t)p + n;
     if (e > a + page) (void)madvise((void *)a, (e - a) & ~(page - 1), MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)n;
 #endif
+    memset(p, 0, n);
 }
 
 /* *p (of *cap elements of `size` bytes) reallocated to c elements, the new ones faulted in

@@ -69,6 +69,17 @@ racy_copy(uint8_t *dst, const uint8_t *src, size_t n) {
 static void racy_copy(uint8_t *dst, const uint8_t *src, size_t n) { memcpy(dst, src, n); }
 #endif
 
+/* One byte of each page of [p, p + n) read, as the copy reads them (a writer may be at them). */
+static void touch_pages(const uint8_t *p, size_t n, size_t page) {
+    volatile uint8_t sink = 0;
+    for (size_t k = 0; k < n; k += page) {
+        uint8_t b;
+        racy_copy(&b, p + k, 1);
+        sink ^= b;
+    }
+    (void)sink;
+}
+
 /* The pages of [p, p + n) faulted in with one system call instead of a fault a page (each costs
  * ~10 us on a VM: a whole ring refaulted mid-call was a lap lost); never asked again once the
  * kernel says it does not know the advice (then the copy faults them in, as before). */
@@ -382,6 +393,69 @@ static bool walk_down(ring_read *x, uint64_t low, sizes *sz) {
     return true;
 }
 
+/* Calls in a row with every head unmoved after which rings are made ready (ready_next). */
+#define QUIET 2u
+/* Bytes made ready a call: ~1.5 ms on this VM, all a writer starting meanwhile waits for. */
+#define SLICE ((uint64_t)1 << 20)
+
+/* Ring i's buffer for a whole ring and the walk's list made (not faulted in: the slices write
+ * them), charged to the budget; false (none made) when over the budget or out of memory. */
+static bool ready_make(bb_ring *r, uint32_t i) {
+    bb__ring_follow *f = r->fol;
+    uint64_t cap = r->info.capacity, had = f->bufs[i].bytes + f->capstarts * sizeof *f->starts;
+    if (__atomic_load_n(&bb__ring_follow_ready, __ATOMIC_RELAXED) + 2 * cap >
+            BB__RING_READY_BUDGET ||
+        !buf_fit(f, &f->bufs[i], cap, cap, false) || !starts_fit(f, cap, false))
+        return false;
+    uint64_t now = f->bufs[i].bytes + f->capstarts * sizeof *f->starts;
+    f->ready += now - had;
+    __atomic_fetch_add(&bb__ring_follow_ready, now - had, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* Rings of a running writer's file made ready while the writer is quiet (its heads unmoved for
+ * QUIET calls), a SLICE a call: each ring's buffer for a whole ring (and, with the first, the
+ * walk's list) written once, then the ring's pages of the mapping read once. On a VM the first
+ * touch of a page costs 2-6 us even after MADV_POPULATE_* (the hypervisor fills its own tables
+ * on access): `watch` met a writer's first storm (20 M records/s) with cold buffers, its polls
+ * 7x slower than later ones, and lost laps in 3 of 4 runs (issue 37); made ready a ring at a
+ * time (~50 ms here) instead of a slice, the follow API started with its writer lost a lap to
+ * it. A ring whose buffer a busy call grew is skipped; past BB__RING_READY_BUDGET none is made
+ * (a buffer grows when a call needs it, as for any file). */
+static void ready_next(bb_ring *r) {
+    bb__ring_follow *f = r->fol;
+    uint64_t cap = r->info.capacity;
+    while (f->readying < f->n && !f->ready_at && f->bufs[f->readying].cap == cap) f->readying++;
+    if (f->quiet < QUIET || f->readying >= f->n) return;
+    uint32_t i = f->readying;
+    if (!f->ready_at && !ready_make(r, i)) {
+        f->readying = f->n; /* over the budget: no more */
+        return;
+    }
+    bb__ring_fbuf *b = &f->bufs[i];
+    uint64_t nb = b->bytes, ns = i ? 0 : f->capstarts * sizeof *f->starts;
+    uint64_t nm = r->mapped ? cap : 0, at = f->ready_at, left = SLICE, n;
+    if (at < nb) {
+        n = nb - at < left ? nb - at : left;
+        memset(b->p + at, 0, (size_t)n);
+        at += n, left -= n;
+    }
+    if (left && at < nb + ns) {
+        n = nb + ns - at < left ? nb + ns - at : left;
+        memset((uint8_t *)f->starts + (at - nb), 0, (size_t)n);
+        at += n, left -= n;
+    }
+    if (left && at < nb + ns + nm) {
+        const uint8_t *ring = r->d + r->g.rings + (uint64_t)i * cap + (at - nb - ns);
+        n = nb + ns + nm - at < left ? nb + ns + nm - at : left;
+        populate(f, ring, (size_t)n, MADV_POPULATE_READ);
+        touch_pages(ring, (size_t)n, f->page);
+        at += n;
+    }
+    f->ready_at = at < nb + ns + nm ? at : 0;
+    f->readying += !f->ready_at;
+}
+
 /* Ring i: its window planned from the cursor, copied, cut, walked, handed to fn; the cursor
  * updated. *stopped when fn stopped the call; false when out of memory. */
 static bool follow_ring(bb_ring *r, bool live, uint32_t i, bb_ring_cursor *cur,
@@ -462,10 +536,14 @@ bb_status bb_ring_follow_records(bb_ring *r, bb_ring_cursor *cursors, bb_ring_re
     r->stats.cut_shards = 0;
     /* the heads first: a record below them names strings (and a schema) made before it was
      * reserved, so the metadata and intern entries read next hold them */
+    bool moved = false;
     for (uint32_t i = 0; i < r->info.shards; i++) {
-        r->fol->h0[i] = bb__ring_load64(r->d, cursor_off(r, i));
-        r->stats.written |= r->fol->h0[i] != 0;
+        uint64_t h = bb__ring_load64(r->d, cursor_off(r, i));
+        moved |= h != r->fol->h0[i];
+        r->fol->h0[i] = h;
+        r->stats.written |= h != 0;
     }
+    r->fol->quiet = moved ? 0 : r->fol->quiet + (r->fol->quiet < QUIET);
     bb__ring_ann *anns = NULL;
     size_t nanns = 0;
     bool ok = bb__ring_meta_update(r, live) && bb__ring_announcements(r, live, &anns, &nanns);
@@ -475,6 +553,7 @@ bb_status bb_ring_follow_records(bb_ring *r, bb_ring_cursor *cursors, bb_ring_re
     }
     ok = ok && follow_all(r, live, cursors, anns, nanns, fn, ctx);
     free(anns);
+    if (ok && live) ready_next(r);
     if (!ok) return bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL, "%s: out of memory", r->name);
     /* The file's pages stay mapped while a writer holds the file, idle or not: letting them go
      * after a call with nothing new had the next busy calls fault the whole ring back in, a

@@ -78,7 +78,18 @@ typedef struct bb__ring_follow {
     size_t capstarts;    /* entries; an anonymous mapping of capstarts * 8 bytes */
     size_t page;         /* the page size */
     bool no_populate;    /* madvise(MADV_POPULATE_*) refused once (an older kernel): faults */
+    uint64_t ready;      /* bytes of these buffers made ready ahead (bb__ring_follow_ready) */
+    uint32_t quiet;      /* calls in a row that found every head where the last one did */
+    uint32_t readying;   /* the ring being made ready (ring_follow.c ready_next); n: none */
+    uint64_t ready_at;   /* bytes of it made ready so far */
 } bb__ring_follow;
+
+/* The bytes of follow buffers made ready ahead of a writer, the whole process's (ring_follow.c
+ * charges them, bb_ring_close gives them back: ring_reader.c holds the count), and their budget: eight rings of 16 MiB with
+ * their lists, so that following thousands of files at once holds no buffer per file until a
+ * call needs it. Atomic (__atomic builtins). */
+extern uint64_t bb__ring_follow_ready;
+#define BB__RING_READY_BUDGET ((uint64_t)384 << 20)
 
 /* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries
  * and intern entries, already encoded, and one more Shard's region (cap bytes, head). */

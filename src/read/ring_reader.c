@@ -237,6 +237,9 @@ bb_status bb_ring_open(const char *path, bb_ring **out, bb_error *err) {
 static char boot_id[BB_RING_BOOT_ID_MAX];
 static void read_boot(void) { bb__ring_boot_id(boot_id); }
 
+/* Contract: see ring_priv.h (charged by ring_follow.c, given back by bb_ring_close). */
+uint64_t bb__ring_follow_ready;
+
 void bb__ring_let_go(const bb_ring *r) {
     if (r->mapped && r->len) madvise((void *)(uintptr_t)r->d, r->len, MADV_DONTNEED);
 }
@@ -258,6 +261,7 @@ void bb_ring_close(bb_ring *r) {
     for (uint32_t i = 0; r->fol && r->fol->bufs && i < r->fol->n; i++)
         if (r->fol->bufs[i].bytes) munmap(r->fol->bufs[i].p, r->fol->bufs[i].bytes);
     if (r->fol) {
+        __atomic_fetch_sub(&bb__ring_follow_ready, r->fol->ready, __ATOMIC_RELAXED);
         free(r->fol->bufs);
         free(r->fol->h0);
         if (r->fol->capstarts) munmap(r->fol->starts, r->fol->capstarts * sizeof *r->fol->starts);
