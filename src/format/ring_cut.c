@@ -104,7 +104,8 @@ BB_RACY static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos,
 static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t head, uint64_t end,
                      bb__ring_size_fn size, void *ctx, uint64_t *lowest, bb__ring_visit_fn visit,
                      void *vctx) {
-    uint64_t pos = head;
+    uint64_t pos = head, last_id = 0;
+    int32_t last_sz = -1; /* size() of last_id: a ring mostly repeats its events */
     *lowest = head;
     while (pos - low >= BB__FRAME_TRAILER) {
         uint64_t len = ring_le(ring, cap, pos - BB__FRAME_TRAILER, BB__FRAME_TRAILER);
@@ -118,7 +119,12 @@ static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h
             continue;
         }
         uint64_t start = pos - BB__FRAME_TRAILER - len;
-        int32_t sz = size(ctx, ring_le(ring, cap, start + BB__FRAME_ID, 8));
+        uint64_t id = ring_le(ring, cap, start + BB__FRAME_ID, 8);
+        if (id != last_id || last_sz < 0) {
+            last_id = id;
+            last_sz = size(ctx, id);
+        }
+        int32_t sz = last_sz;
         if (sz < 0 || len != BB__FRAME_HEAD + (uint64_t)sz) {
             pos--;
             continue;
