@@ -135,8 +135,8 @@ endif()
 # bb_ring_snapshot_extra_fd (what `backbeat watch` writes): records a reader adds to a ring
 # file's snapshot, in a Shard of their own, with their schemas and strings.
 bb_test(ring_extra SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_extra_test.c)
-# The follow buffers made ready while a running writer's file is idle (issue 37): charged to the
-# process's budget once, given back on close, none for a file read once.
+# The follow buffers made ready while a running writer is quiet (issue 37): none while it moves,
+# charged to the process's budget once, given back on close, none for a file read once.
 bb_test(ring_follow_ready INTERNAL SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_follow_ready_test.c)
 add_executable(ring_follow_slow_test ${CMAKE_CURRENT_SOURCE_DIR}/read/ring_follow_slow_test.c)
 target_link_libraries(ring_follow_slow_test PRIVATE backbeat backbeat_read)

@@ -85,9 +85,9 @@ typedef struct bb__ring_follow {
 } bb__ring_follow;
 
 /* The bytes of follow buffers made ready ahead of a writer, the whole process's (ring_follow.c
- * charges them, bb_ring_close gives them back: ring_reader.c holds the count), and their budget: eight rings of 16 MiB with
- * their lists, so that following thousands of files at once holds no buffer per file until a
- * call needs it. Atomic (__atomic builtins). */
+ * charges them, bb_ring_close gives them back: ring_reader.c holds the count), and their
+ * budget: eight rings of 16 MiB with their lists, so that following thousands of files at once
+ * holds no buffer per file until a call needs it. Atomic (__atomic builtins). */
 extern uint64_t bb__ring_follow_ready;
 #define BB__RING_READY_BUDGET ((uint64_t)384 << 20)
 
