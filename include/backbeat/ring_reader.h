@@ -194,7 +194,7 @@ typedef int (*bb_ring_record_fn)(void *ctx, const bb_ring_record *rec);
  * call per record: a call costs a few system calls and the copy of the bytes written since the
  * last one. While a running writer is quiet, calls also get the buffers for whole rings ready,
  * a MiB a call (written once, the ring's pages read once), so that its next burst finds them
- * warm: 1.1 to 1.6 times the rings' size per bb_ring, at most 384 MiB a process (beyond that,
+ * warm: 1.1 to 1.6 times the rings' size per bb_ring, at most 128 MiB a process (beyond that,
  * a buffer grows when a call needs it); bb_ring_close frees them. When fn stops the call, its
  * ring's cursor is left just past the record (`bytes` and `lost` counted to there) and the
  * later rings' cursors are not touched (a sentinel stays one): the next call goes on from there.

@@ -86,10 +86,11 @@ typedef struct bb__ring_follow {
 
 /* The bytes of follow buffers made ready ahead of a writer, the whole process's (ring_follow.c
  * charges them, bb_ring_close gives them back: ring_reader.c holds the count), and their
- * budget: eight rings of 16 MiB with their lists, so that following thousands of files at once
- * holds no buffer per file until a call needs it. Atomic (__atomic builtins). */
+ * budget: two files of the default 2 x 16 MiB with their lists, so that following thousands
+ * of files at once (`top --scan`) holds no buffer per file until a call needs it, and 128 MiB
+ * at most. Atomic (__atomic builtins). */
 extern uint64_t bb__ring_follow_ready;
-#define BB__RING_READY_BUDGET ((uint64_t)384 << 20)
+#define BB__RING_READY_BUDGET ((uint64_t)128 << 20)
 
 /* What bb_ring_snapshot_extra_fd adds to the dump being built (ring_extra.c): schema entries
  * and intern entries, already encoded, and one more Shard's region (cap bytes, head). */
