@@ -98,6 +98,33 @@ BB_RACY static uint64_t zero_start(const uint8_t *r, uint64_t cap, uint64_t pos,
     return low;
 }
 
+/* From `pos` (the start of an accepted record whose frame is `f` bytes, event `id`), down over
+ * the records below that repeat it, none starting below `floor`, none wrapping: the position
+ * reached. Each is what the walk accepts (its trailer says f - BB__FRAME_TRAILER, its id is
+ * `id`); the next position does not wait on the loads (it is pos - f whatever they hold), only
+ * the branch does, so the loads of many records overlap instead of forming one chain: 3.4 ns a
+ * record of 34 bytes became ~1 (issue 37). */
+static uint64_t repeats(const uint8_t *ring, uint64_t cap, uint64_t pos, uint64_t floor, uint64_t f,
+                        uint64_t id) {
+#ifdef BB_RING_TSAN
+    (void)ring, (void)cap, (void)floor, (void)f, (void)id;
+    return pos; /* the racy reads stay in ring_le */
+#else
+    uint64_t at = ((pos - 1) & (cap - 1)) + 1; /* physical end of the record below pos */
+    uint64_t n = (pos - floor) / f < at / f ? (pos - floor) / f : at / f, k = 0;
+    uint16_t len = (uint16_t)(f - BB__FRAME_TRAILER);
+    const uint8_t *p = ring + at;
+    for (; k < n; k++, p -= f) {
+        uint16_t t;
+        uint64_t i;
+        memcpy(&t, p - BB__FRAME_TRAILER, 2);
+        memcpy(&i, p - f + BB__FRAME_ID, 8);
+        if (t != len || i != id) break;
+    }
+    return pos - k * f;
+#endif
+}
+
 /* The walk down from `head`: stops at the end of the first record accepted that starts below
  * `end` (returned), or for which `visit` (when not NULL) returns true; *lowest: the start of the
  * lowest record accepted (head if none). */
@@ -132,6 +159,9 @@ static uint64_t walk(const uint8_t *ring, uint64_t cap, uint64_t low, uint64_t h
         if (start < end || (visit && visit(vctx, start, pos))) return pos;
         pos = start;
         *lowest = start;
+        if (!visit)
+            *lowest = pos =
+                repeats(ring, cap, pos, end > low ? end : low, len + BB__FRAME_TRAILER, id);
     }
     return pos;
 }
