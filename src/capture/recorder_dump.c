@@ -85,7 +85,8 @@ static int32_t size_of(void *vctx, uint64_t id) {
  * marked in the cursor's `damaged_below` (bb__record_lapped; read after the in-flight table, so
  * the mark of a writer that retired before the collection is seen). `end` comes in as the
  * caller's own bound (bytes overwritten during the copy), 0 for none. The cut itself is
- * format/ring_cut.c's, shared with the ring-file reader. */
+ * format/ring_cut.c's, shared with the ring-file reader; on the rseq path its walk starts at the
+ * start of the head's lap when that is above `end` (bb__ring_lap_start). */
 static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, uint64_t h0,
                         const bb__inflight *fl, size_t nfl, const bb__dump_events *ev,
                         uint64_t end) {
@@ -98,7 +99,8 @@ static void drop_lapped(struct bb__recorder_hot *h, uint32_t i, uint8_t *buf, ui
     uint64_t marked = __atomic_load_n(&h->cursors[i].damaged_below, __ATOMIC_ACQUIRE);
     if (marked > end) end = marked;
     size_ctx sc = {ev, 0};
-    bb__ring_cut(buf, cap, low, h0, end, size_of, &sc);
+    uint64_t from = h->commit == BB__COMMIT_RSEQ ? bb__ring_lap_start(h0, end, cap) : h0;
+    bb__ring_cut(buf, cap, low, from, end, size_of, &sc);
 }
 
 /* On the rseq commit path the bytes above a cursor are not all old records: an attempt that

@@ -22,9 +22,9 @@ static inline uint64_t bb__ring_last_lap(uint64_t pos, uint64_t head, uint64_t c
 }
 
 /* The bound of a copy: the window was read at head `h0` and copied, then the head was read
- * again as `h1`, plus the rseq margin at h1 (format/rseq_margin.h; 0 on the fetch_add path). Positions below the returned
- * one may have been overwritten during the copy (by writes one lap later: positions < cap hit
- * nothing old); 0 when none. */
+ * again as `h1`, plus the rseq margin at h1 (format/rseq_margin.h; 0 on the fetch_add path).
+ * Positions below the returned one may have been overwritten during the copy (by writes one lap
+ * later: positions < cap hit nothing old); 0 when none. */
 static inline uint64_t bb__ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t margin, uint64_t cap) {
     uint64_t top = h1 + margin, from = h0 > cap ? h0 : cap;
     return top > from ? top - cap : 0;
@@ -41,6 +41,19 @@ static inline uint64_t bb__ring_copy_cut(uint64_t h0, uint64_t h1, uint64_t marg
 static inline bool bb__ring_catch_up(uint64_t top, uint64_t end, uint64_t cap) {
     uint64_t low = top > cap ? top - cap : 0;
     return end > low && (end - low) * 128 > top - low;
+}
+
+/* Where the walk of a cut below `end` (bb__ring_cut, bb__ring_cut_below) may start in a window
+ * below `head` written by the rseq commit path only (src/capture/commit.c): there every lap
+ * begins with a record at a multiple of `cap` (a record that does not fit before the ring's end
+ * begins the next lap; the tail it skips is zeroed), so the walk down from `head` over the whole
+ * records of the lap reaches that multiple, L, on a record's start, and when L >= end none of
+ * them is cut: the walk from L finds the same cut, a ring shorter by head - L (half a ring on
+ * average; issue 37). `head` otherwise. Not for a ring whose writers may not be rseq's (a ring
+ * file does not say): a record there may straddle L. */
+static inline uint64_t bb__ring_lap_start(uint64_t head, uint64_t end, uint64_t cap) {
+    uint64_t lap = head & ~(cap - 1);
+    return head >= cap && lap >= end ? lap : head;
 }
 
 /* Zero the bytes of absolute positions [from, to) in a copy of a ring of `cap` bytes. */

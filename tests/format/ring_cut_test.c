@@ -10,7 +10,7 @@
 
 #include "format/ring_cut.h"
 
-static int failures;
+static int failures, laps;
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next_rand(void) {
@@ -73,8 +73,9 @@ static void put(uint8_t *r, uint64_t cap, uint64_t pos, uint64_t v, unsigned n) 
 }
 
 /* Records from position 0 up to about `total` bytes: runs of one event, a zeroed tail before
- * the ring's end now and then (the rseq path's), torn bytes sprinkled. Returns the head. */
-static uint64_t fill(uint8_t *r, uint64_t cap, uint64_t total) {
+ * the ring's end now and then (the rseq path's), torn bytes sprinkled. `rseq`: as the rseq path
+ * writes, a tail always, no torn bytes. Returns the head. */
+static uint64_t fill(uint8_t *r, uint64_t cap, uint64_t total, bool rseq) {
     uint64_t pos = 0;
     memset(r, 0, (size_t)cap);
     while (pos < total) {
@@ -83,7 +84,7 @@ static uint64_t fill(uint8_t *r, uint64_t cap, uint64_t total) {
         uint64_t frame = BB__FRAME_SIZE((uint64_t)sizes[e]);
         for (uint64_t k = 0; k < run; k++) {
             uint64_t off = pos & (cap - 1);
-            if (cap - off < frame && next_rand() % 2) { /* skip the tail, as rseq does */
+            if (cap - off < frame && (rseq || next_rand() % 2)) { /* skip the tail, as rseq */
                 for (uint64_t z = off; z < cap; z++) r[z] = 0;
                 pos += cap - off;
             }
@@ -94,7 +95,7 @@ static uint64_t fill(uint8_t *r, uint64_t cap, uint64_t total) {
             put(r, cap, pos + BB__FRAME_HEAD + (uint64_t)sizes[e], BB__FRAME_HEAD + sizes[e], 2);
             pos += frame;
         }
-        if (next_rand() % 16 == 0) r[next_rand() & (cap - 1)] = (uint8_t)next_rand(); /* torn */
+        if (!rseq && next_rand() % 16 == 0) r[next_rand() & (cap - 1)] = (uint8_t)next_rand();
     }
     return pos;
 }
@@ -120,8 +121,21 @@ static bool visit(void *vctx, uint64_t start, uint64_t end) {
     return false;
 }
 
+/* A ring as the rseq path writes it: the walk from the start of the head's lap finds the cut
+ * the walk from the head does, over rings of 1 to 4 laps and bounds anywhere in the window. */
+static void lap_ring(uint8_t *r, uint64_t cap) {
+    uint64_t head = fill(r, cap, cap + next_rand() % (3 * cap), true), low = head - cap;
+    for (int t = 0; t < 24; t++) {
+        uint64_t end = low + next_rand() % (cap + 1), lw, from = bb__ring_lap_start(head, end, cap);
+        check("bb__ring_cut_below from bb__ring_lap_start",
+              bb__ring_cut_below(r, cap, low, from, end, size_of, NULL),
+              oracle(r, cap, low, head, end, &lw, NULL), head, end);
+        laps += from < head;
+    }
+}
+
 static void one_ring(uint8_t *r, uint64_t cap, seen *s) {
-    uint64_t head = fill(r, cap, cap / 2 + next_rand() % (3 * cap));
+    uint64_t head = fill(r, cap, cap / 2 + next_rand() % (3 * cap), false);
     uint64_t low = head > cap ? head - cap : 0;
     for (int t = 0; t < 24; t++) {
         uint64_t end = t == 0 ? 0 : low + next_rand() % (head - low + 1), want_low;
@@ -153,9 +167,15 @@ int main(void) {
         uint8_t *r = malloc((size_t)cap);
         if (!r) return 1;
         for (int k = 0; k < 300; k++) one_ring(r, cap, &s);
+        for (int k = 0; k < 300; k++) lap_ring(r, cap);
         free(r);
     }
+    if (laps < 1000)
+        check("walks from a lap's start (fewer than 1000)", (uint64_t)laps, 1000, 0, 0);
     if (failures) fprintf(stderr, "ring_cut_test: %d failures\n", failures);
-    else printf("ring_cut_test: the walk matches its definition on 900 random rings\n");
+    else
+        printf(
+            "ring_cut_test: the walk matches its definition on 1800 random rings (%d walks from a lap's start)\n",
+            laps);
     return failures != 0;
 }
