@@ -1,6 +1,7 @@
 /* dump_cost.c — what dumps cost and what they cost writers (issue 13; section `dump` of
  * scripts/bench.sh).
- *  - Filled rings: 16 shards x 16 MiB, the shards of the CPUs used full, then dumped REPS times to a file in DIR
+ *  - Filled rings: 16 shards x 16 MiB, the shards of the CPUs used full, then dumped REPS times
+ *    to a file in DIR
  *    (bb_recorder_dump_path: snapshot + write) and to memory (bb_recorder_dump_buffer):
  *    median wall ms and MiB/s.
  *  - Mostly empty: the same configuration with a few records, and 64 x 64 MiB (4 GiB): time and

@@ -174,8 +174,8 @@ int main(void) {
         check("walks from a lap's start (fewer than 1000)", (uint64_t)laps, 1000, 0, 0);
     if (failures) fprintf(stderr, "ring_cut_test: %d failures\n", failures);
     else
-        printf(
-            "ring_cut_test: the walk matches its definition on 1800 random rings (%d walks from a lap's start)\n",
-            laps);
+        printf("ring_cut_test: the walk matches its definition on 1800 random rings (%d walks "
+               "from a lap's start)\n",
+               laps);
     return failures != 0;
 }
