@@ -32,6 +32,15 @@ bb_test(recorder_lapped SOURCES ${BB_REC}/lapped.c ${BB_REC}/rec_util.c)
 # A live dump of 8 threads recording back to back keeps every shard (issue 37).
 bb_test(recorder_live_complete SOURCES ${BB_REC}/live_complete.c ${BB_REC}/rec_util.c)
 set_tests_properties(recorder_live_complete PROPERTIES TIMEOUT 120)
+# A dump to a file written from the live rings is the dump through their copies, byte for byte.
+bb_test(recorder_dump_direct INTERNAL SOURCES ${BB_REC}/dump_direct.c ${BB_REC}/rec_util.c)
+# The concurrent, lapped and live-dump tests with their dumps through bb_recorder_dump_path:
+# direct when no writer moves, else written again through the copies (rec_util.c).
+foreach(t concurrent lapped live_complete)
+  add_test(NAME recorder_${t}_file COMMAND recorder_${t})
+  set_tests_properties(recorder_${t}_file PROPERTIES TIMEOUT 120
+    ENVIRONMENT "REC_DUMP_DIR=${CMAKE_CURRENT_BINARY_DIR};BACKBEAT_COMPAT_DIR=${BB_TEST_COMPAT_DIR}")
+endforeach()
 # The copy buffer a recorder keeps across dumps leaves no bytes of another shard or dump.
 bb_test(recorder_scratch_reuse SOURCES ${BB_REC}/scratch_reuse.c ${BB_REC}/rec_util.c)
 set_tests_properties(recorder_scratch_reuse PROPERTIES SKIP_RETURN_CODE 77)

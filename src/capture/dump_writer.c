@@ -365,19 +365,31 @@ static int out_sink_write(void *ctx, const void *p, size_t n) {
 }
 
 /* The encoders' view of o. */
+/* Whether a range blanks() names for shard `shard` meets [at, at + n). */
+static bool blanked(const bb__dump_blanks *bl, uint32_t shard, uint64_t at, uint64_t n) {
+    uint64_t off, len;
+    for (size_t k = 0; bl->get(bl->ctx, shard, k, &off, &len); k++)
+        if (off < at + n && at < off + len) return true;
+    return false;
+}
+
 /* The `cap` bytes of a shard region, with the ranges blanks() names for shard `shard` written as
- * zeros (region offsets, within [0, cap)); the region itself is not changed (on the crash path it
- * is the live ring). Goes a buffer at a time; each buffer is checked against every range. */
+ * zeros (region offsets, within [0, cap)); the region itself is not changed (on the crash path
+ * and in a direct dump it is the live ring). Goes a buffer at a time: a buffer some range meets
+ * is copied and blanked, the runs of the others are written straight from the region. */
 static void out_region(out *o, const uint8_t *region, uint64_t cap, const bb__dump_blanks *bl,
                        uint32_t shard) {
-    uint64_t off, len;
+    uint64_t off, len, clean = 0; /* the run of buffers no range meets starts at `clean` */
     if (!bl || !bl->get(bl->ctx, shard, 0, &off, &len)) {
         out_bytes(o, region, (size_t)cap);
         return;
     }
-    out_flush(o);
     for (uint64_t at = 0; at < cap; at += sizeof o->buf) {
         size_t n = cap - at < sizeof o->buf ? (size_t)(cap - at) : sizeof o->buf;
+        if (!blanked(bl, shard, at, n)) continue;
+        out_bytes(o, region + clean, (size_t)(at - clean));
+        clean = at + n;
+        out_flush(o);
         memcpy(o->buf, region + at, n);
         for (size_t k = 0; bl->get(bl->ctx, shard, k, &off, &len); k++) {
             uint64_t from = off > at ? off : at, to = off + len < at + n ? off + len : at + n;
@@ -387,6 +399,7 @@ static void out_region(out *o, const uint8_t *region, uint64_t cap, const bb__du
         o->pos += n;
         out_flush(o);
     }
+    out_bytes(o, region + clean, (size_t)(cap - clean));
 }
 
 static bb__sink out_sink(out *o) {

@@ -145,6 +145,16 @@ size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, ui
     return found;
 }
 
+/* Contract: see recorder_internal.h. */
+bool bb__inflight_any(const struct bb__recorder_hot *h, uint32_t shard) {
+    uint32_t want = h->tag_base + shard, n = __atomic_load_n(&high_water, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&slots[i].claimed, __ATOMIC_ACQUIRE) &&
+            (uint32_t)__atomic_load_n(&entry(h->slot_base, i)->taglen, __ATOMIC_ACQUIRE) == want)
+            return true;
+    return false;
+}
+
 /* Contract: see recorder_internal.h. `*budget` counts waits left across calls of one dump. */
 bool bb__inflight_wait(const struct bb__recorder_hot *h, const bb__inflight *e, int *budget) {
     const struct bb__tslot *t = entry(h->slot_base, e->slot);

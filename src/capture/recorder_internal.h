@@ -205,6 +205,9 @@ void bb__inflight_table_init(struct bb__tslot *table);
  * sleep). */
 size_t bb__inflight_collect(const struct bb__recorder_hot *h, uint32_t shard, uint64_t head,
                             bb__inflight *out, size_t cap, int *budget);
+/* Whether a writer has announced a record in shard `shard` that it has not retired: reserved or
+ * about to be, in any case not known to be whole (a direct dump then uses the copies). */
+bool bb__inflight_any(const struct bb__recorder_hot *h, uint32_t shard);
 /* Wait (spending `*budget`) for the announced record `e` of `h` to be complete; true when it is
  * (its bytes in the ring are then final until the ring laps them). */
 bool bb__inflight_wait(const struct bb__recorder_hot *h, const bb__inflight *e, int *budget);
@@ -219,5 +222,9 @@ typedef struct bb__dump_events {
  * schemas of the dump it is for (the cut of lapped bytes walks the ring as its reader will). */
 void bb__shard_snapshot_into(bb_recorder *rec, uint32_t i, uint8_t *buf, uint64_t *head,
                              const bb__dump_events *ev);
+/* Dumps to files written straight from the live rings (recorder_dump.c direct_region), and
+ * those of them done again through the copies because writers moved (atomic counters, for
+ * tests). */
+extern uint64_t bb__dumps_direct, bb__dumps_redone;
 
 #endif /* BACKBEAT_RECORDER_INTERNAL_H */

@@ -39,7 +39,8 @@ typedef struct rec_dump {
     const bb_rinstance *inst; /* the recorder's instance */
 } rec_dump;
 
-/* Dump `rec` into memory and open it; aborts the test on failure. */
+/* Dump `rec` into memory and open it; aborts the test on failure. With REC_DUMP_DIR set, the
+ * dump is bb_recorder_dump_path's, to a file there read back. */
 void rec_dump_take(bb_recorder *rec, rec_dump *d);
 void rec_dump_release(rec_dump *d);
 
