@@ -289,7 +289,11 @@ BB_API uint32_t bb_intern_str(bb_recorder *rec, const char *s);
  * ring for a descheduled writer. Allocates the registry snapshot, and at the first dump the
  * scratch (one ring's capacity), which the recorder keeps until bb_recorder_free so that later
  * dumps fault no page in (a dump running while another holds it maps one of its own); not
- * async-signal-safe. */
+ * async-signal-safe.
+ * When `fd` is a regular file that ends at its offset (a new file, as bb_recorder_dump_path's),
+ * the rings are first written to it straight from memory, without snapshots or scratch; if any
+ * writer recorded or was mid-record meanwhile, the file is cut back to that offset and the dump
+ * written again as above. The result is the same either way. */
 BB_API bb_status bb_recorder_dump_fd(bb_recorder *rec, int fd, bb_error *err);
 
 /* Dump to `path` atomically: written to "<path>.tmp.<pid>.<n>" then renamed over `path`.
