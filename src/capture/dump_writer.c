@@ -364,7 +364,6 @@ static int out_sink_write(void *ctx, const void *p, size_t n) {
     return 0;
 }
 
-/* The encoders' view of o. */
 /* Whether a range blanks() names for shard `shard` meets [at, at + n). */
 static bool blanked(const bb__dump_blanks *bl, uint32_t shard, uint64_t at, uint64_t n) {
     uint64_t off, len;
@@ -402,6 +401,7 @@ static void out_region(out *o, const uint8_t *region, uint64_t cap, const bb__du
     out_bytes(o, region + clean, (size_t)(cap - clean));
 }
 
+/* The encoders' view of o. */
 static bb__sink out_sink(out *o) {
     bb__sink s = {out_sink_write, o};
     return s;
