@@ -818,23 +818,10 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, pa
 #ifndef BB_TSAN
     c.direct = redo ? calloc(rec->hot.shard_count, sizeof *c.direct) : NULL;
 #endif
-    if (c.direct) {
-        bb__dump_blanks blanks = {direct_blank, &c};
-        bb__wire_process proc = process_of(rec);
-        input_pin(&in, &c);
-        st = bb__dump_write_blanked(&in, &proc, sink, NULL, err, &blanks, marks ? &ex : NULL);
-        *redo = c.moved || direct_check(&c);
-        __atomic_fetch_add(*redo ? &bb__dumps_redone : &bb__dumps_direct, 1, __ATOMIC_RELAXED);
-        input_done(&c);
-        free(c.direct);
-        gathered_free(&g);
-        free(marks);
-        return st;
-    }
     if (redo) *redo = false;
-    bool own;
-    uint8_t *scratch = scratch_take(rec, &own, &c.dirty);
-    if (!scratch) {
+    bool own = false;
+    uint8_t *scratch = c.direct ? NULL : scratch_take(rec, &own, &c.dirty);
+    if (!c.direct && !scratch) {
         gathered_free(&g);
         free(marks);
         bb__err_set(err, BB_ERR_NOMEM, UINT64_MAX, NULL,
@@ -842,11 +829,18 @@ static bb_status dump_sink(bb_recorder *rec, const char *host, bb__sink sink, pa
                     (unsigned long long)rec->hot.capacity);
         return BB_ERR_NOMEM;
     }
+    bb__dump_blanks blanks = {direct_blank, &c};
     bb__wire_process proc = process_of(rec);
     input_pin(&in, &c);
-    st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, NULL, marks ? &ex : NULL);
+    st = bb__dump_write_blanked(&in, &proc, sink, scratch, err, c.direct ? &blanks : NULL,
+                                marks ? &ex : NULL);
+    if (c.direct) {
+        *redo = c.moved || direct_check(&c);
+        __atomic_fetch_add(*redo ? &bb__dumps_redone : &bb__dumps_direct, 1, __ATOMIC_RELAXED);
+    }
     input_done(&c);
     scratch_give(rec, scratch, own, c.dirty);
+    free(c.direct);
     gathered_free(&g);
     free(marks);
     return st;
